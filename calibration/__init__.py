@@ -1,0 +1,1 @@
+"""Calibration: deck profiles (tag to card), chip zones, camera profiles."""

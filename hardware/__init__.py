@@ -1,0 +1,1 @@
+"""Device protocols, drivers and simulators: card shoe, chip sensors, board camera."""

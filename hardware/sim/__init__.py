@@ -1,0 +1,1 @@
+"""Simulated devices that speak the real wire protocols, and rendered camera scenes."""
