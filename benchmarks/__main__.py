@@ -11,7 +11,8 @@ import benchmarks
 
 def run(names: list[str]) -> int:
     """Run the named benchmarks (all ``bench_*`` modules when none are named)."""
-    found = [m.name for m in pkgutil.iter_modules(benchmarks.__path__) if m.name.startswith("bench_")]
+    modules = pkgutil.iter_modules(benchmarks.__path__)
+    found = [m.name for m in modules if m.name.startswith("bench_")]
     chosen = [n for n in found if not names or n in names or n.removeprefix("bench_") in names]
     for name in sorted(chosen):
         print(f"== {name}", flush=True)
