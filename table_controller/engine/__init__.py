@@ -1,4 +1,81 @@
 """Pure rules of no-limit Texas hold'em: cards, betting, pots, showdown, the table across hands.
 
 No I/O, clock or randomness in this package: cards are passed in (they come from the shoe).
+The API contract is ``docs/engine.md``.
 """
+
+from table_controller.engine.cards import FULL_DECK, Card, CardError, parse_cards
+from table_controller.engine.describe import describe_step
+from table_controller.engine.hand import Hand
+from table_controller.engine.model import (
+    Act,
+    ActionKind,
+    ActStep,
+    AwardStep,
+    BoardStep,
+    BurnStep,
+    Collect,
+    CollectStep,
+    Deal,
+    DealHoleStep,
+    ExtraPost,
+    HandConfig,
+    HandOverStep,
+    HandStatus,
+    Input,
+    LegalActions,
+    Muck,
+    Phase,
+    Post,
+    PostKind,
+    PostStep,
+    PotView,
+    Push,
+    RakeRule,
+    Record,
+    Show,
+    ShowStep,
+    Step,
+    Street,
+)
+from table_controller.engine.table import Table, TableConfig
+
+__all__ = [
+    "FULL_DECK",
+    "Act",
+    "ActStep",
+    "ActionKind",
+    "AwardStep",
+    "BoardStep",
+    "BurnStep",
+    "Card",
+    "CardError",
+    "Collect",
+    "CollectStep",
+    "Deal",
+    "DealHoleStep",
+    "ExtraPost",
+    "Hand",
+    "HandConfig",
+    "HandOverStep",
+    "HandStatus",
+    "Input",
+    "LegalActions",
+    "Muck",
+    "Phase",
+    "Post",
+    "PostKind",
+    "PostStep",
+    "PotView",
+    "Push",
+    "RakeRule",
+    "Record",
+    "Show",
+    "ShowStep",
+    "Step",
+    "Street",
+    "Table",
+    "TableConfig",
+    "describe_step",
+    "parse_cards",
+]
