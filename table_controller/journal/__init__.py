@@ -1,1 +1,31 @@
-"""journal package."""
+"""The table's journal: durable, hash-chained SQLite log, command idempotency and game recall.
+
+Public API (see :mod:`table_controller.journal.store`):
+
+- :class:`Journal` — ``Journal.open(path)``, ``append(kind, payload, wall_time=, mono_time=)``,
+  ``append_command(...)``, ``reply_for(console_id, seq)``, ``entries(since=)``, ``last_seq``,
+  ``verify()``, ``current_hand``, ``hand_entries(n)``, ``recent_hands(n=10)``.
+- :class:`Entry`, :class:`EntryKind`, :class:`HandRecord`.
+
+PHH export lives in :mod:`table_controller.journal.phh` (separate owner; not imported here).
+"""
+
+from table_controller.journal.store import (
+    GENESIS_HASH,
+    Entry,
+    EntryKind,
+    HandRecord,
+    Journal,
+    canonical_json,
+    thaw,
+)
+
+__all__ = [
+    "GENESIS_HASH",
+    "Entry",
+    "EntryKind",
+    "HandRecord",
+    "Journal",
+    "canonical_json",
+    "thaw",
+]
