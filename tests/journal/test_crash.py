@@ -48,8 +48,8 @@ def _run_and_kill(path: Path, acks_wanted: int) -> dict[int, str]:
             line = proc.stdout.readline()
             if not line:
                 break
-            seq, digest = line.decode().split()
-            acked[int(seq)] = digest
+            seq_text, digest = line.decode().split()
+            acked[int(seq_text)] = digest
     finally:
         proc.send_signal(signal.SIGKILL)
         # acknowledgements already in the pipe count too
