@@ -55,8 +55,8 @@ def _run_and_kill(path: Path, acks_wanted: int) -> dict[int, str]:
         # acknowledgements already in the pipe count too
         rest = proc.stdout.read()
         proc.wait(timeout=10)
-    for line in rest.decode().splitlines():
-        parts = line.split()
+    for text in rest.decode().splitlines():
+        parts = text.split()
         if len(parts) == 2:
             acked[int(parts[0])] = parts[1]
     assert proc.returncode == -signal.SIGKILL
