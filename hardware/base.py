@@ -1,0 +1,497 @@
+"""Device interfaces, typed device events and the URL registry that picks a driver.
+
+Rules this module keeps:
+
+1. One interface per device kind (:class:`CardShoe`, :class:`ChipSensor`, :class:`BoardCamera`);
+   real and simulated drivers are siblings behind it, chosen by URL through :func:`open_device`,
+   never by ``if simulated:`` branches.
+2. Every event a device can produce is a frozen dataclass deriving from :class:`DeviceEvent`,
+   faults included (:class:`BadFrame`, :class:`DeviceLost`, ...): a driver reports, it never raises
+   on bad input.
+3. The registry maps a scheme (``serial``, ``lines``, ``camera``) or a simulator address
+   (``sim://shoe``) plus a device kind to a factory. Modules register their own factories with
+   :func:`register_scheme`; the registry imports the module that owns a scheme lazily, the first
+   time a URL with that scheme is opened (see :data:`LAZY_MODULES`).
+
+>>> parse_device_url("serial:///dev/ttyUSB0?baud=115200").path
+'/dev/ttyUSB0'
+>>> parse_device_url("sim://shoe?seed=3").key
+'sim://shoe'
+>>> parse_device_url("serial:///dev/ttyUSB0?baud=115200").query["baud"]
+'115200'
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from table_controller.engine.cards import Card
+from table_controller.errors import ConfigError
+
+# --------------------------------------------------------------------------------------------
+# Events
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceEvent:
+    """Base class of every event a device driver produces."""
+
+
+# Card shoe ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn(DeviceEvent):
+    """The shoe read a card's tag as it was drawn.
+
+    :param uid: the tag UID, upper-case hex (``"04A1B2C3D4"``).
+    :param shoe_ms: the shoe's own clock in milliseconds (``None`` for readers without one).
+    :param at: host monotonic time the frame was parsed.
+    """
+
+    uid: str
+    shoe_ms: int | None
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeStatus(DeviceEvent):
+    """The shoe's status flags; ``error`` is the firmware's error code (0 = none)."""
+
+    door_open: bool
+    empty: bool
+    jam: bool
+    error: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when the door is closed and there is no jam or error."""
+        return not (self.door_open or self.jam or self.error)
+
+
+@dataclass(frozen=True, slots=True)
+class DeckScan(DeviceEvent):
+    """The shoe scanned a loaded deck: every tag UID in the order the shoe saw them."""
+
+    uids: tuple[str, ...]
+
+
+# Chip sensors ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneReport(DeviceEvent):
+    """Chips currently on one zone of the felt.
+
+    :param zone: the sensor's zone id (calibration maps it to a seat, the pot or the tray).
+    :param counts: ``(denomination code, count)`` pairs, sorted by code, zero counts omitted.
+    """
+
+    zone: int
+    counts: tuple[tuple[int, int], ...]
+
+    def as_dict(self) -> dict[int, int]:
+        """Return the counts as ``{denomination code: count}``."""
+        return dict(self.counts)
+
+
+@dataclass(frozen=True, slots=True)
+class TrayInventory(DeviceEvent):
+    """Chips in the dealer's tray, as ``(denomination code, count)`` pairs sorted by code."""
+
+    counts: tuple[tuple[int, int], ...]
+
+    def as_dict(self) -> dict[int, int]:
+        """Return the counts as ``{denomination code: count}``."""
+        return dict(self.counts)
+
+
+@dataclass(frozen=True, slots=True)
+class SensorStatus(DeviceEvent):
+    """The chip-sensor array's health: ``zones_online`` of its zones answer; ``error`` 0 = none."""
+
+    ok: bool
+    error: int
+    zones_online: int
+
+
+@dataclass(frozen=True, slots=True)
+class SensorError(DeviceEvent):
+    """The chip-sensor array reports an error, optionally for one zone."""
+
+    code: int
+    zone: int | None
+    message: str
+
+
+# Link and device health -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceHello(DeviceEvent):
+    """A device (re)started: its kind code, firmware version and boot id."""
+
+    kind: int
+    firmware: int
+    boot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class BadFrame(DeviceEvent):
+    """Bytes that could not be used; ``reason`` says why in plain words, ``raw`` holds a prefix."""
+
+    reason: str
+    raw: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceGap(DeviceEvent):
+    """A frame arrived ahead of one that is missing; the host asked for a retransmission."""
+
+    expected: int
+    received: int
+
+
+@dataclass(frozen=True, slots=True)
+class Retransmission(DeviceEvent):
+    """A frame marked as retransmitted arrived; ``dropped`` if it had already been accepted."""
+
+    seq: int
+    dropped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateFrame(DeviceEvent):
+    """An unmarked frame repeated a sequence number already accepted; it was dropped."""
+
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class LinkStale(DeviceEvent):
+    """No frame (not even a heartbeat) for ``silent_for`` seconds: the device may be stalled."""
+
+    silent_for: float
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceLost(DeviceEvent):
+    """The device is gone (unplugged, port error, or silent past the limit)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRecovered(DeviceEvent):
+    """The device is back after :class:`DeviceLost` or :class:`LinkStale`."""
+
+    reason: str
+
+
+# Tag resolution (card profile applied to CardDrawn) ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CardIdentified(DeviceEvent):
+    """A drawn tag resolved to a card through the active deck profile."""
+
+    card: Card
+    uid: str
+    shoe_ms: int | None
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownTag(DeviceEvent):
+    """A drawn tag is not in the active deck profile."""
+
+    uid: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedRead(DeviceEvent):
+    """The reader reported the same tag again for the same draw; the repeat was dropped."""
+
+    uid: str
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateCard(DeviceEvent):
+    """A card already drawn since the last shuffle was drawn again (a second copy or clone)."""
+
+    card: Card
+    uid: str
+    first_uid: str
+
+
+# --------------------------------------------------------------------------------------------
+# Status snapshot
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceStatus:
+    """A snapshot of one device's health.
+
+    :param link: ``"closed"``, ``"waiting"`` (open, nothing heard yet), ``"ok"``, ``"stale"``
+        (heartbeats missed) or ``"lost"``.
+    """
+
+    url: str
+    kind: str
+    connected: bool
+    link: str
+    last_frame_at: float | None
+    frames: int
+    bad_frames: int
+    retransmissions: int
+    duplicates: int
+    reconnects: int
+    last_error: str | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Device interfaces
+# --------------------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class PolledDevice(Protocol):
+    """What every serial-style device offers, blocking and event-loop friendly.
+
+    Blocking use: call :meth:`read_events` in a loop (or from a thread). Event-loop use (see
+    :mod:`hardware.link.aio`): watch :meth:`fileno` for readability and call :meth:`on_readable`,
+    and call :meth:`tick` periodically for heartbeat checks and reconnects.
+    """
+
+    url: str
+
+    def open(self) -> None:
+        """Open the port; raises :class:`table_controller.errors.DeviceError` if it cannot."""
+        ...
+
+    def close(self) -> None:
+        """Close the port and anything the device owns."""
+        ...
+
+    def read_events(self, timeout: float) -> list[DeviceEvent]:
+        """Wait up to ``timeout`` seconds; return the events available (maybe none)."""
+        ...
+
+    def fileno(self) -> int | None:
+        """Return the port's file descriptor, or ``None`` while disconnected."""
+        ...
+
+    def on_readable(self) -> list[DeviceEvent]:
+        """Read what is available without blocking and return its events."""
+        ...
+
+    def tick(self) -> list[DeviceEvent]:
+        """Run timers: heartbeat supervision and reconnect attempts."""
+        ...
+
+    def status(self) -> DeviceStatus:
+        """Return a snapshot of the device's health."""
+        ...
+
+
+@runtime_checkable
+class CardShoe(PolledDevice, Protocol):
+    """An RFID card shoe: produces :class:`CardDrawn`, :class:`ShoeStatus`, :class:`DeckScan`."""
+
+    def request_status(self) -> None:
+        """Ask the shoe to send its :class:`ShoeStatus`."""
+        ...
+
+    def request_scan(self) -> None:
+        """Ask the shoe to scan the loaded deck (answered with :class:`DeckScan`)."""
+        ...
+
+
+@runtime_checkable
+class ChipSensor(PolledDevice, Protocol):
+    """A chip-sensor array: produces :class:`ZoneReport`, :class:`TrayInventory`, status, errors."""
+
+    def request_report(self) -> None:
+        """Ask for a :class:`ZoneReport` of every zone and the :class:`TrayInventory`."""
+        ...
+
+
+@runtime_checkable
+class BoardCamera(Protocol):
+    """The board camera (implemented in :mod:`hardware.camera`, which may refine this shape)."""
+
+    url: str
+
+    def open(self) -> None:
+        """Open the camera."""
+        ...
+
+    def close(self) -> None:
+        """Release the camera."""
+        ...
+
+    def read_frame(self, now: float) -> Any | None:
+        """Grab a frame (an image array), or ``None`` when none is available."""
+        ...
+
+    def status(self) -> DeviceStatus:
+        """Return a snapshot of the camera's health."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------
+# URL registry
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceUrl:
+    """A parsed device URL.
+
+    :param key: registry key: ``"<scheme>"`` (``serial``, ``lines``, ``camera``) or, for
+        simulators, ``"sim://<name>"``.
+    :param path: the device path (``/dev/ttyUSB0``) or, for ``camera://0``, ``"0"``.
+    """
+
+    url: str
+    scheme: str
+    key: str
+    path: str
+    query: Mapping[str, str] = field(default_factory=dict)
+
+
+DeviceFactory = Callable[[DeviceUrl, Mapping[str, Any]], Any]
+
+_FACTORIES: dict[tuple[str, str], DeviceFactory] = {}
+
+#: Modules imported on first use of a registry key; importing them registers their factories.
+LAZY_MODULES: dict[str, tuple[str, ...]] = {
+    "serial": ("hardware.shoe.driver", "hardware.chips.driver"),
+    "lines": ("hardware.lines.driver",),
+    "sim://shoe": ("hardware.sim.shoe",),
+    "sim://chips": ("hardware.sim.chips",),
+    "camera": ("hardware.camera",),
+    "sim://camera": ("hardware.camera",),
+}
+
+
+def parse_device_url(url: str) -> DeviceUrl:
+    """Split a device URL into scheme, registry key, path and query.
+
+    :raises ConfigError: if the URL has no scheme or repeats a query key.
+    """
+    parts = urlsplit(url)
+    if not parts.scheme:
+        raise ConfigError(f"device URL {url!r} has no scheme (expected e.g. serial:///dev/ttyUSB0)")
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    query: dict[str, str] = {}
+    for k, v in pairs:
+        if k in query:
+            raise ConfigError(f"device URL {url!r} repeats the query key {k!r}")
+        query[k] = v
+    scheme = parts.scheme.lower()
+    if scheme == "sim":
+        key = f"sim://{parts.netloc.lower()}"
+        path = unquote(parts.path)
+    else:
+        key = scheme
+        path = unquote(parts.netloc + parts.path)
+    return DeviceUrl(url=url, scheme=scheme, key=key, path=path, query=query)
+
+
+def register_scheme(key: str, factory: DeviceFactory, *, kind: str, replace: bool = False) -> None:
+    """Register ``factory`` for URLs with registry ``key`` producing a device of ``kind``.
+
+    ``key`` is a scheme (``"camera"``) or a simulator address (``"sim://camera"``). The factory
+    gets the parsed :class:`DeviceUrl` and the keyword options given to :func:`open_device`, and
+    returns an unopened device.
+
+    :raises ConfigError: if the pair is already registered and ``replace`` is false.
+    """
+    pair = (key.lower(), kind)
+    if pair in _FACTORIES and not replace and _FACTORIES[pair] is not factory:
+        raise ConfigError(f"a {kind} driver is already registered for {key!r}")
+    _FACTORIES[pair] = factory
+
+
+def registered_schemes() -> Iterator[tuple[str, str]]:
+    """Yield the registered ``(key, kind)`` pairs (without triggering lazy imports)."""
+    yield from sorted(_FACTORIES)
+
+
+def _load_lazy(key: str) -> None:
+    for module in LAZY_MODULES.get(key, ()):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and module.startswith(exc.name):
+                continue
+            raise
+
+
+def open_device(url: str, *, kind: str | None = None, **options: Any) -> Any:
+    """Build the (unopened) device for ``url``; call its ``open()`` next.
+
+    The kind comes from ``kind``, else the URL's ``device=`` query key, else the only kind
+    registered for the scheme. ``serial://`` serves both shoes and chip sensors, so it needs one.
+
+    >>> open_device("nosuch://x")
+    Traceback (most recent call last):
+    ...
+    table_controller.errors.ConfigError: no driver for device URL 'nosuch://x' (scheme 'nosuch')
+
+    :raises ConfigError: for an unknown scheme, a missing or unknown kind, or bad options.
+    """
+    parsed = parse_device_url(url)
+    _load_lazy(parsed.key)
+    kinds = sorted(k for (key, k) in _FACTORIES if key == parsed.key)
+    if not kinds:
+        raise ConfigError(f"no driver for device URL {url!r} (scheme {parsed.key!r})")
+    wanted = kind or parsed.query.get("device")
+    if wanted is None:
+        if len(kinds) > 1:
+            raise ConfigError(
+                f"device URL {url!r} serves several kinds ({', '.join(kinds)}); "
+                f"say which with device=<kind>"
+            )
+        wanted = kinds[0]
+    factory = _FACTORIES.get((parsed.key, wanted))
+    if factory is None:
+        raise ConfigError(
+            f"device URL {url!r} has no {wanted!r} driver (available: {', '.join(kinds)})"
+        )
+    return factory(parsed, options)
+
+
+def open_shoe(url: str, **options: Any) -> CardShoe:
+    """:func:`open_device` for a card shoe.
+
+    :raises ConfigError: as :func:`open_device`.
+    """
+    device: CardShoe = open_device(url, kind="shoe", **options)
+    return device
+
+
+def open_chip_sensor(url: str, **options: Any) -> ChipSensor:
+    """:func:`open_device` for a chip-sensor array.
+
+    :raises ConfigError: as :func:`open_device`.
+    """
+    device: ChipSensor = open_device(url, kind="chips", **options)
+    return device
+
+
+def open_camera(url: str, **options: Any) -> BoardCamera:
+    """:func:`open_device` for a board camera.
+
+    :raises ConfigError: as :func:`open_device`.
+    """
+    device: BoardCamera = open_device(url, kind="camera", **options)
+    return device

@@ -1,0 +1,1 @@
+"""Chip-sensor array: reference-protocol messages and the serial driver."""
