@@ -1,10 +1,99 @@
-"""Plain dealer words for a step (skeleton)."""
+"""Plain dealer words for a step, for prompts on the dealer screen.
+
+>>> from table_controller.engine.model import BurnStep, Street, PostStep, PostKind
+>>> describe_step(BurnStep(Street.FLOP))
+'Burn and deal the flop'
+>>> describe_step(PostStep(3, PostKind.BIG_BLIND, 200))
+'Seat 3 posts the big blind: 200'
+"""
 
 from __future__ import annotations
 
-from table_controller.engine.model import Step
+from table_controller.engine.model import (
+    ActStep,
+    AwardStep,
+    BoardStep,
+    BurnStep,
+    CollectStep,
+    DealHoleStep,
+    HandOverStep,
+    LegalActions,
+    PostKind,
+    PostStep,
+    ShowStep,
+    Step,
+)
+
+_POST_WORDS = {
+    PostKind.ANTE: "the ante",
+    PostKind.BB_ANTE: "the big-blind ante",
+    PostKind.SMALL_BLIND: "the small blind",
+    PostKind.BIG_BLIND: "the big blind",
+    PostKind.DEAD_SMALL: "a dead small blind",
+    PostKind.NEW_PLAYER: "a new player's big blind",
+    PostKind.MISSED_BIG: "a missed big blind",
+}
+_ORDINAL = {1: "first", 2: "second"}
+_SLOT_WORDS = {0: "first flop card", 1: "second flop card", 2: "third flop card",
+               3: "the turn", 4: "the river"}
+
+
+def describe_legal(legal: LegalActions) -> str:
+    """List the options of the seat to act.
+
+    >>> from table_controller.engine.model import LegalActions
+    >>> describe_legal(LegalActions(4, True, False, True, 200, True, 400, 5000, 200, 0, 5000,
+    ...                             False))
+    'fold, call 200, or raise to 400–5,000'
+    """
+    parts = ["fold"]
+    if legal.can_check:
+        parts.append("check")
+    if legal.can_call:
+        all_in = " (all-in)" if legal.call_amount == legal.stack else ""
+        parts.append(f"call {legal.call_amount:,}{all_in}")
+    if legal.can_raise:
+        word = "bet" if legal.is_bet else "raise to"
+        if legal.min_raise_to == legal.max_raise_to:
+            parts.append(f"{word} {legal.max_raise_to:,} (all-in)")
+        else:
+            parts.append(f"{word} {legal.min_raise_to:,}–{legal.max_raise_to:,}")
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + ", or " + parts[-1]
 
 
 def describe_step(step: Step) -> str:
-    """Say ``step`` the way a dealer would."""
-    raise NotImplementedError
+    """Say ``step`` the way a dealer would, e.g. ``"Seat 4 to act: fold, call 200, or ..."``."""
+    if isinstance(step, PostStep):
+        return f"Seat {step.seat} posts {_POST_WORDS[step.kind]}: {step.amount:,}"
+    if isinstance(step, DealHoleStep):
+        return f"Deal the {_ORDINAL.get(step.round, str(step.round))} hole card to seat {step.seat}"
+    if isinstance(step, BurnStep):
+        return f"Burn and deal the {step.street.value}"
+    if isinstance(step, BoardStep):
+        return f"Deal {_SLOT_WORDS[step.slot]}"
+    if isinstance(step, ActStep):
+        return f"Seat {step.seat} to act: {describe_legal(step.legal)}"
+    if isinstance(step, CollectStep):
+        total = sum(p.amount for p in step.into_pots)
+        text = f"Collect the bets: pot{'s' if len(step.into_pots) > 1 else ''} {total:,}"
+        if len(step.into_pots) > 1:
+            text += " (" + ", ".join(
+                ("main" if i == 0 else f"side {i}") + f" {p.amount:,}"
+                for i, p in enumerate(step.into_pots)) + ")"
+        for seat, amount in step.returned.items():
+            text += f"; return {amount:,} to seat {seat}"
+        return text
+    if isinstance(step, ShowStep):
+        return f"Seat {step.seat} shows"
+    if isinstance(step, AwardStep):
+        name = "Main pot" if step.pot_index == 0 else f"Side pot {step.pot_index}"
+        winners = " and ".join(f"{v:,} to seat {s}" for s, v in step.payouts.items())
+        rake = f" (rake {step.rake:,})" if step.rake else ""
+        if len(step.payouts) == 1:
+            return f"{name} {step.amount - step.rake:,} to seat {next(iter(step.payouts))}{rake}"
+        return f"{name} {step.amount - step.rake:,} split: {winners}{rake}"
+    if isinstance(step, HandOverStep):
+        return "Hand over"
+    raise TypeError(f"not a step: {step!r}")

@@ -1,37 +1,728 @@
-"""One hand of no-limit hold'em as a state machine driven by inputs (skeleton)."""
+"""One hand of no-limit hold'em as a state machine driven by inputs.
+
+Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../shared/seeds``):
+
+1. Posts: antes, then the small blind left of the button (the button itself heads-up), the big
+   blind left of it, the big-blind ante (after the big blind: the blind has priority), then missed
+   blinds and new players' posts. A seat short of chips posts what it has and is all-in.
+2. Two hole cards each, one at a time, starting left of the button. One burn before the flop (three
+   cards), the turn and the river; none before the showdown.
+3. Preflop action starts left of the big blind; later rounds with the first seat still in left of
+   the button. When all but one fold, that seat wins at once: no showdown, no more cards.
+4. Bets stay in front of the seats until the round ends; then they are collected (uncalled bets
+   returned). When at most one seat still in has chips, no more betting: the hands are tabled
+   (``Show`` is accepted at once) and the board is dealt out.
+5. Showdown in order (see :mod:`.showdown`); then each pot is pushed on its own, side pots first.
+6. ``apply`` is transactional: the input is applied to a copy, which replaces the state only when
+   every rule and both integrity checks passed. An illegal input raises :class:`RuleError` and
+   changes nothing.
+7. After every input, chips add up to the starting total (to the chip) and no card is known twice;
+   otherwise :class:`ChipConservationError` / :class:`DuplicateCardError` is raised.
+"""
 
 from __future__ import annotations
 
-from table_controller.engine.model import HandConfig, HandStatus, Input, Record, Step
-from table_controller.errors import RuleError
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from table_controller.engine.betting import BettingRound
+from table_controller.engine.cards import Card
+from table_controller.engine.describe import describe_step
+from table_controller.engine.model import (
+    Act,
+    ActionKind,
+    ActStep,
+    AwardStep,
+    BoardStep,
+    BurnStep,
+    Collect,
+    CollectStep,
+    Deal,
+    DealHoleStep,
+    HandConfig,
+    HandOverStep,
+    HandStatus,
+    Input,
+    Muck,
+    Phase,
+    Post,
+    PostKind,
+    PostStep,
+    PotView,
+    Push,
+    Record,
+    Show,
+    ShowStep,
+    Step,
+    Street,
+)
+from table_controller.engine.pots import (
+    build_pots,
+    clockwise_from_button,
+    rake_by_pot,
+    rake_for,
+    split,
+    uncalled,
+)
+from table_controller.engine.showdown import showdown_order, winners
+from table_controller.errors import ChipConservationError, DuplicateCardError, RuleError
+
+_LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
+                         PostKind.MISSED_BIG})
+"""Posts that are part of the seat's bet; the others go straight into the pot."""
+
+
+class DuplicateCard(RuleError, DuplicateCardError):
+    """A card that is already on the table was dealt or shown again (nothing changed)."""
+
+
+class HandConfigError(RuleError):
+    """A :class:`HandConfig` that cannot start a hand."""
+
+
+def _rotate_after(order: list[int], seat: int) -> tuple[int, ...]:
+    """Rotate clockwise ``order`` so that it starts right after ``seat`` (seat may be absent)."""
+    after = [s for s in order if s > seat]
+    return tuple(after + [s for s in order if s <= seat])
+
+
+@dataclass(slots=True)
+class _State:
+    """Mutable state of a hand; copied for every input (see rule 6)."""
+
+    phase: Phase
+    street: Street
+    stacks: dict[int, int]
+    round: BettingRound
+    contrib: dict[int, int]
+    dead: int
+    posts: list[PostStep]
+    deal_i: int
+    hole: dict[int, list[Card | None]]
+    board: list[Card | None]
+    burns: list[Card | None]
+    folded: set[int]
+    to_act: int | None
+    river_aggressor: int | None
+    tabled: bool
+    show_order: list[int]
+    shown: dict[int, tuple[Card, ...]]
+    mucked: set[int]
+    awards: list[AwardStep]
+    pushed: set[int]
+    payouts: dict[int, int]
+    rake: int
+    middle: int
+    flop_dealt: bool
+
+    def copy(self) -> _State:
+        return _State(
+            self.phase, self.street, dict(self.stacks), self.round.copy(), dict(self.contrib),
+            self.dead, list(self.posts), self.deal_i,
+            {s: list(c) for s, c in self.hole.items()}, list(self.board), list(self.burns),
+            set(self.folded), self.to_act, self.river_aggressor, self.tabled,
+            list(self.show_order), dict(self.shown), set(self.mucked), list(self.awards),
+            set(self.pushed), dict(self.payouts), self.rake, self.middle, self.flop_dealt,
+        )
 
 
 class Hand:
-    """One hand: ``expected()`` tells the next step, ``apply()`` takes an input."""
+    """One hand: ``expected()`` tells the next step, ``apply()`` takes an input.
+
+    >>> from table_controller.engine.model import HandConfig
+    >>> hand = Hand(HandConfig(seats=(1, 2, 3), stacks={1: 1000, 2: 1000, 3: 1000}, button=1,
+    ...                        small_blind=5, big_blind=10))
+    >>> describe_step(hand.expected())
+    'Seat 2 posts the small blind: 5'
+    >>> _ = hand.apply(Post(2)); _ = hand.apply(Post(3))
+    >>> hand.expected()
+    DealHoleStep(seat=2, round=1)
+
+    :raises HandConfigError: if the configuration cannot start a hand.
+    """
 
     def __init__(self, config: HandConfig) -> None:
         self.config = config
         self.log: list[Record] = []
+        seats = sorted(set(config.seats))
+        if len(seats) != len(config.seats):
+            raise HandConfigError("config", f"a seat is listed twice: {config.seats}")
+        if len(seats) < 2:
+            raise HandConfigError("config", "a hand needs at least two seats dealt in")
+        for s in seats:
+            if config.stacks.get(s, 0) <= 0:
+                raise HandConfigError("config", f"seat {s} has no chips to play")
+        if config.big_blind <= 0 or not 0 <= config.small_blind <= config.big_blind:
+            raise HandConfigError(
+                "config", f"blinds {config.small_blind}/{config.big_blind} are not valid")
+        if config.ante < 0 or config.bb_ante < 0:
+            raise HandConfigError("config", "antes cannot be negative")
+        self.seats: tuple[int, ...] = tuple(seats)
+        self.button = config.button
+        self.sb_seat, self.bb_seat = self._blind_seats()
+        self.starting_stacks: dict[int, int] = {s: config.stacks[s] for s in seats}
+        self.total = sum(self.starting_stacks.values())
+        self._clockwise = clockwise_from_button(seats, self.button)
+        self._deal_order = self._clockwise * 2
+        stacks = dict(self.starting_stacks)
+        posts = self._posts(stacks)
+        preflop = BettingRound(_rotate_after(seats, self.bb_seat), {s: 0 for s in seats},
+                               config.big_blind, config.big_blind)
+        self._st = _State(
+            phase=Phase.POSTING, street=Street.PREFLOP, stacks=dict(self.starting_stacks),
+            round=preflop, contrib={s: 0 for s in seats}, dead=0, posts=posts, deal_i=0,
+            hole={s: [] for s in seats}, board=[], burns=[], folded=set(), to_act=None,
+            river_aggressor=None, tabled=False, show_order=[], shown={}, mucked=set(),
+            awards=[], pushed=set(), payouts={}, rake=0, middle=0, flop_dealt=False,
+        )
+        _advance(self, self._st)
+
+    # -- set-up ------------------------------------------------------------------------------
+
+    def _blind_seats(self) -> tuple[int | None, int]:
+        cfg = self.config
+        seats = list(self.seats)
+        for name, seat in (("sb_seat", cfg.sb_seat), ("bb_seat", cfg.bb_seat)):
+            if seat is not None and seat not in seats:
+                raise HandConfigError("config", f"{name} {seat} is not dealt in")
+        if cfg.no_small_blind:
+            sb = None
+        elif cfg.sb_seat is not None:
+            sb = cfg.sb_seat
+        elif len(seats) == 2 and cfg.button in seats:
+            sb = cfg.button
+        else:
+            sb = _rotate_after(seats, cfg.button)[0]
+        if cfg.bb_seat is not None:
+            bb = cfg.bb_seat
+        else:
+            bb = _rotate_after(seats, sb if sb is not None else cfg.button)[0]
+        if sb == bb:
+            raise HandConfigError("config", f"seat {bb} cannot post both blinds")
+        return sb, bb
+
+    def _posts(self, stacks: dict[int, int]) -> list[PostStep]:
+        cfg = self.config
+        wanted: list[tuple[int, PostKind, int]] = []
+        if cfg.ante:
+            wanted += [(s, PostKind.ANTE, cfg.ante) for s in clockwise_from_button(
+                self.seats, self.button)]
+        if self.sb_seat is not None and cfg.small_blind:
+            wanted.append((self.sb_seat, PostKind.SMALL_BLIND, cfg.small_blind))
+        wanted.append((self.bb_seat, PostKind.BIG_BLIND, cfg.big_blind))
+        if cfg.bb_ante:
+            wanted.append((self.bb_seat, PostKind.BB_ANTE, cfg.bb_ante))
+        for extra in cfg.extra_posts:
+            if extra.seat not in self.seats:
+                raise HandConfigError("config", f"extra post for seat {extra.seat}, not dealt in")
+            if extra.kind not in (PostKind.DEAD_SMALL, PostKind.NEW_PLAYER, PostKind.MISSED_BIG):
+                raise HandConfigError("config", f"{extra.kind.value} is not an extra post")
+            if extra.amount <= 0:
+                raise HandConfigError("config", f"extra post of {extra.amount} chips")
+            wanted.append((extra.seat, extra.kind, extra.amount))
+        out = []
+        for seat, kind, amount in wanted:
+            amount = min(amount, stacks[seat])
+            if amount:
+                stacks[seat] -= amount
+                out.append(PostStep(seat, kind, amount))
+        return out
+
+    # -- queries -----------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        """Return the phase of the hand's state machine."""
+        return self._st.phase
+
+    @property
+    def street(self) -> Street:
+        """Return the current street."""
+        return self._st.street
+
+    @property
+    def is_over(self) -> bool:
+        """Tell whether the hand is finished (or voided)."""
+        return self._st.phase in (Phase.OVER, Phase.VOID)
+
+    @property
+    def final_stacks(self) -> dict[int, int]:
+        """Return the chips of each dealt seat now (the final stacks once the hand is over)."""
+        return dict(self._st.stacks)
+
+    @property
+    def rake(self) -> int:
+        """Return the rake taken so far."""
+        return self._st.rake
 
     def expected(self) -> Step:
         """Return the next physical step the table waits for."""
-        raise NotImplementedError
+        return _expected(self, self._st)
 
     def check(self, inp: Input) -> RuleError | None:
         """Return the error ``apply(inp)`` would raise, or None; changes nothing."""
-        raise NotImplementedError
+        try:
+            self._run(inp)
+        except RuleError as err:
+            return err
+        return None
 
     def apply(self, inp: Input) -> Record:
-        """Apply one input and return its record.
+        """Apply one input and return its record (also appended to :attr:`log`).
 
         :raises RuleError: the input is illegal; nothing changed.
+        :raises ChipConservationError: chips no longer add up (a bug: the table must hold).
+        :raises DuplicateCardError: a card was dealt or shown twice (as a :class:`DuplicateCard`,
+            which is also a :class:`RuleError`; nothing changed).
         """
-        raise NotImplementedError
+        new, record = self._run(inp)
+        self._st = new
+        self.log.append(record)
+        return record
+
+    def _run(self, inp: Input) -> tuple[_State, Record]:
+        st = self._st
+        handler = _HANDLERS[st.phase].get(type(inp))
+        if handler is None and isinstance(inp, Show | Muck) and _show_allowed(st):
+            handler = _on_show if isinstance(inp, Show) else _on_muck
+        if handler is None:
+            raise RuleError("wrong-step", f"{_input_words(inp)} does not fit now; expected: "
+                            f"{describe_step(self.expected())}")
+        step = _expected(self, st)
+        new = st.copy()
+        record = handler(self, new, inp, step)
+        _advance(self, new)
+        _check_integrity(self, new)
+        return new, record
+
+    def legal_actions(self) -> ActStep | None:
+        """Return the current :class:`ActStep` if a seat is to act, else None."""
+        step = self.expected()
+        return step if isinstance(step, ActStep) else None
+
+    def pots(self) -> tuple[PotView, ...]:
+        """Return the pots in the middle now (bets in front of the seats not included)."""
+        st = self._st
+        return build_pots(st.contrib, _live(self, st), _all_in(self, st), st.dead)
 
     def status(self) -> HandStatus:
-        """Frozen snapshot of the hand."""
-        raise NotImplementedError
+        """Return a frozen snapshot of the hand."""
+        st = self._st
+        live = _live(self, st)
+        return HandStatus(
+            phase=st.phase,
+            street=st.street,
+            button=self.button,
+            seats=self.seats,
+            board=tuple(st.board),
+            burns=len(st.burns),
+            starting_stacks=MappingProxyType(dict(self.starting_stacks)),
+            stacks=MappingProxyType(dict(st.stacks)),
+            bets=MappingProxyType({s: b for s, b in st.round.bets.items() if b}),
+            pots=self.pots() if st.phase not in (Phase.OVER, Phase.VOID) else (),
+            hole_cards=MappingProxyType({s: tuple(c) for s, c in st.hole.items()}),
+            folded=frozenset(st.folded),
+            all_in=frozenset(s for s in live if st.stacks[s] == 0),
+            shown=MappingProxyType(dict(st.shown)),
+            mucked=frozenset(st.mucked),
+            to_act=st.to_act if st.phase is Phase.BETTING else None,
+            last_aggressor=st.round.last_aggressor,
+            current_bet=st.round.current_bet,
+            payouts=MappingProxyType(dict(st.payouts)),
+            rake=st.rake,
+            expected=describe_step(self.expected()),
+        )
+
+    # -- irregularities ----------------------------------------------------------------------
 
     def void(self) -> dict[int, int]:
-        """Void the hand: every seat gets its starting stack back; returns the refunds."""
-        raise NotImplementedError
+        """Void the hand (misdeal): every seat gets its starting stack back.
+
+        :return: chips given back to each seat (seats with nothing to give back left out).
+        :raises RuleError: the hand is already over (its pots were pushed).
+        """
+        st = self._st
+        if st.phase in (Phase.OVER, Phase.VOID):
+            raise RuleError("void-finished", "the hand is already over and cannot be voided")
+        refunds = {s: self.starting_stacks[s] - st.stacks[s] for s in self.seats
+                   if self.starting_stacks[s] != st.stacks[s]}
+        new = st.copy()
+        new.stacks = dict(self.starting_stacks)
+        new.round = BettingRound(new.round.order, {s: 0 for s in self.seats}, 0, 0)
+        new.contrib = {s: 0 for s in self.seats}
+        new.dead = 0
+        new.middle = 0
+        new.posts = []
+        new.phase = Phase.VOID
+        _check_integrity(self, new)
+        self._st = new
+        return refunds
+
+
+# -- helpers on the state ------------------------------------------------------------------------
+
+
+def _live(hand: Hand, st: _State) -> frozenset[int]:
+    return frozenset(s for s in hand.seats if s not in st.folded and s not in st.mucked)
+
+
+def _all_in(hand: Hand, st: _State) -> frozenset[int]:
+    return frozenset(s for s in hand.seats if st.stacks[s] == 0)
+
+
+def _show_allowed(st: _State) -> bool:
+    return st.tabled and st.phase in (Phase.BURNING, Phase.BOARD)
+
+
+def _input_words(inp: Input) -> str:
+    name = type(inp).__name__
+    seat = getattr(inp, "seat", None)
+    return f"{name} for seat {seat}" if seat is not None else name
+
+
+def _collect_preview(hand: Hand, st: _State) -> tuple[dict[int, int], dict[int, int]]:
+    """Return the contributions after collecting, and the uncalled bets returned."""
+    bets = st.round.bets
+    back = uncalled(bets)
+    returned = {back[0]: back[1]} if back else {}
+    contrib = {s: st.contrib[s] + bets[s] - returned.get(s, 0) for s in hand.seats}
+    return contrib, returned
+
+
+def _expected(hand: Hand, st: _State) -> Step:
+    phase = st.phase
+    if phase is Phase.POSTING:
+        return st.posts[0]
+    if phase is Phase.DEALING:
+        return DealHoleStep(hand._deal_order[st.deal_i], st.deal_i // len(hand.seats) + 1)
+    if phase is Phase.BETTING:
+        assert st.to_act is not None
+        live = _live(hand, st)
+        return ActStep(st.to_act, st.round.legal(st.to_act, st.stacks, live))
+    if phase is Phase.COLLECTING:
+        contrib, returned = _collect_preview(hand, st)
+        pots = build_pots(contrib, _live(hand, st), _all_in(hand, st), st.dead)
+        return CollectStep(pots, MappingProxyType(returned))
+    if phase is Phase.BURNING:
+        return BurnStep(st.street)
+    if phase is Phase.BOARD:
+        return BoardStep(st.street, len(st.board))
+    if phase is Phase.SHOWDOWN:
+        seat = _next_shower(hand, st)
+        assert seat is not None
+        return ShowStep(seat)
+    if phase is Phase.AWARDING:
+        pending = [a for a in st.awards if a.pot_index not in st.pushed]
+        return pending[-1]
+    return HandOverStep(MappingProxyType(dict(st.stacks)))
+
+
+def _seen_cards(st: _State) -> list[Card]:
+    cards: list[Card | None] = [*st.board, *st.burns]
+    for seat, hole in st.hole.items():
+        if seat in st.shown and None in hole:
+            cards.extend(st.shown[seat])
+        else:
+            cards.extend(hole)
+    return [c for c in cards if c is not None]
+
+
+def _check_new_card(st: _State, card: Card | None) -> None:
+    if card is not None and card in _seen_cards(st):
+        raise DuplicateCard("duplicate-card", f"the {card.describe()} ({card}) is already out")
+
+
+def _check_integrity(hand: Hand, st: _State) -> None:
+    bets = sum(st.round.bets.values())
+    total = sum(st.stacks.values()) + bets + st.middle + st.rake
+    pushed = sum(sum(a.payouts.values()) + a.rake for a in st.awards
+                 if a.pot_index in st.pushed)
+    if total != hand.total or any(v < 0 for v in st.stacks.values()) or (
+            st.phase is not Phase.VOID
+            and st.middle != sum(st.contrib.values()) + st.dead - pushed):
+        raise ChipConservationError(
+            f"chips do not add up: stacks {sum(st.stacks.values())} + bets {bets} + "
+            f"pot {st.middle} + rake {st.rake} = {total}, started with {hand.total}")
+    cards = _seen_cards(st)
+    if len(cards) != len(set(cards)):
+        dupes = sorted({c.code for c in cards if cards.count(c) > 1})
+        raise DuplicateCardError(f"cards known twice: {', '.join(dupes)}")
+
+
+# -- handlers: one per (phase, input) pair -------------------------------------------------------
+
+
+def _on_post(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    assert isinstance(inp, Post)
+    for i, post in enumerate(st.posts):  # noqa: B007 - i is used after the loop
+        if post.seat == inp.seat and (inp.kind is None or inp.kind is post.kind):
+            break
+    else:
+        what = "" if inp.kind is None else f" {inp.kind.value}"
+        raise RuleError("no-such-post", f"seat {inp.seat} owes no{what} post now; expected: "
+                        f"{describe_step(step)}")
+    del st.posts[i]
+    st.stacks[post.seat] -= post.amount
+    if post.kind in _LIVE_POSTS:
+        st.round.bets[post.seat] += post.amount
+    elif post.kind is PostKind.DEAD_SMALL:
+        st.dead += post.amount
+        st.middle += post.amount
+    else:
+        st.contrib[post.seat] += post.amount
+        st.middle += post.amount
+    return Record(len(hand.log), post, inp, st.street, post.seat, amount=post.amount,
+                  all_in=st.stacks[post.seat] == 0)
+
+
+def _deal_card(st: _State, inp: Input, what: str, allow_unknown: bool) -> Card | None:
+    assert isinstance(inp, Deal)
+    if inp.card is None and not allow_unknown:
+        raise RuleError("unknown-card", f"{what} is dealt face up: its card must be known")
+    _check_new_card(st, inp.card)
+    return inp.card
+
+
+def _on_deal_hole(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    assert isinstance(step, DealHoleStep)
+    card = _deal_card(st, inp, "a hole card", allow_unknown=True)
+    st.hole[step.seat].append(card)
+    st.deal_i += 1
+    return Record(len(hand.log), step, inp, st.street, step.seat)
+
+
+def _on_burn(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    card = _deal_card(st, inp, "a burn", allow_unknown=True)
+    st.burns.append(card)
+    st.phase = Phase.BOARD
+    return Record(len(hand.log), step, inp, st.street)
+
+
+def _on_board(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    card = _deal_card(st, inp, "a board card", allow_unknown=False)
+    st.board.append(card)
+    if st.street is Street.FLOP:
+        st.flop_dealt = True
+    if len(st.board) == st.street.board_slots[-1] + 1:
+        _start_round(hand, st)
+    return Record(len(hand.log), step, inp, st.street)
+
+
+def _on_act(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    assert isinstance(inp, Act) and isinstance(step, ActStep)
+    if inp.seat not in hand.seats:
+        raise RuleError("unknown-seat", f"seat {inp.seat} is not in this hand")
+    if inp.seat != step.seat:
+        raise RuleError("out-of-turn", f"seat {inp.seat} acted out of turn: it is seat "
+                        f"{step.seat}'s turn")
+    kind, to = st.round.resolve(step.legal, inp.kind, inp.to)
+    added = 0
+    if kind is ActionKind.FOLD:
+        st.folded.add(inp.seat)
+    else:
+        added = st.round.act(inp.seat, kind, to)
+        st.stacks[inp.seat] -= added
+    if st.street is Street.RIVER:
+        st.river_aggressor = st.round.last_aggressor
+    live = _live(hand, st)
+    st.to_act = st.round.next_to_act(inp.seat, st.stacks, live)
+    return Record(len(hand.log), step, inp, st.street, inp.seat, kind, added,
+                  st.round.bets[inp.seat], all_in=st.stacks[inp.seat] == 0)
+
+
+def _on_collect(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    assert isinstance(step, CollectStep)
+    moved = _collect(hand, st)
+    _after_round(hand, st)
+    return Record(len(hand.log), step, inp, st.street, amount=moved)
+
+
+def _on_show(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    assert isinstance(inp, Show)
+    seat = inp.seat
+    _check_contender(hand, st, seat)
+    hole = st.hole[seat]
+    if not inp.cards:
+        if None in hole or len(hole) != 2:
+            raise RuleError("show-unknown", f"seat {seat}'s hole cards are not known: name them")
+        cards = tuple(c for c in hole if c is not None)
+    else:
+        cards = inp.cards
+        if len(cards) != 2 or cards[0] == cards[1]:
+            raise RuleError("show-in-full", f"seat {seat} must show both of its hole cards")
+        known = [c for c in hole if c is not None]
+        if any(c not in cards for c in known):
+            raise RuleError("show-mismatch", f"seat {seat} was dealt "
+                            f"{' '.join(c.code for c in known)}, not "
+                            f"{' '.join(c.code for c in cards)}")
+        for c in cards:
+            if c not in known:
+                _check_new_card(st, c)
+    st.shown[seat] = cards
+    return Record(len(hand.log), ShowStep(seat), inp, st.street, seat)
+
+
+def _on_muck(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    assert isinstance(inp, Muck)
+    seat = inp.seat
+    _check_contender(hand, st, seat)
+    if _sole_contender(hand, st, seat):
+        raise RuleError("sole-contender", f"seat {seat} is the last hand in for a pot: it wins "
+                        "without showing and cannot muck")
+    st.mucked.add(seat)
+    return Record(len(hand.log), ShowStep(seat), inp, st.street, seat)
+
+
+def _on_push(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
+    assert isinstance(inp, Push)
+    award = next((a for a in st.awards if a.pot_index == inp.pot_index), None)
+    if award is None or inp.pot_index in st.pushed:
+        pending = sorted(a.pot_index for a in st.awards if a.pot_index not in st.pushed)
+        raise RuleError("no-such-pot", f"pot {inp.pot_index} is not waiting to be pushed "
+                        f"(waiting: {pending})")
+    st.pushed.add(inp.pot_index)
+    for seat, amount in award.payouts.items():
+        st.stacks[seat] += amount
+        st.payouts[seat] = st.payouts.get(seat, 0) + amount
+    st.rake += award.rake
+    st.middle -= award.amount
+    return Record(len(hand.log), award, inp, st.street, amount=award.amount)
+
+
+_Handler = Callable[[Hand, _State, Input, Step], Record]
+
+_HANDLERS: dict[Phase, dict[type, _Handler]] = {
+    Phase.POSTING: {Post: _on_post},
+    Phase.DEALING: {Deal: _on_deal_hole},
+    Phase.BETTING: {Act: _on_act},
+    Phase.COLLECTING: {Collect: _on_collect},
+    Phase.BURNING: {Deal: _on_burn},
+    Phase.BOARD: {Deal: _on_board},
+    Phase.SHOWDOWN: {Show: _on_show, Muck: _on_muck},
+    Phase.AWARDING: {Push: _on_push},
+    Phase.OVER: {},
+    Phase.VOID: {},
+}
+"""The transition table: which input each phase accepts (``Show`` also while hands are tabled)."""
+
+
+# -- automatic transitions -----------------------------------------------------------------------
+
+
+def _start_round(hand: Hand, st: _State) -> None:
+    """Start betting on the current street (after its board cards, or after the hole cards)."""
+    if st.street is not Street.PREFLOP:
+        order = _rotate_after(list(hand.seats), hand.button)
+        st.round = BettingRound(order, {s: 0 for s in hand.seats}, 0, hand.config.big_blind)
+    st.phase = Phase.BETTING
+    st.to_act = st.round.next_to_act(None, st.stacks, _live(hand, st))
+
+
+def _collect(hand: Hand, st: _State) -> int:
+    contrib, returned = _collect_preview(hand, st)
+    moved = 0
+    for seat in hand.seats:
+        moved += contrib[seat] - st.contrib[seat]
+        st.stacks[seat] += returned.get(seat, 0)
+    st.contrib = contrib
+    st.middle += moved
+    st.round.bets = {s: 0 for s in hand.seats}
+    return moved
+
+
+def _after_round(hand: Hand, st: _State) -> None:
+    """Move on once the bets are in: award at once, next street, or the showdown."""
+    live = _live(hand, st)
+    if len(live) == 1:
+        _make_awards(hand, st)
+        return
+    if sum(1 for s in live if st.stacks[s] > 0) < 2 and not st.tabled:
+        st.tabled = True
+        st.show_order = clockwise_from_button(live, hand.button)
+    if st.street is Street.RIVER:
+        _start_showdown(hand, st)
+        return
+    st.street = st.street.next
+    st.phase = Phase.BURNING
+
+
+def _start_showdown(hand: Hand, st: _State) -> None:
+    live = _live(hand, st)
+    if not st.tabled:
+        st.show_order = showdown_order(live, hand.button, st.river_aggressor)
+    st.phase = Phase.SHOWDOWN
+    if _next_shower(hand, st) is None:
+        _make_awards(hand, st)
+
+
+def _check_contender(hand: Hand, st: _State, seat: int) -> None:
+    if seat not in hand.seats:
+        raise RuleError("unknown-seat", f"seat {seat} is not in this hand")
+    if seat in st.folded:
+        raise RuleError("folded", f"seat {seat} folded: it has no hand to show")
+    if seat in st.shown or seat in st.mucked:
+        raise RuleError("already-shown", f"seat {seat} already showed or mucked")
+
+
+def _contenders_by_pot(hand: Hand, st: _State, seat: int) -> list[list[int]]:
+    """For each pot ``seat`` can win: the seats still contending for it (not mucked)."""
+    live = frozenset(s for s in hand.seats if s not in st.folded)
+    return [[s for s in pot.eligible if s not in st.mucked]
+            for pot in build_pots(st.contrib, live, _all_in(hand, st), st.dead)
+            if seat in pot.eligible]
+
+
+def _sole_contender(hand: Hand, st: _State, seat: int) -> bool:
+    """Tell whether ``seat`` is the only hand left in some pot it can win."""
+    return any(c == [seat] for c in _contenders_by_pot(hand, st, seat))
+
+
+def _next_shower(hand: Hand, st: _State) -> int | None:
+    """Return the next seat that must show: one still contested by another hand in some pot."""
+    for seat in st.show_order:
+        if seat in st.shown or seat in st.mucked:
+            continue
+        if all(c == [seat] for c in _contenders_by_pot(hand, st, seat)):
+            continue
+        return seat
+    return None
+
+
+def _make_awards(hand: Hand, st: _State) -> None:
+    live_all = frozenset(s for s in hand.seats if s not in st.folded)
+    pots = build_pots(st.contrib, live_all, _all_in(hand, st), st.dead)
+    rake = rake_for(sum(p.amount for p in pots), hand.config.rake, st.flop_dealt)
+    rakes = rake_by_pot((p.amount for p in pots), rake)
+    board = [c for c in st.board if c is not None]
+    awards = []
+    for i, (pot, pot_rake) in enumerate(zip(pots, rakes, strict=True)):
+        contenders = [s for s in pot.eligible if s not in st.mucked]
+        won = winners(contenders, st.shown, board) if len(contenders) > 1 else contenders
+        if not won:
+            raise RuleError("no-winner", f"pot {i} has no hand left to win it")
+        payouts, odd = split(pot.amount - pot_rake, won, hand.button)
+        awards.append(AwardStep(i, pot.amount, MappingProxyType(payouts), odd, pot_rake))
+    st.awards = awards
+    st.phase = Phase.AWARDING
+
+
+def _advance(hand: Hand, st: _State) -> None:
+    """Run the transitions that need no input, until the hand waits for one."""
+    while True:
+        phase = st.phase
+        if phase is Phase.POSTING and not st.posts:
+            st.phase = Phase.DEALING
+        elif phase is Phase.DEALING and st.deal_i == len(hand._deal_order):
+            _start_round(hand, st)
+        elif phase is Phase.BETTING and st.to_act is None:
+            if any(st.round.bets.values()):
+                st.phase = Phase.COLLECTING
+            else:
+                _after_round(hand, st)
+        elif phase is Phase.SHOWDOWN and _next_shower(hand, st) is None:
+            _make_awards(hand, st)
+        elif phase is Phase.AWARDING and len(st.pushed) == len(st.awards):
+            st.phase = Phase.OVER
+        else:
+            return

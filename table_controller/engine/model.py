@@ -203,7 +203,8 @@ class LegalActions:
     ``call_amount`` is the chips the seat adds to call (0 when it can check; less than the price
     when the call puts it all-in). ``min_raise_to`` / ``max_raise_to`` are total bets for the round
     (``max_raise_to`` = the seat's bet + stack: all-in). ``to_call_total`` is the bet level to
-    match. A raise below ``min_raise_to`` is legal only as an all-in (``to == max_raise_to``).
+    match; ``bet`` is what the seat already has in front of it. A raise below ``min_raise_to``
+    is legal only as an all-in (``to == max_raise_to``).
     """
 
     seat: int
@@ -215,7 +216,7 @@ class LegalActions:
     min_raise_to: int
     max_raise_to: int
     to_call_total: int
-    current_bet: int
+    bet: int
     stack: int
     is_bet: bool
     """True when nobody has bet this round yet (a raise is then called a bet)."""
@@ -227,7 +228,7 @@ class LegalActions:
             "can_call": self.can_call, "call_amount": self.call_amount,
             "can_raise": self.can_raise, "min_raise_to": self.min_raise_to,
             "max_raise_to": self.max_raise_to, "to_call_total": self.to_call_total,
-            "current_bet": self.current_bet, "stack": self.stack, "is_bet": self.is_bet,
+            "bet": self.bet, "stack": self.stack, "is_bet": self.is_bet,
         }
 
 

@@ -1,0 +1,174 @@
+"""One betting round: whose turn it is, the legal options, and applying an action.
+
+Rules this module keeps (issue 2, rules 3, 4 and 5; Poker TDA 2019 rules 40-47):
+
+1. Action goes clockwise from the first seat to act; folded and all-in seats are skipped.
+2. The round ends when every seat still in, with chips behind, has acted since the last full
+   raise and has matched the bet to call, or when only one seat is left in.
+   Posting a blind is not acting: the big blind keeps the option to raise when limped to.
+3. A seat alone with chips, facing no bet, has no one to bet against and is not asked to act.
+4. The minimum bet is the big blind; the minimum raise is the size of the last full bet or raise
+   of the round (at least the big blind).
+5. An all-in for less than a full raise does not reopen the betting: a seat that already acted may
+   raise again only when it faces, since it last acted, at least one full raise (several short
+   all-ins together may add up to one).
+6. A big blind all-in for less than the big blind counts as a full big blind: the bet to call is
+   the full big blind and the minimum raise is as for a full big blind.
+7. A seat cannot raise when nobody left could call it (everybody else is all-in or folded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from table_controller.engine.model import ActionKind, LegalActions
+from table_controller.errors import RuleError
+
+
+class BettingRound:
+    """The betting state of one street.
+
+    :param order: seats in clockwise order, starting with the first seat to act.
+    :param bets: chips each seat has in front of it (blinds already posted).
+    :param current_bet: the bet level to match (preflop: the full big blind).
+    :param min_raise: the size of a full raise (the big blind at the start of a round).
+    """
+
+    __slots__ = ("acted", "bets", "current_bet", "last_aggressor", "min_raise", "opened", "order")
+
+    def __init__(self, order: tuple[int, ...], bets: dict[int, int], current_bet: int,
+                 min_raise: int) -> None:
+        self.order = order
+        self.bets = bets
+        self.current_bet = current_bet
+        self.min_raise = min_raise
+        self.acted: dict[int, int] = {}
+        """Seat -> the bet level it was at right after it last acted."""
+        self.last_aggressor: int | None = None
+        self.opened = current_bet > 0
+        """True once a bet (or the blinds) is in: a further bet is then a raise."""
+
+    def copy(self) -> BettingRound:
+        """Return an independent copy (for transactional apply)."""
+        new = BettingRound(self.order, dict(self.bets), self.current_bet, self.min_raise)
+        new.acted = dict(self.acted)
+        new.last_aggressor = self.last_aggressor
+        new.opened = self.opened
+        return new
+
+    # -- whose turn --------------------------------------------------------------------------
+
+    def needs_action(self, seat: int, stacks: Mapping[int, int], live: frozenset[int]) -> bool:
+        """Tell whether ``seat`` still has to act this round."""
+        if seat not in live or stacks[seat] == 0:
+            return False
+        if self.bets[seat] < self.current_bet:
+            return True
+        if seat in self.acted:
+            return False
+        return any(s != seat and stacks[s] > 0 for s in live)
+
+    def next_to_act(self, after: int | None, stacks: Mapping[int, int],
+                    live: frozenset[int]) -> int | None:
+        """Return the next seat to act clockwise after ``after`` (None = from the start)."""
+        if len(live) < 2:
+            return None
+        n = len(self.order)
+        start = 0 if after is None else (self.order.index(after) + 1) % n
+        for i in range(n):
+            seat = self.order[(start + i) % n]
+            if self.needs_action(seat, stacks, live):
+                return seat
+        return None
+
+    # -- options -----------------------------------------------------------------------------
+
+    def legal(self, seat: int, stacks: Mapping[int, int], live: frozenset[int]) -> LegalActions:
+        """Return the options of ``seat`` (assumed to be the seat to act)."""
+        stack = stacks[seat]
+        bet = self.bets[seat]
+        to_call = max(self.current_bet - bet, 0)
+        max_to = bet + stack
+        reopened = (seat not in self.acted
+                    or self.current_bet - self.acted[seat] >= self.min_raise)
+        someone_can_call = any(s != seat and stacks[s] > 0 for s in live)
+        can_raise = reopened and someone_can_call and max_to > self.current_bet
+        return LegalActions(
+            seat=seat,
+            can_fold=True,
+            can_check=to_call == 0,
+            can_call=to_call > 0,
+            call_amount=min(to_call, stack),
+            can_raise=can_raise,
+            min_raise_to=min(self.current_bet + self.min_raise, max_to) if can_raise else 0,
+            max_raise_to=max_to if can_raise else 0,
+            to_call_total=self.current_bet,
+            bet=bet,
+            stack=stack,
+            is_bet=not self.opened,
+        )
+
+    def resolve(self, legal: LegalActions, kind: ActionKind, to: int) -> tuple[ActionKind, int]:
+        """Check an action against ``legal`` and return it as the rules read it.
+
+        :return: the normalized kind (FOLD, CHECK, CALL, BET or RAISE) and the seat's total bet
+            for the round afterwards.
+        :raises RuleError: the action is not allowed.
+        """
+        seat = legal.seat
+        if kind is ActionKind.FOLD:
+            return ActionKind.FOLD, legal.bet
+        if kind is ActionKind.CHECK:
+            if not legal.can_check:
+                raise RuleError("check-facing-bet",
+                                f"seat {seat} cannot check: {legal.call_amount:,} to call")
+            return ActionKind.CHECK, legal.bet
+        if kind is ActionKind.CALL:
+            if not legal.can_call:
+                raise RuleError("call-nothing", f"seat {seat} has nothing to call: check instead")
+            return ActionKind.CALL, legal.bet + legal.call_amount
+        if kind is ActionKind.ALL_IN:
+            all_in_to = legal.bet + legal.stack
+            if all_in_to <= legal.to_call_total:
+                return ActionKind.CALL, all_in_to
+            to = all_in_to
+        # BET, RAISE, or ALL_IN for more than a call
+        raise_kind = ActionKind.BET if legal.is_bet else ActionKind.RAISE
+        if not legal.can_raise:
+            if legal.max_raise_to == 0 and legal.bet + legal.stack <= legal.to_call_total:
+                raise RuleError("raise-all-in-call",
+                                f"seat {seat} has only {legal.stack:,}: it can call all-in")
+            if seat in self.acted and self.current_bet - self.acted[seat] < self.min_raise:
+                raise RuleError("betting-not-reopened",
+                                f"seat {seat} already acted and faces less than a full raise: "
+                                "it may only call or fold")
+            raise RuleError("raise-no-opponent",
+                            f"seat {seat} cannot raise: nobody left can call a raise")
+        if to > legal.max_raise_to:
+            raise RuleError("bet-above-stack",
+                            f"seat {seat} has {legal.max_raise_to:,} at most (bet + stack); "
+                            f"cannot make it {to:,}")
+        if to < legal.min_raise_to:
+            word = "bet" if legal.is_bet else "raise"
+            raise RuleError(f"min-{word}",
+                            f"seat {seat}: minimum {word} is to {legal.min_raise_to:,}, "
+                            f"not {to:,}")
+        return raise_kind, to
+
+    # -- applying ----------------------------------------------------------------------------
+
+    def act(self, seat: int, kind: ActionKind, to: int) -> int:
+        """Apply a resolved action; return the chips the seat adds (caller moves them)."""
+        added = 0
+        if kind in (ActionKind.CALL, ActionKind.BET, ActionKind.RAISE):
+            added = to - self.bets[seat]
+            self.bets[seat] = to
+        if kind in (ActionKind.BET, ActionKind.RAISE):
+            increment = to - self.current_bet
+            if increment >= self.min_raise:
+                self.min_raise = increment
+            self.current_bet = to
+            self.last_aggressor = seat
+            self.opened = True
+        self.acted[seat] = self.current_bet
+        return added

@@ -1,0 +1,142 @@
+"""Drive hands in tests: scripted decks, a random legal-action player, short constructors."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+
+from table_controller.engine import (
+    Act,
+    ActionKind,
+    ActStep,
+    AwardStep,
+    BoardStep,
+    BurnStep,
+    Card,
+    Collect,
+    CollectStep,
+    Deal,
+    DealHoleStep,
+    ExtraPost,
+    Hand,
+    HandConfig,
+    HandOverStep,
+    Input,
+    PostStep,
+    RakeRule,
+    Show,
+    ShowStep,
+    Step,
+    parse_cards,
+)
+from table_controller.engine.model import Post, Push
+
+
+def make_hand(
+    stacks: Mapping[int, int],
+    button: int,
+    sb: int = 50,
+    bb: int = 100,
+    ante: int = 0,
+    bb_ante: int = 0,
+    rake: RakeRule | None = None,
+    extra: Sequence[ExtraPost] = (),
+    **kw: object,
+) -> Hand:
+    cfg = HandConfig(seats=tuple(stacks), stacks=dict(stacks), button=button, small_blind=sb,
+                     big_blind=bb, ante=ante, bb_ante=bb_ante, rake=rake,
+                     extra_posts=tuple(extra), **kw)  # type: ignore[arg-type]
+    return Hand(cfg)
+
+
+def post_all(hand: Hand) -> None:
+    while isinstance(step := hand.expected(), PostStep):
+        hand.apply(Post(step.seat))
+
+
+def deal_hole(hand: Hand, cards: Mapping[int, str] | None = None,
+              deck: list[Card] | None = None) -> None:
+    """Deal hole cards: ``cards`` maps seat -> "AhKd"; others come from ``deck`` (or unknown)."""
+    post_all(hand)
+    given = {s: list(parse_cards(c)) for s, c in (cards or {}).items()}
+    while isinstance(step := hand.expected(), DealHoleStep):
+        if step.seat in given:
+            card: Card | None = given[step.seat][step.round - 1]
+        elif deck:
+            card = deck.pop()
+        else:
+            card = None
+        hand.apply(Deal(card))
+
+
+def deal_board(hand: Hand, board: str) -> None:
+    """Deal burns and board cards while the hand expects them (burn cards unknown)."""
+    cards = list(parse_cards(board))
+    while isinstance(step := hand.expected(), BurnStep | BoardStep):
+        if isinstance(step, BurnStep):
+            hand.apply(Deal(None))
+        else:
+            hand.apply(Deal(cards[step.slot]))
+
+
+def act(hand: Hand, seat: int, kind: ActionKind, to: int = 0) -> None:
+    hand.apply(Act(seat, kind, to))
+
+
+def finish(hand: Hand, board: str = "") -> dict[int, int]:
+    """Collect, deal the board, show known hands, push pots; return the final stacks."""
+    cards = list(parse_cards(board)) if board else []
+    while not isinstance(step := hand.expected(), HandOverStep):
+        if isinstance(step, CollectStep):
+            hand.apply(Collect())
+        elif isinstance(step, BurnStep):
+            hand.apply(Deal(None))
+        elif isinstance(step, BoardStep):
+            hand.apply(Deal(cards[step.slot]))
+        elif isinstance(step, ShowStep):
+            hand.apply(Show(step.seat))
+        elif isinstance(step, AwardStep):
+            hand.apply(Push(step.pot_index))
+        else:
+            raise AssertionError(f"finish() cannot do {step}")
+    return dict(step.final_stacks)
+
+
+def random_input(step: Step, rng: random.Random, deck: list[Card]) -> Input:
+    """A legal input for ``step`` chosen at random."""
+    if isinstance(step, PostStep):
+        return Post(step.seat)
+    if isinstance(step, DealHoleStep | BurnStep | BoardStep):
+        return Deal(deck.pop())
+    if isinstance(step, ActStep):
+        legal = step.legal
+        options: list[Input] = [Act(step.seat, ActionKind.FOLD)]
+        if legal.can_check:
+            options += [Act(step.seat, ActionKind.CHECK)] * 3
+        if legal.can_call:
+            options += [Act(step.seat, ActionKind.CALL)] * 3
+        if legal.can_raise:
+            kind = ActionKind.BET if legal.is_bet else ActionKind.RAISE
+            options.append(Act(step.seat, kind, rng.randint(legal.min_raise_to,
+                                                            legal.max_raise_to)))
+            options.append(Act(step.seat, kind, legal.min_raise_to))
+            options.append(Act(step.seat, ActionKind.ALL_IN))
+        return rng.choice(options)
+    if isinstance(step, CollectStep):
+        return Collect()
+    if isinstance(step, ShowStep):
+        return Show(step.seat)
+    if isinstance(step, AwardStep):
+        return Push(step.pot_index)
+    raise AssertionError(f"no input for {step}")
+
+
+def play_random(hand: Hand, rng: random.Random, deck: Iterable[Card]) -> None:
+    cards = list(deck)
+    rng.shuffle(cards)
+    for _ in range(1000):
+        step = hand.expected()
+        if isinstance(step, HandOverStep):
+            return
+        hand.apply(random_input(step, rng, cards))
+    raise AssertionError("hand did not end")
