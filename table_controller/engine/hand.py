@@ -115,6 +115,10 @@ class _State:
     rake: int
     middle: int
     flop_dealt: bool
+    seen: int = 0
+    """Bit mask of the known cards (bit ``card.index``), kept with every card added."""
+    step: Step | None = None
+    """The expected step, cached (a copy starts without it)."""
 
     def copy(self) -> _State:
         return _State(
@@ -124,6 +128,7 @@ class _State:
             set(self.folded), self.to_act, self.river_aggressor, self.tabled,
             list(self.show_order), dict(self.shown), set(self.mucked), list(self.awards),
             set(self.pushed), dict(self.payouts), self.rake, self.middle, self.flop_dealt,
+            self.seen,
         )
 
 
@@ -258,7 +263,10 @@ class Hand:
 
     def expected(self) -> Step:
         """Return the next physical step the table waits for."""
-        return _expected(self, self._st)
+        st = self._st
+        if st.step is None:
+            st.step = _expected(self, st)
+        return st.step
 
     def check(self, inp: Input) -> RuleError | None:
         """Return the error ``apply(inp)`` would raise, or None; changes nothing."""
@@ -289,11 +297,11 @@ class Hand:
         if handler is None:
             raise RuleError("wrong-step", f"{_input_words(inp)} does not fit now; expected: "
                             f"{describe_step(self.expected())}")
-        step = _expected(self, st)
+        step = self.expected()
         new = st.copy()
         record = handler(self, new, inp, step)
         _advance(self, new)
-        _check_integrity(self, new)
+        _check_integrity(self, new, cards=isinstance(inp, Deal | Show))
         return new, record
 
     def legal_actions(self) -> ActStep | None:
@@ -302,8 +310,16 @@ class Hand:
         return step if isinstance(step, ActStep) else None
 
     def pots(self) -> tuple[PotView, ...]:
-        """Return the pots in the middle now (bets in front of the seats not included)."""
+        """Return the pots in the middle now (bets in front of the seats not included).
+
+        While pots are pushed, the pushed ones are left out; the others keep their order.
+        """
         st = self._st
+        if st.phase in (Phase.OVER, Phase.VOID):
+            return ()
+        if st.phase is Phase.AWARDING:
+            return tuple(PotView(a.amount, tuple(a.payouts)) for a in st.awards
+                         if a.pot_index not in st.pushed)
         return build_pots(st.contrib, _live(self, st), _all_in(self, st), st.dead)
 
     def status(self) -> HandStatus:
@@ -320,7 +336,7 @@ class Hand:
             starting_stacks=MappingProxyType(dict(self.starting_stacks)),
             stacks=MappingProxyType(dict(st.stacks)),
             bets=MappingProxyType({s: b for s, b in st.round.bets.items() if b}),
-            pots=self.pots() if st.phase not in (Phase.OVER, Phase.VOID) else (),
+            pots=self.pots(),
             hole_cards=MappingProxyType({s: tuple(c) for s, c in st.hole.items()}),
             folded=frozenset(st.folded),
             all_in=frozenset(s for s in live if st.stacks[s] == 0),
@@ -429,25 +445,36 @@ def _seen_cards(st: _State) -> list[Card]:
 
 
 def _check_new_card(st: _State, card: Card | None) -> None:
-    if card is not None and card in _seen_cards(st):
+    """Refuse a card already out; otherwise mark it seen."""
+    if card is None:
+        return
+    bit = 1 << (card.rank * 4 + card.suit)
+    if st.seen & bit:
         raise DuplicateCard("duplicate-card", f"the {card.describe()} ({card}) is already out")
+    st.seen |= bit
 
 
-def _check_integrity(hand: Hand, st: _State) -> None:
+def _check_integrity(hand: Hand, st: _State, cards: bool = True) -> None:
+    """Check chip conservation (always) and card uniqueness (when ``cards``), from scratch."""
+    stacks = st.stacks.values()
     bets = sum(st.round.bets.values())
-    total = sum(st.stacks.values()) + bets + st.middle + st.rake
+    total = sum(stacks) + bets + st.middle + st.rake
     pushed = sum(sum(a.payouts.values()) + a.rake for a in st.awards
-                 if a.pot_index in st.pushed)
-    if total != hand.total or any(v < 0 for v in st.stacks.values()) or (
+                 if a.pot_index in st.pushed) if st.pushed else 0
+    if total != hand.total or min(stacks) < 0 or (
             st.phase is not Phase.VOID
             and st.middle != sum(st.contrib.values()) + st.dead - pushed):
         raise ChipConservationError(
-            f"chips do not add up: stacks {sum(st.stacks.values())} + bets {bets} + "
+            f"chips do not add up: stacks {sum(stacks)} + bets {bets} + "
             f"pot {st.middle} + rake {st.rake} = {total}, started with {hand.total}")
-    cards = _seen_cards(st)
-    if len(cards) != len(set(cards)):
-        dupes = sorted({c.code for c in cards if cards.count(c) > 1})
-        raise DuplicateCardError(f"cards known twice: {', '.join(dupes)}")
+    if cards:
+        seen = _seen_cards(st)
+        mask = 0
+        for c in seen:
+            mask |= 1 << (c.rank * 4 + c.suit)
+        if mask.bit_count() != len(seen) or mask != st.seen:
+            dupes = sorted({c.code for c in seen if seen.count(c) > 1})
+            raise DuplicateCardError(f"cards known twice: {', '.join(dupes)}")
 
 
 # -- handlers: one per (phase, input) pair -------------------------------------------------------
