@@ -507,6 +507,22 @@ class Journal:
         result: dict[str, Any] = json.loads(row[0])
         return result
 
+    def stored_command(
+        self, console_id: str, seq: int
+    ) -> tuple[Mapping[str, Any], dict[str, Any]] | None:
+        """Return ``(command, reply)`` recorded for ``(console_id, seq)``, or ``None`` if unseen."""
+        self._check_open()
+        row = self._conn.execute(
+            "SELECT e.payload, r.reply FROM replies r JOIN entries e ON e.seq = r.entry_seq "
+            "WHERE r.console_id = ? AND r.seq = ?",
+            (console_id, seq),
+        ).fetchone()
+        if row is None:
+            return None
+        payload = json.loads(row[0])
+        reply: dict[str, Any] = json.loads(row[1])
+        return _freeze(payload.get("command", {})), reply
+
     def last_command_seq(self, console_id: str) -> int | None:
         """Return the highest command sequence number stored for a console, or ``None``."""
         self._check_open()

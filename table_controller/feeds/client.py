@@ -1,0 +1,339 @@
+"""The display side of a feed: subscribe, snapshot, detect gaps and lost links, recover.
+
+A :class:`FeedClient` turns a feed into a stream of :class:`FeedEvent` s. The display applies
+``UPDATE`` events to the state it got from the last ``SNAPSHOT`` / ``RECOVERED`` event; the client
+guarantees the updates it hands out follow that snapshot without a hole.
+
+States and transitions (anything else does not happen):
+
+================  =======================================  ==============================
+state             on                                       goes to (event emitted)
+================  =======================================  ==============================
+``SYNCING``       snapshot reply                           ``LIVE`` (``SNAPSHOT``)
+``SYNCING``       nothing heard for ``heartbeat_timeout``  ``LOST`` (``LOST``)
+``LIVE``          update ``seq == last + 1``               ``LIVE`` (``UPDATE``)
+``LIVE``          update ``seq <= last``                   ``LIVE`` (dropped: before snapshot)
+``LIVE``          update ``seq > last + 1``, or heartbeat  ``SYNCING`` (``GAP``)
+                  with another seq or epoch
+``LIVE``          nothing heard for ``heartbeat_timeout``  ``LOST`` (``LOST``)
+``LOST``          any message, then snapshot reply         ``LIVE`` (``RECOVERED``)
+================  =======================================  ==============================
+
+The client subscribes to everything on its feed (gap detection needs every sequence number).
+Waits are real I/O with bounded timeouts; ``mono_clock`` is the clock they are measured on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import TracebackType
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from table_controller.feeds.messages import PROTOCOL_VERSION, Feed, Message, MessageError, decode
+from table_controller.feeds.security import ClientKeys
+
+
+class ClientState(StrEnum):
+    """Where the client is."""
+
+    SYNCING = "syncing"
+    LIVE = "live"
+    LOST = "lost"
+
+
+class FeedEventKind(StrEnum):
+    """What happened."""
+
+    SNAPSHOT = "snapshot"
+    UPDATE = "update"
+    GAP = "gap"
+    LOST = "lost"
+    RECOVERED = "recovered"
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEvent:
+    """One thing a display must know.
+
+    :param kind: what happened.
+    :param seq: the client's sequence number after the event.
+    :param message: the update (``UPDATE``) or snapshot (``SNAPSHOT`` / ``RECOVERED``) message.
+    :param state: the whole state (``SNAPSHOT`` / ``RECOVERED``).
+    :param reason: plain words (``GAP`` / ``LOST``).
+    """
+
+    kind: FeedEventKind
+    seq: int
+    message: Message | None = None
+    state: Mapping[str, Any] | None = None
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class ClientStats:
+    """Counters, for displays' status lines and tests."""
+
+    updates: int = 0
+    dropped_stale: int = 0
+    gaps: int = 0
+    snapshots: int = 0
+    lost: int = 0
+    bad_messages: int = 0
+    heartbeats: int = 0
+    last_error: str = field(default="")
+
+
+class FeedClient:
+    """Follow one feed of one table.
+
+    :param ctx: an asyncio context (the display's own).
+    :param feed: which feed (``PUBLIC``, ``DEALER``, ``SURVEILLANCE``).
+    :param feed_endpoint: the feed's PUB endpoint.
+    :param snapshot_endpoint: the snapshot endpoint serving that feed.
+    :param table_id: if given, messages of other tables are ignored.
+    :param keys: CURVE client keys (required for the surveillance feed in production).
+    :param heartbeat_timeout: seconds without any message before ``LOST``.
+    :param snapshot_timeout: seconds to wait for one snapshot reply before asking again.
+    """
+
+    def __init__(
+        self,
+        ctx: zmq.asyncio.Context,
+        *,
+        feed: Feed,
+        feed_endpoint: str,
+        snapshot_endpoint: str,
+        table_id: str | None = None,
+        keys: ClientKeys | None = None,
+        heartbeat_timeout: float = 3.0,
+        snapshot_timeout: float = 1.0,
+        mono_clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.ctx = ctx
+        self.feed = feed
+        self.feed_endpoint = feed_endpoint
+        self.snapshot_endpoint = snapshot_endpoint
+        self.table_id = table_id
+        self.keys = keys
+        self.heartbeat_timeout = heartbeat_timeout
+        self.snapshot_timeout = snapshot_timeout
+        self._mono = mono_clock
+        self._sub: zmq.asyncio.Socket | None = None
+        self._req: zmq.asyncio.Socket | None = None
+        self._state = ClientState.SYNCING
+        self._seq = 0
+        self._epoch: str | None = None
+        self._last_heard = 0.0
+        self._request = 0
+        self._recovering = False
+        self._pending_until: float | None = None
+        self.stats = ClientStats()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Subscribe first, then (on the first :meth:`next_event`) ask for the snapshot."""
+        if self._sub is not None:
+            return
+        sub = self.ctx.socket(zmq.SUB)
+        sub.linger = 0
+        if self.keys is not None:
+            self.keys.apply(sub)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.connect(self.feed_endpoint)
+        self._sub = sub
+        self._req = self._new_req()
+        self._state = ClientState.SYNCING
+        self._last_heard = self._mono()
+
+    def _new_req(self) -> zmq.asyncio.Socket:
+        req = self.ctx.socket(zmq.DEALER)
+        req.linger = 0
+        if self.keys is not None:
+            self.keys.apply(req)
+        req.connect(self.snapshot_endpoint)
+        return req
+
+    async def close(self) -> None:
+        """Close both sockets (idempotent)."""
+        for sock in (self._sub, self._req):
+            if sock is not None:
+                sock.close(linger=0)
+        self._sub = self._req = None
+        self._pending_until = None
+
+    async def __aenter__(self) -> FeedClient:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- inspection --------------------------------------------------------------------------
+
+    @property
+    def state(self) -> ClientState:
+        """``SYNCING``, ``LIVE`` or ``LOST``."""
+        return self._state
+
+    @property
+    def seq(self) -> int:
+        """Sequence number of the last message applied (snapshot or update)."""
+        return self._seq
+
+    @property
+    def epoch(self) -> str | None:
+        """The publishing daemon's epoch, from the last snapshot."""
+        return self._epoch
+
+    # -- events ------------------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[FeedEvent]:
+        """Yield events forever (until the client is closed)."""
+        while self._sub is not None:
+            ev = await self.next_event(timeout=1.0)
+            if ev is not None:
+                yield ev
+
+    async def next_event(self, timeout: float | None = None) -> FeedEvent | None:
+        """Wait for the next event.
+
+        :param timeout: seconds to wait at most (``None`` = until an event).
+        :returns: the event, or ``None`` if ``timeout`` passed without one.
+        """
+        if self._sub is None:
+            await self.start()
+        deadline = None if timeout is None else self._mono() + timeout
+        while True:
+            now = self._mono()
+            if deadline is not None and now >= deadline:
+                return None
+            if self._state is ClientState.SYNCING:
+                ev = await self._sync(deadline)
+                if ev is not None:
+                    return ev
+                if self._mono() - self._last_heard >= self.heartbeat_timeout:
+                    return self._lose("no snapshot reply")
+                continue
+            ev = await self._receive(deadline)
+            if ev is not None:
+                return ev
+
+    def _lose(self, why: str) -> FeedEvent:
+        self._state = ClientState.LOST
+        self._recovering = True
+        self.stats.lost += 1
+        reason = f"connection lost: {why} for {self.heartbeat_timeout:g} s"
+        self.stats.last_error = reason
+        return FeedEvent(FeedEventKind.LOST, self._seq, reason=reason)
+
+    def _gap(self, why: str) -> FeedEvent:
+        self._state = ClientState.SYNCING
+        self.stats.gaps += 1
+        return FeedEvent(FeedEventKind.GAP, self._seq, reason=why)
+
+    async def _receive(self, deadline: float | None) -> FeedEvent | None:
+        assert self._sub is not None
+        now = self._mono()
+        waits = [] if deadline is None else [deadline - now]
+        if self._state is ClientState.LIVE:
+            waits.append(self._last_heard + self.heartbeat_timeout - now)
+        wait = max(0.0, min(waits)) if waits else None
+        ready = await self._sub.poll(None if wait is None else int(wait * 1000) + 1)
+        if not ready:
+            if (
+                self._state is ClientState.LIVE
+                and self._mono() - self._last_heard >= self.heartbeat_timeout
+            ):
+                return self._lose("nothing heard")
+            return None
+        frames = await self._sub.recv_multipart()
+        self._last_heard = self._mono()
+        try:
+            msg = decode(frames[-1])
+        except MessageError as exc:
+            self.stats.bad_messages += 1
+            self.stats.last_error = str(exc)
+            return None
+        if self.table_id is not None and msg.table != self.table_id:
+            return None
+        if self._state is ClientState.LOST:
+            self._state = ClientState.SYNCING
+            return None
+        if msg.type == "heartbeat":
+            self.stats.heartbeats += 1
+            epoch = msg.data.get("epoch")
+            if epoch != self._epoch:
+                return self._gap(f"publisher restarted (epoch {epoch})")
+            if msg.seq != self._seq:
+                return self._gap(f"heartbeat says seq {msg.seq}, last received {self._seq}")
+            return None
+        if msg.seq <= self._seq:
+            self.stats.dropped_stale += 1
+            return None
+        if msg.seq != self._seq + 1:
+            return self._gap(f"missed messages {self._seq + 1}..{msg.seq - 1}")
+        self._seq = msg.seq
+        self.stats.updates += 1
+        return FeedEvent(FeedEventKind.UPDATE, self._seq, message=msg)
+
+    async def _sync(self, deadline: float | None) -> FeedEvent | None:
+        assert self._req is not None
+        now = self._mono()
+        if self._pending_until is None:
+            self._request += 1
+            req = Message(
+                "snapshot_request", 0, self.table_id or "", time.time(),
+                {"feed": self.feed.value, "request": self._request},
+            )
+            await self._req.send(req.encode())
+            self._pending_until = now + self.snapshot_timeout
+        pending_until = self._pending_until
+        until = pending_until if deadline is None else min(pending_until, deadline)
+        while True:
+            wait = until - self._mono()
+            if wait <= 0 or not await self._req.poll(int(wait * 1000) + 1):
+                if self._mono() >= pending_until:
+                    # no answer: ask again on a fresh socket (Lazy Pirate)
+                    self._pending_until = None
+                    self._req.close(linger=0)
+                    self._req = self._new_req()
+                return None
+            raw = await self._req.recv()
+            with contextlib.suppress(MessageError):
+                msg = decode(raw)
+                if (
+                    msg.type == "snapshot"
+                    and msg.data.get("request") == self._request
+                    and msg.data.get("feed") == self.feed.value
+                    and msg.v == PROTOCOL_VERSION
+                ):
+                    self._pending_until = None
+                    return self._apply_snapshot(msg)
+                if msg.type == "error":
+                    self.stats.last_error = str(msg.data.get("reason", ""))
+
+    def _apply_snapshot(self, msg: Message) -> FeedEvent:
+        self._seq = msg.seq
+        epoch = msg.data.get("epoch")
+        self._epoch = epoch if isinstance(epoch, str) else None
+        self._state = ClientState.LIVE
+        self._last_heard = self._mono()
+        self.stats.snapshots += 1
+        state = msg.data.get("state", {})
+        kind = FeedEventKind.RECOVERED if self._recovering else FeedEventKind.SNAPSHOT
+        self._recovering = False
+        return FeedEvent(kind, self._seq, message=msg,
+                         state=state if isinstance(state, Mapping) else {})

@@ -1,0 +1,395 @@
+"""The dealer command endpoint (ROUTER) and its client (Lazy Pirate), with idempotent replies.
+
+Rules this module keeps:
+
+1. A command is ``{"v": 1, "type": "command", "seq": N, "console": ID, "table": T, "ts": ...,
+   "data": {"command": NAME, ...arguments}}``. It is answered with a ``reply`` carrying the same
+   ``seq`` and ``console`` and ``data = {"accepted", "reason", "result", "replayed"}``.
+2. With CURVE, only consoles whose public key is on the consoles' allow-list get through the
+   handshake, and every message is checked again against the list by its ``User-Id`` (the key),
+   so a removed key is refused at once.
+3. ``(console, seq)`` is answered at most once by the daemon's handler. The command and its reply
+   are journaled in one transaction (:meth:`Journal.append_command`) before the reply is sent; a
+   resent command is answered from that record (``replayed: true``) without calling the handler.
+   A seq reused for a *different* command is refused and not recorded.
+4. Commands are handled one at a time, in arrival order.
+5. Handler contract: ``handler(command) -> CommandReply`` decides; it should not change the table
+   (the journal entry does not exist yet). ``on_committed(command, reply, entry)`` runs after the
+   command is journaled: apply the effect and publish there (journal first,
+   then effects and feeds); it runs before the reply is sent and before the next command is
+   read. On replay after a restart, the daemon applies the accepted
+   ``dealer_command`` entries through the same code path. A handler that raises gets the command
+   refused (``internal error``), recorded like any refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from table_controller.errors import JournalError, TableError
+from table_controller.feeds.messages import (
+    MAX_CONSOLE_ID,
+    Command,
+    CommandError,
+    CommandReply,
+    CommandTimeout,
+    FeedError,
+    Message,
+    MessageError,
+    decode,
+    parse_command,
+)
+from table_controller.feeds.security import CONSOLES_DOMAIN, ClientKeys, CurveServer
+from table_controller.journal import Entry, Journal, thaw
+
+log = logging.getLogger(__name__)
+
+#: The daemon's decision for one command.
+CommandHandler = Callable[[Command], Awaitable[CommandReply]]
+#: Called after the command and its reply are journaled, before the reply is sent.
+CommittedCallback = Callable[[Command, CommandReply, Entry], Awaitable[None]]
+
+
+class CommandServer:
+    """The ROUTER endpoint that takes dealer commands.
+
+    :param ctx: the daemon's asyncio context.
+    :param endpoint: where to bind (``tcp://127.0.0.1:*`` picks a port; see :attr:`bound`).
+    :param table_id: commands for another table are refused.
+    :param journal: where commands and replies are recorded.
+    :param handler: decides each new command (see the module rules).
+    :param on_committed: applies and publishes an accepted command after it is journaled.
+    :param curve: CURVE server of ``ctx`` (started by the caller); ``None`` = no encryption and
+        no allow-list (development only).
+    """
+
+    def __init__(
+        self,
+        ctx: zmq.asyncio.Context,
+        endpoint: str,
+        *,
+        table_id: str,
+        journal: Journal,
+        handler: CommandHandler,
+        on_committed: CommittedCallback | None = None,
+        curve: CurveServer | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        mono_clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.ctx = ctx
+        self.endpoint = endpoint
+        self.table_id = table_id
+        self.journal = journal
+        self.handler = handler
+        self.on_committed = on_committed
+        self.curve = curve
+        self._wall = wall_clock
+        self._mono = mono_clock
+        self._sock: zmq.asyncio.Socket | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._bound = ""
+        self.handled = 0
+        self.replayed = 0
+
+    async def start(self) -> None:
+        """Bind and start serving.
+
+        :raises FeedError: if the endpoint cannot be bound.
+        """
+        if self._sock is not None:
+            return
+        sock = self.ctx.socket(zmq.ROUTER)
+        sock.linger = 0
+        if self.curve is not None:
+            self.curve.secure(sock, CONSOLES_DOMAIN)
+        try:
+            sock.bind(self.endpoint)
+        except zmq.ZMQError as exc:
+            sock.close(linger=0)
+            raise FeedError(f"cannot bind the command endpoint {self.endpoint}: {exc}") from exc
+        last = sock.last_endpoint
+        self._bound = last.decode() if isinstance(last, bytes) else str(last)
+        self._sock = sock
+        self._task = asyncio.create_task(self._serve())
+
+    async def stop(self) -> None:
+        """Stop serving and close the socket (idempotent)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        if self._sock is not None:
+            self._sock.close(linger=0)
+            self._sock = None
+
+    async def __aenter__(self) -> CommandServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @property
+    def bound(self) -> str:
+        """The actual endpoint (after :meth:`start`)."""
+        return self._bound
+
+    async def _serve(self) -> None:
+        assert self._sock is not None
+        sock = self._sock
+        while True:
+            frames = await sock.recv_multipart(copy=False)
+            if len(frames) < 2:
+                continue
+            envelope = [frames[0].bytes]
+            body = frames[1:]
+            if len(body) >= 2 and body[0].bytes == b"":
+                envelope.append(b"")
+                body = body[1:]
+            last = body[-1]
+            key: str | None = None
+            if self.curve is not None:
+                try:
+                    user = last.get("User-Id")
+                except zmq.ZMQError:
+                    user = None
+                key = user if isinstance(user, str) else None
+            reply = await self.handle_raw(last.bytes, key)
+            try:
+                await sock.send_multipart([*envelope, reply.encode()])
+            except zmq.ZMQError as exc:  # pragma: no cover - peer vanished
+                log.warning("cannot send a command reply: %s", exc)
+
+    def _reply(
+        self, seq: int, console: str | None, reply: CommandReply, *, command: str | None = None
+    ) -> Message:
+        data: dict[str, Any] = {**reply.to_data(), "replayed": reply.replayed}
+        if command is not None:
+            data["command"] = command
+        return Message("reply", seq, self.table_id, self._wall(), data, console)
+
+    async def handle_raw(self, raw: bytes, key: str | None) -> Message:
+        """Handle one command body as received (also usable without a socket, in tests).
+
+        :param raw: the JSON bytes.
+        :param key: the sender's CURVE public key (z85), or ``None`` without CURVE.
+        :returns: the reply message to send.
+        """
+        if self.curve is not None and not self.curve.consoles.allows(key):
+            return self._reply(0, None, CommandReply(False, "not authorised: unknown console key"))
+        try:
+            msg = decode(raw)
+        except MessageError as exc:
+            return self._reply(0, None, CommandReply(False, f"bad message: {exc}"))
+        if msg.type != "command":
+            return self._reply(msg.seq, msg.console,
+                               CommandReply(False, f"bad message: expected a command, "
+                                                   f"got {msg.type!r}"))
+        if msg.console is None or len(msg.console) > MAX_CONSOLE_ID:
+            return self._reply(msg.seq, None,
+                               CommandReply(False, "bad message: a command needs a console id"))
+        if msg.table != self.table_id:
+            return self._reply(msg.seq, msg.console, CommandReply(
+                False, f"wrong table: this is table {self.table_id!r}, not {msg.table!r}"))
+        body = dict(msg.data)
+        stored = self.journal.stored_command(msg.console, msg.seq)
+        if stored is not None:
+            command, reply_data = stored
+            if thaw(command) != body:
+                return self._reply(msg.seq, msg.console, CommandReply(
+                    False,
+                    f"duplicate seq: command {msg.seq} of console {msg.console!r} was already "
+                    f"used for a different command ({command.get('command')!r})",
+                ))
+            self.replayed += 1
+            reply = CommandReply.from_data(reply_data, replayed=True)
+            return self._reply(msg.seq, msg.console, reply, command=str(body.get("command")))
+        try:
+            name, args = parse_command(body)
+        except CommandError as exc:
+            cmd = None
+            reply = CommandReply(False, f"bad command: {exc}")
+        else:
+            cmd = Command(msg.console, msg.seq, name, args, key, msg.ts)
+            reply = await self._decide(cmd)
+        try:
+            entry = self.journal.append_command(
+                msg.console, msg.seq, body, reply.to_data(),
+                wall_time=self._wall(), mono_time=self._mono(),
+            )
+        except JournalError as exc:
+            log.error("cannot journal command %s/%s: %s", msg.console, msg.seq, exc)
+            return self._reply(msg.seq, msg.console, CommandReply(
+                False, f"not recorded, nothing changed: journal error: {exc}"))
+        self.handled += 1
+        out = self._reply(msg.seq, msg.console, reply, command=str(body.get("command")))
+        if cmd is not None and self.on_committed is not None:
+            # applied before the next command is read: commands take effect in arrival order
+            await self._commit(cmd, reply, entry)
+        return out
+
+    async def _decide(self, cmd: Command) -> CommandReply:
+        try:
+            reply = await self.handler(cmd)
+        except TableError as exc:
+            return CommandReply(False, str(exc))
+        except Exception as exc:
+            log.exception("command handler failed on %s", cmd)
+            return CommandReply(False, f"internal error: {type(exc).__name__}: {exc}")
+        if not isinstance(reply, CommandReply):
+            return CommandReply(False, f"internal error: handler returned {reply!r}")
+        return reply
+
+    async def _commit(self, cmd: Command, reply: CommandReply, entry: Entry) -> None:
+        assert self.on_committed is not None
+        try:
+            await self.on_committed(cmd, reply, entry)
+        except Exception:
+            log.exception("on_committed failed for %s", cmd)
+
+
+class CommandClient:
+    """Send dealer commands reliably (the ZeroMQ guide's Lazy Pirate).
+
+    Each command gets the next sequence number; on a timeout the socket is closed and reopened
+    and the *same* command with the *same* seq is sent again, so the daemon applies it once.
+
+    :param ctx: an asyncio context.
+    :param endpoint: the command endpoint.
+    :param table_id: the table the commands are for.
+    :param console_id: this console's id (unique per console session; idempotency key).
+    :param keys: CURVE client keys (required in production).
+    :param timeout: seconds to wait for a reply before resending.
+    :param retries: how many times to send before giving up.
+    :param first_seq: sequence number of the first command.
+    """
+
+    def __init__(
+        self,
+        ctx: zmq.asyncio.Context,
+        endpoint: str,
+        *,
+        table_id: str,
+        console_id: str,
+        keys: ClientKeys | None = None,
+        timeout: float = 2.5,
+        retries: int = 3,
+        first_seq: int = 1,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        if not console_id or len(console_id) > MAX_CONSOLE_ID:
+            raise FeedError(f"console id must be 1..{MAX_CONSOLE_ID} characters, got "
+                            f"{console_id!r}")
+        if retries < 1 or timeout <= 0:
+            raise FeedError(f"retries must be >= 1 and timeout > 0, got {retries}, {timeout}")
+        self.ctx = ctx
+        self.endpoint = endpoint
+        self.table_id = table_id
+        self.console_id = console_id
+        self.keys = keys
+        self.timeout = timeout
+        self.retries = retries
+        self._seq = first_seq
+        self._wall = wall_clock
+        self._sock: zmq.asyncio.Socket | None = None
+        self.resends = 0
+
+    @property
+    def next_seq(self) -> int:
+        """Sequence number the next command will carry."""
+        return self._seq
+
+    def _open(self) -> zmq.asyncio.Socket:
+        sock = self.ctx.socket(zmq.REQ)
+        sock.linger = 0
+        if self.keys is not None:
+            self.keys.apply(sock)
+        sock.connect(self.endpoint)
+        return sock
+
+    async def close(self) -> None:
+        """Close the socket (idempotent)."""
+        if self._sock is not None:
+            self._sock.close(linger=0)
+            self._sock = None
+
+    async def __aenter__(self) -> CommandClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def send(self, command: str, **args: Any) -> CommandReply:
+        """Send ``command`` with its arguments and return the reply.
+
+        :raises CommandTimeout: if no reply came after every retry (the command may or may not
+            have been applied; resend it with :meth:`resend` and the same seq to find out).
+        """
+        return await self.request({"command": command, **args})
+
+    async def request(self, body: Mapping[str, Any]) -> CommandReply:
+        """Send a command body (``{"command": ..., ...}``) with the next seq.
+
+        :raises CommandTimeout: if no reply came after every retry.
+        """
+        seq = self._seq
+        self._seq += 1
+        return await self.resend(seq, body)
+
+    async def resend(self, seq: int, body: Mapping[str, Any]) -> CommandReply:
+        """Send a command body with a given seq (for example after :class:`CommandTimeout`).
+
+        :raises CommandTimeout: if no reply came after every retry.
+        """
+        msg = Message("command", seq, self.table_id, self._wall(), dict(body), self.console_id)
+        raw = msg.encode()
+        for attempt in range(self.retries):
+            if self._sock is None:
+                self._sock = self._open()
+            if attempt:
+                self.resends += 1
+            await self._sock.send(raw)
+            deadline = asyncio.get_running_loop().time() + self.timeout
+            while True:
+                wait = deadline - asyncio.get_running_loop().time()
+                if wait <= 0 or not await self._sock.poll(int(wait * 1000) + 1):
+                    # Lazy Pirate: the REQ socket is stuck; throw it away and try again
+                    self._sock.close(linger=0)
+                    self._sock = None
+                    break
+                reply_raw = await self._sock.recv()
+                try:
+                    reply = decode(reply_raw)
+                except MessageError as exc:
+                    raise FeedError(f"bad reply from {self.endpoint}: {exc}") from exc
+                if reply.type != "reply":
+                    raise FeedError(f"bad reply from {self.endpoint}: type {reply.type!r}")
+                if reply.seq != seq and reply.console is not None:
+                    continue
+                return CommandReply.from_data(
+                    reply.data, replayed=bool(reply.data.get("replayed", False))
+                )
+        raise CommandTimeout(
+            f"no reply from {self.endpoint} to command {seq} after {self.retries} tries "
+            f"of {self.timeout:g} s"
+        )

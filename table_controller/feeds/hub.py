@@ -1,0 +1,443 @@
+"""The publishing side of the feeds: one PUB socket per audience, snapshots and heartbeats.
+
+Rules this module keeps:
+
+1. Each audience (:class:`~table_controller.feeds.messages.Feed`) has its own PUB socket: topics
+   give no secrecy. The surveillance feed and its snapshot endpoint use CURVE with the displays'
+   allow-list when a :class:`~table_controller.feeds.security.CurveServer` is given.
+2. Every message on a feed carries that feed's next sequence number (1, 2, ...). A snapshot answers
+   with the feed's current state and the sequence number of the last message that state includes
+   (the ZeroMQ guide's Clone pattern): a client subscribes first, then asks for the snapshot, then
+   drops queued updates with ``seq <=`` the snapshot's.
+3. The state and the sequence number change together, in one step without an ``await`` between:
+   a snapshot is never newer or older than the sequence number it names.
+4. Messages and states for the public and dealer feeds are redacted
+   (:func:`~table_controller.feeds.messages.redact`) and then checked
+   (:func:`~table_controller.feeds.messages.check_no_hole_cards`, with the secret cards given to
+   :meth:`FeedHub.set_secret_cards`). A leak raises
+   :class:`~table_controller.feeds.messages.HoleCardLeak` and nothing is sent or changed, on any
+   feed.
+5. A feed idle for ``heartbeat_interval`` gets a ``heartbeat`` carrying its current sequence
+   number (not a new one) and the hub's ``epoch``, so a display sees a lost last message, a dead
+   link or a restarted daemon.
+
+The daemon journals first and publishes after (architecture rule); the hub does not journal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from table_controller.engine.cards import Card
+from table_controller.feeds.messages import (
+    REDACTED_FEEDS,
+    Feed,
+    FeedError,
+    Message,
+    MessageError,
+    check_no_hole_cards,
+    decode,
+    redact,
+)
+from table_controller.feeds.security import DISPLAYS_DOMAIN, CurveServer
+
+log = logging.getLogger(__name__)
+
+#: Names of the sockets a hub binds.
+SOCKET_NAMES = ("public", "dealer", "surveillance", "snapshot", "surveillance_snapshot")
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEndpoints:
+    """Where the hub binds. ``tcp://127.0.0.1:*`` picks a free port (see :attr:`FeedHub.bound`).
+
+    :param snapshot: snapshots of the public and dealer feeds (no CURVE).
+    :param surveillance_snapshot: snapshots of the surveillance feed (CURVE, displays' list).
+    """
+
+    public: str
+    dealer: str
+    surveillance: str
+    snapshot: str
+    surveillance_snapshot: str
+
+    @classmethod
+    def loopback(cls) -> FeedEndpoints:
+        """Ephemeral ports on 127.0.0.1 (tests, benchmarks)."""
+        return cls(*(["tcp://127.0.0.1:*"] * 5))
+
+    @classmethod
+    def from_config(cls, endpoints: Any) -> FeedEndpoints:
+        """Take the fields of a :class:`table_controller.config.EndpointsSection`."""
+        return cls(
+            endpoints.public, endpoints.dealer, endpoints.surveillance, endpoints.snapshot,
+            endpoints.surveillance_snapshot,
+        )
+
+
+def _card_code(card: Card | str) -> str:
+    return card.code if isinstance(card, Card) else Card.parse(card).code
+
+
+class FeedHub:
+    """Publishes the table to its audiences and serves snapshots.
+
+    Use ``async with FeedHub(...) as hub`` (or :meth:`start` / :meth:`stop`) inside the event loop.
+
+    :param ctx: the daemon's asyncio context.
+    :param table_id: table id put in every message.
+    :param endpoints: where to bind.
+    :param curve: CURVE server of ``ctx`` (started by the caller); ``None`` = no encryption
+        (development only).
+    :param heartbeat_interval: seconds of idleness after which a feed gets a heartbeat.
+    :param wall_clock: source of the ``ts`` field.
+    :param mono_clock: monotonic clock for idleness.
+    :param epoch: identifies this run of the daemon (default: random); displays re-snapshot
+        when it changes.
+    :param sndhwm: send high-water mark of each PUB socket.
+    """
+
+    def __init__(
+        self,
+        ctx: zmq.asyncio.Context,
+        *,
+        table_id: str,
+        endpoints: FeedEndpoints,
+        curve: CurveServer | None = None,
+        heartbeat_interval: float = 1.0,
+        wall_clock: Callable[[], float] = time.time,
+        mono_clock: Callable[[], float] = time.monotonic,
+        epoch: str | None = None,
+        sndhwm: int = 1000,
+    ) -> None:
+        if heartbeat_interval <= 0:
+            raise FeedError(f"heartbeat_interval must be > 0, got {heartbeat_interval}")
+        self.ctx = ctx
+        self.table_id = table_id
+        self.endpoints = endpoints
+        self.curve = curve
+        self.heartbeat_interval = heartbeat_interval
+        self._wall = wall_clock
+        self._mono = mono_clock
+        self.epoch = epoch or os.urandom(8).hex()
+        self._sndhwm = sndhwm
+        self._sockets: dict[str, zmq.asyncio.Socket] = {}
+        self._bound: dict[str, str] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._seq = dict.fromkeys(Feed, 0)
+        self._state: dict[Feed, Mapping[str, Any]] = {f: {} for f in Feed}
+        self._last_sent = dict.fromkeys(Feed, 0.0)
+        self._secret: frozenset[str] = frozenset()
+        self._running = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bind every socket and start the snapshot servers and the heartbeat loop.
+
+        :raises FeedError: if an endpoint cannot be bound (the sockets bound so far are closed).
+        """
+        if self._running:
+            return
+        try:
+            for name in SOCKET_NAMES:
+                self._bind(name, getattr(self.endpoints, name))
+        except FeedError:
+            self._close_sockets()
+            raise
+        self._running = True
+        now = self._mono()
+        for f in Feed:
+            self._last_sent[f] = now
+        for name in ("snapshot", "surveillance_snapshot"):
+            self._start_snapshot_task(name)
+        self._tasks["heartbeat"] = asyncio.create_task(self._heartbeat_loop())
+
+    async def stop(self) -> None:
+        """Stop the tasks and close every socket (linger 0). Idempotent."""
+        self._running = False
+        tasks = list(self._tasks.values())
+        self._tasks.clear()
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await t
+        self._close_sockets()
+
+    async def __aenter__(self) -> FeedHub:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    def _bind(self, name: str, endpoint: str) -> None:
+        kind = zmq.PUB if name in ("public", "dealer", "surveillance") else zmq.ROUTER
+        sock = self.ctx.socket(kind)
+        sock.linger = 0
+        if kind == zmq.PUB:
+            sock.sndhwm = self._sndhwm
+        else:
+            sock.router_mandatory = False
+        if self.curve is not None and name in ("surveillance", "surveillance_snapshot"):
+            self.curve.secure(sock, DISPLAYS_DOMAIN)
+        try:
+            sock.bind(endpoint)
+        except zmq.ZMQError as exc:
+            sock.close(linger=0)
+            raise FeedError(f"cannot bind the {name} endpoint {endpoint}: {exc}") from exc
+        self._sockets[name] = sock
+        last = sock.last_endpoint
+        self._bound[name] = last.decode() if isinstance(last, bytes) else str(last)
+
+    def _close_sockets(self) -> None:
+        for sock in self._sockets.values():
+            sock.close(linger=0)
+        self._sockets.clear()
+
+    # -- inspection --------------------------------------------------------------------------
+
+    @property
+    def bound(self) -> Mapping[str, str]:
+        """Actual endpoints by socket name (``"public"``, ..., ``"surveillance_snapshot"``)."""
+        return dict(self._bound)
+
+    def seq(self, feed: Feed) -> int:
+        """Sequence number of the last message published on ``feed`` (0 = none yet)."""
+        return self._seq[feed]
+
+    def state(self, feed: Feed) -> Mapping[str, Any]:
+        """Return the state a snapshot of ``feed`` gives now (redacted for public and dealer)."""
+        return self._state[feed]
+
+    def set_secret_cards(self, cards: Iterable[Card | str]) -> None:
+        """Name the hole cards not yet shown; no public or dealer message may mention them.
+
+        Call it when a hole card is dealt (add it) and when cards are shown or the hand ends
+        (remove them).
+        """
+        self._secret = frozenset(_card_code(c) for c in cards)
+
+    @property
+    def secret_cards(self) -> frozenset[str]:
+        """Codes of the hole cards currently guarded."""
+        return self._secret
+
+    # -- publishing --------------------------------------------------------------------------
+
+    def _prepare(
+        self, feed: Feed, mtype: str, data: Mapping[str, Any], state: Mapping[str, Any] | None
+    ) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+        if feed in REDACTED_FEEDS:
+            out: dict[str, Any] = redact(data)
+            check_no_hole_cards(out, self._secret, what=f"{feed} {mtype} message")
+            new_state: Mapping[str, Any] | None = None
+            if state is not None:
+                new_state = redact(state)
+                check_no_hole_cards(new_state, self._secret, what=f"{feed} state after {mtype}")
+            return out, new_state
+        return dict(data), (dict(state) if state is not None else None)
+
+    async def publish(
+        self,
+        feed: Feed,
+        mtype: str,
+        data: Mapping[str, Any],
+        *,
+        state: Mapping[str, Any] | None = None,
+    ) -> Message:
+        """Send one message on one feed; optionally replace that feed's snapshot state.
+
+        :param feed: the audience.
+        :param mtype: message type (see ``docs/messages.md``).
+        :param data: body (hole cards under a key of ``HOLE_CARD_KEYS``; redacted for public
+            and dealer).
+        :param state: the feed's whole state after this message (for snapshots); ``None`` keeps
+            the previous state.
+        :returns: the message as sent.
+        :raises HoleCardLeak: if the public or dealer message still holds hole-card data.
+        :raises FeedError: if the hub is not running or the data is not plain JSON.
+        """
+        sent = await self.broadcast_to(
+            {feed: (data, state)}, mtype
+        )
+        return sent[feed]
+
+    async def broadcast(
+        self,
+        mtype: str,
+        data: Mapping[str, Any],
+        *,
+        state: Mapping[str, Any] | None = None,
+        feeds: Iterable[Feed] = tuple(Feed),
+    ) -> dict[Feed, Message]:
+        """Send the same (full) data to several feeds, redacted where needed; all or nothing.
+
+        :param state: the full state after this message; each feed's snapshot becomes its
+            (redacted) copy.
+        :raises HoleCardLeak: if a redacted copy still leaks (nothing is sent on any feed).
+        """
+        return await self.broadcast_to({f: (data, state) for f in feeds}, mtype)
+
+    async def broadcast_to(
+        self,
+        items: Mapping[Feed, tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+        mtype: str,
+    ) -> dict[Feed, Message]:
+        """Send per-feed data and states under one message type; all checks pass before any send.
+
+        :raises HoleCardLeak: if a public or dealer copy leaks (nothing is sent or changed).
+        :raises FeedError: if the hub is not running or a body is not plain JSON.
+        """
+        if not self._running:
+            raise FeedError("the feed hub is not running")
+        prepared: dict[Feed, tuple[Message, bytes, Mapping[str, Any] | None]] = {}
+        ts = self._wall()
+        for feed, (data, state) in items.items():
+            out, new_state = self._prepare(feed, mtype, data, state)
+            msg = Message(mtype, self._seq[feed] + 1, self.table_id, ts, out)
+            try:
+                body = msg.encode()
+            except MessageError as exc:
+                raise FeedError(str(exc)) from exc
+            prepared[feed] = (msg, body, new_state)
+        now = self._mono()
+        topic = mtype.encode()
+        for feed, (msg, _body, new_state) in prepared.items():
+            self._seq[feed] = msg.seq
+            if new_state is not None:
+                self._state[feed] = new_state
+            self._last_sent[feed] = now
+        for feed, (_msg, body, _state) in prepared.items():
+            await self._sockets[feed.value].send_multipart([topic, body])
+        return {feed: p[0] for feed, p in prepared.items()}
+
+    # -- heartbeats --------------------------------------------------------------------------
+
+    async def tick(self, now: float) -> list[Feed]:
+        """Send a heartbeat on every feed idle for ``heartbeat_interval`` at monotonic ``now``.
+
+        :returns: the feeds that got one.
+        """
+        if not self._running:
+            return []
+        due = [f for f in Feed if now - self._last_sent[f] >= self.heartbeat_interval]
+        for feed in due:
+            await self.heartbeat(feed, now)
+        return due
+
+    async def heartbeat(self, feed: Feed, now: float | None = None) -> Message:
+        """Send a heartbeat on ``feed`` now (carries the current seq, not a new one)."""
+        msg = Message(
+            "heartbeat", self._seq[feed], self.table_id, self._wall(),
+            {"epoch": self.epoch, "interval": self.heartbeat_interval},
+        )
+        self._last_sent[feed] = self._mono() if now is None else now
+        await self._sockets[feed.value].send_multipart([b"heartbeat", msg.encode()])
+        return msg
+
+    async def _heartbeat_loop(self) -> None:
+        step = min(self.heartbeat_interval / 4, 0.25)
+        while True:
+            await asyncio.sleep(step)
+            try:
+                await self.tick(self._mono())
+            except zmq.ZMQError as exc:  # pragma: no cover - socket closed under us
+                log.warning("heartbeat failed: %s", exc)
+
+    # -- snapshots ---------------------------------------------------------------------------
+
+    def snapshot(self, feed: Feed, request: int | None = None) -> Message:
+        """Return the snapshot message of ``feed`` as the snapshot endpoint would send it."""
+        data: dict[str, Any] = {"feed": feed.value, "epoch": self.epoch,
+                                "state": dict(self._state[feed])}
+        if request is not None:
+            data["request"] = request
+        return Message("snapshot", self._seq[feed], self.table_id, self._wall(), data)
+
+    def _start_snapshot_task(self, name: str) -> None:
+        allowed = (
+            frozenset({Feed.SURVEILLANCE, Feed.PUBLIC, Feed.DEALER})
+            if name == "surveillance_snapshot"
+            else frozenset({Feed.PUBLIC, Feed.DEALER})
+        )
+        self._tasks[name] = asyncio.create_task(self._serve_snapshots(name, allowed))
+
+    async def _serve_snapshots(self, name: str, allowed: frozenset[Feed]) -> None:
+        sock = self._sockets[name]
+        while True:
+            frames = await sock.recv_multipart()
+            if len(frames) < 2:
+                continue
+            ident, rest = frames[0], frames[1:]
+            envelope = [ident]
+            if len(rest) >= 2 and rest[0] == b"":
+                envelope.append(b"")
+                rest = rest[1:]
+            reply = self._answer_snapshot(rest[-1], allowed)
+            await sock.send_multipart([*envelope, reply.encode()])
+
+    def _answer_snapshot(self, raw: bytes, allowed: frozenset[Feed]) -> Message:
+        try:
+            req = decode(raw)
+            if req.type != "snapshot_request":
+                raise MessageError(f"expected a snapshot_request, got {req.type!r}")
+            feed_name = req.data.get("feed")
+            request = req.data.get("request")
+            if not isinstance(request, int) or isinstance(request, bool):
+                request = None
+            try:
+                feed = Feed(str(feed_name))
+            except ValueError:
+                raise MessageError(f"no feed {feed_name!r}") from None
+            if feed not in allowed:
+                raise MessageError(f"the {feed} snapshot is not served on this endpoint")
+        except MessageError as exc:
+            return Message("error", 0, self.table_id, self._wall(), {"reason": str(exc)})
+        return self.snapshot(feed, request)
+
+    # -- revocation --------------------------------------------------------------------------
+
+    async def revoke_display(self, key: bytes | str) -> None:
+        """Remove a display key and cut existing connections (close and rebind, same endpoints).
+
+        :raises FeedError: if there is no CURVE server, or a socket cannot be rebound.
+        """
+        if self.curve is None:
+            raise FeedError("no CURVE server: there are no display keys to revoke")
+        self.curve.displays.remove(key)
+        task = self._tasks.pop("surveillance_snapshot", None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for name in ("surveillance", "surveillance_snapshot"):
+            endpoint = self._bound[name]
+            self._sockets.pop(name).close(linger=0)
+            for attempt in range(50):
+                try:
+                    self._bind(name, endpoint)
+                    break
+                except FeedError:
+                    if attempt == 49:
+                        raise
+                    await asyncio.sleep(0.02)
+        if self._running:
+            self._start_snapshot_task("surveillance_snapshot")

@@ -1,0 +1,118 @@
+"""CURVE: only allow-listed display keys get the surveillance feed; revocation cuts them off."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+import zmq
+import zmq.asyncio
+
+from table_controller.feeds import (
+    ClientKeys,
+    CurveServer,
+    Feed,
+    FeedClient,
+    FeedEndpoints,
+    FeedError,
+    FeedEventKind,
+    FeedHub,
+    KeyAllowList,
+    KeyFileError,
+    create_key_pair,
+    load_public_key,
+)
+from tests.feeds.helpers import arun, make_keys, next_kind
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> dict[str, Path]:
+    k = make_keys(tmp_path / "server", "server")
+    k.update(make_keys(tmp_path / "displays", "display1", "display2"))
+    k.update(make_keys(tmp_path / "intruders", "intruder"))
+    k.update(make_keys(tmp_path / "consoles", "console1"))
+    return k
+
+
+def _client_keys(keys: dict[str, Path], name: str) -> ClientKeys:
+    return ClientKeys.from_files(keys[name], keys["server"].with_suffix(".key"))
+
+
+def test_key_files(tmp_path: Path) -> None:
+    pub, sec = create_key_pair(tmp_path, "a")
+    assert pub.name == "a.key" and sec.name == "a.key_secret"
+    assert sec.stat().st_mode & 0o777 == 0o600
+    assert len(load_public_key(pub)) == 40
+    with pytest.raises(KeyFileError, match="already exists"):
+        create_key_pair(tmp_path, "a")
+    with pytest.raises(KeyFileError, match="plain file name"):
+        create_key_pair(tmp_path, "../x")
+    with pytest.raises(KeyFileError, match="no secret key"):
+        ClientKeys.from_files(pub, pub)
+    with pytest.raises(KeyFileError, match="does not exist"):
+        KeyAllowList.from_dir(tmp_path / "nope")
+    allow = KeyAllowList.from_dir(tmp_path)
+    assert len(allow) == 1 and allow.allows(load_public_key(pub))
+    assert not allow.allows(None)
+
+
+def test_surveillance_allow_list_and_revocation(keys: dict[str, Path], tmp_path: Path) -> None:
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        curve = CurveServer.from_files(
+            ctx, server_secret_key=keys["server"], displays_dir=tmp_path / "displays",
+            consoles_dir=tmp_path / "consoles",
+        )
+        with pytest.raises(FeedError, match="must run before"):
+            curve.secure(ctx.socket(zmq.PUB), "displays")
+        curve.start()
+        client_ctx = zmq.asyncio.Context()
+        try:
+            async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback(),
+                               curve=curve, heartbeat_interval=0.05) as hub:
+                await hub.publish(Feed.SURVEILLANCE, "hand", {"hole_cards": {"3": ["Ah", "Kd"]}},
+                                  state={"hole_cards": {"3": ["Ah", "Kd"]}})
+
+                def client(name: str | None) -> FeedClient:
+                    return FeedClient(
+                        client_ctx, feed=Feed.SURVEILLANCE,
+                        feed_endpoint=hub.bound["surveillance"],
+                        snapshot_endpoint=hub.bound["surveillance_snapshot"], table_id="T1",
+                        keys=None if name is None else _client_keys(keys, name),
+                        heartbeat_timeout=0.5, snapshot_timeout=0.3,
+                    )
+
+                good, intruder, plain = client("display1"), client("intruder"), client(None)
+                try:
+                    snap, _ = await next_kind(good, FeedEventKind.SNAPSHOT)
+                    assert snap.state == {"hole_cards": {"3": ["Ah", "Kd"]}}
+                    for bad in (intruder, plain):
+                        _, before = await next_kind(bad, FeedEventKind.LOST, timeout=3)
+                        assert before == [] and bad.stats.snapshots == 0
+                    await asyncio.sleep(0.1)
+                    await hub.publish(Feed.SURVEILLANCE, "x", {"n": 2})
+                    ev, _ = await next_kind(good, FeedEventKind.UPDATE)
+                    assert ev.seq == 2
+                    for bad in (intruder, plain):
+                        assert await bad.next_event(timeout=0.3) is None
+                        assert bad.stats.updates == 0 and bad.stats.heartbeats == 0
+                    # revoke display1: its open connection is cut, and it cannot come back
+                    await hub.revoke_display(load_public_key(keys["display1"]))
+                    await hub.publish(Feed.SURVEILLANCE, "x", {"n": 3})
+                    _lost, before = await next_kind(good, FeedEventKind.LOST, timeout=3)
+                    assert all(e.kind is not FeedEventKind.UPDATE for e in before)
+                    # display2 (still allowed) connects to the rebound sockets
+                    other = client("display2")
+                    try:
+                        snap, _ = await next_kind(other, FeedEventKind.SNAPSHOT)
+                        assert snap.seq == 3
+                    finally:
+                        await other.close()
+                finally:
+                    for c in (good, intruder, plain):
+                        await c.close()
+        finally:
+            client_ctx.destroy(linger=0)
+            curve.stop()
+
+    arun(body, timeout=20)
