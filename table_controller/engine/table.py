@@ -1,16 +1,53 @@
-"""The table across hands (skeleton)."""
+"""The table across hands: seats, stacks, the button, blinds owed, and starting each hand.
+
+Rules this module keeps (issue 2, rule 9; Poker TDA 2019 rules 31-33, Robert's Rules of Poker):
+
+1. Seats are numbered 1..N clockwise (2 <= N <= 10). A seat holds one player and its chips;
+   chips change only through buy-ins and add-ons (between hands), cash-outs, and hands.
+2. Dead button: the big blind moves to the next player in the game after last hand's big blind,
+   every hand; the small blind is last hand's big-blind seat (dead when that player is no longer
+   in); the button is last hand's small-blind seat, even when empty (dead button). Nobody posts
+   the big blind twice in a row, nobody skips it.
+3. Heads-up, the button posts the small blind: with two players the one not in the big blind
+   has the button.
+4. A player passed over by the big blind while sitting out has missed the big blind; one who
+   sits out while last hand's big blind moves to the small blind has missed the small blind.
+   To come back it posts a live big blind and a dead small blind (missed big blind), or a dead
+   small blind (missed small blind only), or waits for the big blind.
+5. A new player posts a big blind to play at once, or waits for the big blind. New players and
+   players owing blinds are not dealt in on the button or in the small blind: they wait until
+   the button passes.
+6. Rake is taken from the pots by the hand; the table adds it up.
+7. A hand that is voided (misdeal) changes nothing: same button, same blinds owed.
+
+>>> table = Table(TableConfig(seats=6, small_blind=5, big_blind=10))
+>>> for seat in (1, 3, 5):
+...     table.seat_player(seat, f"p{seat}", 1000)
+>>> hand = table.start_hand()
+>>> hand.button, hand.sb_seat, hand.bb_seat
+(1, 3, 5)
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 from table_controller.engine.hand import Hand
-from table_controller.engine.model import RakeRule
+from table_controller.engine.model import ExtraPost, HandConfig, Phase, PostKind, RakeRule
+from table_controller.errors import ConfigError, RuleError
 
 
 @dataclass(frozen=True, slots=True)
 class TableConfig:
-    """Stakes and seats of a cash-game table."""
+    """Stakes and seats of a cash-game table.
+
+    :param seats: number of seats (2..10).
+    :param min_buy_in: smallest first buy-in (0 = any).
+    :param max_buy_in: largest stack a buy-in or add-on may reach (0 = no limit).
+    :raises ConfigError: a value is out of range.
+    """
 
     seats: int
     small_blind: int
@@ -18,18 +55,320 @@ class TableConfig:
     ante: int = 0
     bb_ante: int = 0
     rake: RakeRule | None = None
+    min_buy_in: int = 0
+    max_buy_in: int = 0
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.seats <= 10:
+            raise ConfigError(f"seats must be 2..10, got {self.seats}")
+        if self.big_blind <= 0 or not 0 <= self.small_blind <= self.big_blind:
+            raise ConfigError(f"blinds {self.small_blind}/{self.big_blind} are not valid")
+        if self.ante < 0 or self.bb_ante < 0 or self.min_buy_in < 0 or self.max_buy_in < 0:
+            raise ConfigError("ante, bb_ante and buy-in limits cannot be negative")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One occupied seat, as seen between hands."""
+
+    player: str
+    stack: int
+    sitting_out: bool
+    missed_sb: bool
+    missed_bb: bool
+    new: bool
+    wants_to_post: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {"player": self.player, "stack": self.stack, "sitting_out": self.sitting_out,
+                "missed_sb": self.missed_sb, "missed_bb": self.missed_bb, "new": self.new,
+                "wants_to_post": self.wants_to_post}
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    """Frozen snapshot of the table."""
+
+    seats: MappingProxyType[int, SeatView]
+    button: int | None
+    sb_position: int | None
+    bb_position: int | None
+    hand_in_progress: bool
+    hands_played: int
+    rake_total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {"seats": {str(s): v.to_dict() for s, v in self.seats.items()},
+                "button": self.button, "sb_position": self.sb_position,
+                "bb_position": self.bb_position, "hand_in_progress": self.hand_in_progress,
+                "hands_played": self.hands_played, "rake_total": self.rake_total}
+
+
+@dataclass(slots=True)
+class _Seat:
+    player: str
+    stack: int
+    sitting_out: bool = False
+    missed_sb: bool = False
+    missed_bb: bool = False
+    new: bool = True
+    wants_to_post: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What :meth:`Table.finish_hand` records once the hand is over (not when voided)."""
+
+    button: int
+    sb_position: int
+    bb_position: int
+    dealt: tuple[int, ...]
+    missed_sb: tuple[int, ...]
+    missed_bb: tuple[int, ...]
 
 
 class Table:
-    """Seats 1..N, the button, blinds owed, and the hands played."""
+    """Seats 1..N, the button, blinds owed, and the hands played.
+
+    :param config: stakes and seats.
+    """
 
     def __init__(self, config: TableConfig) -> None:
         self.config = config
+        self._seats: dict[int, _Seat] = {}
+        self.button: int | None = None
+        self.sb_position: int | None = None
+        self.bb_position: int | None = None
+        self.hands_played = 0
+        self.rake_total = 0
+        self._hand: Hand | None = None
+        self._plan: _Plan | None = None
+
+    # -- seats -------------------------------------------------------------------------------
+
+    def _check_seat_number(self, seat: int) -> None:
+        if not 1 <= seat <= self.config.seats:
+            raise RuleError("no-such-seat", f"seat {seat} does not exist (1..{self.config.seats})")
+
+    def _occupied(self, seat: int) -> _Seat:
+        self._check_seat_number(seat)
+        if seat not in self._seats:
+            raise RuleError("empty-seat", f"seat {seat} is empty")
+        return self._seats[seat]
+
+    def _not_in_hand(self, seat: int, what: str) -> None:
+        if self._hand is not None and seat in self._hand.seats:
+            raise RuleError("hand-in-progress", f"seat {seat} is in the hand: cannot {what} now")
+
+    def seat_player(self, seat: int, player: str, buy_in: int, post: bool = False) -> None:
+        """Seat a new player with ``buy_in`` chips.
+
+        :param post: post a big blind to play the next hand (otherwise wait for the big blind).
+        :raises RuleError: the seat does not exist or is taken, or the buy-in is out of limits.
+        """
+        self._check_seat_number(seat)
+        if seat in self._seats:
+            raise RuleError("seat-taken", f"seat {seat} is taken by {self._seats[seat].player}")
+        if not player:
+            raise RuleError("no-player", "a player needs a name or id")
+        self._check_buy_in(seat, 0, buy_in, first=True)
+        self._seats[seat] = _Seat(player, buy_in, wants_to_post=post)
+
+    def _check_buy_in(self, seat: int, stack: int, amount: int, first: bool) -> None:
+        cfg = self.config
+        if amount <= 0:
+            raise RuleError("buy-in", f"seat {seat}: a buy-in must be positive, got {amount}")
+        if first and amount < cfg.min_buy_in:
+            raise RuleError("buy-in", f"seat {seat}: minimum buy-in is {cfg.min_buy_in:,}")
+        if cfg.max_buy_in and stack + amount > cfg.max_buy_in:
+            raise RuleError("buy-in", f"seat {seat}: a stack may not exceed {cfg.max_buy_in:,}")
+
+    def unseat(self, seat: int) -> int:
+        """Remove the player of ``seat``; return its chips (cashed out).
+
+        :raises RuleError: the seat is empty or in the hand being played.
+        """
+        self._occupied(seat)
+        self._not_in_hand(seat, "leave")
+        return self._seats.pop(seat).stack
+
+    def buy_in(self, seat: int, amount: int) -> None:
+        """Add chips to a seated player's stack (add-on / rebuy), between its hands.
+
+        :raises RuleError: the seat is empty, in the hand, or the amount is out of limits.
+        """
+        s = self._occupied(seat)
+        self._not_in_hand(seat, "add chips")
+        self._check_buy_in(seat, s.stack, amount, first=False)
+        s.stack += amount
+
+    def sit_out(self, seat: int) -> None:
+        """Sit the player of ``seat`` out from the next hand on."""
+        self._occupied(seat).sitting_out = True
+
+    def sit_in(self, seat: int, post: bool = False) -> None:
+        """Bring the player of ``seat`` back in.
+
+        :param post: post the blinds it owes (or a new player's big blind) to play at once;
+            otherwise it waits for the big blind.
+        """
+        s = self._occupied(seat)
+        s.sitting_out = False
+        s.wants_to_post = post
+
+    def set_button(self, seat: int) -> None:
+        """Place the button before the first hand (default: the lowest occupied seat).
+
+        :raises RuleError: hands were already played (the button moves by itself).
+        """
+        self._check_seat_number(seat)
+        if self.bb_position is not None:
+            raise RuleError("button-moves", "the button moves by itself once hands are played")
+        self.button = seat
+
+    # -- hands -------------------------------------------------------------------------------
+
+    def _next_after(self, seat: int, among: set[int]) -> int:
+        n = self.config.seats
+        for i in range(1, n + 1):
+            s = (seat - 1 + i) % n + 1
+            if s in among:
+                return s
+        raise RuleError("not-enough-players", "nobody to take the position")
+
+    def _between(self, after: int, upto: int) -> list[int]:
+        """Seats strictly clockwise after ``after`` and before ``upto``."""
+        n = self.config.seats
+        out = []
+        s = after % n + 1
+        while s != upto:
+            out.append(s)
+            s = s % n + 1
+        return out
 
     def start_hand(self) -> Hand:
-        """Start the next hand."""
-        raise NotImplementedError
+        """Start the next hand: move the button and blinds, decide who is dealt in and who posts.
+
+        :raises RuleError: a hand is in progress, or fewer than two players can play.
+        """
+        if self._hand is not None:
+            raise RuleError("hand-in-progress", "finish the current hand first")
+        cfg = self.config
+        able = {s for s, p in self._seats.items() if not p.sitting_out and p.stack > 0}
+        if len(able) < 2:
+            raise RuleError("not-enough-players", "fewer than two players can play")
+        missed_sb: list[int] = []
+        missed_bb: list[int] = []
+        if self.bb_position is None or self.sb_position is None:
+            start = self.button if self.button is not None else min(able)
+            button = start if start in able else self._next_after(start, able)
+            sb_pos = button if len(able) == 2 else self._next_after(button, able)
+            bb = self._next_after(sb_pos, able)
+            dealt = set(able)
+            sb: int | None = sb_pos
+        else:
+            bb = self._next_after(self.bb_position, able)
+            missed_bb = [s for s in self._between(self.bb_position, bb) if s in self._seats]
+            sb_pos = self.bb_position
+            button = self.sb_position
+            dealt = set()
+            for seat in able:
+                p = self._seats[seat]
+                owes = p.new or p.missed_bb or p.missed_sb
+                may_post = p.wants_to_post and seat not in (button, sb_pos)
+                if seat == bb or not owes or may_post:
+                    dealt.add(seat)
+            sb = sb_pos if sb_pos in dealt else None
+            if sb is None and sb_pos in self._seats and sb_pos != bb:
+                missed_sb.append(sb_pos)
+            if len(dealt) == 2:  # heads-up: the button posts the small blind
+                sb = next(s for s in dealt if s != bb)
+                button = sb
+        if len(dealt) < 2:
+            raise RuleError("not-enough-players", "fewer than two players are dealt in")
+        extra: list[ExtraPost] = []
+        for seat in sorted(dealt):
+            p = self._seats[seat]
+            if seat in (bb, sb) or self.bb_position is None:
+                continue
+            if p.missed_bb:
+                extra.append(ExtraPost(seat, PostKind.MISSED_BIG, cfg.big_blind))
+                if cfg.small_blind:
+                    extra.append(ExtraPost(seat, PostKind.DEAD_SMALL, cfg.small_blind))
+            elif p.missed_sb:
+                if cfg.small_blind:
+                    extra.append(ExtraPost(seat, PostKind.DEAD_SMALL, cfg.small_blind))
+            elif p.new:
+                extra.append(ExtraPost(seat, PostKind.NEW_PLAYER, cfg.big_blind))
+        hand = Hand(HandConfig(
+            seats=tuple(sorted(dealt)),
+            stacks={s: self._seats[s].stack for s in dealt},
+            button=button,
+            small_blind=cfg.small_blind,
+            big_blind=cfg.big_blind,
+            ante=cfg.ante,
+            bb_ante=cfg.bb_ante,
+            sb_seat=sb,
+            bb_seat=bb,
+            no_small_blind=sb is None,
+            extra_posts=tuple(extra),
+            rake=cfg.rake,
+        ))
+        self._hand = hand
+        self._plan = _Plan(button, sb_pos, bb, tuple(sorted(dealt)), tuple(missed_sb),
+                           tuple(missed_bb))
+        return hand
 
     def finish_hand(self, hand: Hand) -> None:
-        """Apply a finished (or voided) hand's final stacks to the seats."""
-        raise NotImplementedError
+        """Apply a finished (or voided) hand's final stacks to the seats and move the positions.
+
+        :raises RuleError: ``hand`` is not this table's current hand, or it is not over.
+        """
+        if hand is not self._hand or self._plan is None:
+            raise RuleError("not-current-hand", "this is not the hand in progress")
+        if not hand.is_over:
+            raise RuleError("hand-not-over", f"the hand is not over: {hand.status().expected}")
+        plan = self._plan
+        final = hand.final_stacks
+        if sum(final.values()) + hand.rake != hand.total:
+            raise RuleError("chips", "the hand's chips do not add up")  # pragma: no cover
+        for seat, stack in final.items():
+            self._seats[seat].stack = stack
+        self._hand = None
+        self._plan = None
+        if hand.phase is Phase.VOID:
+            return
+        self.rake_total += hand.rake
+        self.hands_played += 1
+        self.button, self.sb_position, self.bb_position = plan.button, plan.sb_position, \
+            plan.bb_position
+        for seat in plan.dealt:
+            p = self._seats[seat]
+            p.new = p.missed_sb = p.missed_bb = p.wants_to_post = False
+        for seat in plan.missed_bb:
+            if seat in self._seats:
+                self._seats[seat].missed_bb = True
+        for seat in plan.missed_sb:
+            if seat in self._seats:
+                self._seats[seat].missed_sb = True
+
+    @property
+    def hand(self) -> Hand | None:
+        """Return the hand in progress, if any."""
+        return self._hand
+
+    def status(self) -> TableStatus:
+        """Return a frozen snapshot of the table."""
+        return TableStatus(
+            seats=MappingProxyType({s: SeatView(p.player, p.stack, p.sitting_out, p.missed_sb,
+                                                p.missed_bb, p.new, p.wants_to_post)
+                                    for s, p in sorted(self._seats.items())}),
+            button=self.button,
+            sb_position=self.sb_position,
+            bb_position=self.bb_position,
+            hand_in_progress=self._hand is not None,
+            hands_played=self.hands_played,
+            rake_total=self.rake_total,
+        )
