@@ -12,6 +12,7 @@ MODULES = [
     "hardware.shoe.resolver",
     "hardware.chips.protocol",
     "hardware.lines.protocol",
+    "hardware.sim.shoe",
 ]
 
 

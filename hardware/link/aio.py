@@ -1,0 +1,156 @@
+"""Run a :class:`~hardware.base.PolledDevice` inside an asyncio event loop.
+
+Two modes, same events:
+
+- ``"reader"`` (default): ``loop.add_reader`` on the port's file descriptor calls
+  :meth:`~hardware.base.PolledDevice.on_readable` in the loop thread; a periodic ``tick`` runs
+  heartbeat supervision and reconnects. No thread, no cross-thread hand-off; this is what the
+  benchmark measures as the lower-latency path (see ``docs/benchmarks.md``).
+- ``"thread"``: a reader thread loops on the blocking
+  :meth:`~hardware.base.PolledDevice.read_events` and posts events into the loop with
+  ``loop.call_soon_threadsafe``. Use it for a device whose descriptor cannot be watched.
+
+Events go to subscribers (callbacks run in the loop thread, each returns an unsubscribe
+callable) and to a queue read with :meth:`AsyncDevice.get`. The fd is re-registered whenever the
+driver reopens the port (tracked by the driver's ``generation``), so a replug is seamless.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Literal
+
+from hardware.base import DeviceEvent, PolledDevice
+
+Listener = Callable[[DeviceEvent], None]
+
+
+class AsyncDevice:
+    """Deliver a device's events in an asyncio loop.
+
+    :param device: an opened device.
+    :param mode: ``"reader"`` or ``"thread"`` (see the module docstring).
+    :param tick_interval: seconds between timer runs (``"reader"`` mode) and the longest a
+        blocking read waits (``"thread"`` mode).
+    :param queue_size: bound of the :meth:`get` queue; 0 = unbounded.
+    """
+
+    def __init__(
+        self,
+        device: PolledDevice,
+        *,
+        mode: Literal["reader", "thread"] = "reader",
+        tick_interval: float = 0.05,
+        queue_size: int = 0,
+    ) -> None:
+        self.device = device
+        self.mode = mode
+        self.tick_interval = tick_interval
+        self.queue: asyncio.Queue[DeviceEvent] = asyncio.Queue(queue_size)
+        self._listeners: list[Listener] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._fd: int | None = None
+        self._generation = -1
+        self._timer: asyncio.TimerHandle | None = None
+        self._thread: threading.Thread | None = None
+        self._running = False
+        self.dropped = 0
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` in the loop for each event; returns the unsubscribe callable."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def get(self) -> DeviceEvent:
+        """Wait for the next event."""
+        return await self.queue.get()
+
+    def start(self) -> None:
+        """Start delivering events; call from inside the running loop."""
+        if self._running:
+            return
+        self._loop = asyncio.get_running_loop()
+        self._running = True
+        if self.mode == "reader":
+            self._watch()
+            self._timer = self._loop.call_later(self.tick_interval, self._on_timer)
+        else:
+            self._thread = threading.Thread(target=self._run_thread, daemon=True)
+            self._thread.start()
+
+    async def stop(self) -> None:
+        """Stop delivering events (the device stays open)."""
+        self._running = False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._loop is not None and self._fd is not None:
+            self._loop.remove_reader(self._fd)
+            self._fd = None
+        if self._thread is not None:
+            thread, self._thread = self._thread, None
+            await asyncio.to_thread(thread.join, 2.0)
+
+    async def __aenter__(self) -> AsyncDevice:
+        self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _deliver(self, events: list[DeviceEvent]) -> None:
+        for event in events:
+            for listener in list(self._listeners):
+                listener(event)
+            try:
+                self.queue.put_nowait(event)
+            except asyncio.QueueFull:
+                self.dropped += 1
+
+    def _watch(self) -> None:
+        loop = self._loop
+        if loop is None or not self._running:
+            return
+        fd = self.device.fileno()
+        generation = getattr(self.device, "generation", 0)
+        if fd == self._fd and generation == self._generation:
+            return
+        if self._fd is not None:
+            loop.remove_reader(self._fd)
+        self._fd, self._generation = fd, generation
+        if fd is not None:
+            loop.add_reader(fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        events = self.device.on_readable()
+        self._watch()
+        if events:
+            self._deliver(events)
+
+    def _on_timer(self) -> None:
+        if not self._running or self._loop is None:
+            return
+        events = self.device.tick()
+        self._watch()
+        if events:
+            self._deliver(events)
+        self._timer = self._loop.call_later(self.tick_interval, self._on_timer)
+
+    def _run_thread(self) -> None:
+        loop = self._loop
+        while self._running and loop is not None:
+            events = self.device.read_events(self.tick_interval)
+            if events and self._running:
+                try:
+                    loop.call_soon_threadsafe(self._deliver, events)
+                except RuntimeError:
+                    return

@@ -1,0 +1,346 @@
+"""The pyserial driver shared by every serial device: port, reconnect, status.
+
+Rules this module keeps:
+
+1. The driver owns the port and nothing else: bytes go to a sans-IO
+   :class:`~hardware.link.protocol.StreamProtocol`, which returns events and the ACK/NAK bytes
+   to write back. The driver does not know what a card is.
+2. A port error is never raised to the caller once the device is open. ``read()`` and
+   ``write()`` raise ``SerialException`` on unplug, ``in_waiting`` a bare ``OSError``, and
+   reopening a vanished path ``SerialException`` (errno 2): all become one
+   :class:`~hardware.base.DeviceLost`, then reopen attempts with exponential back-off, then one
+   :class:`~hardware.base.DeviceRecovered`. A read timeout is not an error.
+3. The port is opened with ``exclusive=True`` (``flock``), a zero read timeout (reads never
+   block; waiting is done with ``select``), by path: ``/dev/ttyUSB0`` or a stable
+   ``/dev/serial/by-id/...`` link, which is what makes a replugged adapter come back.
+4. Two ways to run it, sharing the same code: blocking :meth:`SerialDevice.read_events` (a loop
+   or a thread), or event-loop style, where :mod:`hardware.link.aio` watches :meth:`fileno`,
+   calls :meth:`on_readable` and calls :meth:`tick` for heartbeats and reconnects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+import serial
+
+from hardware.base import DeviceEvent, DeviceLost, DeviceRecovered, DeviceStatus, DeviceUrl
+from hardware.link.protocol import LinkState, StreamProtocol
+from table_controller.errors import ConfigError, DeviceError
+
+
+class Closeable(Protocol):
+    """Anything a device owns and closes with itself (a simulator, for instance)."""
+
+    def close(self) -> None:
+        """Release the resource."""
+        ...
+
+
+P = TypeVar("P", bound=StreamProtocol)
+
+
+class SerialDevice(Generic[P]):
+    """A serial device speaking ``protocol`` on ``path``.
+
+    :param url: the configured URL (for status and messages).
+    :param path: the port path (``/dev/ttyUSB0``, a ``/dev/serial/by-id`` link, a pty link).
+    :param protocol: the sans-IO protocol for this device.
+    :param kind: ``"shoe"`` or ``"chips"``.
+    :param clock: the monotonic clock that stamps events and drives heartbeat supervision and
+        back-off (injected in tests); waiting for the port always uses real time.
+    :param backoff: first and longest wait between reopen attempts, in seconds.
+    :param owned: resources closed after the port, in reverse order (e.g. a simulator).
+    :param peer: the simulated device on the other end of the port, if any (``None`` for
+        hardware); handed to whoever scripts a simulated table, never used by the driver.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        path: str,
+        protocol: P,
+        *,
+        kind: str,
+        baudrate: int = 115200,
+        exclusive: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+        backoff: tuple[float, float] = (0.05, 2.0),
+        owned: Sequence[Closeable] = (),
+        peer: object | None = None,
+    ) -> None:
+        self.url = url
+        self.path = path
+        self.protocol = protocol
+        self.kind = kind
+        self.baudrate = baudrate
+        self.exclusive = exclusive
+        self.peer = peer
+        self._clock = clock
+        self._backoff_min, self._backoff_max = backoff
+        self._backoff = self._backoff_min
+        self._owned = list(owned)
+        self._port: serial.Serial | None = None
+        self._fd: int | None = None
+        self._lock = threading.RLock()
+        self._opened = False
+        self._lost_reported = False
+        self._next_retry = 0.0
+        self._attempts = 0
+        self.generation = 0
+        self.reconnects = 0
+        self.last_error: str | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open the port.
+
+        :raises DeviceError: if the port cannot be opened (missing, busy, no permission).
+        """
+        with self._lock:
+            if self._opened:
+                return
+            try:
+                self._open_port()
+            except (serial.SerialException, OSError) as exc:
+                raise DeviceError(f"cannot open {self.kind} port {self.path!r}: {exc}") from exc
+            self._opened = True
+
+    def close(self) -> None:
+        """Close the port, then everything the device owns (in reverse order)."""
+        with self._lock:
+            self._opened = False
+            self._close_port()
+        for resource in reversed(self._owned):
+            resource.close()
+        self._owned.clear()
+
+    def __enter__(self) -> SerialDevice[P]:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def fileno(self) -> int | None:
+        """Return the port's file descriptor, or ``None`` while disconnected."""
+        return self._fd
+
+    def read_events(self, timeout: float) -> list[DeviceEvent]:
+        """Wait up to ``timeout`` real seconds for events; return as soon as there are some."""
+        deadline = time.monotonic() + timeout
+        events = self.tick()
+        while not events:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._opened:
+                break
+            fd = self._fd
+            if fd is None:
+                time.sleep(max(0.0, min(remaining, self._next_retry - self._clock(), 0.05)))
+            else:
+                try:
+                    ready, _, _ = select.select([fd], [], [], min(remaining, 0.05))
+                except (OSError, ValueError):
+                    ready = [fd]
+                if ready:
+                    events.extend(self.on_readable())
+            events.extend(self.tick())
+        return events
+
+    def on_readable(self) -> list[DeviceEvent]:
+        """Read whatever is available without blocking and return its events."""
+        with self._lock:
+            port = self._port
+            if port is None:
+                return []
+            try:
+                waiting = port.in_waiting
+                data = port.read(waiting or 1)
+            except (serial.SerialException, OSError) as exc:
+                return self._lost(exc)
+            if not data:
+                return []
+            events = self.protocol.feed(data, self._clock())
+            reply = self.protocol.take_outgoing()
+            if reply:
+                events.extend(self._write(reply))
+            return events
+
+    def tick(self) -> list[DeviceEvent]:
+        """Run timers: heartbeat supervision while connected, reopen attempts while not."""
+        with self._lock:
+            if not self._opened:
+                return []
+            now = self._clock()
+            if self._port is None:
+                return self._retry(now) if now >= self._next_retry else []
+            return self.protocol.tick(now)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def send(self, data: bytes) -> list[DeviceEvent]:
+        """Write bytes (a command); a failure is reported as :class:`DeviceLost`, not raised."""
+        with self._lock:
+            if self._port is None:
+                return []
+            return self._write(data)
+
+    # -- status ----------------------------------------------------------------------------------
+
+    def status(self) -> DeviceStatus:
+        """Return a snapshot of the device's health."""
+        p = self.protocol
+        if not self._opened:
+            link = "closed"
+        elif self._port is None:
+            link = LinkState.LOST.value
+        else:
+            link = p.state.value
+        return DeviceStatus(
+            url=self.url,
+            kind=self.kind,
+            connected=self._port is not None,
+            link=link,
+            last_frame_at=p.last_frame_at,
+            frames=p.frames,
+            bad_frames=p.bad_frames,
+            retransmissions=p.retransmissions,
+            duplicates=p.duplicates,
+            reconnects=self.reconnects,
+            last_error=self.last_error,
+        )
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _open_port(self) -> None:
+        port = serial.Serial(
+            self.path,
+            baudrate=self.baudrate,
+            timeout=0,
+            write_timeout=1.0,
+            exclusive=self.exclusive,
+        )
+        self._port = port
+        self._fd = port.fileno()
+        self.generation += 1
+        self.protocol.reset(self._clock())
+
+    def _close_port(self) -> None:
+        port, self._port, self._fd = self._port, None, None
+        if port is not None:
+            with contextlib.suppress(serial.SerialException, OSError):
+                port.close()
+
+    def _write(self, data: bytes) -> list[DeviceEvent]:
+        if self._port is None:
+            return []
+        try:
+            self._port.write(data)
+        except (serial.SerialException, OSError) as exc:
+            return self._lost(exc)
+        return []
+
+    def _lost(self, exc: BaseException) -> list[DeviceEvent]:
+        self._close_port()
+        self.protocol.mark_lost()
+        self.last_error = f"{type(exc).__name__}: {exc}"
+        self._backoff = self._backoff_min
+        self._next_retry = self._clock() + self._backoff
+        self._attempts = 0
+        if self._lost_reported:
+            return []
+        self._lost_reported = True
+        return [DeviceLost(f"{self.kind} port {self.path}: {exc}")]
+
+    def _retry(self, now: float) -> list[DeviceEvent]:
+        self._attempts += 1
+        try:
+            self._open_port()
+        except (serial.SerialException, OSError) as exc:
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self._backoff = min(self._backoff * 2, self._backoff_max)
+            self._next_retry = now + self._backoff
+            return []
+        self.reconnects += 1
+        self._lost_reported = False
+        self._backoff = self._backoff_min
+        attempts, self._attempts = self._attempts, 0
+        reason = f"{self.kind} port {self.path} reopened after {attempts} attempt(s)"
+        return [DeviceRecovered(reason)]
+
+
+def check_query(url: DeviceUrl, allowed: Iterable[str]) -> Mapping[str, str]:
+    """Return the URL's query, refusing keys not in ``allowed`` (``device`` is always allowed).
+
+    :raises ConfigError: naming the first unknown key.
+    """
+    known = {"device", *allowed}
+    for key in url.query:
+        if key not in known:
+            names = ", ".join(sorted(known))
+            raise ConfigError(f"unknown option {key!r} in device URL {url.url!r} (known: {names})")
+    return url.query
+
+
+def int_option(url: DeviceUrl, key: str, default: int, lo: int, hi: int) -> int:
+    """Read an integer query option, range-checked.
+
+    :raises ConfigError: naming the key and the bad value.
+    """
+    text = url.query.get(key)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{key}={text!r} in {url.url!r} is not an integer") from None
+    if not lo <= value <= hi:
+        raise ConfigError(f"{key}={value} in {url.url!r} is outside {lo}..{hi}")
+    return value
+
+
+def float_option(url: DeviceUrl, key: str, default: float, lo: float, hi: float) -> float:
+    """Read a float query option, range-checked.
+
+    :raises ConfigError: naming the key and the bad value.
+    """
+    text = url.query.get(key)
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{key}={text!r} in {url.url!r} is not a number") from None
+    if not lo <= value <= hi:
+        raise ConfigError(f"{key}={value} in {url.url!r} is outside {lo}..{hi}")
+    return value
+
+
+def require_path(url: DeviceUrl) -> str:
+    """Return the URL's device path.
+
+    :raises ConfigError: if it has none.
+    """
+    if not url.path:
+        raise ConfigError(f"device URL {url.url!r} names no port (serial:///dev/ttyUSB0)")
+    return url.path
+
+
+def driver_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Pick the keyword options :class:`SerialDevice` accepts from ``open_device`` options.
+
+    :raises ConfigError: naming an option that is not accepted.
+    """
+    accepted = {"clock", "backoff", "owned", "peer", "exclusive"}
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise ConfigError(f"unknown driver option(s): {', '.join(unknown)}")
+    return dict(options)

@@ -1,0 +1,133 @@
+"""The device side of a pseudo-terminal, with a stable path that survives unplugging.
+
+A simulated device owns the master end of an ``os.openpty()`` pair and writes the exact wire
+bytes; the driver opens the slave through pyserial like any serial port. ``/dev/pts/N`` changes
+every time a pair is created, so the simulator publishes a symbolic link (like
+``/dev/serial/by-id/...``) and repoints it on re-plug. Unplugging closes both ends and removes the
+link, so the driver goes down the real error path: ``read()`` raises ``SerialException``,
+``in_waiting`` ``OSError`` (EIO), and reopening the link ``SerialException`` (errno 2) until the
+device is plugged in again.
+
+Rules: the master is non-blocking; writes that do not fit are queued and flushed by
+:meth:`PtyPort.flush`, never dropped while plugged in; writes while unplugged are dropped (there
+is no wire). The slave is put in raw mode at once so nothing is echoed before the driver opens it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import tempfile
+import tty
+
+
+class PtyPort:
+    """One simulated serial port.
+
+    :param link_path: the stable path to publish; a fresh temporary path when ``None``.
+    """
+
+    def __init__(self, link_path: str | None = None) -> None:
+        self._tmpdir: str | None = None
+        if link_path is None:
+            self._tmpdir = tempfile.mkdtemp(prefix="simport-")
+            link_path = os.path.join(self._tmpdir, "tty")
+        self.link_path = link_path
+        self._master: int | None = None
+        self._slave: int | None = None
+        self._out = b""
+        self.plugs = 0
+        self.plug()
+
+    @property
+    def plugged(self) -> bool:
+        """True while the port exists."""
+        return self._master is not None
+
+    @property
+    def slave_name(self) -> str | None:
+        """The current ``/dev/pts/N`` (changes at every re-plug), or ``None`` when unplugged."""
+        return None if self._slave is None else os.ttyname(self._slave)
+
+    def fileno(self) -> int | None:
+        """Return the master file descriptor, or ``None`` when unplugged."""
+        return self._master
+
+    def plug(self) -> None:
+        """Create a new pty pair and point the stable link at its slave."""
+        if self._master is not None:
+            return
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        self._master, self._slave = master, slave
+        tmp = f"{self.link_path}.{os.getpid()}.new"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        os.symlink(os.ttyname(slave), tmp)
+        os.replace(tmp, self.link_path)
+        self.plugs += 1
+
+    def unplug(self) -> None:
+        """Remove the link and close both ends: the driver sees the real unplug errors."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.link_path)
+        for fd in (self._master, self._slave):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._master = self._slave = None
+        self._out = b""
+
+    def write(self, data: bytes) -> None:
+        """Queue ``data`` for the host and write as much as fits now."""
+        if self._master is None:
+            return
+        self._out += data
+        self.flush()
+
+    def flush(self) -> None:
+        """Write queued bytes that fit in the pty buffer."""
+        while self._out and self._master is not None:
+            try:
+                n = os.write(self._master, self._out)
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                if exc.errno in (errno.EIO, errno.EAGAIN):
+                    return
+                raise
+            self._out = self._out[n:]
+
+    @property
+    def backlog(self) -> int:
+        """Bytes queued but not yet written."""
+        return len(self._out)
+
+    def read(self) -> bytes:
+        """Read what the host wrote (non-blocking; empty when nothing or unplugged)."""
+        if self._master is None:
+            return b""
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(self._master, 65536)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError as exc:
+                if exc.errno == errno.EIO:
+                    break
+                raise
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        """Unplug for good and remove the temporary directory."""
+        self.unplug()
+        if self._tmpdir is not None:
+            with contextlib.suppress(OSError):
+                os.rmdir(self._tmpdir)
+            self._tmpdir = None
