@@ -326,7 +326,9 @@ class FeedHub:
                 self._state[feed] = new_state
             self._last_sent[feed] = now
         for feed, (_msg, body, _state) in prepared.items():
-            await self._sockets[feed.value].send_multipart([topic, body])
+            sock = self._sockets.get(feed.value)
+            if sock is not None:  # None only while revoke_display rebinds: clients see a gap
+                await sock.send_multipart([topic, body])
         return {feed: p[0] for feed, p in prepared.items()}
 
     # -- heartbeats --------------------------------------------------------------------------
@@ -350,7 +352,9 @@ class FeedHub:
             {"epoch": self.epoch, "interval": self.heartbeat_interval},
         )
         self._last_sent[feed] = self._mono() if now is None else now
-        await self._sockets[feed.value].send_multipart([b"heartbeat", msg.encode()])
+        sock = self._sockets.get(feed.value)
+        if sock is not None:  # None only while revoke_display rebinds
+            await sock.send_multipart([b"heartbeat", msg.encode()])
         return msg
 
     async def _heartbeat_loop(self) -> None:
@@ -359,8 +363,8 @@ class FeedHub:
             await asyncio.sleep(step)
             try:
                 await self.tick(self._mono())
-            except zmq.ZMQError as exc:  # pragma: no cover - socket closed under us
-                log.warning("heartbeat failed: %s", exc)
+            except Exception:  # pragma: no cover - keep heartbeating whatever happened
+                log.exception("heartbeat failed")
 
     # -- snapshots ---------------------------------------------------------------------------
 

@@ -144,10 +144,13 @@ class _Provider:
 
     def __init__(self, allow: KeyAllowList) -> None:
         self.allow = allow
+        self._logged: set[bytes] = set()
 
     def callback(self, domain: str, key: bytes) -> bool:
         ok = self.allow.allows(key)
-        if not ok:
+        if not ok and key not in self._logged and len(self._logged) < 1000:
+            # once per key: a refused client retries its handshake every reconnect interval
+            self._logged.add(key)
             log.warning("CURVE: refused key %s in domain %s", key.decode(errors="replace"), domain)
         return ok
 
