@@ -14,7 +14,8 @@ Rules this module keeps (issue 2, rules 3, 4 and 5; Poker TDA 2019 rules 40-47):
    all-ins together may add up to one).
 6. A big blind all-in for less than the big blind counts as a full big blind: the bet to call is
    the full big blind and the minimum raise is as for a full big blind.
-7. A seat cannot raise when nobody left could call it (everybody else is all-in or folded).
+7. A seat cannot raise when nobody left could put in more than the bet to call (everybody else
+   is folded, all-in, or has too few chips to even call).
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ class BettingRound:
         max_to = bet + stack
         reopened = (seat not in self.acted
                     or self.current_bet - self.acted[seat] >= self.min_raise)
-        someone_can_call = any(s != seat and stacks[s] > 0 for s in live)
+        someone_can_call = any(s != seat and self.bets[s] + stacks[s] > self.current_bet
+                               for s in live)
         can_raise = reopened and someone_can_call and max_to > self.current_bet
         return LegalActions(
             seat=seat,

@@ -4,7 +4,9 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
 
 1. Posts: antes, then the small blind left of the button (the button itself heads-up), the big
    blind left of it, the big-blind ante (after the big blind: the blind has priority), then missed
-   blinds and new players' posts. A seat short of chips posts what it has and is all-in.
+   blinds and new players' posts. A seat short of chips posts what it has and is all-in. Antes
+   count as the seat's contribution; the big-blind ante and a dead small blind are dead money in
+   the main pot.
 2. Two hole cards each, one at a time, starting left of the button. One burn before the flop (three
    cards), the turn and the river; none before the showdown.
 3. Preflop action starts left of the big blind; later rounds with the first seat still in left of
@@ -71,6 +73,9 @@ from table_controller.errors import ChipConservationError, DuplicateCardError, R
 _LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
                          PostKind.MISSED_BIG})
 """Posts that are part of the seat's bet; the others go straight into the pot."""
+_DEAD_POSTS = frozenset({PostKind.DEAD_SMALL, PostKind.BB_ANTE})
+"""Dead money: it belongs to the main pot, not to the seat's contribution (the big-blind ante
+stands for every seat's ante, as in the PHH spec and pokerkit)."""
 
 
 class DuplicateCard(RuleError, DuplicateCardError):
@@ -493,7 +498,7 @@ def _on_post(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     st.stacks[post.seat] -= post.amount
     if post.kind in _LIVE_POSTS:
         st.round.bets[post.seat] += post.amount
-    elif post.kind is PostKind.DEAD_SMALL:
+    elif post.kind in _DEAD_POSTS:
         st.dead += post.amount
         st.middle += post.amount
     else:
