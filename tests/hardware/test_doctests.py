@@ -13,6 +13,8 @@ MODULES = [
     "hardware.chips.protocol",
     "hardware.lines.protocol",
     "hardware.sim.shoe",
+    "calibration.deck",
+    "calibration.chips",
 ]
 
 
