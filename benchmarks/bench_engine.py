@@ -1,0 +1,358 @@
+"""Rules engine vs pokerkit: the same random hands (same cards, same actions) through both.
+
+``python -m benchmarks engine`` prints hands per second for our engine and for pokerkit 0.7.7 and
+their ratio, then 7-card evaluations per second of our evaluator path (eval7, as the engine uses
+it) beside pokerkit's.
+
+The random hands come from :func:`random_spec` and :func:`play_ours` (a seeded
+``random.Random``; actions chosen among the legal ones); the differential tests use the same
+generator. pokerkit is a test-only dependency: it is imported here and in ``tests/`` only.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from table_controller.engine import (
+    FULL_DECK,
+    Act,
+    ActionKind,
+    ActStep,
+    AwardStep,
+    BoardStep,
+    BurnStep,
+    Card,
+    Collect,
+    CollectStep,
+    Deal,
+    DealHoleStep,
+    Hand,
+    HandConfig,
+    HandOverStep,
+    Input,
+    LegalActions,
+    Post,
+    PostStep,
+    Push,
+    Show,
+    ShowStep,
+)
+
+# --------------------------------------------------------------------------------------------
+# Random hands
+
+
+@dataclass(frozen=True, slots=True)
+class HandSpec:
+    """One random hand's set-up: seats, button, stakes, stacks, the shuffled deck, a seed."""
+
+    seats: tuple[int, ...]
+    button: int
+    stacks: tuple[int, ...]
+    small_blind: int
+    big_blind: int
+    ante: int
+    bb_ante: int
+    deck: tuple[Card, ...]
+    seed: int
+
+    def config(self) -> HandConfig:
+        """Our engine's configuration of the hand."""
+        return HandConfig(
+            seats=self.seats,
+            stacks=dict(zip(self.seats, self.stacks, strict=True)),
+            button=self.button,
+            small_blind=self.small_blind,
+            big_blind=self.big_blind,
+            ante=self.ante,
+            bb_ante=self.bb_ante,
+        )
+
+    def order(self) -> tuple[int, ...]:
+        """The dealt seats clockwise from the first left of the button (pokerkit / PHH order)."""
+        seats = sorted(self.seats)
+        start = next((i for i, s in enumerate(seats) if s > self.button), 0)
+        return tuple(seats[start:] + seats[:start])
+
+
+def random_spec(rng: random.Random, *, min_players: int = 2, max_players: int = 10,
+                short_bb: bool = True) -> HandSpec:
+    """Draw a random hand: 2..10 seats, random stakes, stacks from tiny to deep, antes.
+
+    With ``short_bb`` false, every stack covers its blind and antes (no big blind all-in short).
+    """
+    n = rng.randint(min_players, max_players)
+    seats = tuple(sorted(rng.sample(range(1, 11), n)))
+    if n >= 3 and rng.random() < 0.1:
+        empty = [s for s in range(1, 11) if s not in seats]
+        button = rng.choice(empty) if empty else rng.choice(seats)
+    else:
+        button = rng.choice(seats)
+    big = rng.choice((2, 4, 10, 20, 100, 200, 1000))
+    small = rng.choice((big // 2, big // 2, max(1, big // 4), big if n > 2 else big // 2))
+    ante = bb_ante = 0
+    roll = rng.random()
+    if roll < 0.2:
+        ante = rng.randint(1, max(1, big // 2))
+    elif roll < 0.4:
+        bb_ante = rng.choice((big, big, big // 2 or 1, big * 3 // 2))
+    stacks = []
+    for _ in seats:
+        kind = rng.random()
+        if kind < 0.1:
+            stack = rng.randint(1, 3 * big)
+        elif kind < 0.45:
+            stack = rng.randint(3 * big, 30 * big)
+        else:
+            stack = rng.randint(30 * big, 300 * big)
+        if not short_bb:
+            stack = max(stack, small + big + ante + bb_ante + 1)
+        stacks.append(stack)
+    deck = list(FULL_DECK)
+    rng.shuffle(deck)
+    return HandSpec(seats, button, tuple(stacks), small, big, ante, bb_ante, tuple(deck),
+                    rng.getrandbits(32))
+
+
+def choose_action(rng: random.Random, legal: LegalActions) -> Act:
+    """Pick one legal action at random (folds, checks, calls, min-raises, all-ins, in between)."""
+    seat = legal.seat
+    raise_ok = legal.can_raise and legal.max_raise_to > legal.to_call_total
+    if legal.can_check:
+        if raise_ok and rng.random() < 0.4:
+            return Act(seat, ActionKind.BET if legal.is_bet else ActionKind.RAISE,
+                       raise_amount(rng, legal))
+        return Act(seat, ActionKind.CHECK)
+    roll = rng.random()
+    if roll < 0.28 and legal.can_fold:
+        return Act(seat, ActionKind.FOLD)
+    if roll < 0.78 or not raise_ok:
+        return Act(seat, ActionKind.CALL)
+    return Act(seat, ActionKind.BET if legal.is_bet else ActionKind.RAISE,
+               raise_amount(rng, legal))
+
+
+def raise_amount(rng: random.Random, legal: LegalActions, low: int | None = None,
+                 high: int | None = None) -> int:
+    """A legal raise-to amount: the minimum, all-in, or in between (optionally within bounds)."""
+    lo = min(legal.min_raise_to, legal.max_raise_to) if low is None else low
+    hi = legal.max_raise_to if high is None else high
+    roll = rng.random()
+    if roll < 0.35 or hi <= lo:
+        return lo
+    if roll < 0.6:
+        return hi
+    return rng.randint(lo, hi)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedHand:
+    """A hand played through our engine: its spec, the inputs in order, the final stacks."""
+
+    spec: HandSpec
+    inputs: tuple[Input, ...]
+    final_stacks: dict[int, int]
+    hand: Hand
+
+
+def deal_input(spec: HandSpec, used: list[int]) -> Deal:
+    """The next card of the spec's deck (``used`` counts cards dealt so far)."""
+    card = spec.deck[used[0]]
+    used[0] += 1
+    return Deal(card)
+
+
+def play_ours(spec: HandSpec, choose: Callable[[random.Random, LegalActions], Act] = choose_action
+              ) -> PlayedHand:
+    """Play ``spec`` through our engine, choosing actions with ``random.Random(spec.seed)``."""
+    rng = random.Random(spec.seed)
+    hand = Hand(spec.config())
+    inputs: list[Input] = []
+    used = [0]
+    while True:
+        step = hand.expected()
+        inp: Input
+        if isinstance(step, PostStep):
+            inp = Post(step.seat)
+        elif isinstance(step, DealHoleStep | BurnStep | BoardStep):
+            inp = deal_input(spec, used)
+        elif isinstance(step, ActStep):
+            inp = choose(rng, step.legal)
+        elif isinstance(step, CollectStep):
+            inp = Collect()
+        elif isinstance(step, ShowStep):
+            inp = Show(step.seat)
+        elif isinstance(step, AwardStep):
+            inp = Push(step.pot_index)
+        else:
+            assert isinstance(step, HandOverStep)
+            return PlayedHand(spec, tuple(inputs), dict(step.final_stacks), hand)
+        hand.apply(inp)
+        inputs.append(inp)
+
+
+def replay_ours(spec: HandSpec, inputs: Sequence[Input]) -> dict[int, int]:
+    """Apply recorded inputs to a fresh hand; return the final stacks (the timed path)."""
+    hand = Hand(spec.config())
+    apply = hand.apply
+    for inp in inputs:
+        apply(inp)
+    step = hand.expected()
+    assert isinstance(step, HandOverStep)
+    return dict(step.final_stacks)
+
+
+# --------------------------------------------------------------------------------------------
+# pokerkit side
+
+
+def pokerkit_state(spec: HandSpec) -> Any:
+    """A pokerkit state of the same hand (players in :meth:`HandSpec.order`), dealing manual."""
+    from pokerkit import Automation, Mode, NoLimitTexasHoldem
+
+    order = spec.order()
+    n = len(order)
+    antes = [spec.ante] * n
+    antes[1] += spec.bb_ante
+    return NoLimitTexasHoldem.create_state(
+        (
+            Automation.ANTE_POSTING,
+            Automation.BET_COLLECTION,
+            Automation.BLIND_OR_STRADDLE_POSTING,
+            Automation.CARD_BURNING,
+            Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+            Automation.HAND_KILLING,
+            Automation.CHIPS_PUSHING,
+            Automation.CHIPS_PULLING,
+            Automation.RUNOUT_COUNT_SELECTION,
+        ),
+        spec.bb_ante == 0,  # ante trimming: on for equal antes, off for a big-blind ante
+        tuple(antes),
+        (spec.small_blind, spec.big_blind),
+        spec.big_blind,
+        tuple(spec.stacks[spec.seats.index(s)] for s in order),
+        n,
+        mode=Mode.CASH_GAME,
+    )
+
+
+def pokerkit_replay(spec: HandSpec, inputs: Sequence[Input]) -> dict[int, int]:
+    """Play the same cards and actions through pokerkit; return its final stacks by our seat.
+
+    :raises ValueError: if pokerkit refuses an action (see the known differences in
+        ``tests/test_differential.py``).
+    """
+    order = spec.order()
+    index = {seat: i for i, seat in enumerate(order)}
+    state = pokerkit_state(spec)
+    holes = [inp.card for inp in inputs if isinstance(inp, Deal)]
+    n = len(order)
+    hole_cards = holes[: 2 * n]
+    for card in hole_cards:
+        state.deal_hole(card.code if card else "??")
+    board = [c for c in holes[2 * n :]]
+    # our deck stream after the hole cards: burn, 3 flop, burn, turn, burn, river
+    board_by_street = [board[1:4], board[5:6], board[7:8]]
+    street = 0
+    for inp in inputs:
+        if not isinstance(inp, Act):
+            continue
+        while state.can_deal_board():
+            state.deal_board("".join(c.code for c in board_by_street[street] if c))
+            street += 1
+        assert state.actor_index == index[inp.seat], (state.actor_index, inp)
+        if inp.kind is ActionKind.FOLD:
+            state.fold()
+        elif inp.kind in (ActionKind.CHECK, ActionKind.CALL):
+            state.check_or_call()
+        else:
+            state.complete_bet_or_raise_to(inp.to)
+    while state.status:
+        if state.can_deal_board():
+            state.deal_board("".join(c.code for c in board_by_street[street] if c))
+            street += 1
+        else:
+            raise ValueError(f"pokerkit is stuck: {state.operations[-1]!r}")
+    return {seat: state.stacks[i] for i, seat in enumerate(order)}
+
+
+# --------------------------------------------------------------------------------------------
+# Benchmark
+
+
+def _hands(count: int, seed: int) -> list[PlayedHand]:
+    rng = random.Random(seed)
+    return [play_ours(random_spec(rng, short_bb=False)) for _ in range(count)]
+
+
+def bench_hands(count: int = 300, seed: int = 2026) -> dict[str, float]:
+    """Time the same hands through both engines; returns hands/s for each and the ratio."""
+    import warnings
+
+    played = _hands(count, seed)
+    usable = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for p in played:
+            try:
+                pokerkit_replay(p.spec, p.inputs)
+            except (ValueError, AssertionError):
+                continue
+            usable.append(p)
+        t0 = time.perf_counter()
+        for p in usable:
+            pokerkit_replay(p.spec, p.inputs)
+        t_pk = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in range(5):
+        for p in usable:
+            replay_ours(p.spec, p.inputs)
+    t_ours = (time.perf_counter() - t0) / 5
+    ours = len(usable) / t_ours
+    theirs = len(usable) / t_pk
+    return {"hands": len(usable), "ours_hps": ours, "pokerkit_hps": theirs,
+            "ratio": ours / theirs}
+
+
+def bench_eval(count: int = 20000, seed: int = 7) -> dict[str, float]:
+    """7-card evaluations per second: our path (``showdown.strength``, eval7) and pokerkit."""
+    from pokerkit import Card as PkCard
+    from pokerkit import StandardHighHand
+
+    from table_controller.engine.showdown import strength
+
+    rng = random.Random(seed)
+    deals = [rng.sample(FULL_DECK, 7) for _ in range(count)]
+    t0 = time.perf_counter()
+    for d in deals:
+        strength(d[:2], d[2:])
+    t_ours = time.perf_counter() - t0
+    pk_cards = [(tuple(PkCard.parse("".join(c.code for c in d[:2]))),
+                 tuple(PkCard.parse("".join(c.code for c in d[2:])))) for d in deals[:2000]]
+    t0 = time.perf_counter()
+    for hole, board in pk_cards:
+        StandardHighHand.from_game(hole, board)
+    t_pk = time.perf_counter() - t0
+    return {"ours_eps": count / t_ours, "pokerkit_eps": len(pk_cards) / t_pk}
+
+
+def main(argv: Sequence[str] = ()) -> None:
+    """Print the benchmark figures."""
+    count = int(argv[0]) if argv else 300
+    hands = bench_hands(count)
+    print(f"hands played through both: {hands['hands']:.0f} (random 2-10 seats, antes, all-ins)")
+    print(f"our engine: {hands['ours_hps']:,.0f} hands/s")
+    print(f"pokerkit:   {hands['pokerkit_hps']:,.0f} hands/s")
+    print(f"ratio:      {hands['ratio']:.1f}x (target >= 20x)")
+    evals = bench_eval()
+    print(f"7-card evaluations/s: ours (eval7) {evals['ours_eps']:,.0f}, "
+          f"pokerkit {evals['pokerkit_eps']:,.0f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
