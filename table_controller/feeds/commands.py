@@ -314,6 +314,12 @@ class CommandClient:
         """Sequence number the next command will carry."""
         return self._seq
 
+    def reserve_seq(self) -> int:
+        """Take the next sequence number (for a caller that sends with :meth:`resend`)."""
+        seq = self._seq
+        self._seq += 1
+        return seq
+
     def _open(self) -> zmq.asyncio.Socket:
         sock = self.ctx.socket(zmq.REQ)
         sock.linger = 0
@@ -352,9 +358,7 @@ class CommandClient:
 
         :raises CommandTimeout: if no reply came after every retry.
         """
-        seq = self._seq
-        self._seq += 1
-        return await self.resend(seq, body)
+        return await self.resend(self.reserve_seq(), body)
 
     async def resend(self, seq: int, body: Mapping[str, Any]) -> CommandReply:
         """Send a command body with a given seq (for example after :class:`CommandTimeout`).

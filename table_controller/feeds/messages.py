@@ -269,8 +269,8 @@ COMMANDS: Mapping[str, tuple[tuple[ArgSpec, ...], str]] = {
     "resume": ((("note", "text", False),), "resume after a hold"),
     "confirm": ((("prompt", "id", False),), "confirm the current (or given) prompt"),
     "resolve": (
-        (("note", "text", True), ("irregularity", "id", False)),
-        "record how an irregularity was resolved",
+        (("irregularity", "id", False), ("note", "text", True)),
+        "record how an irregularity (optionally by id) was resolved",
     ),
     "status": ((), "ask for the table status (changes nothing)"),
 }

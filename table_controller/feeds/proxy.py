@@ -1,0 +1,101 @@
+"""The floor proxy: an XSUB/XPUB forwarder so floor displays see the public feeds of many tables.
+
+The proxy connects its XSUB to each table's public feed and binds an XPUB for the floor;
+subscriptions travel upstream, messages downstream, unchanged (each still names its table and
+carries that table's sequence numbers). Floor displays take snapshots from each table's own
+snapshot endpoint. Runs in a thread with a synchronous context; :meth:`FloorProxy.stop` ends it
+through a control socket (``TERMINATE``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import zmq
+
+from table_controller.feeds.messages import FeedError
+
+
+class FloorProxy:
+    """Forward many tables' public feeds to one endpoint.
+
+    :param frontends: the tables' public feed endpoints (connected).
+    :param backend: where floor displays subscribe (bound; ``tcp://127.0.0.1:*`` picks a port).
+    """
+
+    def __init__(self, frontends: Sequence[str], backend: str) -> None:
+        if not frontends:
+            raise FeedError("the floor proxy needs at least one frontend (a table's public feed)")
+        self.frontends = list(frontends)
+        self.backend = backend
+        self._ctx = zmq.Context()
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: Exception | None = None
+        self._bound = ""
+        self._control = f"inproc://floor-proxy-control-{id(self)}"
+
+    @property
+    def bound(self) -> str:
+        """The backend's actual endpoint (after :meth:`start`)."""
+        return self._bound
+
+    def start(self) -> None:
+        """Start forwarding in a thread.
+
+        :raises FeedError: if the backend cannot be bound or a frontend is invalid.
+        """
+        self._thread = threading.Thread(target=self._run, name="floor-proxy", daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        if self._error is not None:
+            self._thread.join(5)
+            self._ctx.destroy(linger=0)
+            raise FeedError(f"floor proxy: {self._error}") from self._error
+
+    def _run(self) -> None:
+        xsub = self._ctx.socket(zmq.XSUB)
+        xpub = self._ctx.socket(zmq.XPUB)
+        control = self._ctx.socket(zmq.PAIR)
+        for s in (xsub, xpub, control):
+            s.linger = 0
+        try:
+            control.bind(self._control)
+            xpub.bind(self.backend)
+            self._bound = str(xpub.get_string(zmq.LAST_ENDPOINT))
+            for ep in self.frontends:
+                xsub.connect(ep)
+        except zmq.ZMQError as exc:
+            self._error = exc
+            for s in (xsub, xpub, control):
+                s.close(linger=0)
+            self._ready.set()
+            return
+        self._ready.set()
+        try:
+            zmq.proxy_steerable(xsub, xpub, None, control)
+        except zmq.ContextTerminated:  # pragma: no cover - destroyed under us
+            pass
+        finally:
+            for s in (xsub, xpub, control):
+                s.close(linger=0)
+
+    def stop(self) -> None:
+        """Stop forwarding and close everything (idempotent)."""
+        if self._thread is not None and self._thread.is_alive():
+            ctl = self._ctx.socket(zmq.PAIR)
+            ctl.linger = 0
+            ctl.connect(self._control)
+            ctl.send(b"TERMINATE")
+            self._thread.join(5)
+            ctl.close(linger=0)
+        self._thread = None
+        self._ctx.destroy(linger=0)
+
+    def __enter__(self) -> FloorProxy:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
