@@ -15,11 +15,14 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
    returned). When at most one seat still in has chips, no more betting: the hands are tabled
    (``Show`` is accepted at once) and the board is dealt out.
 5. Showdown in order (see :mod:`.showdown`); then each pot is pushed on its own, side pots first.
-6. ``apply`` is transactional: the input is applied to a copy, which replaces the state only when
-   every rule and both integrity checks passed. An illegal input raises :class:`RuleError` and
-   changes nothing.
+6. ``apply`` is transactional: an illegal input raises :class:`RuleError` and changes nothing.
+   Handlers that validate fully before changing anything run on the state itself; the others
+   (``Show``) run on a copy that replaces the state only when every rule passed. ``check``
+   always works on a copy.
 7. After every input, chips add up to the starting total (to the chip) and no card is known twice;
-   otherwise :class:`ChipConservationError` / :class:`DuplicateCardError` is raised.
+   otherwise :class:`ChipConservationError` / :class:`DuplicateCardError` is raised. Each new
+   card is checked against the mask of cards out; the full recount of cards (and of the pot
+   against the contributions) runs after posts, collects, shows, pushes and at the end.
 """
 
 from __future__ import annotations
@@ -104,7 +107,7 @@ class _State:
     dead: int
     posts: list[PostStep]
     deal_i: int
-    hole: dict[int, list[Card | None]]
+    hole: dict[int, tuple[Card | None, ...]]
     board: list[Card | None]
     burns: list[Card | None]
     folded: set[int]
@@ -120,6 +123,10 @@ class _State:
     rake: int
     middle: int
     flop_dealt: bool
+    pots: tuple[PotView, ...] = ()
+    """Pots as of the last round's end (folded seats out, mucked seats still in)."""
+    live: frozenset[int] = frozenset()
+    """Seats neither folded nor mucked (kept with every fold and muck)."""
     seen: int = 0
     """Bit mask of the known cards (bit ``card.index``), kept with every card added."""
     step: Step | None = None
@@ -129,11 +136,11 @@ class _State:
         return _State(
             self.phase, self.street, dict(self.stacks), self.round.copy(), dict(self.contrib),
             self.dead, list(self.posts), self.deal_i,
-            {s: list(c) for s, c in self.hole.items()}, list(self.board), list(self.burns),
+            dict(self.hole), list(self.board), list(self.burns),
             set(self.folded), self.to_act, self.river_aggressor, self.tabled,
             list(self.show_order), dict(self.shown), set(self.mucked), list(self.awards),
             set(self.pushed), dict(self.payouts), self.rake, self.middle, self.flop_dealt,
-            self.seen,
+            self.pots, self.live, self.seen,
         )
 
 
@@ -182,9 +189,10 @@ class Hand:
         self._st = _State(
             phase=Phase.POSTING, street=Street.PREFLOP, stacks=dict(self.starting_stacks),
             round=preflop, contrib={s: 0 for s in seats}, dead=0, posts=posts, deal_i=0,
-            hole={s: [] for s in seats}, board=[], burns=[], folded=set(), to_act=None,
+            hole={s: () for s in seats}, board=[], burns=[], folded=set(), to_act=None,
             river_aggressor=None, tabled=False, show_order=[], shown={}, mucked=set(),
             awards=[], pushed=set(), payouts={}, rake=0, middle=0, flop_dealt=False,
+            live=frozenset(seats),
         )
         _advance(self, self._st)
 
@@ -289,12 +297,12 @@ class Hand:
         :raises DuplicateCardError: a card was dealt or shown twice (as a :class:`DuplicateCard`,
             which is also a :class:`RuleError`; nothing changed).
         """
-        new, record = self._run(inp)
+        new, record = self._run(inp, commit=True)
         self._st = new
         self.log.append(record)
         return record
 
-    def _run(self, inp: Input) -> tuple[_State, Record]:
+    def _run(self, inp: Input, commit: bool = False) -> tuple[_State, Record]:
         st = self._st
         handler = _HANDLERS[st.phase].get(type(inp))
         if handler is None and isinstance(inp, Show | Muck) and _show_allowed(st):
@@ -303,10 +311,16 @@ class Hand:
             raise RuleError("wrong-step", f"{_input_words(inp)} does not fit now; expected: "
                             f"{describe_step(self.expected())}")
         step = self.expected()
-        new = st.copy()
+        if commit and handler in _VALIDATE_FIRST:
+            new = st  # the handler raises before it changes anything
+            new.step = None
+        else:
+            new = st.copy()
         record = handler(self, new, inp, step)
         _advance(self, new)
-        _check_integrity(self, new, cards=isinstance(inp, Deal | Show))
+        over = new.phase is Phase.OVER
+        _check_integrity(self, new, cards=over or isinstance(inp, Show),
+                         pots=over or not isinstance(inp, Act | Deal))
         return new, record
 
     def legal_actions(self) -> ActStep | None:
@@ -342,7 +356,7 @@ class Hand:
             stacks=MappingProxyType(dict(st.stacks)),
             bets=MappingProxyType({s: b for s, b in st.round.bets.items() if b}),
             pots=self.pots(),
-            hole_cards=MappingProxyType({s: tuple(c) for s, c in st.hole.items()}),
+            hole_cards=MappingProxyType(dict(st.hole)),
             folded=frozenset(st.folded),
             all_in=frozenset(s for s in live if st.stacks[s] == 0),
             shown=MappingProxyType(dict(st.shown)),
@@ -385,7 +399,7 @@ class Hand:
 
 
 def _live(hand: Hand, st: _State) -> frozenset[int]:
-    return frozenset(s for s in hand.seats if s not in st.folded and s not in st.mucked)
+    return st.live
 
 
 def _all_in(hand: Hand, st: _State) -> frozenset[int]:
@@ -459,15 +473,20 @@ def _check_new_card(st: _State, card: Card | None) -> None:
     st.seen |= bit
 
 
-def _check_integrity(hand: Hand, st: _State, cards: bool = True) -> None:
-    """Check chip conservation (always) and card uniqueness (when ``cards``), from scratch."""
+def _check_integrity(hand: Hand, st: _State, cards: bool = True, pots: bool = True) -> None:
+    """Check chip conservation and card uniqueness from scratch.
+
+    Chips: stacks + bets + pot + rake equal the starting chips (always); with ``pots``, the pot
+    also equals the contributions collected plus dead money, less what was pushed. Cards: with
+    ``cards``, every known card is known once and matches the running mask of cards out.
+    """
     stacks = st.stacks.values()
     bets = sum(st.round.bets.values())
     total = sum(stacks) + bets + st.middle + st.rake
     pushed = sum(sum(a.payouts.values()) + a.rake for a in st.awards
-                 if a.pot_index in st.pushed) if st.pushed else 0
+                 if a.pot_index in st.pushed) if pots and st.pushed else 0
     if total != hand.total or min(stacks) < 0 or (
-            st.phase is not Phase.VOID
+            pots and st.phase is not Phase.VOID
             and st.middle != sum(st.contrib.values()) + st.dead - pushed):
         raise ChipConservationError(
             f"chips do not add up: stacks {sum(stacks)} + bets {bets} + "
@@ -519,7 +538,7 @@ def _deal_card(st: _State, inp: Input, what: str, allow_unknown: bool) -> Card |
 def _on_deal_hole(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     assert isinstance(step, DealHoleStep)
     card = _deal_card(st, inp, "a hole card", allow_unknown=True)
-    st.hole[step.seat].append(card)
+    st.hole[step.seat] = (*st.hole[step.seat], card)
     st.deal_i += 1
     return Record(len(hand.log), step, inp, st.street, step.seat)
 
@@ -552,6 +571,7 @@ def _on_act(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     added = 0
     if kind is ActionKind.FOLD:
         st.folded.add(inp.seat)
+        st.live = st.live - {inp.seat}
     else:
         added = st.round.act(inp.seat, kind, to)
         st.stacks[inp.seat] -= added
@@ -603,6 +623,7 @@ def _on_muck(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
         raise RuleError("sole-contender", f"seat {seat} is the last hand in for a pot: it wins "
                         "without showing and cannot muck")
     st.mucked.add(seat)
+    st.live = st.live - {seat}
     return Record(len(hand.log), ShowStep(seat), inp, st.street, seat)
 
 
@@ -638,6 +659,11 @@ _HANDLERS: dict[Phase, dict[type, _Handler]] = {
 }
 """The transition table: which input each phase accepts (``Show`` also while hands are tabled)."""
 
+_VALIDATE_FIRST = frozenset({_on_post, _on_deal_hole, _on_burn, _on_board, _on_act, _on_collect,
+                             _on_muck, _on_push})
+"""Handlers that check everything before they change anything: ``apply`` runs them on the state
+itself instead of a copy (the property tests check that a refused input changed nothing)."""
+
 
 # -- automatic transitions -----------------------------------------------------------------------
 
@@ -666,6 +692,8 @@ def _collect(hand: Hand, st: _State) -> int:
 def _after_round(hand: Hand, st: _State) -> None:
     """Move on once the bets are in: award at once, next street, or the showdown."""
     live = _live(hand, st)
+    in_hand = frozenset(s for s in hand.seats if s not in st.folded)
+    st.pots = build_pots(st.contrib, in_hand, _all_in(hand, st), st.dead)
     if len(live) == 1:
         _make_awards(hand, st)
         return
@@ -699,10 +727,8 @@ def _check_contender(hand: Hand, st: _State, seat: int) -> None:
 
 def _contenders_by_pot(hand: Hand, st: _State, seat: int) -> list[list[int]]:
     """For each pot ``seat`` can win: the seats still contending for it (not mucked)."""
-    live = frozenset(s for s in hand.seats if s not in st.folded)
     return [[s for s in pot.eligible if s not in st.mucked]
-            for pot in build_pots(st.contrib, live, _all_in(hand, st), st.dead)
-            if seat in pot.eligible]
+            for pot in st.pots if seat in pot.eligible]
 
 
 def _sole_contender(hand: Hand, st: _State, seat: int) -> bool:
@@ -722,8 +748,7 @@ def _next_shower(hand: Hand, st: _State) -> int | None:
 
 
 def _make_awards(hand: Hand, st: _State) -> None:
-    live_all = frozenset(s for s in hand.seats if s not in st.folded)
-    pots = build_pots(st.contrib, live_all, _all_in(hand, st), st.dead)
+    pots = st.pots
     rake = rake_for(sum(p.amount for p in pots), hand.config.rake, st.flop_dealt)
     rakes = rake_by_pot((p.amount for p in pots), rake)
     board = [c for c in st.board if c is not None]

@@ -34,12 +34,14 @@ with warnings.catch_warnings():  # eval7 imports pyparsing with deprecated names
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.engine.pots import clockwise_from_button
 
-_EVAL7_CARDS = {c: eval7.Card(c.code) for c in FULL_DECK}
+_EVAL7_CARDS = [eval7.Card(c.code) for c in FULL_DECK]  # by Card.index
+_evaluate = eval7.evaluate
 
 
 def strength(hole: Iterable[Card], board: Iterable[Card]) -> int:
     """Return the strength of the best five-card hand (higher is better; equal means a tie)."""
-    return int(eval7.evaluate([_EVAL7_CARDS[c] for c in (*hole, *board)]))
+    cards = _EVAL7_CARDS
+    return int(_evaluate([cards[c.rank * 4 + c.suit] for c in (*hole, *board)]))
 
 
 def hand_name(hole: Iterable[Card], board: Iterable[Card]) -> str:
