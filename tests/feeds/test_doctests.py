@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "table_controller.feeds.messages",
+    "table_controller.feeds.security",
+    "table_controller.cli.console",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0
