@@ -6,7 +6,7 @@ The API contract is ``docs/engine.md``.
 
 from table_controller.engine.cards import FULL_DECK, Card, CardError, parse_cards
 from table_controller.engine.describe import describe_step
-from table_controller.engine.hand import Hand
+from table_controller.engine.hand import CardCorrection, DuplicateCard, Hand, HandConfigError
 from table_controller.engine.model import (
     Act,
     ActionKind,
@@ -38,7 +38,7 @@ from table_controller.engine.model import (
     Step,
     Street,
 )
-from table_controller.engine.table import Table, TableConfig
+from table_controller.engine.table import SeatView, Table, TableConfig, TableStatus
 
 __all__ = [
     "FULL_DECK",
@@ -49,14 +49,17 @@ __all__ = [
     "BoardStep",
     "BurnStep",
     "Card",
+    "CardCorrection",
     "CardError",
     "Collect",
     "CollectStep",
     "Deal",
     "DealHoleStep",
+    "DuplicateCard",
     "ExtraPost",
     "Hand",
     "HandConfig",
+    "HandConfigError",
     "HandOverStep",
     "HandStatus",
     "Input",
@@ -70,12 +73,14 @@ __all__ = [
     "Push",
     "RakeRule",
     "Record",
+    "SeatView",
     "Show",
     "ShowStep",
     "Step",
     "Street",
     "Table",
     "TableConfig",
+    "TableStatus",
     "describe_step",
     "parse_cards",
 ]

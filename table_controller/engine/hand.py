@@ -89,6 +89,26 @@ class HandConfigError(RuleError):
     """A :class:`HandConfig` that cannot start a hand."""
 
 
+@dataclass(frozen=True, slots=True)
+class CardCorrection:
+    """A card already dealt, replaced (irregularity handling: misread, exposed card, burn redone).
+
+    :param where: ``"hole"``, ``"burn"`` or ``"board"``.
+    :param seat: the seat for a hole card, else None.
+    :param index: hole card round (1 or 2), burn number (0 = before the flop), or board slot.
+    :param old: the card recorded before.
+    :param new: the card recorded now.
+    :param seq: ``len(hand.log)`` when the correction was made.
+    """
+
+    where: str
+    seat: int | None
+    index: int
+    old: Card | None
+    new: Card | None
+    seq: int
+
+
 def _rotate_after(order: list[int], seat: int) -> tuple[int, ...]:
     """Rotate clockwise ``order`` so that it starts right after ``seat`` (seat may be absent)."""
     after = [s for s in order if s > seat]
@@ -162,6 +182,8 @@ class Hand:
     def __init__(self, config: HandConfig) -> None:
         self.config = config
         self.log: list[Record] = []
+        self.corrections: list[CardCorrection] = []
+        """Cards replaced after they were dealt (see :meth:`replace_hole_card`)."""
         seats = sorted(set(config.seats))
         if len(seats) != len(config.seats):
             raise HandConfigError("config", f"a seat is listed twice: {config.seats}")
@@ -371,6 +393,69 @@ class Hand:
 
     # -- irregularities ----------------------------------------------------------------------
 
+    def replace_hole_card(self, seat: int, round: int, card: Card | None) -> CardCorrection:
+        """Replace hole card ``round`` (1 or 2) of ``seat``, already dealt.
+
+        :raises RuleError: no such card dealt yet, the seat showed already, the hand is over, or
+            the new card is already out (``DuplicateCard``).
+        """
+        st = self._st
+        if seat not in st.hole or not 1 <= round <= len(st.hole[seat]):
+            raise RuleError("no-such-card", f"seat {seat} has no hole card {round} yet")
+        if seat in st.shown:
+            raise RuleError("already-shown", f"seat {seat} already showed its hand")
+        new = self._correctable()
+        old = st.hole[seat][round - 1]
+        _swap_card(new, old, card)
+        hole = list(new.hole[seat])
+        hole[round - 1] = card
+        new.hole[seat] = tuple(hole)
+        return self._commit_correction(new, CardCorrection("hole", seat, round, old, card,
+                                                           len(self.log)))
+
+    def replace_burn(self, number: int, card: Card | None) -> CardCorrection:
+        """Replace burn ``number`` (0 before the flop, 1 before the turn, 2 before the river).
+
+        :raises RuleError: that burn is not done yet, the hand is over, or the card is out.
+        """
+        st = self._st
+        if not 0 <= number < len(st.burns):
+            raise RuleError("no-such-card", f"burn {number} has not been done")
+        new = self._correctable()
+        old = st.burns[number]
+        _swap_card(new, old, card)
+        new.burns[number] = card
+        return self._commit_correction(new, CardCorrection("burn", None, number, old, card,
+                                                           len(self.log)))
+
+    def replace_board_card(self, slot: int, card: Card) -> CardCorrection:
+        """Replace board card ``slot`` (0..4), already dealt (for example a misread).
+
+        :raises RuleError: that slot is not dealt yet, the hand is over, or the card is out.
+        """
+        st = self._st
+        if not 0 <= slot < len(st.board):
+            raise RuleError("no-such-card", f"board card {slot} has not been dealt")
+        new = self._correctable()
+        old = st.board[slot]
+        _swap_card(new, old, card)
+        new.board[slot] = card
+        return self._commit_correction(new, CardCorrection("board", None, slot, old, card,
+                                                           len(self.log)))
+
+    def _correctable(self) -> _State:
+        if self._st.phase in (Phase.OVER, Phase.VOID, Phase.AWARDING):
+            raise RuleError("hand-over", "the hand is decided: its cards cannot change")
+        new = self._st.copy()
+        return new
+
+    def _commit_correction(self, new: _State, correction: CardCorrection) -> CardCorrection:
+        _check_integrity(self, new)
+        self._st = new
+        self.corrections.append(correction)
+        return correction
+
+
     def void(self) -> dict[int, int]:
         """Void the hand (misdeal): every seat gets its starting stack back.
 
@@ -471,6 +556,13 @@ def _check_new_card(st: _State, card: Card | None) -> None:
     if st.seen & bit:
         raise DuplicateCard("duplicate-card", f"the {card.describe()} ({card}) is already out")
     st.seen |= bit
+
+
+def _swap_card(st: _State, old: Card | None, card: Card | None) -> None:
+    """Take ``old`` out of the cards seen and put ``card`` in (refused if already out)."""
+    if old is not None:
+        st.seen &= ~(1 << (old.rank * 4 + old.suit))
+    _check_new_card(st, card)
 
 
 def _check_integrity(hand: Hand, st: _State, cards: bool = True, pots: bool = True) -> None:

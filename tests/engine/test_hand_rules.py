@@ -695,3 +695,34 @@ def test_status_is_json_friendly_and_describes_next_step() -> None:
     assert describe_step(hand.expected()) == "Collect the bets: pot 250; return 200 to seat 1"
     hand.apply(Collect())
     assert describe_step(hand.expected()) == "Main pot 250 to seat 1"
+
+
+# -- irregularities: corrections -----------------------------------------------------------------
+
+
+def test_replace_hole_burn_and_board_cards() -> None:
+    hand = make_hand({1: 1000, 2: 1000}, button=1)
+    deal_hole(hand, {1: "AhAd", 2: "KhKd"})
+    with pytest.raises(DuplicateCardError):
+        hand.replace_hole_card(1, 2, parse_cards("Kh")[0])
+    fix = hand.replace_hole_card(1, 2, parse_cards("Ac")[0])
+    assert fix.old == parse_cards("Ad")[0] and hand.corrections == [fix]
+    assert hand.status().hole_cards[1] == parse_cards("AhAc")
+    act(hand, 1, C)
+    act(hand, 2, X)
+    hand.apply(Collect())
+    hand.apply(Deal(parse_cards("Ad")[0]))  # the replaced card is free again
+    with pytest.raises(RuleError) as err:
+        hand.replace_board_card(0, parse_cards("2c")[0])
+    assert err.value.rule == "no-such-card"
+    for card in parse_cards("2c3d4h"):
+        hand.apply(Deal(card))
+    hand.replace_burn(0, parse_cards("9s")[0])
+    hand.replace_board_card(2, parse_cards("8h")[0])
+    assert hand.status().board == parse_cards("2c3d8h")
+    act(hand, 2, X)
+    act(hand, 1, X)
+    hand.apply(Deal(parse_cards("4h")[0]))  # burn before the turn: 4h is free again
+    with pytest.raises(RuleError) as err:
+        hand.replace_hole_card(5, 1, None)
+    assert err.value.rule == "no-such-card"
