@@ -31,8 +31,10 @@ from table_controller.errors import TableError
 PROTOCOL_VERSION = 1
 #: What a masked hole card looks like on the public and dealer feeds.
 MASK = "??"
-#: Keys under which hole cards (and only hole cards) may appear in message data.
-HOLE_CARD_KEYS = frozenset({"hole_cards", "hole_card", "hole", "holes"})
+#: Keys under which cards the public must not see (hole cards, burn cards) appear in data.
+HOLE_CARD_KEYS = frozenset(
+    {"hole_cards", "hole_card", "hole", "holes", "burn_card", "burn_cards", "burns"}
+)
 #: Longest accepted console id.
 MAX_CONSOLE_ID = 64
 

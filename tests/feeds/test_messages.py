@@ -62,6 +62,7 @@ def test_redact_masks_every_hole_key() -> None:
         "seats": [{"seat": 1, "hole": ["Qs", "Qh"], "stack": 100}],
         "board": ["2d", "3d", "4d"],
         "hole_card": "9s",
+        "burn_cards": ["5h"],
     }
     out = redact(data)
     assert out["hole_cards"] == {"3": [MASK, MASK], "5": [None, MASK]}
@@ -69,6 +70,7 @@ def test_redact_masks_every_hole_key() -> None:
     assert out["seats"][0]["stack"] == 100
     assert out["board"] == ["2d", "3d", "4d"]
     assert out["hole_card"] == MASK
+    assert out["burn_cards"] == [MASK]
     assert data["hole_card"] == "9s"  # the input is not changed
     check_no_hole_cards(out, ["Ah", "Kd", "Qs", "Qh", "2c", "9s"])
     with pytest.raises(HoleCardLeak, match=r"data\.hole_cards\.3\[0\]"):
