@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -502,6 +502,11 @@ def _script(hh: HandHistory) -> _Script:
             shows[action.player] = action
         else:
             bets.append((action, len(board)))
+    for player, cards in holes.items():
+        if len(cards) != 2:
+            texts = [a.text for a in hh.actions if a.verb == "dh" and a.player == player]
+            raise ReplayError(texts[0], "phh", f"p{player} is dealt {len(cards)} hole cards, "
+                              "not 2")
     # Face-down cards shown later were those cards all along (rule 4).
     for player, show in shows.items():
         dealt = holes.get(player)
@@ -850,6 +855,7 @@ def history_from_hand(
     if shows:
         at = board_actions[0] if board_actions else len(actions)
         actions[at:at] = shows
+    actions = [replace(a, text=format_action(a)) for a in actions]
     antes = [config.ante] * n
     antes[1] += config.bb_ante
     blinds = [config.small_blind, config.big_blind] + [0] * (n - 2)
@@ -861,7 +867,9 @@ def history_from_hand(
         min_bet=config.big_blind,
         starting_stacks=tuple(config.stacks[s] for s in order),
         actions=tuple(actions),
-        ante_trimming_status=True,
+        # Equal antes: a short ante plays for what it put in (trimmed); a big-blind ante is
+        # dead money in the main pot (not trimmed), as the PHH spec says.
+        ante_trimming_status=config.bb_ante == 0,
         finishing_stacks=tuple(stacks[s] for s in order) if finished else None,
         players=None if players is None else tuple(players.get(s, "") for s in order),
         seats=order,

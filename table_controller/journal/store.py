@@ -317,6 +317,14 @@ class Journal:
         :raises JournalError: naming the first bad sequence number.
         """
         self._check_open()
+        # one read transaction: a daemon appending meanwhile (recall beside it) is not seen
+        self._conn.execute("BEGIN")
+        try:
+            return self._verify()
+        finally:
+            self._conn.execute("COMMIT")
+
+    def _verify(self) -> int:
         expected_seq = 1
         prev = GENESIS_HASH
         last_hand = 0
@@ -536,6 +544,9 @@ class Journal:
     ) -> Iterator[Entry]:
         """Iterate over entries with ``seq > since`` (and ``<= until``), in order.
 
+        Entries are read in batches of 1000, so a long journal is not loaded whole; appending
+        while iterating is allowed (new entries are included).
+
         :param since: skip entries up to and including this sequence number (0 = from the start).
         :param until: stop after this sequence number (``None`` = to the end).
         :param hand: only entries of this hand.
@@ -552,14 +563,17 @@ class Journal:
         if hand is not None:
             sql += " AND hand = ?"
             params.append(hand)
-        sql += " ORDER BY seq"
-        for seq, kind, wall, mono, h, payload, prev_hash, digest in self._conn.execute(
-            sql, params
-        ).fetchall():
-            yield Entry(
-                seq, EntryKind(kind), wall, mono, h, _freeze(json.loads(payload)), prev_hash,
-                digest,
-            )
+        sql += " ORDER BY seq LIMIT 1000"
+        while True:
+            rows = self._conn.execute(sql, [since, *params[1:]]).fetchall()
+            if not rows:
+                return
+            for seq, kind, wall, mono, h, payload, prev_hash, digest in rows:
+                yield Entry(
+                    seq, EntryKind(kind), wall, mono, h, _freeze(json.loads(payload)),
+                    prev_hash, digest,
+                )
+            since = rows[-1][0]
 
     def get(self, seq: int) -> Entry:
         """Return entry ``seq``.

@@ -213,3 +213,17 @@ def test_payload_roundtrip(tmp_path_factory: pytest.TempPathFactory,
         read = list(j.entries())
     assert read == written
     assert [thaw(e.payload) for e in read] == payloads
+
+
+def test_entries_in_batches(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "j.db") as j:
+        j._conn.execute("PRAGMA synchronous=OFF")  # speed only; durability is tested elsewhere
+        for i in range(2100):
+            j.append(EntryKind.DEVICE_EVENT, {"i": i}, **_t(i))
+        seqs = [e.seq for e in j.entries()]
+        assert seqs == list(range(1, 2101))
+        assert [e.seq for e in j.entries(since=999, until=1002)] == [1000, 1001, 1002]
+        it = j.entries(since=2099)
+        assert next(it).seq == 2100
+        j.append(EntryKind.DECISION, {}, **_t(0))  # appended while iterating: included
+        assert [e.seq for e in it] == [2101]
