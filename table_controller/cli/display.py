@@ -1,0 +1,101 @@
+r"""``table-controller display``: the public, dealer and floor screens in a terminal.
+
+Examples::
+
+    table-controller display --role public --config examples/table.toml
+    table-controller display --role dealer --connect tcp://127.0.0.1:5562 \\
+        --snapshot tcp://127.0.0.1:5564
+    table-controller display --role floor --connect tcp://127.0.0.1:6000 \\
+        --table T1=tcp://10.0.0.11:5564 --table T2=tcp://10.0.0.12:5564
+
+The public and dealer screens follow one table (``--config`` or ``--connect`` + ``--snapshot``);
+the floor follows the public feeds of many tables through ``table-controller floor-proxy``
+(``--connect`` = the proxy's backend) and takes each table's snapshot from its own endpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``display`` subcommand."""
+    p = subparsers.add_parser(
+        "display",
+        help="terminal displays: public, dealer, floor",
+        description="Follow a table's feed (or many tables' through the floor proxy) and show "
+        "it. Takes a snapshot on start and after a gap; says 'connection lost' when heartbeats "
+        "stop and recovers by itself. Ctrl-C to quit.",
+    )
+    p.add_argument("--role", choices=("public", "dealer", "floor"), required=True)
+    p.add_argument("--config", metavar="PATH",
+                   help="the table's configuration (endpoints and table id)")
+    p.add_argument("--connect", metavar="ENDPOINT",
+                   help="the feed endpoint (the floor proxy's backend for --role floor)")
+    p.add_argument("--snapshot", metavar="ENDPOINT", help="the table's snapshot endpoint")
+    p.add_argument("--table", action="append", default=[], metavar="ID[=SNAPSHOT]",
+                   help="table id; for the floor ID=SNAPSHOT_ENDPOINT, repeatable")
+    p.add_argument("--heartbeat-timeout", type=float, default=3.0, metavar="S",
+                   help="seconds without a message before 'connection lost' (default 3)")
+    p.add_argument("--duration", type=float, default=None, metavar="S",
+                   help="quit after S seconds (default: run until Ctrl-C)")
+    p.set_defaults(handler=run)
+
+
+def sources_from_args(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """Work out ``(table, feed, snapshot)`` for each table to follow.
+
+    :raises ValueError: naming the missing or bad option.
+    """
+    if args.config:
+        from table_controller.config import load_config
+
+        cfg = load_config(args.config)
+        feed = cfg.endpoints.dealer if args.role == "dealer" else cfg.endpoints.public
+        return [(cfg.table.id, args.connect or _local(feed), args.snapshot
+                 or _local(cfg.endpoints.snapshot))]
+    if not args.connect:
+        raise ValueError("give --config, or --connect (and --snapshot / --table)")
+    if args.role == "floor":
+        out = []
+        for item in args.table:
+            table, eq, snap = item.partition("=")
+            if not eq or not table or not snap:
+                raise ValueError(f"--table {item!r}: the floor needs ID=SNAPSHOT_ENDPOINT")
+            out.append((table, args.connect, snap))
+        if not out:
+            raise ValueError("the floor needs at least one --table ID=SNAPSHOT_ENDPOINT")
+        return out
+    if not args.snapshot:
+        raise ValueError("--snapshot ENDPOINT is needed with --connect")
+    if len(args.table) > 1 or (args.table and "=" in args.table[0]):
+        raise ValueError("--table takes one plain table id for the public and dealer roles")
+    return [(args.table[0] if args.table else "", args.connect, args.snapshot)]
+
+
+def _local(endpoint: str) -> str:
+    """Turn a bind address (``tcp://*:5561``, ``tcp://0.0.0.0:5561``) into one to connect to."""
+    for wildcard in ("tcp://*:", "tcp://0.0.0.0:"):
+        if endpoint.startswith(wildcard):
+            return "tcp://127.0.0.1:" + endpoint[len(wildcard):]
+    return endpoint
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the display; 0 on Ctrl-C or after ``--duration``, 2 on bad options."""
+    import asyncio
+
+    from table_controller.displays.live import TableSource, run_display
+    from table_controller.errors import TableError
+
+    try:
+        sources = [TableSource(*s) for s in sources_from_args(args)]
+    except (ValueError, TableError) as exc:
+        print(f"display: {exc}", file=sys.stderr)
+        return 2
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run_display(args.role, sources, duration=args.duration,
+                                heartbeat_timeout=args.heartbeat_timeout))
+    return 0

@@ -1,0 +1,168 @@
+"""Displays wired to the feeds: one :class:`~table_controller.feeds.FeedClient` per table.
+
+:class:`DisplayModel` folds :class:`~table_controller.feeds.FeedEvent` s into the
+:class:`~.view.TableView` s (pure apart from the events it is given); :func:`run_display` runs the
+clients and shows :func:`~.render.render` in a ``rich.live.Live`` (or, when the output is not a
+terminal, prints a plain frame whenever the picture changed, at most every ``plain_every``
+seconds).
+
+The client does the hard parts (snapshot on start and after a gap, heartbeat supervision); this
+module only shows them: ``LOST`` turns the view's ``connection`` to ``"lost"`` (the screen says
+"connection lost"), ``GAP`` to ``"syncing"``, and the next ``SNAPSHOT`` / ``RECOVERED`` event
+brings the whole view back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import zmq
+import zmq.asyncio
+from rich.console import Console
+
+from table_controller.displays.render import render
+from table_controller.displays.view import TableView, apply_message, view_from_state
+from table_controller.feeds import Feed, FeedClient, FeedEvent, FeedEventKind
+
+#: Which feed each role follows.
+ROLE_FEEDS = {"public": Feed.PUBLIC, "dealer": Feed.DEALER, "floor": Feed.PUBLIC}
+
+
+@dataclass(frozen=True, slots=True)
+class TableSource:
+    """Where one table's feed and snapshots are.
+
+    :param table: the table id (``""`` = any; only for one-table displays).
+    :param feed: the feed endpoint (the floor proxy's backend for the floor).
+    :param snapshot: the table's snapshot endpoint.
+    """
+
+    table: str
+    feed: str
+    snapshot: str
+
+
+class DisplayModel:
+    """The views of every table a display follows."""
+
+    def __init__(self, tables: Sequence[str]) -> None:
+        self.views: dict[str, TableView] = {t: TableView(table=t) for t in tables}
+        self.changes = 0
+
+    def on_event(self, table: str, ev: FeedEvent) -> TableView:
+        """Fold one client event into the view of ``table``; return the new view."""
+        v = self.views.get(table, TableView(table=table))
+        if ev.kind in (FeedEventKind.SNAPSHOT, FeedEventKind.RECOVERED):
+            v = view_from_state(ev.state or {}, table=table, seq=ev.seq, base=v)
+            if ev.kind is FeedEventKind.RECOVERED:
+                v = dataclasses.replace(v, announcements=(*v.announcements,
+                                                          "connection recovered")[-8:])
+        elif ev.kind is FeedEventKind.UPDATE and ev.message is not None:
+            m = ev.message
+            v = apply_message(v, m.type, m.data, seq=ev.seq, ts=m.ts)
+        elif ev.kind is FeedEventKind.LOST:
+            v = dataclasses.replace(v, connection="lost")
+        elif ev.kind is FeedEventKind.GAP:
+            v = dataclasses.replace(v, connection="syncing")
+        if not v.table:
+            v = dataclasses.replace(v, table=table)
+        self.views[table] = v
+        self.changes += 1
+        return v
+
+    def ordered(self) -> list[TableView]:
+        """Return the views, by table id."""
+        return [self.views[t] for t in sorted(self.views)]
+
+
+async def follow(client: FeedClient, table: str, model: DisplayModel,
+                 changed: asyncio.Event) -> None:
+    """Feed ``client``'s events into ``model`` until cancelled."""
+    while True:
+        ev = await client.next_event(timeout=0.5)
+        if ev is not None:
+            model.on_event(table, ev)
+            changed.set()
+
+
+async def run_display(
+    role: str,
+    sources: Sequence[TableSource],
+    *,
+    console: Console | None = None,
+    duration: float | None = None,
+    heartbeat_timeout: float = 3.0,
+    live: bool | None = None,
+    plain_every: float = 1.0,
+    on_change: Callable[[DisplayModel], None] | None = None,
+) -> DisplayModel:
+    """Show ``role``'s screen for ``sources`` until cancelled or ``duration`` seconds passed.
+
+    :param live: use ``rich.live.Live`` (default: when the console is a terminal).
+    :returns: the model as it was at the end (for tests and the demo's summary).
+    """
+    from rich.live import Live
+
+    console = console or Console()
+    use_live = console.is_terminal if live is None else live
+    feed = ROLE_FEEDS[role]
+    model = DisplayModel([s.table for s in sources])
+    ctx = zmq.asyncio.Context()
+    clients = [FeedClient(ctx, feed=feed, feed_endpoint=s.feed, snapshot_endpoint=s.snapshot,
+                          table_id=s.table or None, heartbeat_timeout=heartbeat_timeout)
+               for s in sources]
+    changed = asyncio.Event()
+    tasks = []
+    try:
+        for c in clients:
+            await c.start()
+        tasks = [asyncio.create_task(follow(c, s.table, model, changed))
+                 for c, s in zip(clients, sources, strict=True)]
+        end = None if duration is None else time.monotonic() + duration
+
+        def frame() -> object:
+            return render(role, model.ordered())
+
+        async def wait_change() -> bool:
+            left = 0.5 if end is None else min(0.5, end - time.monotonic())
+            if left <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), left)
+            return True
+
+        if use_live:
+            with Live(frame(), console=console, refresh_per_second=8,  # type: ignore[arg-type]
+                      transient=False) as lv:
+                while await wait_change():
+                    if changed.is_set():
+                        changed.clear()
+                        lv.update(frame())  # type: ignore[arg-type]
+                        if on_change is not None:
+                            on_change(model)
+        else:
+            last_print = 0.0
+            while await wait_change():
+                now = time.monotonic()
+                if changed.is_set() and now - last_print >= plain_every:
+                    changed.clear()
+                    last_print = now
+                    console.print(frame())
+                    console.rule()
+                    if on_change is not None:
+                        on_change(model)
+        return model
+    finally:
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        for c in clients:
+            await c.close()
+        ctx.destroy(linger=0)

@@ -1,0 +1,230 @@
+"""Pure renderers: a :class:`~.view.TableView` in, a rich renderable out.
+
+Nothing here does I/O or reads a clock: tests render into ``Console(record=True)`` and compare
+text. Three screens:
+
+- :func:`render_public` — what players may see: seats, stacks, bets, board, pots, whose turn,
+  announcements. Hole cards only ever as backs (the feed masks them anyway).
+- :func:`render_dealer` — the current prompt, big and clear, what comes after it, holds and
+  alerts, and the table in brief.
+- :func:`render_floor` — one line per table: hand, stage, pot, alerts and holds, device health.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from table_controller.displays.view import SeatView, TableView
+
+_SUITS = {"h": ("♥", "red"), "d": ("♦", "red"), "c": ("♣", "default"), "s": ("♠", "default")}
+_LINK_STYLE = {"ok": "green", "live": "green", "waiting": "yellow", "stale": "yellow",
+               "lost": "bold red", "closed": "red"}
+
+
+def card_text(code: str | None) -> Text:
+    """Render one card: ``A♥`` in red, ``K♠``; a face-down card as ``▒▒``; an empty slot ``··``."""
+    if code is None:
+        return Text("··", style="dim")
+    if len(code) != 2 or code[1].lower() not in _SUITS:
+        return Text("▒▒", style="blue")
+    symbol, colour = _SUITS[code[1].lower()]
+    rank = "10" if code[0].upper() == "T" else code[0].upper()
+    return Text(f"{rank}{symbol}", style=f"bold {colour}")
+
+
+def board_text(board: Sequence[str | None], slots: int = 5) -> Text:
+    """Render the board's five slots."""
+    cards = list(board)[:slots] + [None] * max(0, slots - len(board))
+    out = Text()
+    for i, c in enumerate(cards):
+        if i:
+            out.append("  ")
+        out.append_text(card_text(c))
+    return out
+
+
+def _chips(n: int) -> str:
+    return f"{n:,}"
+
+
+def _connection_banner(view: TableView) -> RenderableType | None:
+    if view.connection == "lost":
+        return Panel(Text("CONNECTION LOST — waiting for the table…", style="bold white on red",
+                          justify="center"), box=box.HEAVY, style="red")
+    if view.connection in ("connecting", "syncing"):
+        return Text(f"{view.connection}…", style="yellow")
+    return None
+
+
+def _hold_banner(view: TableView) -> RenderableType | None:
+    if not view.holds:
+        return None
+    return Panel(Text("TABLE ON HOLD: " + "; ".join(view.holds), style="bold white on red",
+                      justify="center"), box=box.HEAVY, style="red")
+
+
+def _header(view: TableView, role: str) -> Text:
+    title = view.name or view.table or "table"
+    hand = f"hand #{view.hand}" if view.hand is not None else "no hand yet"
+    stage = view.stage.replace("_", " ") if view.stage else "—"
+    out = Text()
+    out.append(f"{title}", style="bold")
+    out.append(f"  ·  {hand}  ·  {stage}")
+    out.append(f"  ·  {role} display", style="dim")
+    return out
+
+
+def _seat_status(s: SeatView, view: TableView) -> Text:
+    parts: list[tuple[str, str]] = []
+    if view.button == s.seat:
+        parts.append(("BTN", "bold yellow"))
+    if view.to_act == s.seat:
+        parts.append(("TO ACT", "bold black on yellow"))
+    if s.folded:
+        parts.append(("folded", "dim"))
+    if s.all_in:
+        parts.append(("ALL-IN", "bold magenta"))
+    if s.sitting_out:
+        parts.append(("sitting out", "dim"))
+    out = Text()
+    for i, (t, style) in enumerate(parts):
+        if i:
+            out.append(" ")
+        out.append(t, style=style)
+    return out
+
+
+def seats_table(view: TableView) -> Table:
+    """Tabulate the seats: player, stack, bet, cards, status."""
+    t = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False)
+    t.add_column("seat", justify="right")
+    t.add_column("player")
+    t.add_column("stack", justify="right")
+    t.add_column("bet", justify="right")
+    t.add_column("cards")
+    t.add_column("")
+    for s in view.seats:
+        if s.shown:
+            cards = Text(" ").join(card_text(c) for c in s.shown)
+        elif s.has_cards and not s.folded:
+            cards = Text("▒▒ ▒▒", style="blue")
+        else:
+            cards = Text("")
+        style = "dim" if s.folded or s.sitting_out else ""
+        t.add_row(str(s.seat), Text(s.player or "—", style=style), _chips(s.stack),
+                  _chips(s.bet) if s.bet else "", cards, _seat_status(s, view))
+    return t
+
+
+def _pots_text(view: TableView) -> Text:
+    out = Text("Pot ", style="bold")
+    if not view.pots:
+        out.append("0")
+    for i, p in enumerate(view.pots):
+        if i:
+            out.append("  ·  ")
+        name = "main" if i == 0 else f"side {i}"
+        out.append(f"{name} {_chips(p.amount)}" if len(view.pots) > 1 else _chips(p.amount))
+    bets = sum(s.bet for s in view.seats)
+    if bets:
+        out.append(f"   (bets out {_chips(bets)})", style="dim")
+    return out
+
+
+def _recent(lines: Sequence[str], title: str, style: str, n: int) -> Panel:
+    shown = list(lines)[-n:] or ["—"]
+    return Panel(Text("\n".join(shown), style=style), title=title, title_align="left",
+                 box=box.ROUNDED)
+
+
+def render_public(view: TableView) -> RenderableType:
+    """Render the players' screen (never hole cards)."""
+    parts: list[RenderableType] = [_header(view, "public")]
+    for banner in (_connection_banner(view), _hold_banner(view)):
+        if banner is not None:
+            parts.append(banner)
+    board = Text("Board  ", style="bold")
+    board.append_text(board_text(view.board))
+    parts += [board, _pots_text(view), seats_table(view)]
+    if view.to_act is not None:
+        who = next((s.player for s in view.seats if s.seat == view.to_act), "")
+        parts.append(Text(f"Action on seat {view.to_act}" + (f" ({who})" if who else ""),
+                          style="bold yellow"))
+    parts.append(_recent(view.announcements, "announcements", "", 4))
+    return Group(*parts)
+
+
+def render_dealer(view: TableView) -> RenderableType:
+    """Render the dealer's screen: the prompt, big and clear, and what comes next."""
+    parts: list[RenderableType] = [_header(view, "dealer")]
+    for banner in (_connection_banner(view), _hold_banner(view)):
+        if banner is not None:
+            parts.append(banner)
+    if view.prompt is not None:
+        body = Text(view.prompt.text.upper(), style="bold white", justify="center")
+        label = "NOW" + (f"  (prompt {view.prompt.id})" if view.prompt.id is not None else "")
+        parts.append(Panel(body, title=label, box=box.DOUBLE, style="bold cyan", padding=(1, 2)))
+    else:
+        parts.append(Panel(Text("no prompt: waiting for the table", justify="center",
+                                style="dim"), title="NOW", box=box.DOUBLE, padding=(1, 2)))
+    if view.expected_next and (view.prompt is None or view.expected_next != view.prompt.text):
+        parts.append(Text(f"Table expects: {view.expected_next}", style="cyan"))
+    board = Text("Board  ", style="bold")
+    board.append_text(board_text(view.board))
+    board.append("    ")
+    board.append_text(_pots_text(view))
+    parts += [board, seats_table(view)]
+    if view.alerts:
+        parts.append(_recent(view.alerts, "alerts", "bold red", 4))
+    parts.append(_recent(view.announcements, "announcements", "", 3))
+    return Group(*parts)
+
+
+def _floor_row(view: TableView) -> list[RenderableType]:
+    link = view.connection
+    conn = Text(link, style=_LINK_STYLE.get(link, ""))
+    devices = Text()
+    for i, (name, state) in enumerate(view.devices):
+        if i:
+            devices.append(" ")
+        devices.append(f"{name}:{state}", style=_LINK_STYLE.get(state, ""))
+    alerts = Text()
+    if view.holds:
+        alerts.append("HOLD " + "; ".join(view.holds), style="bold white on red")
+    elif view.alerts:
+        alerts.append(view.alerts[-1], style="red")
+    return [Text(view.table or "?", style="bold"),
+            "—" if view.hand is None else str(view.hand),
+            view.stage.replace("_", " ") or "—",
+            _chips(view.pot_total),
+            alerts, devices or Text("—", style="dim"), conn]
+
+
+def render_floor(views: Sequence[TableView], title: str = "Floor") -> RenderableType:
+    """One line per table: hand, stage, pot, alerts and holds, device health, feed link."""
+    t = Table(title=title, box=box.SIMPLE_HEAVY, expand=False)
+    for col, just in (("table", "left"), ("hand", "right"), ("stage", "left"),
+                      ("pot", "right"), ("alerts / holds", "left"), ("devices", "left"),
+                      ("feed", "left")):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for v in sorted(views, key=lambda v: v.table):
+        t.add_row(*_floor_row(v))
+    held = sum(1 for v in views if v.holds)
+    lost = sum(1 for v in views if v.connection == "lost")
+    summary = Text(f"{len(views)} tables · {held} on hold · {lost} not heard from",
+                   style="bold red" if held or lost else "dim")
+    return Group(t, summary)
+
+
+def render(role: str, views: Sequence[TableView]) -> RenderableType:
+    """Render the screen of ``role`` (``public``, ``dealer`` or ``floor``)."""
+    if role == "floor":
+        return render_floor(views)
+    view = views[0] if views else TableView()
+    return render_dealer(view) if role == "dealer" else render_public(view)

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import dataclasses
+
+from rich.console import Console
+
+from table_controller.displays.render import card_text, render, render_floor
+from table_controller.displays.view import apply_message, view_from_state
+
+STATE = {
+    "table": "T1", "name": "Hold'em table 1", "hand": 12, "street": "flop", "button": 3,
+    "seats": {
+        "1": {"player": "Ann", "stack": 9_850, "bet": 0, "hole_cards": ["??", "??"]},
+        "3": {"player": "Cy", "stack": 4_200, "bet": 300, "hole_cards": ["??", "??"]},
+        "5": {"player": "Ed", "stack": 0, "all_in": True, "hole_cards": ["??", "??"]},
+        "7": {"player": "Gus", "stack": 2_000, "folded": True},
+    },
+    "board": ["Ah", "Td", "7c", None, None],
+    "pots": [{"amount": 1_200, "eligible": [1, 3, 5]}, {"amount": 400, "eligible": [1, 3]}],
+    "to_act": 1,
+    "prompt": {"id": 41, "text": "Seat 1 to act: fold, call 300, or raise to 600–9,850",
+               "step": {"kind": "act", "seat": 1}},
+    "devices": {"shoe": "ok", "chips": "ok", "camera": "stale"},
+}
+
+
+def text_of(renderable: object, width: int = 100) -> str:
+    console = Console(record=True, width=width, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_state_is_read_into_a_view() -> None:
+    v = view_from_state(STATE)
+    assert v.hand == 12 and v.stage == "flop" and v.button == 3 and v.to_act == 1
+    assert [s.seat for s in v.seats] == [1, 3, 5, 7]
+    assert v.seats[1].bet == 300 and v.seats[2].all_in and v.seats[3].folded
+    assert v.seats[0].has_cards and not v.seats[3].has_cards
+    assert v.pot_total == 1_900
+    assert v.prompt is not None and v.prompt.id == 41 and v.prompt.seat == 1
+    assert dict(v.devices)["camera"] == "stale"
+
+
+def test_engine_status_shape_is_read_too() -> None:
+    state = {"hand": {"number": 4, "phase": "betting", "street": "turn", "seats": [2, 4],
+                      "stacks": {"2": 500, "4": 700}, "bets": {"4": 100}, "folded": [],
+                      "all_in": [], "hole_cards": {"2": ["??", "??"], "4": ["??", "??"]},
+                      "board": ["2c", "3c", "4c", "5c"], "to_act": 2,
+                      "pots": [{"amount": 300, "eligible": [2, 4]}],
+                      "expected": "Seat 2 to act: fold, call 100, or raise to 200–500"}}
+    v = view_from_state(state)
+    assert v.hand == 4 and v.stage == "turn" and v.to_act == 2
+    assert [(s.seat, s.stack, s.bet) for s in v.seats] == [(2, 500, 0), (4, 700, 100)]
+    assert v.expected_next.startswith("Seat 2 to act")
+
+
+def test_bad_feed_data_never_raises() -> None:
+    for junk in ({}, {"seats": 3}, {"seats": {"x": 1, "2": "y"}}, {"pots": ["a", {}]},
+                 {"hand": "twelve", "board": "AhKd", "devices": [1]}, {"prompt": 5}):
+        v = view_from_state(junk)
+        text_of(render("public", [v]))
+        text_of(render("dealer", [v]))
+
+
+def test_public_screen_shows_the_table_and_never_hole_cards() -> None:
+    v = view_from_state(STATE)
+    out = text_of(render("public", [v]))
+    assert "hand #12" in out and "flop" in out
+    assert "A♥" in out and "10♦" in out and "7♣" in out
+    assert "main 1,200" in out and "side 1 400" in out
+    assert "Ann" in out and "9,850" in out and "TO ACT" in out and "ALL-IN" in out
+    assert "▒▒ ▒▒" in out
+    assert "raise to" not in out  # the prompt is for the dealer
+
+
+def test_dealer_screen_shows_the_prompt_big() -> None:
+    v = view_from_state(STATE)
+    out = text_of(render("dealer", [v]))
+    assert "SEAT 1 TO ACT: FOLD, CALL 300, OR RAISE TO 600–9,850" in out
+    assert "prompt 41" in out
+
+
+def test_messages_update_the_view() -> None:
+    v = view_from_state(STATE)
+    v = apply_message(v, "prompt", {"id": 42, "text": "Burn and deal the turn",
+                                    "step": {"kind": "burn"}}, seq=5)
+    assert v.prompt is not None and v.prompt.kind == "burn" and v.seq == 5
+    v = apply_message(v, "irregularity", {"kind": "exposed_card", "text": "seat 3 card exposed"})
+    v = apply_message(v, "hold", {"reason": "chip count does not match"})
+    assert v.on_hold and v.alerts[-1].startswith("HOLD")
+    out = text_of(render("dealer", [v]))
+    assert "TABLE ON HOLD" in out and "exposed_card" in out
+    v = apply_message(v, "resume", {})
+    assert not v.on_hold
+    v = apply_message(v, "device", {"device": "shoe", "link": "lost"})
+    assert dict(v.devices)["shoe"] == "lost"
+    v = apply_message(v, "announcement", {"text": "Seat 3 raises to 900"})
+    assert v.announcements[-1] == "Seat 3 raises to 900"
+    v = apply_message(v, "update", {"state": {**STATE, "hand": 13}})
+    assert v.hand == 13 and v.announcements[-1] == "Seat 3 raises to 900"
+
+
+def test_connection_lost_banner() -> None:
+    v = dataclasses.replace(view_from_state(STATE), connection="lost")
+    assert "CONNECTION LOST" in text_of(render("public", [v]))
+    assert "CONNECTION LOST" in text_of(render("dealer", [v]))
+
+
+def test_floor_shows_one_line_per_table() -> None:
+    a = view_from_state(STATE, table="T1")
+    b = apply_message(view_from_state({**STATE, "table": "T2", "hand": 3}), "hold",
+                      {"reason": "shoe unplugged"})
+    c = dataclasses.replace(view_from_state({"table": "T3"}), connection="lost")
+    out = text_of(render_floor([c, b, a]), width=120)
+    lines = [ln for ln in out.splitlines() if ln.strip().startswith("T")]
+    assert [ln.split()[0] for ln in lines] == ["T1", "T2", "T3"]
+    assert "HOLD shoe unplugged" in out and "camera:stale" in out and "lost" in out
+    assert "3 tables · 1 on hold · 1 not heard from" in out
+
+
+def test_cards() -> None:
+    assert card_text("Ah").plain == "A♥" and card_text("Tc").plain == "10♣"
+    assert card_text("??").plain == "▒▒" and card_text(None).plain == "··"
