@@ -227,6 +227,19 @@ class CurveServer:
             consoles=KeyAllowList.from_dir(consoles_dir),
         )
 
+    @classmethod
+    def from_config(cls, ctx: zmq.asyncio.Context, keys: Any) -> CurveServer | None:
+        """Build from a :class:`table_controller.config.KeysSection` (``None`` if security is off).
+
+        :raises KeyFileError: if a key file or directory is missing or invalid.
+        """
+        if keys.security != "curve":
+            return None
+        return cls.from_files(
+            ctx, server_secret_key=keys.server_secret_key, displays_dir=keys.displays_dir,
+            consoles_dir=keys.consoles_dir,
+        )
+
     @property
     def started(self) -> bool:
         """``True`` while the authenticator runs."""

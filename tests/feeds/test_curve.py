@@ -116,3 +116,17 @@ def test_surveillance_allow_list_and_revocation(keys: dict[str, Path], tmp_path:
             curve.stop()
 
     arun(body, timeout=20)
+
+
+def test_curve_server_from_config(keys: dict[str, Path], tmp_path: Path) -> None:
+    from table_controller.config import KeysSection
+
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        assert CurveServer.from_config(ctx, KeysSection(security="none")) is None
+        section = KeysSection(security="curve", server_secret_key=keys["server"],
+                              displays_dir=tmp_path / "displays",
+                              consoles_dir=tmp_path / "consoles")
+        curve = CurveServer.from_config(ctx, section)
+        assert curve is not None and len(curve.displays) == 2 and len(curve.consoles) == 1
+
+    arun(body)
