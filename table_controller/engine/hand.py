@@ -16,9 +16,9 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
    (``Show`` is accepted at once) and the board is dealt out.
 5. Showdown in order (see :mod:`.showdown`); then each pot is pushed on its own, side pots first.
 6. ``apply`` is transactional: an illegal input raises :class:`RuleError` and changes nothing.
-   Handlers that validate fully before changing anything run on the state itself; the others
-   (``Show``) run on a copy that replaces the state only when every rule passed. ``check``
-   always works on a copy.
+   Every handler validates fully before it changes anything and runs on the state itself
+   (``_VALIDATE_FIRST``); a handler not listed there would run on a copy that replaces the state
+   only when every rule passed. ``check`` always works on a copy.
 7. After every input, chips add up to the starting total (to the chip) and no card is known twice;
    otherwise :class:`ChipConservationError` / :class:`DuplicateCardError` is raised. Each new
    card is checked against the mask of cards out; the full recount of cards (and of the pot
@@ -70,7 +70,7 @@ from table_controller.engine.pots import (
     split,
     uncalled,
 )
-from table_controller.engine.showdown import showdown_order, winners
+from table_controller.engine.showdown import showdown_order, strength, winners
 from table_controller.errors import ChipConservationError, DuplicateCardError, RuleError
 
 _LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
@@ -678,7 +678,7 @@ def _on_act(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
 def _on_collect(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     assert isinstance(step, CollectStep)
     moved = _collect(hand, st)
-    _after_round(hand, st)
+    _after_round(hand, st, step.into_pots)
     return Record(len(hand.log), step, inp, st.street, amount=moved)
 
 
@@ -700,9 +700,13 @@ def _on_show(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
             raise RuleError("show-mismatch", f"seat {seat} was dealt "
                             f"{' '.join(c.code for c in known)}, not "
                             f"{' '.join(c.code for c in cards)}")
-        for c in cards:
-            if c not in known:
-                _check_new_card(st, c)
+        fresh = [c for c in cards if c not in known]
+        for c in fresh:
+            if st.seen & (1 << (c.rank * 4 + c.suit)):
+                raise DuplicateCard("duplicate-card",
+                                    f"the {c.describe()} ({c}) is already out")
+        for c in fresh:
+            _check_new_card(st, c)
     st.shown[seat] = cards
     return Record(len(hand.log), ShowStep(seat), inp, st.street, seat)
 
@@ -752,7 +756,7 @@ _HANDLERS: dict[Phase, dict[type, _Handler]] = {
 """The transition table: which input each phase accepts (``Show`` also while hands are tabled)."""
 
 _VALIDATE_FIRST = frozenset({_on_post, _on_deal_hole, _on_burn, _on_board, _on_act, _on_collect,
-                             _on_muck, _on_push})
+                             _on_show, _on_muck, _on_push})
 """Handlers that check everything before they change anything: ``apply`` runs them on the state
 itself instead of a copy (the property tests check that a refused input changed nothing)."""
 
@@ -781,11 +785,13 @@ def _collect(hand: Hand, st: _State) -> int:
     return moved
 
 
-def _after_round(hand: Hand, st: _State) -> None:
+def _after_round(hand: Hand, st: _State, pots: tuple[PotView, ...] | None = None) -> None:
     """Move on once the bets are in: award at once, next street, or the showdown."""
     live = _live(hand, st)
-    in_hand = frozenset(s for s in hand.seats if s not in st.folded)
-    st.pots = build_pots(st.contrib, in_hand, _all_in(hand, st), st.dead)
+    if pots is None:  # no collect (no bets this round): folds may have changed the pots
+        in_hand = frozenset(s for s in hand.seats if s not in st.folded)
+        pots = build_pots(st.contrib, in_hand, _all_in(hand, st), st.dead)
+    st.pots = pots
     if len(live) == 1:
         _make_awards(hand, st)
         return
@@ -844,10 +850,12 @@ def _make_awards(hand: Hand, st: _State) -> None:
     rake = rake_for(sum(p.amount for p in pots), hand.config.rake, st.flop_dealt)
     rakes = rake_by_pot((p.amount for p in pots), rake)
     board = [c for c in st.board if c is not None]
+    values = {seat: strength(cards, board) for seat, cards in st.shown.items()
+              if seat not in st.folded and seat not in st.mucked}
     awards = []
     for i, (pot, pot_rake) in enumerate(zip(pots, rakes, strict=True)):
         contenders = [s for s in pot.eligible if s not in st.mucked]
-        won = winners(contenders, st.shown, board) if len(contenders) > 1 else contenders
+        won = winners(contenders, values) if len(contenders) > 1 else contenders
         if not won:
             raise RuleError("no-winner", f"pot {i} has no hand left to win it")
         payouts, odd = split(pot.amount - pot_rake, won, hand.button)

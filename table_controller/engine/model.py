@@ -30,6 +30,8 @@ from table_controller.engine.cards import Card
 class Street(enum.Enum):
     """The betting rounds of a hand, in order, plus the showdown."""
 
+    __hash__ = object.__hash__  # C-level hashing (members are singletons): faster lookups
+
     PREFLOP = "preflop"
     FLOP = "flop"
     TURN = "turn"
@@ -72,6 +74,8 @@ class PostKind(enum.Enum):
     ``NEW_PLAYER`` and ``MISSED_BIG`` are live big blinds posted out of position.
     """
 
+    __hash__ = object.__hash__  # C-level hashing (members are singletons): faster lookups
+
     ANTE = "ante"
     BB_ANTE = "bb_ante"
     SMALL_BLIND = "small_blind"
@@ -84,6 +88,8 @@ class PostKind(enum.Enum):
 class ActionKind(enum.Enum):
     """A player's betting action. ``BET`` and ``RAISE`` both mean "make the total bet ``to``"."""
 
+    __hash__ = object.__hash__  # C-level hashing (members are singletons): faster lookups
+
     FOLD = "fold"
     CHECK = "check"
     CALL = "call"
@@ -94,6 +100,8 @@ class ActionKind(enum.Enum):
 
 class Phase(enum.Enum):
     """What kind of step the hand is waiting for (the state of the hand's state machine)."""
+
+    __hash__ = object.__hash__  # C-level hashing (members are singletons): faster lookups
 
     POSTING = "posting"
     DEALING = "dealing"

@@ -59,19 +59,21 @@ def showdown_order(contenders: Collection[int], button: int,
     return order
 
 
-def winners(eligible: Sequence[int], shown: Mapping[int, tuple[Card, ...]],
-            board: Sequence[Card]) -> list[int]:
+def winners(eligible: Sequence[int], strengths: Mapping[int, int]) -> list[int]:
     """Return the seats among ``eligible`` whose shown hands are best (ties share).
 
-    Seats that did not show (mucked) cannot win. When nobody eligible showed, the result is empty.
+    :param strengths: :func:`strength` of each shown hand; seats not in it (mucked, not shown)
+        cannot win. When nobody eligible showed, the result is empty.
+
+    >>> winners([1, 2, 3], {1: 50, 2: 70, 3: 70})
+    [2, 3]
     """
     best = -1
     out: list[int] = []
     for seat in eligible:
-        cards = shown.get(seat)
-        if cards is None:
+        value = strengths.get(seat)
+        if value is None:
             continue
-        value = strength(cards, board)
         if value > best:
             best, out = value, [seat]
         elif value == best:
