@@ -326,13 +326,17 @@ class Hand:
 
     def _run(self, inp: Input, commit: bool = False) -> tuple[_State, Record]:
         st = self._st
-        handler = _HANDLERS[st.phase].get(type(inp))
-        if handler is None and isinstance(inp, Show | Muck) and _show_allowed(st):
-            handler = _on_show if isinstance(inp, Show) else _on_muck
+        kind = type(inp)
+        handler = _HANDLERS[st.phase].get(kind)
         if handler is None:
-            raise RuleError("wrong-step", f"{_input_words(inp)} does not fit now; expected: "
-                            f"{describe_step(self.expected())}")
-        step = self.expected()
+            if kind in _SHOW_INPUTS and _show_allowed(st):
+                handler = _on_show if kind is Show else _on_muck
+            else:
+                raise RuleError("wrong-step", f"{_input_words(inp)} does not fit now; expected: "
+                                f"{describe_step(self.expected())}")
+        step = st.step
+        if step is None:
+            step = st.step = _expected(self, st)
         if commit and handler in _VALIDATE_FIRST:
             new = st  # the handler raises before it changes anything
             new.step = None
@@ -341,8 +345,8 @@ class Hand:
         record = handler(self, new, inp, step)
         _advance(self, new)
         over = new.phase is Phase.OVER
-        _check_integrity(self, new, cards=over or isinstance(inp, Show),
-                         pots=over or not isinstance(inp, Act | Deal))
+        _check_integrity(self, new, cards=over or kind is Show,
+                         pots=over or kind not in _LIGHT_INPUTS)
         return new, record
 
     def legal_actions(self) -> ActStep | None:
@@ -754,6 +758,10 @@ _HANDLERS: dict[Phase, dict[type, _Handler]] = {
     Phase.VOID: {},
 }
 """The transition table: which input each phase accepts (``Show`` also while hands are tabled)."""
+
+_SHOW_INPUTS = frozenset({Show, Muck})
+_LIGHT_INPUTS = frozenset({Act, Deal})
+"""Inputs after which the pot recount is skipped (they move no chips into or out of the pot)."""
 
 _VALIDATE_FIRST = frozenset({_on_post, _on_deal_hole, _on_burn, _on_board, _on_act, _on_collect,
                              _on_show, _on_muck, _on_push})
