@@ -607,3 +607,20 @@ def test_no_raise_when_nobody_can_cover_the_bet() -> None:
     assert not step.legal.can_raise
     err = hand.check(Act(1, ActionKind.RAISE, 6000))
     assert isinstance(err, RuleError)
+
+
+def test_big_blind_has_priority_over_the_big_blind_ante() -> None:
+    # BB (seat 2) has 12 chips: blind 10, big-blind ante 10. The blind has priority (TDA): it
+    # posts the full blind and 2 of the ante. pokerkit takes the ante first and posts a blind of 2.
+    spec = _spec((1000, 12, 1000), sb=5, bb=10, bb_ante=10, button=3)
+    pk = _pk(spec)
+    blinds = [op for op in pk.operations if type(op).__name__ == "BlindOrStraddlePosting"]
+    assert [(op.player_index, op.amount) for op in blinds] == [(0, 5), (1, 2)]
+    hand = Hand(spec.config())
+    posted = {}
+    while isinstance(step := hand.expected(), PostStep):
+        posted[(step.seat, step.kind)] = hand.apply(Post(step.seat)).amount
+    assert posted[(2, PostKind.BIG_BLIND)] == 10
+    assert posted[(2, PostKind.BB_ANTE)] == 2
+    step = _to_first_action(hand, spec)
+    assert step.seat == 3 and step.legal.call_amount == 10
