@@ -204,6 +204,10 @@ class Table:
         self._check_buy_in(seat, s.stack, amount, first=False)
         s.stack += amount
 
+    def add_on(self, seat: int, amount: int) -> None:
+        """Add chips between hands (same as :meth:`buy_in` for a seated player)."""
+        self.buy_in(seat, amount)
+
     def sit_out(self, seat: int) -> None:
         """Sit the player of ``seat`` out from the next hand on."""
         self._occupied(seat).sitting_out = True

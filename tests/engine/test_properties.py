@@ -118,3 +118,60 @@ def test_random_hands_keep_invariants(config: HandConfig, rnd: random.Random) ->
     final = dict(step.final_stacks)
     assert sum(final.values()) + hand.rake == sum(config.stacks.values())
     assert all(v >= 0 for v in final.values())
+
+
+def _choose(step: Step, hand: Hand, rnd: random.Random, deck: list[Card],
+            hidden: dict[int, list[Card]]) -> Input:
+    """A legal input, with unknown hole cards, early shows, mucks and explicit cards mixed in."""
+    from table_controller.engine import BurnStep, DealHoleStep, Muck, ShowStep
+
+    status = hand.status()
+    if isinstance(step, DealHoleStep) and rnd.random() < 0.3:
+        hidden.setdefault(step.seat, []).append(deck.pop())
+        return Deal(None)
+    if isinstance(step, BurnStep) and rnd.random() < 0.3:
+        deck.pop()
+        return Deal(None)
+    if isinstance(step, ShowStep):
+        seat = step.seat
+        if rnd.random() < 0.2 and hand.check(Muck(seat)) is None:
+            return Muck(seat)
+        if seat in hidden:
+            known = [c for c in status.hole_cards[seat] if c is not None]
+            return Show(seat, (*known, *hidden[seat]))
+    if status.phase.value in ("burning", "board") and rnd.random() < 0.3:
+        for seat in hand.seats:
+            if seat not in hidden and hand.check(Show(seat)) is None:
+                return Show(seat)
+    return random_input(step, rnd, deck)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=hand_configs(), rnd=st.randoms(use_true_random=False))
+def test_random_hands_with_hidden_cards_mucks_and_voids(config: HandConfig,
+                                                        rnd: random.Random) -> None:
+    hand = Hand(config)
+    deck = list(FULL_DECK)
+    rnd.shuffle(deck)
+    hidden: dict[int, list[Card]] = {}
+    void_at = rnd.choice([None, None, rnd.randint(0, 40)])
+    for i in range(400):
+        _assert_invariants(hand)
+        step = hand.expected()
+        if isinstance(step, HandOverStep):
+            break
+        if i == void_at:
+            refunds = hand.void()
+            final = hand.expected()
+            assert isinstance(final, HandOverStep)
+            assert dict(final.final_stacks) == dict(config.stacks)
+            assert all(v > 0 for v in refunds.values())
+            return
+        inp = _choose(step, hand, rnd, deck, hidden)
+        assert hand.check(inp) is None, (step, inp)
+        record = hand.apply(inp)
+        if isinstance(record.step, AwardStep):
+            assert sum(record.step.payouts.values()) + record.step.rake == record.step.amount
+    else:
+        raise AssertionError("the hand did not end")
+    assert sum(hand.final_stacks.values()) + hand.rake == sum(config.stacks.values())

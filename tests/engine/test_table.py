@@ -201,7 +201,8 @@ def test_seat_changes_refused_during_the_hand() -> None:
     with pytest.raises(RuleError) as err:
         table.buy_in(4, 1501)
     assert err.value.rule == "buy-in"
-    table.buy_in(4, 1500)
+    table.buy_in(4, 1000)
+    table.add_on(4, 500)
     assert table.status().seats[4].stack == 2000
 
 
