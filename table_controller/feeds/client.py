@@ -101,6 +101,8 @@ class FeedClient:
     :param keys: CURVE client keys (required for the surveillance feed in production).
     :param heartbeat_timeout: seconds without any message before ``LOST``.
     :param snapshot_timeout: seconds to wait for one snapshot reply before asking again.
+    :param rcvhwm: receive high-water mark of the SUB socket (messages beyond it are dropped,
+        which the client sees as a gap).
     """
 
     def __init__(
@@ -115,6 +117,7 @@ class FeedClient:
         heartbeat_timeout: float = 3.0,
         snapshot_timeout: float = 1.0,
         mono_clock: Callable[[], float] = time.monotonic,
+        rcvhwm: int = 1000,
     ) -> None:
         self.ctx = ctx
         self.feed = feed
@@ -125,6 +128,7 @@ class FeedClient:
         self.heartbeat_timeout = heartbeat_timeout
         self.snapshot_timeout = snapshot_timeout
         self._mono = mono_clock
+        self._rcvhwm = rcvhwm
         self._sub: zmq.asyncio.Socket | None = None
         self._req: zmq.asyncio.Socket | None = None
         self._state = ClientState.SYNCING
@@ -144,6 +148,7 @@ class FeedClient:
             return
         sub = self.ctx.socket(zmq.SUB)
         sub.linger = 0
+        sub.rcvhwm = self._rcvhwm
         if self.keys is not None:
             self.keys.apply(sub)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
