@@ -1,0 +1,127 @@
+"""Chip reconciliation: what each sensor zone should hold, and a settle window for differences.
+
+The physical layout the controller expects during a hand (``docs/architecture.md``, Controller):
+
+- a seat's zone holds that seat's bet of the current round (blinds, bets, calls, raises);
+- the pot zone holds every pot (antes, dead blinds and collected bets go straight there);
+- zones of seats not in the hand hold nothing; the tray is not checked.
+
+Rules this module keeps:
+
+1. A difference between the sensed and the expected value of a zone is only an irregularity once
+   it has lasted ``settle`` seconds unchanged (chips land a moment before or after the dealer's
+   command). Any change of either value restarts the window; agreeing again clears it.
+2. Time is passed in (``now``); nothing here reads a clock.
+3. Chips of an unknown denomination cannot be valued: the zone's value is unknown (``-1``) and
+   differs from anything expected.
+
+>>> from calibration.chips import default_chip_config
+>>> check = ChipCheck(default_chip_config(3), settle=1.0)
+>>> check.see(1, ((2, 2),))
+10
+>>> check.refresh({1: 0, 2: 0, 3: 0, 4: 0}, now=5.0)
+>>> check.due(5.5), check.due(6.0)
+([], [(1, 10, 0)])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from calibration.chips import ChipConfig
+from table_controller.engine import Hand, Phase
+from table_controller.errors import CalibrationError
+
+
+@dataclass(slots=True)
+class _Diff:
+    sensed: int
+    expected: int
+    since: float
+    reported: bool = False
+
+
+class ChipCheck:
+    """Sensed zone values, expected values, and the differences waiting out the settle window.
+
+    :param config: the chip calibration (zones and denominations).
+    :param settle: seconds a difference may last before it is reported.
+    """
+
+    def __init__(self, config: ChipConfig, settle: float = 1.5) -> None:
+        self.config = config
+        self.settle = settle
+        self.sensed: dict[int, int] = {}
+        self._diffs: dict[int, _Diff] = {}
+
+    def see(self, zone: int, counts: tuple[tuple[int, int], ...]) -> int:
+        """Record a zone report; return its value (``-1`` if a denomination is unknown)."""
+        try:
+            value = self.config.value(dict(counts))
+        except CalibrationError:
+            value = -1
+        self.sensed[zone] = value
+        return value
+
+    def zone_name(self, zone: int) -> str:
+        """Plain words for a zone, e.g. ``"seat 3's zone (zone 3)"``."""
+        role = self.config.role(zone)
+        if role is None:
+            return f"zone {zone}"
+        if role.startswith("seat "):
+            return f"{role}'s zone (zone {zone})"
+        return f"the {role} zone (zone {zone})"
+
+    def layout(self, hand: Hand) -> dict[int, int]:
+        """Return what every seat zone and the pot zone should hold now."""
+        st = hand.status()
+        out: dict[int, int] = {zone: st.bets.get(seat, 0)
+                               for seat, zone in self.config.seat_zones.items()}
+        out[self.config.pot_zone] = 0 if st.phase in (Phase.OVER, Phase.VOID) else \
+            sum(p.amount for p in st.pots)
+        return out
+
+    def matches(self, expected: Mapping[int, int]) -> bool:
+        """Tell whether every zone in ``expected`` was sensed at that value."""
+        return all(self.sensed.get(z) == v for z, v in expected.items())
+
+    def refresh(self, expected: Mapping[int, int], now: float) -> None:
+        """Compare every sensed zone with ``expected`` and (re)start or clear the windows."""
+        for zone, sensed in self.sensed.items():
+            want = expected.get(zone)
+            if want is None or sensed == want:
+                self._diffs.pop(zone, None)
+                continue
+            d = self._diffs.get(zone)
+            if d is None or d.sensed != sensed or d.expected != want:
+                self._diffs[zone] = _Diff(sensed, want, now)
+
+    def due(self, now: float) -> list[tuple[int, int, int]]:
+        """Return ``(zone, sensed, expected)`` of differences past the window (each once)."""
+        out = []
+        for zone, d in sorted(self._diffs.items()):
+            if not d.reported and now - d.since >= self.settle:
+                d.reported = True
+                out.append((zone, d.sensed, d.expected))
+        return out
+
+    def next_deadline(self) -> float | None:
+        """Earliest time a pending difference becomes due (``None`` = none pending)."""
+        times = [d.since + self.settle for d in self._diffs.values() if not d.reported]
+        return min(times) if times else None
+
+    def restart(self, now: float) -> None:
+        """Restart every window at ``now`` (after a resume: the dealer corrected the chips)."""
+        for d in self._diffs.values():
+            d.since = now
+            d.reported = False
+
+    def clear(self) -> None:
+        """Forget the differences (no hand in progress)."""
+        self._diffs.clear()
+
+    @property
+    def pending(self) -> dict[int, tuple[int, int]]:
+        """Zones that differ now: ``zone -> (sensed, expected)``."""
+        return {z: (d.sensed, d.expected) for z, d in self._diffs.items()}

@@ -1,0 +1,96 @@
+"""The engine's next step as structured prompt data, and the payout words.
+
+>>> from table_controller.engine import BurnStep, Street
+>>> step_to_dict(BurnStep(Street.FLOP))
+{'kind': 'burn', 'street': 'flop'}
+>>> from table_controller.engine import AwardStep
+>>> award_text(AwardStep(1, 401, {5: 201, 7: 200}, (5,), 0))
+'Side pot 1 401 split seats 5 and 7, odd chip to seat 5'
+>>> award_text(AwardStep(0, 1250, {3: 1250}, (), 0))
+'Main pot 1,250 to seat 3'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_controller.engine import (
+    ActStep,
+    AwardStep,
+    BoardStep,
+    BurnStep,
+    CollectStep,
+    DealHoleStep,
+    HandOverStep,
+    PostStep,
+    ShowStep,
+    Step,
+)
+
+
+def step_to_dict(step: Step) -> dict[str, Any]:
+    """Return the JSON form of an engine step (the ``step`` of a prompt)."""
+    if isinstance(step, PostStep):
+        return {"kind": "post", "seat": step.seat, "post_kind": step.kind.value,
+                "amount": step.amount}
+    if isinstance(step, DealHoleStep):
+        return {"kind": "deal_hole", "seat": step.seat, "round": step.round}
+    if isinstance(step, BurnStep):
+        return {"kind": "burn", "street": step.street.value}
+    if isinstance(step, BoardStep):
+        return {"kind": "board", "street": step.street.value, "slot": step.slot}
+    if isinstance(step, ActStep):
+        return {"kind": "act", "seat": step.seat, "legal": step.legal.to_dict()}
+    if isinstance(step, CollectStep):
+        return {"kind": "collect", "pots": [p.to_dict() for p in step.into_pots],
+                "returned": {str(s): a for s, a in step.returned.items()}}
+    if isinstance(step, ShowStep):
+        return {"kind": "show", "seat": step.seat}
+    if isinstance(step, AwardStep):
+        return {"kind": "award", "pot_index": step.pot_index, "amount": step.amount,
+                "payouts": {str(s): a for s, a in step.payouts.items()},
+                "odd_chip_seats": list(step.odd_chip_seats), "rake": step.rake}
+    if isinstance(step, HandOverStep):
+        return {"kind": "hand_over",
+                "final_stacks": {str(s): a for s, a in step.final_stacks.items()}}
+    raise TypeError(f"not a step: {step!r}")
+
+
+def pot_name(index: int) -> str:
+    """Return ``"Main pot"`` or ``"Side pot N"``."""
+    return "Main pot" if index == 0 else f"Side pot {index}"
+
+
+def _seats_words(seats: list[int]) -> str:
+    words = [str(s) for s in seats]
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def award_text(step: AwardStep) -> str:
+    """Say one pot's payout, winner by winner, with the odd chips."""
+    net = step.amount - step.rake
+    winners = list(step.payouts)
+    if len(winners) == 1:
+        text = f"{pot_name(step.pot_index)} {net:,} to seat {winners[0]}"
+    else:
+        text = f"{pot_name(step.pot_index)} {net:,} split seats {_seats_words(winners)}"
+        if step.odd_chip_seats:
+            odd = list(step.odd_chip_seats)
+            chip = "odd chip" if len(odd) == 1 else "odd chips"
+            text += f", {chip} to seat{'s' if len(odd) > 1 else ''} {_seats_words(odd)}"
+    if step.rake:
+        text += f" (rake {step.rake:,})"
+    return text
+
+
+def payouts_text(awards: list[AwardStep]) -> str:
+    """All pots of a hand, main pot first, joined with ``"; "``.
+
+    >>> payouts_text([AwardStep(1, 400, {5: 200, 7: 200}, (), 0), AwardStep(0, 1250, {3: 1250},
+    ...               (), 0)])
+    'Main pot 1,250 to seat 3; side pot 1 400 split seats 5 and 7'
+    """
+    parts = [award_text(a) for a in sorted(awards, key=lambda a: a.pot_index)]
+    return "; ".join(p if i == 0 else p[0].lower() + p[1:] for i, p in enumerate(parts))
