@@ -1,0 +1,258 @@
+"""The simulated dealer: follows the controller's prompts with the simulated devices.
+
+The dealer reads the current prompt (``{"id", "text", "step": {"kind", ...}}``, see
+``docs/messages.md``) and does what a dealer does at a real table, through a :class:`TableIO`:
+draws cards from the shoe, puts chips on the sensor zones (:class:`~.felt.Felt`), lays board
+cards where the camera sees them, enters the players' actions as dealer commands, confirms the
+showdown, and starts the next hand. Posts, the collection and the pushes complete by themselves
+when the chip sensors show them done (the controller's rule 3), so the dealer just moves chips.
+
+Two :class:`TableIO` s exist: :class:`~.daemon_io.DaemonIO` (simulators over ptys, the daemon's
+feeds and command endpoint) and :class:`~.core_io.CoreIO` (the controller core in-process, for
+fast tests). The dealer is the same code on both.
+
+Rules this module keeps:
+
+1. The dealer acts once per prompt id, and only on what the prompt says; it never reads the
+   engine. A :class:`Mistakes` hook lets a scenario make it err on purpose.
+2. While the table is held the dealer does nothing but what its :attr:`SimDealer.floor` policy
+   says (by default: resolve every open irregularity and resume, like a floor supervisor who
+   checked everything).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from table_controller.engine import FULL_DECK, Act, Card, LegalActions
+from table_controller.feeds import CommandReply
+from table_controller.simtable.felt import Felt, bet_after, command_for, legal_from_dict
+
+#: Post kinds that stay in front of the seat (the others go into the pot zone).
+LIVE_POSTS = frozenset({"small_blind", "big_blind", "new_player", "missed_big"})
+
+Decider = Callable[[LegalActions, int], Act]
+
+
+class TableIO(Protocol):
+    """What the dealer's hands reach: the shoe, the felt, the board and the console."""
+
+    felt: Felt
+
+    def load_deck(self, cards: Sequence[Card]) -> None:
+        """Put a deck in the shoe, top card first."""
+        ...
+
+    def draw(self) -> Card:
+        """Draw the top card from the shoe (the shoe reads its tag)."""
+        ...
+
+    def lay_board(self, slot: int, card: Card | None) -> None:
+        """Put a card in a board slot where the camera sees it (``None`` takes it away)."""
+        ...
+
+    def clear_board(self) -> None:
+        """Sweep the board."""
+        ...
+
+    async def command(self, body: Mapping[str, Any]) -> CommandReply:
+        """Send a dealer command and return the reply."""
+        ...
+
+
+@dataclass(slots=True)
+class DealerLog:
+    """What the dealer did, for summaries and scenario checks."""
+
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+    commands: list[tuple[dict[str, Any], CommandReply]] = field(default_factory=list)
+    refused: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    hands_started: int = 0
+    holds_handled: int = 0
+
+
+class Mistakes:
+    """Hooks a scenario overrides to make the dealer err; the default dealer makes none."""
+
+    def before(self, dealer: SimDealer, prompt: Mapping[str, Any]) -> bool:
+        """Run before the dealer handles ``prompt``; return True if the prompt was handled."""
+        return False
+
+    def bet_chips(self, dealer: SimDealer, seat: int, amount: int) -> int:
+        """Return the chips the dealer actually puts in front of ``seat`` for a bet."""
+        return amount
+
+
+def prompt_step(prompt: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return the prompt's ``step`` (empty when there is none)."""
+    if not prompt:
+        return {}
+    step = prompt.get("step")
+    return dict(step) if isinstance(step, Mapping) else {}
+
+
+class SimDealer:
+    """A dealer that follows prompts.
+
+    :param io: the table's devices and console.
+    :param decide: the players' decisions (seat's legal actions, pot -> action).
+    :param seats: seat -> (player name, buy-in), seated when the controller asks for players.
+    :param hands: how many hands to start.
+    :param seed: seeds the deck shuffles.
+    :param decks: explicit deck orders, one per hand (scenarios); shuffled decks after them.
+    """
+
+    def __init__(
+        self,
+        io: TableIO,
+        decide: Decider,
+        *,
+        seats: Mapping[int, tuple[str, int]],
+        hands: int,
+        seed: int = 1,
+        decks: Sequence[Sequence[Card]] = (),
+        mistakes: Mistakes | None = None,
+    ) -> None:
+        self.io = io
+        self.decide = decide
+        self.seats = dict(seats)
+        self.hands = hands
+        self.rng = random.Random(seed ^ 0xDEC)
+        self.decks = [list(d) for d in decks]
+        self.mistakes = mistakes or Mistakes()
+        self.log = DealerLog()
+        self.last_prompt_id: int | None = None
+        self.seated = False
+        self.floor: Callable[[SimDealer, Mapping[str, Any]], Any] | None = None
+
+    @property
+    def done(self) -> bool:
+        """True once every hand was started and the last one is over."""
+        return self.log.hands_started >= self.hands
+
+    def next_deck(self) -> list[Card]:
+        """Return the deck for the next hand (scripted first, then shuffled)."""
+        if self.decks:
+            return self.decks.pop(0)
+        deck = list(FULL_DECK)
+        self.rng.shuffle(deck)
+        return deck
+
+    async def send(self, body: Mapping[str, Any]) -> CommandReply:
+        """Send a command and log it (refusals too)."""
+        reply = await self.io.command(body)
+        self.log.commands.append((dict(body), reply))
+        if not reply.accepted:
+            self.log.refused.append((dict(body), reply.reason))
+        return reply
+
+    async def handle(self, prompt: Mapping[str, Any], state: Mapping[str, Any] | None = None
+                     ) -> bool:
+        """Act on ``prompt`` if it is new; return True if the dealer did something.
+
+        :param state: the table state (dealer feed snapshot) for the pot size players see.
+        """
+        pid = prompt.get("id")
+        if not isinstance(pid, int) or pid == self.last_prompt_id:
+            return False
+        self.last_prompt_id = pid
+        self.log.prompts.append(dict(prompt))
+        if self.mistakes.before(self, prompt):
+            return True
+        step = prompt_step(prompt)
+        kind = step.get("kind", "")
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is None:
+            return False
+        await handler(step, prompt, state or {})
+        return True
+
+    # -- prompts -----------------------------------------------------------------------------
+
+    async def _on_seat_players(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                               state: Mapping[str, Any]) -> None:
+        if self.seated:
+            return
+        self.seated = True
+        for seat, (name, stack) in sorted(self.seats.items()):
+            await self.send({"command": "seat", "seat": seat, "player": name, "stack": stack})
+
+    async def _on_start_hand(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                             state: Mapping[str, Any]) -> None:
+        if self.done:
+            return
+        self.io.clear_board()
+        self.io.load_deck(self.next_deck())
+        reply = await self.send({"command": "start"})
+        if reply.accepted:
+            self.log.hands_started += 1
+
+    async def _on_post(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                       state: Mapping[str, Any]) -> None:
+        seat, amount = int(step["seat"]), int(step["amount"])
+        felt = self.io.felt
+        if step.get("post_kind") in LIVE_POSTS:
+            felt.set_seat(seat, felt.seat(seat) + self.mistakes.bet_chips(self, seat, amount))
+        else:
+            felt.set_pot(felt.pot + amount)
+
+    async def _on_deal_hole(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                            state: Mapping[str, Any]) -> None:
+        self.io.draw()
+
+    async def _on_burn(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                       state: Mapping[str, Any]) -> None:
+        self.io.draw()
+
+    async def _on_board(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                        state: Mapping[str, Any]) -> None:
+        card = self.io.draw()
+        self.io.lay_board(int(step["slot"]), card)
+
+    async def _on_act(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                      state: Mapping[str, Any]) -> None:
+        raw = step.get("legal")
+        legal = legal_from_dict({**(raw if isinstance(raw, Mapping) else {}),
+                                 "seat": step.get("seat")})
+        pots = state.get("pots")
+        pot = sum(int(p.get("amount", 0)) for p in pots if isinstance(p, Mapping)) \
+            if isinstance(pots, list) else 0
+        act = self.decide(legal, pot)
+        reply = await self.send(command_for(act))
+        if reply.accepted:
+            total = bet_after(act, legal)
+            self.io.felt.set_seat(legal.seat, self.mistakes.bet_chips(self, legal.seat, total))
+
+    async def _on_collect(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                          state: Mapping[str, Any]) -> None:
+        pots = step.get("pots")
+        total = sum(int(p.get("amount", 0)) for p in pots if isinstance(p, Mapping)) \
+            if isinstance(pots, list) else 0
+        self.io.felt.collect(total, {})
+
+    async def _on_show(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                       state: Mapping[str, Any]) -> None:
+        await self.send({"command": "confirm", "prompt": int(prompt["id"])})
+
+    async def _on_award(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                        state: Mapping[str, Any]) -> None:
+        felt = self.io.felt
+        felt.set_pot(max(0, felt.pot - int(step["amount"])))
+
+    async def _on_hold(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
+                       state: Mapping[str, Any]) -> None:
+        self.log.holds_handled += 1
+        if self.floor is not None:
+            await self.floor(self, prompt)
+            return
+        await self.resolve_and_resume(step, "checked by the floor (simulated)")
+
+    async def resolve_and_resume(self, step: Mapping[str, Any], note: str) -> None:
+        """Resolve each open irregularity the hold names, then resume."""
+        ids = step.get("irregularities")
+        for irr in ids if isinstance(ids, list) else []:
+            await self.send({"command": "resolve", "irregularity": int(irr), "note": note})
+        await self.send({"command": "resume", "note": note})

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from calibration.chips import default_chip_config
+from hardware.sim.shoe import sim_deck_profile
+
+pytest.importorskip("table_controller.controller.core")
+
+from table_controller.controller.events import HandEnded
+from table_controller.engine import RakeRule
+from table_controller.simtable.core_io import CoreIO
+from table_controller.simtable.dealer import SimDealer
+from table_controller.simtable.players import make_players
+
+
+def play(hands: int, seed: int) -> tuple[CoreIO, SimDealer]:
+    seats = {1: 10_000, 2: 5_000, 4: 2_000, 6: 8_000}
+    io = CoreIO(seats=6, small_blind=50, big_blind=100, deck=sim_deck_profile(1),
+                chips=default_chip_config(6), rake=RakeRule(500, 500))
+    players = make_players(seats, seed)
+    dealer = SimDealer(io, lambda legal, pot: players[legal.seat].decide(legal, pot),
+                       seats={s: (players[s].name, v) for s, v in seats.items()},
+                       hands=hands, seed=seed)
+
+    async def run() -> None:
+        idle = 0
+        while not (dealer.done and io.prompt.get("step", {}).get("kind") == "start_hand"):
+            if await dealer.handle(io.prompt, io.state()):
+                idle = 0
+                continue
+            idle += 1
+            assert idle < 3, f"stuck at {io.prompt}"
+            io.advance(2.0)
+
+    asyncio.run(run())
+    return io, dealer
+
+
+def test_the_dealer_plays_hands_through_the_controller_core() -> None:
+    io, dealer = play(25, seed=3)
+    ended = [o for o in io.outputs if isinstance(o, HandEnded)]
+    assert len(ended) == 25 and not any(e.voided for e in ended)
+    assert io.irregularities == []
+    assert dealer.log.refused == []
+    summary = io.core.summary()
+    assert summary["chips_in_play"] + summary["rake_total"] == 25_000
