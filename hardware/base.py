@@ -158,6 +158,22 @@ class SequenceGap(DeviceEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class FramesLost(DeviceEvent):
+    """The device discarded frames the host never received (its send buffer overflowed).
+
+    Frames ``expected`` up to ``resumed_at - 1`` are gone: reads may be missing, hold the table.
+    """
+
+    expected: int
+    resumed_at: int
+
+    @property
+    def count(self) -> int:
+        """Number of frames lost."""
+        return (self.resumed_at - self.expected) % 0x10000
+
+
+@dataclass(frozen=True, slots=True)
 class Retransmission(DeviceEvent):
     """A frame marked as retransmitted arrived; ``dropped`` if it had already been accepted."""
 
@@ -254,6 +270,7 @@ class DeviceStatus:
     duplicates: int
     reconnects: int
     last_error: str | None = None
+    lost_frames: int = 0
 
 
 # --------------------------------------------------------------------------------------------

@@ -83,6 +83,7 @@ class LineReaderProtocol:
         self.bad_frames = 0
         self.retransmissions = 0
         self.duplicates = 0
+        self.lost_frames = 0
 
     def reset(self, now: float) -> None:
         """Forget a partial line after the port was reopened."""

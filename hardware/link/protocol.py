@@ -21,7 +21,9 @@ Rules this module keeps:
    Until the host knows which sequence number comes next (after it starts or reopens the port)
    it drops data frames and answers any frame with an empty NAK; the device replies with HELLO
    (boot id, first unacknowledged sequence number) and resends what is pending. A HELLO from the
-   same boot never moves the host backwards, so nothing is delivered twice across a reconnect.
+   same boot never moves the host backwards, so nothing is delivered twice across a reconnect;
+   one that moves it forwards means the device dropped frames (its buffer overflowed), reported
+   as :class:`~hardware.base.FramesLost`.
 4. Silence is told from death by heartbeats: after ``stale_after`` seconds without any frame the
    link is *stale*, after ``lost_after`` it is *lost*; the next good frame recovers it. Each
    transition is reported once.
@@ -45,6 +47,7 @@ from hardware.base import (
     DeviceLost,
     DeviceRecovered,
     DuplicateFrame,
+    FramesLost,
     LinkStale,
     Retransmission,
     SequenceGap,
@@ -254,6 +257,7 @@ class HostLink:
         self.bad_frames = 0
         self.retransmissions = 0
         self.duplicates = 0
+        self.lost_frames = 0
 
     def reset(self, now: float) -> None:
         """Start over after (re)opening the port: no partial frame, no sequence sync yet."""
@@ -364,8 +368,13 @@ class HostLink:
             return
         kind, firmware, boot_id, first = HELLO.unpack(frame.payload)
         ref = self._expected if self._expected is not None else self._known
-        if boot_id == self._boot_id and ref is not None and (ref - first) % SEQ_MOD < SEQ_MOD // 2:
-            self._expected = ref
+        if boot_id == self._boot_id and ref is not None:
+            if 0 < (first - ref) % SEQ_MOD < SEQ_MOD // 2:
+                self.lost_frames += (first - ref) % SEQ_MOD
+                events.append(FramesLost(ref, first))
+                self._expected = first
+            else:
+                self._expected = ref
         else:
             self._expected = first
         self._boot_id = boot_id
@@ -397,7 +406,9 @@ class DeviceLink:
 
     Sequenced frames are kept until ACKed; ``NAK(n)`` acknowledges everything before ``n`` and
     resends the rest at once; anything unacknowledged after ``retransmit_after`` seconds is resent
-    (go-back-N). Resent frames carry :data:`FLAG_RETRANSMIT`.
+    (go-back-N). Resent frames carry :data:`FLAG_RETRANSMIT`. At most ``window`` frames wait for
+    an acknowledgement; past that the oldest is discarded (counted in ``overflowed``) and the host
+    learns of it from the next HELLO.
     """
 
     def __init__(
@@ -407,7 +418,7 @@ class DeviceLink:
         firmware: int = 1,
         boot_id: int = 1,
         retransmit_after: float = 0.2,
-        window: int = 128,
+        window: int = 1024,
     ) -> None:
         self.kind = kind
         self.firmware = firmware
@@ -418,6 +429,7 @@ class DeviceLink:
         self.pending: list[_Pending] = []
         self._decoder = FrameDecoder()
         self.retransmitted = 0
+        self.overflowed = 0
 
     def hello(self) -> bytes:
         """Encode the HELLO frame naming the first sequence number the host should expect."""
@@ -432,6 +444,7 @@ class DeviceLink:
         self.pending.append(_Pending(seq, msg_type, payload, now))
         if len(self.pending) > self.window:
             self.pending.pop(0)
+            self.overflowed += 1
         return encode_frame(msg_type, seq, payload)
 
     def unsequenced(self, msg_type: int, payload: bytes = b"") -> bytes:
@@ -485,6 +498,7 @@ class StreamProtocol(Protocol):
     bad_frames: int
     retransmissions: int
     duplicates: int
+    lost_frames: int
 
     def feed(self, data: bytes, now: float) -> list[DeviceEvent]:
         """Parse bytes received at ``now``."""

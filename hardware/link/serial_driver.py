@@ -216,6 +216,7 @@ class SerialDevice(Generic[P]):
             duplicates=p.duplicates,
             reconnects=self.reconnects,
             last_error=self.last_error,
+            lost_frames=p.lost_frames,
         )
 
     # -- internals -------------------------------------------------------------------------------

@@ -64,6 +64,8 @@ class SimDevice:
     :param boot_id: the boot id announced in HELLO (incremented by a rebooting re-plug).
     :param clock: monotonic clock used when ``now`` is not given.
     :param split_delay: seconds between the two halves of a split frame.
+    :param window: frames kept for resending; past it the oldest is discarded (a firmware
+        buffer overflow, reported to the host as ``FramesLost``).
     """
 
     kind_code = 0
@@ -78,8 +80,10 @@ class SimDevice:
         boot_id: int = 1,
         clock: Callable[[], float] = time.monotonic,
         split_delay: float = 0.003,
+        window: int = 1024,
     ) -> None:
         self._lock = threading.RLock()
+        self.window = window
         self._clock = clock
         self.heartbeat_interval = heartbeat_interval
         self.retransmit_after = retransmit_after
@@ -263,6 +267,7 @@ class SimDevice:
             firmware=self.firmware,
             boot_id=boot_id,
             retransmit_after=self.retransmit_after,
+            window=self.window,
         )
 
     def _stalled(self, now: float) -> bool:

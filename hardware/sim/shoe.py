@@ -88,7 +88,11 @@ class SimShoe(SimDevice):
         self.jam = False
         self.error = 0
         if deck:
-            self.load_deck(deck)
+            try:
+                self.load_deck(deck)
+            except BaseException:
+                self.close()
+                raise
 
     @property
     def remaining(self) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from hardware.base import (
     DeviceRecovered,
     DuplicateCard,
     DuplicateFrame,
+    FramesLost,
     LinkStale,
     PolledDevice,
     RepeatedRead,
@@ -93,7 +94,7 @@ def shoe() -> Iterator[tuple[SimShoe, SerialShoe]]:
     sim.close()
 
 
-def draw_cards(sim: SimShoe, dev: SerialShoe, n: int, faults: list[Fault | None]) -> Events:
+def draw_cards(sim: SimShoe, dev: PolledDevice, n: int, faults: list[Fault | None]) -> Events:
     want = list(sim.remaining[:n])
     for i in range(n):
         f = faults[i] if i < len(faults) else None
@@ -425,4 +426,25 @@ def test_drivers_implement_the_interfaces() -> None:
         assert isinstance(chips, ChipSensor)
         assert shoe.status().link == "closed" and shoe.read_events(0.01) == []
     finally:
+        sim.close()
+
+
+def test_device_buffer_overflow_is_reported_not_hidden() -> None:
+    sim = SimShoe(tag_uids(8), scan_on_load=False, retransmit_after=0.05, window=4)
+    dev = open_shoe(f"serial://{sim.path}")
+    try:
+        dev.open()
+        draw_cards(sim, dev, 1, [])
+        sim.unplug()
+        pump_until(sim, dev, lambda ev: bool(of(DeviceLost, ev)))
+        for _ in range(6):
+            sim.draw()
+        sim.replug()
+        events = pump_until(sim, dev, lambda ev: len(drawn(ev)) == 4 and sim.pending == 0)
+        lost = of(FramesLost, events)
+        assert lost == [FramesLost(2, 4)] and lost[0].count == 2  # type: ignore[attr-defined]
+        assert drawn(events) == sim.drawn[3:]
+        assert dev.status().lost_frames == 2 and sim.link.overflowed == 2
+    finally:
+        dev.close()
         sim.close()
