@@ -540,7 +540,6 @@ def play(hh: HandHistory) -> Hand:
     script = _script(hh)
     hand = Hand(config)
     bet_i = 0
-    shown: set[int] = set()
 
     def apply(inp: Input, action: PhhAction | None) -> None:
         try:
@@ -583,8 +582,10 @@ def play(hh: HandHistory) -> Hand:
         elif isinstance(step, ShowStep):
             player = player_of[step.seat]
             show = script.shows.get(player)
-            shown.add(player)
-            if show is None or show.dash:
+            known = None not in script.holes.get(player, (None,))
+            if show is None and not known:
+                apply(Muck(step.seat), None)  # a hand nobody saw cannot win
+            elif show is None or show.dash:
                 apply(Show(step.seat), show)
             elif show.muck or None in show.cards:
                 apply(Muck(step.seat), show)

@@ -27,6 +27,7 @@ provides the iteration, the daemon owns the applying.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import math
@@ -157,6 +158,19 @@ def entry_hash(
     return hashlib.sha256((prev_hash + content).encode("utf-8")).hexdigest()
 
 
+def _lock(path: Path) -> int:
+    """Take the single-writer lock of a journal (``<path>.lock``); released on close or exit."""
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise JournalError(
+            f"journal {path} is in use by another writer (is a daemon already running?)"
+        ) from None
+    return fd
+
+
 def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
         return MappingProxyType({k: _freeze(v) for k, v in value.items()})
@@ -185,9 +199,12 @@ class Journal:
     (1, 1, 1, 1)
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: Path, *, readonly: bool, lock_fd: int | None = None
+    ) -> None:
         """Use :meth:`Journal.open`."""
         self._conn = conn
+        self._lock_fd = lock_fd
         self._path = path
         self._readonly = readonly
         self._last_seq = 0
@@ -203,9 +220,12 @@ class Journal:
         """Open (or create) the journal at ``path`` and verify it.
 
         :param path: the SQLite file; its directory is created if missing (not when read-only).
+            A writer holds an exclusive lock on ``<path>.lock`` until :meth:`close` (or its
+            process ends): two daemons cannot write one journal.
         :param readonly: open without write access (for ``recall`` beside a running daemon).
-        :raises JournalError: if the file cannot be opened, is not a journal, has another schema
-            version, or does not verify (the message names the first bad sequence number).
+        :raises JournalError: if the file cannot be opened, is locked by another writer, is not a
+            journal, has another schema version, or does not verify (the message names the
+            first bad sequence number).
         """
         p = Path(path)
         try:
@@ -217,18 +237,23 @@ class Journal:
                 )
             else:
                 p.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(str(p), isolation_level=None)
+                lock_fd = _lock(p)
+                try:
+                    conn = sqlite3.connect(str(p), isolation_level=None)
+                except BaseException:
+                    os.close(lock_fd)
+                    raise
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot open journal {p}: {exc}") from exc
-        journal = cls(conn, p, readonly=readonly)
+        journal = cls(conn, p, readonly=readonly, lock_fd=None if readonly else lock_fd)
         try:
             journal._setup()
             journal.verify()
         except JournalError:
-            conn.close()
+            journal.close()
             raise
         except sqlite3.Error as exc:
-            conn.close()
+            journal.close()
             raise JournalError(f"journal {p} is not readable: {exc}") from exc
         return journal
 
@@ -267,6 +292,9 @@ class Journal:
         if not self._closed:
             self._closed = True
             self._conn.close()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the writer's lock
+                self._lock_fd = None
 
     def __enter__(self) -> Journal:
         return self

@@ -227,3 +227,14 @@ def test_entries_in_batches(tmp_path: Path) -> None:
         assert next(it).seq == 2100
         j.append(EntryKind.DECISION, {}, **_t(0))  # appended while iterating: included
         assert [e.seq for e in it] == [2101]
+
+
+def test_single_writer(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    j = Journal.open(path)
+    with pytest.raises(JournalError, match="in use by another writer"):
+        Journal.open(path)
+    with Journal.open(path, readonly=True) as r:  # readers are fine
+        assert r.last_seq == 0
+    j.close()
+    Journal.open(path).close()  # the lock is released on close
