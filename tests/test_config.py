@@ -192,3 +192,12 @@ def test_fuzz_mutated_example(data: st.DataObject) -> None:
             doc[section][key] = data.draw(values)
     with contextlib.suppress(ConfigError):
         _parse(doc)
+
+
+def test_example_endpoints_feed_the_hub() -> None:
+    from table_controller.feeds import FeedEndpoints
+
+    cfg = load_config(EXAMPLE)
+    eps = FeedEndpoints.from_config(cfg.endpoints)
+    assert eps.public == cfg.endpoints.public
+    assert eps.surveillance_snapshot == cfg.endpoints.surveillance_snapshot
