@@ -1,0 +1,510 @@
+"""Camera calibration profiles: board area, homography, slots, felt and the registered faces.
+
+Rules this module keeps:
+
+1. The board area comes from the four ArUco markers (DICT_4X4_50, ids 0..3 clockwise from
+   top-left, see :mod:`hardware.camera.geometry`) or from four corner points given by the
+   installer; the result is a homography from board millimetres to image pixels.
+2. A profile is a JSON file plus a ``<name>.faces.npz`` beside it holding the 52 registered face
+   patches; the JSON records the patches' SHA-256.
+3. Loading validates everything: unknown or missing keys, types, ranges, the corner quad, the
+   homography against the corners, the faces file and its hash. Any problem raises
+   :class:`~table_controller.errors.CalibrationError` naming the key or file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from hardware.camera.geometry import BoardGeometry
+from hardware.camera.recognizer import (
+    STORED_PATCH_SIZE,
+    BoardRecognizer,
+    CardLocator,
+    FaceBank,
+    RecognizerParams,
+    face_patch,
+)
+from table_controller.engine.cards import FULL_DECK, Card, CardError
+from table_controller.errors import CalibrationError
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+
+PROFILE_FORMAT = "table-controller/camera-profile"
+PROFILE_VERSION = 1
+#: Greenness ``(G - max(R, B)) / G`` below which the board area is not felt we can work with.
+MIN_FELT_GREENNESS = 0.15
+MAX_REPROJECTION_PX = 3.0
+
+_KEYS = {
+    "format", "version", "design", "source", "image_size", "board_corners_px", "homography",
+    "board_mm", "card_mm", "slots", "marker_mm", "marker_margin_mm", "felt_greenness",
+    "faces_file", "faces_sha256",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class CameraProfile:
+    """A calibrated board camera and the deck design registered with it.
+
+    :param world_to_image: homography, board millimetres to image pixels.
+    :param patches: card -> BGR face patch of ``STORED_PATCH_SIZE``.
+    :param source: ``"markers"`` or ``"corners"``.
+    """
+
+    image_size: tuple[int, int]
+    geometry: BoardGeometry
+    board_corners_px: FloatArray
+    world_to_image: FloatArray
+    felt_greenness: float
+    design: str
+    patches: Mapping[Card, Image]
+    source: str
+
+    def recognizer(self, params: RecognizerParams | None = None) -> BoardRecognizer:
+        """Build a :class:`BoardRecognizer` for this camera and deck."""
+        p = params or RecognizerParams()
+        return BoardRecognizer(
+            self.world_to_image, self.geometry, FaceBank(self.patches, p), self.felt_greenness, p
+        )
+
+    def slot_quads_px(self) -> list[FloatArray]:
+        """Image quads of the slots (clockwise from top-left), left to right."""
+        _w, h = self.geometry.board_mm
+        sw = self.geometry.slot_width_mm
+        out = []
+        for i in range(self.geometry.slots):
+            world = np.array([[i * sw, 0], [(i + 1) * sw, 0], [(i + 1) * sw, h], [i * sw, h]])
+            out.append(_project(self.world_to_image, world))
+        return out
+
+
+def _project(homography: FloatArray, points: FloatArray) -> FloatArray:
+    pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+    return np.asarray(cv2.perspectiveTransform(pts, homography).reshape(-1, 2), np.float64)
+
+
+def detect_markers(image: Image) -> dict[int, FloatArray]:
+    """ArUco DICT_4X4_50 markers in ``image``: id -> corners (4, 2) in ArUco order.
+
+    :raises CalibrationError: if a board marker id appears more than once.
+    """
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    detector = cv2.aruco.ArucoDetector(dictionary, params)
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    corners, ids, _ = detector.detectMarkers(gray)
+    found: dict[int, FloatArray] = {}
+    if ids is None:
+        return found
+    for c, i in zip(corners, ids.reshape(-1), strict=True):
+        mid = int(i)
+        if mid in found and mid in (0, 1, 2, 3):
+            raise CalibrationError(f"board marker id {mid} appears twice in the image")
+        found[mid] = np.asarray(c, np.float64).reshape(4, 2)
+    return found
+
+
+def homography_from_markers(image: Image, geometry: BoardGeometry) -> FloatArray:
+    """Homography (board mm -> image px) from the four corner markers.
+
+    :raises CalibrationError: naming the missing marker ids, or if the fit is poor.
+    """
+    found = detect_markers(image)
+    missing = [i for i in range(4) if i not in found]
+    if missing:
+        raise CalibrationError(
+            f"board markers {missing} (DICT_4X4_50) not found in the calibration image; found "
+            f"{sorted(found) or 'none'}. Give the corners with --corners instead."
+        )
+    world = np.concatenate([geometry.marker_corners_mm(i) for i in range(4)])
+    img = np.concatenate([found[i] for i in range(4)])
+    h, _ = cv2.findHomography(world, img, 0)
+    if h is None:
+        raise CalibrationError("the four markers do not give a homography (degenerate layout)")
+    homography = np.asarray(h, np.float64)
+    err = float(np.abs(_project(homography, world) - img).max())
+    if err > MAX_REPROJECTION_PX:
+        raise CalibrationError(
+            f"markers do not fit the board layout (reprojection error {err:.1f} px > "
+            f"{MAX_REPROJECTION_PX}); check marker_mm / marker_margin_mm / board_mm"
+        )
+    return homography
+
+
+def parse_corners(text: str) -> FloatArray:
+    """Parse ``"x1,y1,x2,y2,x3,y3,x4,y4"`` (clockwise from top-left) into a (4, 2) array.
+
+    >>> parse_corners("0,0,10,0,10,5,0,5").tolist()
+    [[0.0, 0.0], [10.0, 0.0], [10.0, 5.0], [0.0, 5.0]]
+
+    :raises CalibrationError: if it is not eight numbers.
+    """
+    parts = [p for p in text.replace(" ", "").split(",") if p]
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise CalibrationError(
+            f"--corners: {text!r} is not eight comma-separated numbers"
+        ) from None
+    if len(values) != 8 or not all(math.isfinite(v) for v in values):
+        raise CalibrationError(
+            f"--corners: expected 8 numbers x1,y1,...,x4,y4, got {len(values)} in {text!r}"
+        )
+    return np.array(values, np.float64).reshape(4, 2)
+
+
+def check_corners(corners: FloatArray, image_size: tuple[int, int], what: str) -> None:
+    """Check a board quad: 4 finite points inside the image, convex, clockwise, not tiny.
+
+    :raises CalibrationError: naming ``what`` and the problem.
+    """
+    c = np.asarray(corners, np.float64)
+    if c.shape != (4, 2) or not np.all(np.isfinite(c)):
+        raise CalibrationError(f"{what}: expected 4 finite (x, y) points, got {c.tolist()}")
+    w, h = image_size
+    if np.any(c[:, 0] < 0) or np.any(c[:, 0] > w) or np.any(c[:, 1] < 0) or np.any(c[:, 1] > h):
+        raise CalibrationError(f"{what}: corners {c.round(1).tolist()} leave the {w}x{h} image")
+    crosses = []
+    for i in range(4):
+        a, b, d = c[i], c[(i + 1) % 4], c[(i + 2) % 4]
+        crosses.append((b[0] - a[0]) * (d[1] - b[1]) - (b[1] - a[1]) * (d[0] - b[0]))
+    if not all(x > 0 for x in crosses):
+        raise CalibrationError(
+            f"{what}: corners {c.round(1).tolist()} are not a convex quad clockwise from "
+            "top-left (top-left, top-right, bottom-right, bottom-left)"
+        )
+    d1, d2 = c[2] - c[0], c[3] - c[1]
+    area = 0.5 * abs(float(d1[0] * d2[1] - d1[1] * d2[0]))
+    if area < 0.01 * w * h:
+        raise CalibrationError(f"{what}: the board area covers only {area:.0f} px^2; too small")
+
+
+def homography_from_corners(corners: FloatArray, geometry: BoardGeometry) -> FloatArray:
+    """Homography (board mm -> image px) from the board area's four image corners."""
+    m = cv2.getPerspectiveTransform(
+        geometry.board_corners_mm().astype(np.float32), np.asarray(corners, np.float32)
+    )
+    return np.asarray(m, np.float64)
+
+
+def measure_felt(image: Image, world_to_image: FloatArray, geometry: BoardGeometry) -> float:
+    """Median greenness ``(G - max(R, B)) / G`` over the board area.
+
+    :raises CalibrationError: if the board area is not green felt.
+    """
+    locator = CardLocator(world_to_image, geometry, 0.5)
+    canon = locator.warp_board(image).astype(np.float32)
+    b, g, r = cv2.split(canon)
+    green = (g - np.maximum(r, b)) / np.maximum(g, 8.0)
+    inner = green[locator._ignore > 0]
+    value = float(np.median(inner))
+    if value < MIN_FELT_GREENNESS:
+        raise CalibrationError(
+            f"the board area does not look like green felt (greenness {value:.2f} < "
+            f"{MIN_FELT_GREENNESS}); check the corners or markers"
+        )
+    return value
+
+
+def calibrate_camera(
+    image: Image,
+    faces: Mapping[Card, Image],
+    *,
+    corners: FloatArray | None = None,
+    geometry: BoardGeometry | None = None,
+    design: str = "",
+) -> CameraProfile:
+    """Calibrate from one image of the (preferably empty) board and a deck's faces.
+
+    :param faces: full-resolution BGRA faces (``calibration.faces.load_face_folder``).
+    :param corners: board corners in the image, clockwise from top-left; None = use markers.
+    :raises CalibrationError: if the markers or corners or faces are not usable.
+    """
+    geo = geometry or BoardGeometry()
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise CalibrationError(f"calibration image must be BGR, got shape {image.shape}")
+    size = (int(image.shape[1]), int(image.shape[0]))
+    if corners is None:
+        homography = homography_from_markers(image, geo)
+        source = "markers"
+    else:
+        check_corners(corners, size, "--corners")
+        homography = homography_from_corners(corners, geo)
+        source = "corners"
+    board = _project(homography, geo.board_corners_mm())
+    check_corners(board, size, "board area")
+    missing = [c.code for c in FULL_DECK if c not in faces]
+    if missing:
+        raise CalibrationError(f"faces lack {len(missing)} of 52 cards: {' '.join(missing)}")
+    patches = {c: face_patch(faces[c]) for c in FULL_DECK}
+    return CameraProfile(
+        image_size=size, geometry=geo, board_corners_px=board, world_to_image=homography,
+        felt_greenness=measure_felt(image, homography, geo), design=design, patches=patches,
+        source=source,
+    )
+
+
+def faces_path(profile_path: Path) -> Path:
+    """Where the face patches of the profile at ``profile_path`` are stored."""
+    return profile_path.with_name(profile_path.stem + ".faces.npz")
+
+
+def _patches_bytes(patches: Mapping[Card, Image]) -> bytes:
+    buf = io.BytesIO()
+    arrays: dict[str, Any] = {c.code: np.ascontiguousarray(patches[c]) for c in FULL_DECK}
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def save_profile(profile: CameraProfile, path: str | Path) -> Path:
+    """Write the profile JSON at ``path`` and its faces beside it; returns the faces path."""
+    p = Path(path)
+    data = _patches_bytes(profile.patches)
+    fp = faces_path(p)
+    fp.write_bytes(data)
+    geo = profile.geometry
+    doc = {
+        "format": PROFILE_FORMAT,
+        "version": PROFILE_VERSION,
+        "design": profile.design,
+        "source": profile.source,
+        "image_size": list(profile.image_size),
+        "board_corners_px": np.round(profile.board_corners_px, 3).tolist(),
+        "homography": profile.world_to_image.tolist(),
+        "board_mm": list(geo.board_mm),
+        "card_mm": list(geo.card_mm),
+        "slots": geo.slots,
+        "marker_mm": geo.marker_mm,
+        "marker_margin_mm": geo.marker_margin_mm,
+        "felt_greenness": round(profile.felt_greenness, 5),
+        "faces_file": fp.name,
+        "faces_sha256": hashlib.sha256(data).hexdigest(),
+    }
+    p.write_text(json.dumps(doc, indent=2) + "\n")
+    return fp
+
+
+def _number(doc: Mapping[str, Any], key: str, lo: float, hi: float) -> float:
+    v = doc[key]
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise CalibrationError(f"camera profile: {key} must be a number, got {v!r}")
+    if not lo <= v <= hi:
+        raise CalibrationError(f"camera profile: {key} = {v} is outside [{lo}, {hi}]")
+    return float(v)
+
+
+def _pair(doc: Mapping[str, Any], key: str, lo: float, hi: float) -> tuple[float, float]:
+    v = doc[key]
+    if not isinstance(v, list) or len(v) != 2:
+        raise CalibrationError(f"camera profile: {key} must be [width, height], got {v!r}")
+    a = _number({key: v[0]}, key, lo, hi)
+    b = _number({key: v[1]}, key, lo, hi)
+    return a, b
+
+
+def _matrix(doc: Mapping[str, Any], key: str, shape: tuple[int, int]) -> FloatArray:
+    try:
+        m = np.array(doc[key], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CalibrationError(f"camera profile: {key} is not a {shape} number array") from None
+    if m.shape != shape or not np.all(np.isfinite(m)):
+        raise CalibrationError(f"camera profile: {key} must be {shape} finite numbers")
+    return m
+
+
+def load_profile(path: str | Path) -> CameraProfile:
+    """Load and validate a camera profile written by :func:`save_profile`.
+
+    :raises CalibrationError: naming the file and the first thing that is wrong.
+    """
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise CalibrationError(f"camera profile {str(p)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CalibrationError(f"camera profile {str(p)!r} is not readable JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise CalibrationError(f"camera profile {str(p)!r}: top level must be an object")
+    try:
+        return _parse(doc, p)
+    except CalibrationError as exc:
+        raise CalibrationError(f"{p}: {exc}") from None
+
+
+def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
+    unknown = sorted(set(doc) - _KEYS)
+    if unknown:
+        raise CalibrationError(f"camera profile: unknown keys {unknown}")
+    missing = sorted(_KEYS - set(doc))
+    if missing:
+        raise CalibrationError(f"camera profile: missing keys {missing}")
+    if doc["format"] != PROFILE_FORMAT:
+        raise CalibrationError(f"camera profile: format must be {PROFILE_FORMAT!r}")
+    if doc["version"] != PROFILE_VERSION:
+        raise CalibrationError(
+            f"camera profile: version {doc['version']!r} is not supported ({PROFILE_VERSION})"
+        )
+    for key in ("design", "source", "faces_file", "faces_sha256"):
+        if not isinstance(doc[key], str):
+            raise CalibrationError(f"camera profile: {key} must be a string")
+    if doc["source"] not in ("markers", "corners"):
+        raise CalibrationError("camera profile: source must be 'markers' or 'corners'")
+    w, h = _pair(doc, "image_size", 16, 100_000)
+    if w != int(w) or h != int(h):
+        raise CalibrationError("camera profile: image_size must be whole pixels")
+    size = (int(w), int(h))
+    slots = doc["slots"]
+    if isinstance(slots, bool) or not isinstance(slots, int):
+        raise CalibrationError(f"camera profile: slots must be an integer, got {slots!r}")
+    geometry = BoardGeometry(
+        board_mm=_pair(doc, "board_mm", 1, 10_000),
+        card_mm=_pair(doc, "card_mm", 1, 1_000),
+        slots=slots,
+        marker_mm=_number(doc, "marker_mm", 1, 1_000),
+        marker_margin_mm=_number(doc, "marker_margin_mm", 0, 1_000),
+    )
+    corners = _matrix(doc, "board_corners_px", (4, 2))
+    check_corners(corners, size, "board_corners_px")
+    homography = _matrix(doc, "homography", (3, 3))
+    err = float(np.abs(_project(homography, geometry.board_corners_mm()) - corners).max())
+    if err > 2.0:
+        raise CalibrationError(
+            f"camera profile: homography does not map the board to board_corners_px "
+            f"(off by {err:.1f} px)"
+        )
+    felt = _number(doc, "felt_greenness", MIN_FELT_GREENNESS, 1.0)
+    fp = p.with_name(doc["faces_file"])
+    if fp.name != doc["faces_file"] or not fp.is_file():
+        raise CalibrationError(f"camera profile: faces file {doc['faces_file']!r} not found")
+    data = fp.read_bytes()
+    if hashlib.sha256(data).hexdigest() != doc["faces_sha256"]:
+        raise CalibrationError(f"faces file {fp.name!r} does not match faces_sha256 (changed?)")
+    patches = _load_patches(data, fp.name)
+    return CameraProfile(
+        image_size=size, geometry=geometry, board_corners_px=corners, world_to_image=homography,
+        felt_greenness=felt, design=doc["design"], patches=patches, source=doc["source"],
+    )
+
+
+def _load_patches(data: bytes, name: str) -> dict[Card, Image]:
+    shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            arrays = {k: np.asarray(npz[k]) for k in npz.files}
+    except (OSError, ValueError) as exc:
+        raise CalibrationError(f"faces file {name!r} is not a valid .npz: {exc}") from None
+    patches: dict[Card, Image] = {}
+    for key, arr in arrays.items():
+        try:
+            card = Card.parse(key)
+        except CardError:
+            raise CalibrationError(f"faces file {name!r}: {key!r} is not a card") from None
+        if arr.shape != shape or arr.dtype != np.uint8:
+            raise CalibrationError(
+                f"faces file {name!r}: {key} has shape {arr.shape} {arr.dtype}, "
+                f"expected {shape} uint8"
+            )
+        patches[card] = arr
+    missing = [c.code for c in FULL_DECK if c not in patches]
+    if missing:
+        raise CalibrationError(f"faces file {name!r} lacks {' '.join(missing)}")
+    return patches
+
+
+def draw_preview(image: Image, profile: CameraProfile) -> Image:
+    """Draw the board area, the slots and nominal card outlines on the calibration image."""
+    out = image.copy()
+    geo = profile.geometry
+    scale = 16
+
+    def poly(points: FloatArray, colour: tuple[int, int, int], width: int) -> None:
+        pts = np.round(points * scale).astype(np.int32)
+        cv2.polylines(out, [pts], True, colour, width, cv2.LINE_AA, shift=4)
+
+    for i, quad in enumerate(profile.slot_quads_px()):
+        poly(quad, (0, 200, 255), 2)
+        card = _project(profile.world_to_image,
+                        geo.card_corners_mm(geo.slot_centre_mm(i), 0.0))
+        poly(card, (255, 200, 0), 1)
+        cx, cy = quad.mean(axis=0)
+        cv2.putText(out, str(i + 1), (int(cx) - 10, int(cy) + 12), cv2.FONT_HERSHEY_SIMPLEX,
+                    1.2, (0, 0, 255), 3, cv2.LINE_AA)
+    poly(profile.board_corners_px, (0, 0, 255), 3)
+    label = f"{profile.source}; design {profile.design or '?'}"
+    cv2.putText(out, label, (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2,
+                cv2.LINE_AA)
+    return out
+
+
+class FaceCapture:
+    """Register a deck's faces from the camera, one card at a time, in one slot.
+
+    Show each card face up in ``slot`` (any way up) and call :meth:`add`.
+    """
+
+    def __init__(
+        self, world_to_image: FloatArray, geometry: BoardGeometry, felt_greenness: float,
+        slot: int = 2,
+    ) -> None:
+        if not 0 <= slot < geometry.slots:
+            raise CalibrationError(f"capture slot {slot} is not 0..{geometry.slots - 1}")
+        self._locator = CardLocator(world_to_image, geometry, felt_greenness)
+        self.slot = slot
+        self._patches: dict[Card, Image] = {}
+
+    def add(self, card: Card, frame: Image) -> Image:
+        """Cut ``card``'s face from ``frame`` and register it; returns the stored patch.
+
+        :raises CalibrationError: if no clean card lies in the capture slot.
+        """
+        pose = self._locator.locate(frame, self.slot)
+        if pose is None:
+            raise CalibrationError(
+                f"no clean card found in slot {self.slot + 1} for {card.code}; place it alone in "
+                "the slot, face up, with nothing over it"
+            )
+        patch = self._locator.card_patch(frame, pose, STORED_PATCH_SIZE)
+        self._patches[card] = patch
+        return patch
+
+    def missing(self) -> list[Card]:
+        """Cards not registered yet."""
+        return [c for c in FULL_DECK if c not in self._patches]
+
+    def patches(self) -> dict[Card, Image]:
+        """All 52 patches.
+
+        :raises CalibrationError: if any card is missing.
+        """
+        missing = self.missing()
+        if missing:
+            raise CalibrationError(
+                f"{len(missing)} cards not captured yet: {' '.join(c.code for c in missing)}"
+            )
+        return dict(self._patches)
+
+
+def profile_with_patches(profile: CameraProfile, patches: Mapping[Card, Image]) -> CameraProfile:
+    """Return the same camera calibration with other face patches (e.g. captured ones)."""
+    FaceBank(patches, RecognizerParams())  # validates
+    return CameraProfile(
+        image_size=profile.image_size, geometry=profile.geometry,
+        board_corners_px=profile.board_corners_px, world_to_image=profile.world_to_image,
+        felt_greenness=profile.felt_greenness, design=profile.design, patches=dict(patches),
+        source=profile.source,
+    )

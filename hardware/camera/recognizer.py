@@ -1,0 +1,523 @@
+"""Board recognition: which slots hold a card, and which card, from one camera frame.
+
+Rules this module keeps:
+
+1. The camera is fixed: the calibrated homography maps the board area to a small canonical
+   top-down view (:data:`CANON_PX_PER_MM`); no marker detection per frame.
+2. A slot is ``"empty"`` (felt), ``"card"`` (one card-sized rectangle whose face matches one
+   registered face clearly better than every other), ``"occluded"`` (something that is neither felt
+   nor a card covers or touches it: a dealer's hand) or ``"uncertain"``.
+3. Never a guess: a card is reported only when the best face scores at least
+   ``min_score``, beats the second-best card by ``min_margin`` and wins every pairwise
+   discriminant test against the next candidates by ``min_discriminant``; otherwise the slot is
+   ``"uncertain"`` with the best candidate kept only as a hint (``SlotReading.candidate``).
+4. Faces are compared in both orientations (a card may lie upside down).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from hardware.camera.geometry import BoardGeometry
+from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.errors import CalibrationError
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
+SlotStatus = Literal["card", "empty", "uncertain", "occluded"]
+
+#: Resolution of the canonical board view (pixels per millimetre).
+CANON_PX_PER_MM = 1.2
+#: Canonical view margin around the board area (millimetres).
+CANON_MARGIN_MM = 20.0
+#: Size of a face patch used for matching (width, height), and the stored size (twice that).
+PATCH_SIZE = (60, 84)
+STORED_PATCH_SIZE = (120, 168)
+
+
+@dataclass(frozen=True, slots=True)
+class RecognizerParams:
+    """Decision thresholds. Tuned on kennard scenes only (see ``docs/vision.md``)."""
+
+    min_score: float = 0.55
+    min_margin: float = 0.02
+    min_discriminant: float = 0.35
+    discriminant_rivals: int = 4
+    empty_fraction: float = 0.06
+    foreign_fraction: float = 0.004
+    band_px: float = 4.0
+    fill_fraction: float = 0.9
+    size_tolerance: float = 0.07
+    red_weight: float = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class SlotReading:
+    """What one slot shows in one frame.
+
+    :param confidence: 0..1; for ``"card"`` how clearly the face won, for other statuses how sure
+        the status is.
+    :param candidate: best face when the status is ``"uncertain"`` (a hint, never a read).
+    """
+
+    status: SlotStatus
+    card: Card | None = None
+    confidence: float = 0.0
+    candidate: Card | None = None
+    score: float = 0.0
+    margin: float = 0.0
+
+    def as_json(self) -> dict[str, object]:
+        """Return the JSON form used by ``table-controller vision read --json``."""
+        return {
+            "status": self.status,
+            "card": self.card.code if self.card else None,
+            "confidence": round(float(self.confidence), 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BoardReading:
+    """All slots of one frame, left to right."""
+
+    slots: tuple[SlotReading, ...]
+
+    def cards(self) -> tuple[Card | None, ...]:
+        """Return the card read in each slot (None unless the status is ``"card"``)."""
+        return tuple(s.card if s.status == "card" else None for s in self.slots)
+
+
+def _patch_mask() -> Image:
+    """Pixels of a face patch used for matching: inside the rounded card, off the very edge."""
+    pw, ph = PATCH_SIZE
+    mask = np.zeros((ph, pw), np.uint8)
+    r = int(0.09 * pw)
+    inset = 2
+    cv2.rectangle(mask, (inset + r, inset), (pw - 1 - inset - r, ph - 1 - inset), 255, -1)
+    cv2.rectangle(mask, (inset, inset + r), (pw - 1 - inset, ph - 1 - inset - r), 255, -1)
+    for cx, cy in ((inset + r, inset + r), (pw - 1 - inset - r, inset + r),
+                   (inset + r, ph - 1 - inset - r), (pw - 1 - inset - r, ph - 1 - inset - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1)
+    return mask
+
+
+PATCH_MASK = _patch_mask()
+_MASK_IDX = PATCH_MASK.reshape(-1) > 0
+_DILATE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+
+
+def face_features(patch: Image, red_weight: float) -> F32:
+    """Feature vector of a ``PATCH_SIZE`` BGR patch: lighting-normalised luminance and redness.
+
+    Luminance is divided by a smooth upper envelope (the card's white under the local light),
+    then z-normalised; redness ``(R - max(G, B)) / white`` keeps its absolute level so black
+    cards stay near zero. The result has unit norm.
+    """
+    img = patch.astype(np.float32)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    white = cv2.GaussianBlur(cv2.dilate(gray, _DILATE), (0, 0), 5.0)
+    np.maximum(white, 16.0, out=white)
+    b, g, r = cv2.split(img)
+    lum = cv2.GaussianBlur(np.asarray(gray / white, np.float32), (0, 0), 0.8)
+    redness = np.asarray((r - np.maximum(g, b)) / white, np.float32)
+    red = cv2.GaussianBlur(redness, (0, 0), 0.8)
+    lv = lum.reshape(-1)[_MASK_IDX]
+    lv = lv - lv.mean()
+    lv /= max(float(np.linalg.norm(lv)), 1e-6)
+    rv = red.reshape(-1)[_MASK_IDX] * np.float32(red_weight / np.sqrt(lv.size) * 4.0)
+    vec = np.concatenate([lv, rv]).astype(np.float32)
+    vec /= max(float(np.linalg.norm(vec)), 1e-6)
+    return vec
+
+
+def face_patch(face_bgra: Image, size: tuple[int, int] = STORED_PATCH_SIZE) -> Image:
+    """Resize a full-resolution face (BGRA, transparent outside the card) to a BGR patch.
+
+    Transparent pixels become white (they are cut by :data:`PATCH_MASK` anyway).
+    """
+    face = face_bgra.astype(np.float32)
+    alpha = face[..., 3:4] / 255 if face.shape[2] == 4 else np.ones_like(face[..., :1])
+    bgr = face[..., :3] * alpha + 255 * (1 - alpha)
+    out = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
+    return np.asarray(np.clip(out + 0.5, 0, 255), dtype=np.uint8)
+
+
+class FaceBank:
+    """The registered faces of the deck in use, as matching features (both orientations).
+
+    :param patches: card -> BGR patch of ``STORED_PATCH_SIZE`` (what the profile file stores).
+    """
+
+    def __init__(self, patches: Mapping[Card, Image], params: RecognizerParams) -> None:
+        missing = [c.code for c in FULL_DECK if c not in patches]
+        if missing:
+            raise CalibrationError(f"face bank lacks {len(missing)} cards: {' '.join(missing)}")
+        self.patches = {c: patches[c] for c in FULL_DECK}
+        rows: list[F32] = []
+        for card in FULL_DECK:
+            p = self.patches[card]
+            if p.shape != (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3):
+                raise CalibrationError(
+                    f"face {card.code}: stored patch has shape {p.shape}, expected "
+                    f"{(STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)}"
+                )
+            resized = cv2.resize(p, PATCH_SIZE, interpolation=cv2.INTER_AREA)
+            small = np.asarray(cv2.GaussianBlur(resized, (0, 0), 0.7), np.uint8)
+            views: tuple[Image, Image] = (
+                small, np.asarray(cv2.rotate(small, cv2.ROTATE_180), np.uint8)
+            )
+            for view in views:
+                rows.append(face_features(view, params.red_weight))
+        self.matrix: F32 = np.stack(rows)
+
+    @classmethod
+    def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
+        """Build from full-resolution BGRA faces (``calibration.faces.load_face_folder``)."""
+        return cls({c: face_patch(f) for c, f in faces.items()}, params)
+
+
+@dataclass(frozen=True, slots=True)
+class CardPose:
+    """A card found in the canonical view: centre (px), angle (degrees), slot."""
+
+    centre: tuple[float, float]
+    angle_deg: float
+    slot: int
+
+
+def _fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
+    """Fit ``x = a*y + b`` to edge points; None unless most points lie on one straight line.
+
+    Two edges mixed (a neighbour's edge over part of the rows) give a poor fit and are refused.
+    """
+    if ys.size < 6:
+        return None
+    a, b = np.polyfit(ys, xs, 1)
+    res = xs - (a * ys + b)
+    keep = np.abs(res) <= max(1.5, 2.0 * float(np.median(np.abs(res))) * 1.4826)
+    if keep.sum() < max(6, 0.75 * ys.size):
+        return None
+    a, b = np.polyfit(ys[keep], xs[keep], 1)
+    res = xs - (a * ys + b)
+    if np.mean(np.abs(res) <= 1.5) < 0.75:
+        return None
+    return float(a), float(b)
+
+
+def _run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """For each row of ``band`` with a foreground pixel at ``seed``: start and end of that run.
+
+    Returns (row indices, first column, last column + 1). A run reaching the band's edge ends at
+    the edge (such ends are marked by the caller as not genuine).
+    """
+    on = band[:, seed] > 0
+    rows = np.nonzero(on)[0]
+    if rows.size == 0:
+        empty = np.zeros(0)
+        return empty, empty, empty
+    sub = band[rows] > 0
+    left_part = sub[:, : seed + 1][:, ::-1]
+    to_left = np.where(
+        (~left_part).any(axis=1), np.argmax(~left_part, axis=1), left_part.shape[1]
+    )
+    right_part = sub[:, seed:]
+    to_right = np.where(
+        (~right_part).any(axis=1), np.argmax(~right_part, axis=1), right_part.shape[1]
+    )
+    start = seed - to_left + 1
+    end = seed + to_right
+    return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)
+
+
+class CardLocator:
+    """Finds cards in the slots of a fixed, calibrated camera's frames (no identification).
+
+    :param world_to_image: homography from board millimetres to image pixels.
+    :param felt_greenness: typical ``(G - max(R, B)) / G`` of the empty felt (from calibration).
+    """
+
+    def __init__(
+        self,
+        world_to_image: FloatArray,
+        geometry: BoardGeometry,
+        felt_greenness: float,
+        params: RecognizerParams | None = None,
+    ) -> None:
+        self.geometry = geometry
+        self.params = params or RecognizerParams()
+        self.world_to_image = np.asarray(world_to_image, np.float64)
+        s = CANON_PX_PER_MM
+        m = CANON_MARGIN_MM
+        self._canon_from_world = np.array([[s, 0, s * m], [0, s, s * m], [0, 0, 1.0]])
+        self._image_to_canon = self._canon_from_world @ np.linalg.inv(self.world_to_image)
+        self._canon_to_image = self.world_to_image @ np.linalg.inv(self._canon_from_world)
+        bw, bh = geometry.board_mm
+        self.canon_size = (round((bw + 2 * m) * s), round((bh + 2 * m) * s))
+        self.card_px = (geometry.card_mm[0] * s, geometry.card_mm[1] * s)
+        self.green_threshold = max(0.08, 0.45 * felt_greenness)
+        self._ignore = self._ignore_mask()
+
+    def _ignore_mask(self) -> Image:
+        """Canonical pixels outside the board area in both axes (the marker corners)."""
+        w, h = self.canon_size
+        m = round(CANON_MARGIN_MM * CANON_PX_PER_MM)
+        keep = np.zeros((h, w), np.uint8)
+        keep[m : h - m, :] = 255
+        keep[:, m : w - m] = 255
+        return keep
+
+    def canon_x(self, x_mm: float) -> float:
+        """Canonical column of world x (mm)."""
+        return (x_mm + CANON_MARGIN_MM) * CANON_PX_PER_MM
+
+    def warp_board(self, frame: Image) -> Image:
+        """Warp ``frame`` to the canonical top-down view of the board area (with margin)."""
+        return np.asarray(
+            cv2.warpPerspective(frame, self._image_to_canon, self.canon_size, flags=cv2.INTER_AREA),
+            dtype=np.uint8,
+        )
+
+    def foreground(self, canon: Image) -> Image:
+        """Mask (0/255) of everything that is not felt in the canonical view, holes filled."""
+        img = cv2.blur(canon, (3, 3)).astype(np.float32)
+        b, g, r = cv2.split(img)
+        green = (g - np.maximum(r, b)) / np.maximum(g, 8.0)
+        mask = np.where(green < self.green_threshold, 255, 0).astype(np.uint8)
+        mask &= self._ignore
+        mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+                          np.uint8)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(mask)
+        cv2.drawContours(filled, contours, -1, 255, -1)
+        return filled
+
+    def _quad(self, pose: CardPose, grow: float = 0.0) -> FloatArray:
+        cw, ch = self.card_px
+        a = np.deg2rad(pose.angle_deg)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        half = np.array([[-cw, -ch], [cw, -ch], [cw, ch], [-cw, ch]]) / 2
+        half += np.sign(half) * grow
+        return np.asarray(half @ rot.T + np.asarray(pose.centre), dtype=np.float64)
+
+    def locate(self, frame: Image, slot: int) -> CardPose | None:
+        """Find the card lying in ``slot`` of ``frame``; None if there is no clean one."""
+        pose, _ = self._find_card(self.foreground(self.warp_board(frame)), slot)
+        return pose
+
+    def _find_card(self, fg: Image, slot: int) -> tuple[CardPose | None, SlotStatus]:
+        """Locate the card whose centre lies in ``slot`` from the card's straight edges.
+
+        Top and bottom edges are fitted on columns near the card's middle, left and right edges
+        on rows near its middle. A neighbour overlapping a little merges with the card on one
+        side; then the genuine edge is the one that puts the card's centre inside this slot.
+        """
+        p = self.params
+        cw, ch = self.card_px
+        h, w = fg.shape
+        x0 = self.canon_x(slot * self.geometry.slot_width_mm)
+        x1 = self.canon_x((slot + 1) * self.geometry.slot_width_mm)
+        cols = fg[:, int(x0) : int(np.ceil(x1))]
+        count = int(np.count_nonzero(cols))
+        if count < p.empty_fraction * cw * ch:
+            return None, "empty"
+        ys, xs = np.nonzero(cols)
+        cx, cy = float(xs.mean()) + int(x0), float(ys.mean())
+        for _ in range(2):
+            found = self._edges(fg, slot, cx, cy, x0, x1)
+            if found is None:
+                return None, "uncertain"
+            (cx, cy), angle = found
+        if not x0 <= cx < x1:
+            return None, "uncertain"
+        pose = CardPose((cx, cy), angle, slot)
+        quad = np.zeros_like(fg)
+        cv2.fillPoly(quad, [np.round(self._quad(pose)).astype(np.int32)], 255)
+        inside = np.count_nonzero(quad)
+        if inside == 0 or np.count_nonzero(fg & quad) < p.fill_fraction * inside:
+            return None, "uncertain"
+        if not (0 <= cx < w and 0 <= cy < h):
+            return None, "uncertain"
+        return pose, "card"
+
+    def _edges(
+        self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float
+    ) -> tuple[tuple[float, float], float] | None:
+        p = self.params
+        cw, ch = self.card_px
+        h, w = fg.shape
+        tol = p.size_tolerance
+        # Left and right edges from rows around the middle.
+        r0, r1 = max(0, int(cy - 0.3 * ch)), min(h, int(cy + 0.3 * ch) + 1)
+        seed = round(cx)
+        if not 0 <= seed < w:
+            return None
+        rows, left, right = _run_ends(fg[r0:r1], seed)
+        if rows.size < 0.3 * (r1 - r0):
+            return None
+        rows += r0
+        lfit = _fit_line(rows, left) if np.all(left > 0) else None
+        rfit = _fit_line(rows, right) if np.all(right < w) else None
+        # Top and bottom edges from columns around the middle.
+        c0, c1 = max(0, int(cx - 0.3 * cw)), min(w, int(cx + 0.3 * cw) + 1)
+        seed_row = round(cy)
+        if not 0 <= seed_row < h:
+            return None
+        cols, top, bottom = _run_ends(np.ascontiguousarray(fg[:, c0:c1].T), seed_row)
+        if cols.size < 0.3 * (c1 - c0):
+            return None
+        cols += c0
+        tfit = _fit_line(cols, top) if np.all(top > 0) else None
+        bfit = _fit_line(cols, bottom) if np.all(bottom < h) else None
+        if tfit is None or bfit is None:
+            return None
+        slope = (tfit[0] + bfit[0]) / 2
+        if lfit is not None and abs(lfit[0] + slope) > 0.05:
+            lfit = None
+        if rfit is not None and abs(rfit[0] + slope) > 0.05:
+            rfit = None
+        if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > 0.3:
+            return None
+        cos = 1 / np.sqrt(1 + slope**2)
+        top_y, bottom_y = tfit[0] * cx + tfit[1], bfit[0] * cx + bfit[1]
+        height = (bottom_y - top_y) * cos
+        if abs(height - ch) > tol * ch:
+            return None
+        new_cy = (top_y + bottom_y) / 2
+        width_dx = cw / cos
+        hyps: list[float] = []
+        if lfit is not None and rfit is not None:
+            lx, rx = lfit[0] * new_cy + lfit[1], rfit[0] * new_cy + rfit[1]
+            width = (rx - lx) * cos
+            if abs(width - cw) <= tol * cw:
+                hyps.append((lx + rx) / 2)
+            elif width > cw:
+                hyps += [lx + width_dx / 2, rx - width_dx / 2]
+            else:
+                return None
+        elif lfit is not None:
+            hyps.append(lfit[0] * new_cy + lfit[1] + width_dx / 2)
+        elif rfit is not None:
+            hyps.append(rfit[0] * new_cy + rfit[1] - width_dx / 2)
+        inside = [x for x in hyps if x0 <= x < x1]
+        if len(inside) != 1:
+            return None
+        angle = float(np.degrees(np.arctan(slope)))
+        return (inside[0], float(new_cy)), angle
+
+    def card_patch(
+        self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE
+    ) -> Image:
+        """Cut the card at ``pose`` from the full-resolution frame as a BGR patch of ``size``."""
+        quad_canon = self._quad(pose)
+        quad = cv2.perspectiveTransform(quad_canon.reshape(-1, 1, 2), self._canon_to_image)
+        quad = quad.reshape(-1, 2)
+        pw, ph = size
+        big = (pw * 2, ph * 2)
+        src = np.array([[0, 0], [big[0], 0], [big[0], big[1]], [0, big[1]]], np.float32)
+        m = cv2.getPerspectiveTransform(quad.astype(np.float32), src)
+        warped = cv2.warpPerspective(frame, m, big, flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(cv2.resize(warped, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+class BoardRecognizer(CardLocator):
+    """Reads the board slots (status, card, confidence) from frames of a calibrated camera.
+
+    :param bank: the registered faces of the deck in use.
+    """
+
+    def __init__(
+        self,
+        world_to_image: FloatArray,
+        geometry: BoardGeometry,
+        bank: FaceBank,
+        felt_greenness: float,
+        params: RecognizerParams | None = None,
+    ) -> None:
+        super().__init__(world_to_image, geometry, felt_greenness, params)
+        self.bank = bank
+
+    def read(self, frame: Image) -> BoardReading:
+        """Read all slots of ``frame`` (BGR, the calibrated camera's size)."""
+        fg = self.foreground(self.warp_board(frame))
+        poses: list[CardPose | None] = []
+        fallbacks: list[SlotStatus] = []
+        for slot in range(self.geometry.slots):
+            pose, status = self._find_card(fg, slot)
+            poses.append(pose)
+            fallbacks.append(status)
+        foreign = fg.copy()
+        quads = [self._quad(p, grow=3.0) if p else None for p in poses]
+        for q in quads:
+            if q is not None:
+                cv2.fillPoly(foreign, [np.round(q).astype(np.int32)], 0)
+        card_area = self.card_px[0] * self.card_px[1]
+        unresolved = [s for s, st in enumerate(fallbacks) if st == "uncertain"]
+        out: list[SlotReading] = []
+        for slot, pose in enumerate(poses):
+            region = np.zeros_like(fg)
+            if pose is not None:
+                q = self._quad(pose, grow=self.params.band_px)
+            else:
+                centre = (self.canon_x(self.geometry.slot_centre_mm(slot)[0]),
+                          self.canon_size[1] / 2)
+                q = self._quad(CardPose(centre, 0.0, slot), grow=self.params.band_px)
+            cv2.fillPoly(region, [np.round(q).astype(np.int32)], 255)
+            for other in unresolved:
+                if other != slot:
+                    # A neighbour we could not resolve is unknown, not foreign.
+                    reach = 0.15 * self.card_px[0]
+                    a = int(self.canon_x(other * self.geometry.slot_width_mm) - reach)
+                    b = int(np.ceil(
+                        self.canon_x((other + 1) * self.geometry.slot_width_mm) + reach
+                    ))
+                    region[:, a:b] = 0
+            n_foreign = int(np.count_nonzero(foreign & region))
+            if n_foreign > self.params.foreign_fraction * card_area:
+                conf = min(1.0, n_foreign / (0.2 * card_area))
+                out.append(SlotReading("occluded", confidence=conf))
+                continue
+            if pose is None:
+                status = fallbacks[slot]
+                out.append(SlotReading(status, confidence=0.9 if status == "empty" else 0.0))
+                continue
+            out.append(self._identify(frame, pose))
+        return BoardReading(tuple(out))
+
+    def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
+        p = self.params
+        vec = face_features(self.card_patch(frame, pose), p.red_weight)
+        # einsum, not @: a BLAS matrix-vector product may spin up threads (slow on a busy core).
+        scores = np.einsum("ij,j->i", self.bank.matrix, vec)
+        per_card = np.maximum(scores[0::2], scores[1::2])
+        order = np.argsort(per_card)[::-1]
+        best, second = int(order[0]), int(order[1])
+        s_best, s_second = float(per_card[best]), float(per_card[second])
+        margin = s_best - s_second
+        view = 2 * best + (0 if scores[2 * best] >= scores[2 * best + 1] else 1)
+        t_best = self.bank.matrix[view]
+        disc = 1.0
+        for rival in order[1 : 1 + p.discriminant_rivals]:
+            rv = 2 * int(rival) + (0 if scores[2 * rival] >= scores[2 * rival + 1] else 1)
+            diff = t_best - self.bank.matrix[rv]
+            denom = float(diff @ diff)
+            d = float(vec @ diff) / max(denom / 2, 1e-6)
+            disc = min(disc, d)
+        card = FULL_DECK[best]
+        conf = float(np.clip(min(s_best / 0.9, disc / (2 * p.min_discriminant), 1.0), 0, 1))
+        ok = s_best >= p.min_score and margin >= p.min_margin and disc >= p.min_discriminant
+        if ok:
+            return SlotReading("card", card, conf, None, s_best, margin)
+        return SlotReading("uncertain", None, conf * 0.5, card, s_best, margin)
+
+
+
+def read_many(recognizer: BoardRecognizer, frames: Sequence[Image]) -> list[BoardReading]:
+    """Read several frames (convenience for tools)."""
+    return [recognizer.read(f) for f in frames]

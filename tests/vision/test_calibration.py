@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.camera import (
+    FaceCapture,
+    calibrate_camera,
+    draw_preview,
+    load_profile,
+    parse_corners,
+    profile_with_patches,
+    save_profile,
+)
+from hardware.camera.recognizer import face_patch
+from hardware.sim import scene as S
+from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.errors import CalibrationError
+
+from .conftest import Faces
+from .helpers import board, make_rig
+
+
+def test_markers_give_the_board_corners(kennard: Faces) -> None:
+    rig = make_rig(kennard, 11, S.Level.HARD)
+    err = np.abs(rig.profile.board_corners_px - rig.camera.board_corners_px()).max()
+    assert err < 1.5
+    assert rig.profile.source == "markers"
+
+
+def test_corners_instead_of_markers(kennard: Faces) -> None:
+    rng = np.random.default_rng(12)
+    cam = S.make_camera(rng, S.Level.MEDIUM)
+    image = S.render(kennard, [], cam, rng).image
+    truth = cam.board_corners_px()
+    text = ",".join(f"{v:.2f}" for v in truth.reshape(-1))
+    profile = calibrate_camera(image, kennard, corners=parse_corners(text))
+    assert profile.source == "corners"
+    assert np.abs(profile.board_corners_px - truth).max() < 0.05
+    scene = S.render_board(kennard, board("Ah Kd 7c 2s"), rng, S.Level.EASY, cam)
+    reading = profile.recognizer().read(scene.image)
+    assert [s.card for s in reading.slots] == [t.card for t in scene.truth]
+
+
+def test_no_markers_is_refused(kennard: Faces) -> None:
+    image = np.full((1080, 1920, 3), (40, 120, 40), np.uint8)
+    with pytest.raises(CalibrationError, match=r"board markers \[0, 1, 2, 3\] .* not found"):
+        calibrate_camera(image, kennard)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1,2,3", "expected 8 numbers"),
+        ("a,b,c,d,e,f,g,h", "not eight comma-separated numbers"),
+        ("100,100,1800,100,1800,900,100,900,5,5", "expected 8 numbers"),
+    ],
+)
+def test_bad_corner_text(text: str, message: str) -> None:
+    with pytest.raises(CalibrationError, match=message):
+        parse_corners(text)
+
+
+def test_bad_corner_quads(kennard: Faces) -> None:
+    image = np.full((1080, 1920, 3), (40, 120, 40), np.uint8)
+    anticlockwise = parse_corners("100,100,100,900,1800,900,1800,100")
+    with pytest.raises(CalibrationError, match="not a convex quad clockwise"):
+        calibrate_camera(image, kennard, corners=anticlockwise)
+    outside = parse_corners("100,100,2000,100,1800,900,100,900")
+    with pytest.raises(CalibrationError, match="leave the 1920x1080 image"):
+        calibrate_camera(image, kennard, corners=outside)
+    grey = np.full((1080, 1920, 3), 128, np.uint8)
+    with pytest.raises(CalibrationError, match="does not look like green felt"):
+        calibrate_camera(grey, kennard, corners=parse_corners("100,100,1800,100,1800,900,100,900"))
+
+
+def test_profile_round_trip_and_preview(kennard: Faces, tmp_path: Path) -> None:
+    rig = make_rig(kennard, 13)
+    path = tmp_path / "cam.json"
+    faces_file = save_profile(rig.profile, path)
+    assert faces_file.exists()
+    loaded = load_profile(path)
+    assert np.allclose(loaded.world_to_image, rig.profile.world_to_image)
+    assert all(np.array_equal(loaded.patches[c], rig.profile.patches[c]) for c in FULL_DECK)
+    preview = draw_preview(S.render(kennard, [], rig.camera, np.random.default_rng(0)).image,
+                           loaded)
+    assert preview.shape == (1080, 1920, 3)
+    # The board outline is drawn in red on the preview.
+    corner = np.round(loaded.board_corners_px[0]).astype(int)
+    patch = preview[corner[1] - 2 : corner[1] + 3, corner[0] - 2 : corner[0] + 3]
+    assert (patch[..., 2] > 200).any()
+
+
+def _mutate(path: Path, key: str, value: object) -> None:
+    doc = json.loads(path.read_text())
+    if value is KeyError:
+        del doc[key]
+    else:
+        doc[key] = value
+    path.write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("colour", 1, r"unknown keys \['colour'\]"),
+        ("homography", KeyError, r"missing keys \['homography'\]"),
+        ("version", 99, "version 99 is not supported"),
+        ("slots", "five", "slots must be an integer"),
+        ("card_mm", [63, -88], r"card_mm = -88 is outside"),
+        ("board_corners_px", [[0, 0], [1, 0]], "board_corners_px must be"),
+        ("board_corners_px", [[10, 10], [10, 900], [1800, 900], [1800, 10]], "not a convex quad"),
+        ("homography", [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "homography does not map the board"),
+        ("felt_greenness", 0.01, "felt_greenness = 0.01 is outside"),
+        ("faces_sha256", "0" * 64, "does not match faces_sha256"),
+        ("faces_file", "nope.npz", "faces file 'nope.npz' not found"),
+    ],
+)
+def test_bad_profiles_are_refused(
+    kennard: Faces, tmp_path: Path, key: str, value: object, message: str
+) -> None:
+    rig = make_rig(kennard, 14)
+    path = tmp_path / "cam.json"
+    save_profile(rig.profile, path)
+    _mutate(path, key, value)
+    with pytest.raises(CalibrationError, match=message):
+        load_profile(path)
+
+
+def test_unreadable_profile(tmp_path: Path) -> None:
+    with pytest.raises(CalibrationError, match="does not exist"):
+        load_profile(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(CalibrationError, match="not readable JSON"):
+        load_profile(tmp_path / "bad.json")
+
+
+def test_capture_faces_one_at_a_time(kennard: Faces) -> None:
+    rig = make_rig(kennard, 15)
+    prof = rig.profile
+    capture = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_greenness, slot=2)
+    rng = np.random.default_rng(16)
+    clean = S.Perturbations(noise_sigma=2.0, jpeg_quality=92)
+    shown = [Card.parse(c) for c in ("Ah", "Kd", "7c", "7s", "Qh")]
+    for card in shown:
+        placement = [S.Placement(card, 2, prof.geometry.slot_centre_mm(2), 0.0)]
+        capture.add(card, S.render(kennard, placement, rig.camera, rng, clean).image)
+    assert len(capture.missing()) == 47
+    empty = S.render(kennard, [], rig.camera, rng, clean).image
+    with pytest.raises(CalibrationError, match="no clean card found in slot 3"):
+        capture.add(FULL_DECK[0], empty)
+    # The rest of the deck from the folder, so the bank is complete (a real install captures all).
+    for card in capture.missing():
+        capture._patches[card] = face_patch(kennard[card])
+    captured = profile_with_patches(prof, capture.patches())
+    recognizer = captured.recognizer()
+    scene = S.render_board(kennard, [*shown, None][:5], rng, S.Level.EASY, rig.camera)
+    reading = recognizer.read(scene.image)
+    assert [s.card for s in reading.slots] == [t.card for t in scene.truth]
+
+
+def test_capture_incomplete(kennard: Faces) -> None:
+    rig = make_rig(kennard, 17)
+    prof = rig.profile
+    capture = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_greenness)
+    with pytest.raises(CalibrationError, match="52 cards not captured yet"):
+        capture.patches()
+    with pytest.raises(CalibrationError, match="capture slot 7"):
+        FaceCapture(prof.world_to_image, prof.geometry, prof.felt_greenness, slot=7)
