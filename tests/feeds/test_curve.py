@@ -130,3 +130,73 @@ def test_curve_server_from_config(keys: dict[str, Path], tmp_path: Path) -> None
         assert curve is not None and len(curve.displays) == 2 and len(curve.consoles) == 1
 
     arun(body)
+
+
+def test_one_context_two_domains_do_not_mix(keys: dict[str, Path], tmp_path: Path) -> None:
+    """Hub and command endpoint share one context and authenticator, as in the daemon: a display
+    key cannot send commands, a console key cannot read the surveillance feed."""
+    from table_controller.feeds import (
+        Command,
+        CommandClient,
+        CommandReply,
+        CommandServer,
+        CommandTimeout,
+    )
+    from table_controller.journal import Journal
+
+    server_pub = keys["server"].with_suffix(".key")
+
+    async def accept(cmd: Command) -> CommandReply:
+        return CommandReply(True)
+
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        curve = CurveServer.from_files(
+            ctx, server_secret_key=keys["server"], displays_dir=tmp_path / "displays",
+            consoles_dir=tmp_path / "consoles",
+        )
+        curve.start()
+        cctx = zmq.asyncio.Context()
+        try:
+            with Journal.open(tmp_path / "j.db") as journal:
+                hub = FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback(),
+                              curve=curve, heartbeat_interval=0.05)
+                server = CommandServer(ctx, "tcp://127.0.0.1:*", table_id="T1",
+                                       journal=journal, handler=accept, curve=curve)
+                await hub.start()
+                await server.start()
+                async with hub, server:
+                    await hub.publish(Feed.SURVEILLANCE, "x", {"n": 1}, state={"n": 1})
+                    console_as_display = FeedClient(
+                        cctx, feed=Feed.SURVEILLANCE, feed_endpoint=hub.bound["surveillance"],
+                        snapshot_endpoint=hub.bound["surveillance_snapshot"],
+                        keys=ClientKeys.from_files(keys["console1"], server_pub),
+                        heartbeat_timeout=0.4, snapshot_timeout=0.2)
+                    display_as_console = CommandClient(
+                        cctx, server.bound, table_id="T1", console_id="d1", timeout=0.3,
+                        retries=1, keys=ClientKeys.from_files(keys["display1"], server_pub))
+                    console = CommandClient(
+                        cctx, server.bound, table_id="T1", console_id="c1",
+                        keys=ClientKeys.from_files(keys["console1"], server_pub))
+                    display = FeedClient(
+                        cctx, feed=Feed.SURVEILLANCE, feed_endpoint=hub.bound["surveillance"],
+                        snapshot_endpoint=hub.bound["surveillance_snapshot"],
+                        keys=ClientKeys.from_files(keys["display1"], server_pub))
+                    try:
+                        _, before = await next_kind(console_as_display, FeedEventKind.LOST)
+                        assert before == []
+                        with pytest.raises(CommandTimeout):
+                            await display_as_console.send("start")
+                        assert (await console.send("start")).accepted
+                        snap, _ = await next_kind(display, FeedEventKind.SNAPSHOT)
+                        assert snap.state == {"n": 1}
+                        assert journal.last_seq == 1
+                    finally:
+                        for c in (console_as_display, display):
+                            await c.close()
+                        for cc in (display_as_console, console):
+                            await cc.close()
+        finally:
+            cctx.destroy(linger=0)
+            curve.stop()
+
+    arun(body)
