@@ -394,6 +394,7 @@ LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "lines": ("hardware.lines.driver",),
     "sim://shoe": ("hardware.sim.shoe",),
     "sim://chips": ("hardware.sim.chips",),
+    "sim://lines": ("hardware.sim.lines",),
     "camera": ("hardware.camera",),
     "sim://camera": ("hardware.camera",),
 }

@@ -1,7 +1,8 @@
 """A simulated chip-sensor array speaking the reference protocol over a pty (``sim://chips``).
 
 Script it like the felt: :meth:`SimChipSensor.set_zone`, :meth:`SimChipSensor.move` (chips from
-one zone or the tray to another; conservation is enforced), :meth:`SimChipSensor.set_tray`.
+one zone or the tray to another; conservation is enforced), :meth:`SimChipSensor.move_value`
+(an amount, paid with the source's largest chips first), :meth:`SimChipSensor.set_tray`.
 Every change sends the affected ``ZONE_REPORT`` / ``TRAY_INVENTORY``; the host's report request
 is answered with every zone and the tray. Errors and status: :meth:`SimChipSensor.sensor_error`,
 :meth:`SimChipSensor.set_status`. Link faults come from :class:`~hardware.sim.device.SimDevice`.
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from calibration.chips import DEFAULT_DENOMINATIONS
 from hardware.base import DeviceUrl, register_scheme
 from hardware.chips.driver import SerialChipSensor
 from hardware.chips.protocol import (
@@ -39,6 +41,7 @@ class SimChipSensor(SimDevice):
 
     :param zones: the zone ids the array has.
     :param tray: the tray's starting inventory ``{denomination code: count}``.
+    :param values: chip value of each denomination code (for :meth:`move_value`).
     :param options: passed to :class:`~hardware.sim.device.SimDevice`.
     """
 
@@ -49,9 +52,11 @@ class SimChipSensor(SimDevice):
         zones: Iterable[int] = range(1, 13),
         *,
         tray: Mapping[int, int] | None = None,
+        values: Mapping[int, int] = DEFAULT_DENOMINATIONS,
         **options: Any,
     ) -> None:
         super().__init__(**options)
+        self.values = dict(values)
         self._zones: dict[int, dict[int, int]] = {z: {} for z in zones}
         for z in self._zones:
             if not 0 <= z < 255:
@@ -127,6 +132,47 @@ class SimChipSensor(SimDevice):
                 dst[d] = dst.get(d, 0) + c
             self._report(from_zone, now)
             self._report(to_zone, now)
+
+    def value(self, place: Place) -> int:
+        """Return the chip value on a zone or the tray.
+
+        :raises SimulatorError: for an unknown place or a denomination without a value.
+        """
+        with self._lock:
+            total = 0
+            for d, c in self._place(place).items():
+                if d not in self.values:
+                    raise SimulatorError(f"denomination {d} has no value")
+                total += self.values[d] * c
+            return total
+
+    def move_value(
+        self, from_zone: Place, to_zone: Place, amount: int, now: float | None = None
+    ) -> dict[int, int]:
+        """Move chips worth ``amount``, largest denominations of the source first.
+
+        :returns: the chips moved, ``{denomination: count}``.
+        :raises SimulatorError: if the source cannot pay ``amount`` exactly (nothing changes).
+        """
+        with self._lock:
+            src = self._place(from_zone)
+            left = amount
+            chips: dict[int, int] = {}
+            for d in sorted(src, key=lambda code: self.values.get(code, 0), reverse=True):
+                v = self.values.get(d, 0)
+                if v <= 0 or left <= 0:
+                    continue
+                n = min(src[d], left // v)
+                if n:
+                    chips[d] = n
+                    left -= n * v
+            if left or amount <= 0:
+                raise SimulatorError(
+                    f"{self._name(from_zone)} cannot pay {amount} exactly with its chips "
+                    f"{dict(sorted(src.items()))}"
+                )
+            self.move(from_zone, to_zone, chips, now)
+            return chips
 
     def report_all(self, now: float | None = None) -> None:
         """Report every zone and the tray."""

@@ -45,8 +45,10 @@ from hardware.shoe.protocol import ShoeProtocol
 from hardware.shoe.resolver import TagResolver
 from hardware.sim.chips import TRAY, SimChipSensor
 from hardware.sim.device import Fault, SimDevice, SimulatorError
+from hardware.sim.lines import SimLineReader
 from hardware.sim.pty import PtyPort
 from hardware.sim.shoe import SimShoe, sim_deck_profile, tag_uids
+from table_controller.engine.cards import Card
 from table_controller.errors import ConfigError, DeviceError
 
 Events = list[DeviceEvent]
@@ -447,4 +449,40 @@ def test_device_buffer_overflow_is_reported_not_hidden() -> None:
         assert dev.status().lost_frames == 2 and sim.link.overflowed == 2
     finally:
         dev.close()
+        sim.close()
+
+
+def test_sim_line_reader_url() -> None:
+    dev = open_shoe("sim://lines?format=id12")
+    assert isinstance(dev, LineReaderShoe) and isinstance(dev.peer, SimLineReader)
+    sim = dev.peer
+    try:
+        dev.open()
+        sim.read_tag("0102030405", repeats=2)
+        sim.send_garbage()
+        sim.read_tag("A1B2C3D4E5")
+        events: Events = []
+        deadline = time.monotonic() + 3
+        while len(drawn(events)) < 3 and time.monotonic() < deadline:
+            events += dev.read_events(0.05)
+        assert drawn(events) == ["0102030405", "0102030405", "A1B2C3D4E5"]
+        assert len(of(BadFrame, events)) == 1
+        resolver = TagResolver({"0102030405": Card.parse("Ah"), "A1B2C3D4E5": Card.parse("Kd")})
+        resolved = resolver.process(events)
+        assert RepeatedRead("0102030405") in resolved
+    finally:
+        dev.close()
+    assert not sim.port.plugged
+
+
+def test_move_value_pays_with_largest_chips() -> None:
+    sim = SimChipSensor(range(1, 4), tray={1: 20, 2: 10, 3: 4})
+    try:
+        assert sim.value(TRAY) == 20 + 50 + 100
+        assert sim.move_value(TRAY, 1, 37) == {3: 1, 2: 2, 1: 2}
+        assert sim.value(1) == 37 and sim.value(TRAY) == 170 - 37
+        with pytest.raises(SimulatorError, match="zone 1 cannot pay 4 exactly"):
+            sim.move_value(1, 2, 4)
+        assert sim.value(1) == 37
+    finally:
         sim.close()
