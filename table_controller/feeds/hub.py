@@ -86,6 +86,15 @@ class FeedEndpoints:
         )
 
 
+def _plain(value: Any) -> Any:
+    """Deep copy into plain dicts and lists (read-only mappings and tuples are accepted)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _card_code(card: Card | str) -> str:
     return card.code if isinstance(card, Card) else Card.parse(card).code
 
@@ -253,7 +262,7 @@ class FeedHub:
                 new_state = redact(state)
                 check_no_hole_cards(new_state, self._secret, what=f"{feed} state after {mtype}")
             return out, new_state
-        return dict(data), (dict(state) if state is not None else None)
+        return _plain(data), (_plain(state) if state is not None else None)
 
     async def publish(
         self,

@@ -275,3 +275,18 @@ def test_real_drops_at_the_high_water_mark_are_repaired() -> None:
             assert n == 4000 == client.seq
 
     arun(body)
+
+
+def test_frozen_payloads_are_published() -> None:
+    from types import MappingProxyType
+
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback()) as hub:
+            data = MappingProxyType({"pots": (MappingProxyType({"amount": 5}),),
+                                     "hole_cards": MappingProxyType({"3": ("Ah", "Kd")})})
+            sent = await hub.broadcast("collected", data, state=data)
+            assert sent[Feed.SURVEILLANCE].data["pots"] == [{"amount": 5}]
+            assert sent[Feed.PUBLIC].data["hole_cards"] == {"3": [MASK, MASK]}
+            assert hub.state(Feed.SURVEILLANCE)["hole_cards"] == {"3": ["Ah", "Kd"]}
+
+    arun(body)
