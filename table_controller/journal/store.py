@@ -127,16 +127,26 @@ class HandRecord:
     complete: bool
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def canonical_json(payload: Mapping[str, Any]) -> str:
     """Serialise a payload the one way the hash chain depends on (sorted keys, no spaces).
 
     >>> canonical_json({"b": 1, "a": [1, 2]})
     '{"a":[1,2],"b":1}'
 
+    Read-only mappings (an :attr:`Entry.payload`) and tuples are accepted.
+
     :raises JournalError: if the payload is not JSON-serialisable or holds NaN / infinity.
     """
     try:
-        return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return json.dumps(
+            payload, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_mapping
+        )
     except (TypeError, ValueError) as exc:
         raise JournalError(f"payload is not plain JSON: {exc}") from exc
 

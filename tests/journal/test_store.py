@@ -238,3 +238,10 @@ def test_single_writer(tmp_path: Path) -> None:
         assert r.last_seq == 0
     j.close()
     Journal.open(path).close()  # the lock is released on close
+
+
+def test_frozen_payload_can_be_journaled_again(tmp_path: Path) -> None:
+    with Journal.open(tmp_path / "j.db") as j:
+        e = j.append(EntryKind.DECISION, {"a": {"b": [1, 2]}, "t": (3, 4)}, **_t(0))
+        again = j.append(EntryKind.DECISION, e.payload, **_t(1))
+        assert thaw(again.payload) == {"a": {"b": [1, 2]}, "t": [3, 4]}
