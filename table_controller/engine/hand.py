@@ -461,9 +461,10 @@ class Hand:
 
 
     def void(self) -> dict[int, int]:
-        """Void the hand (misdeal): every seat gets its starting stack back.
+        """Void the hand (misdeal): every seat gets its starting stack back, rake included.
 
-        :return: chips given back to each seat (seats with nothing to give back left out).
+        :return: chips given back to each seat (seats with nothing to give back left out; a
+            negative amount is taken back from a seat already paid from a pushed pot).
         :raises RuleError: the hand is already over (its pots were pushed).
         """
         st = self._st
@@ -477,7 +478,9 @@ class Hand:
         new.contrib = {s: 0 for s in self.seats}
         new.dead = 0
         new.middle = 0
+        new.rake = 0
         new.posts = []
+        new.awards, new.pushed, new.payouts = [], set(), {}
         new.phase = Phase.VOID
         _check_integrity(self, new)
         self._st = new

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from table_controller.engine.cards import Card
 
@@ -204,15 +204,15 @@ class HandConfig:
 # Steps: what the table waits for next
 
 
-@dataclass(frozen=True, slots=True)
-class LegalActions:
-    """The options of the seat to act, in chips.
+class LegalActions(NamedTuple):
+    """The options of the seat to act, in chips (immutable; a named tuple for speed).
 
     ``call_amount`` is the chips the seat adds to call (0 when it can check; less than the price
     when the call puts it all-in). ``min_raise_to`` / ``max_raise_to`` are total bets for the round
     (``max_raise_to`` = the seat's bet + stack: all-in). ``to_call_total`` is the bet level to
     match; ``bet`` is what the seat already has in front of it. A raise below ``min_raise_to``
-    is legal only as an all-in (``to == max_raise_to``).
+    is legal only as an all-in (``to == max_raise_to``). ``is_bet`` is true when nobody has bet
+    this round yet (a raise is then called a bet).
     """
 
     seat: int
@@ -227,7 +227,6 @@ class LegalActions:
     bet: int
     stack: int
     is_bet: bool
-    """True when nobody has bet this round yet (a raise is then called a bet)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -402,9 +401,8 @@ Input = Post | Deal | Act | Collect | Show | Muck | Push
 # Records and snapshots
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One applied input, as appended to ``hand.log``.
+class Record(NamedTuple):
+    """One applied input, as appended to ``hand.log`` (immutable; a named tuple for speed).
 
     :param seq: 0-based position in the log.
     :param step: the step the input satisfied.
