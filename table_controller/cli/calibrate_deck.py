@@ -127,6 +127,11 @@ def _collect(
     while len(uids) < 52:
         now = time.monotonic()
         if now >= deadline:
+            if args.source == "scan":
+                raise CalibrationError(
+                    f"timed out after {args.timeout:g} s without a deck scan (line readers "
+                    "cannot scan: use --from draws)"
+                )
             raise CalibrationError(
                 f"timed out after {args.timeout:g} s with {len(uids)} of 52 cards read"
             )

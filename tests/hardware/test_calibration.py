@@ -225,3 +225,13 @@ def test_calibrate_deck_from_scan_with_sim_url(
     assert main(["calibrate", "deck", "--decks", str(tmp_path), "activate", "sim"]) == 0
     assert main(["calibrate", "deck", "--decks", str(tmp_path), "activate", "zz"]) == 1
     assert "no deck 'zz'" in capsys.readouterr().err
+
+
+def test_calibrate_deck_scan_times_out_on_a_line_reader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = register_args(tmp_path, "x", "sim://lines", "--from", "scan")
+    args[args.index("--timeout") + 1] = "0.2"
+    assert main(args) == 1
+    assert "without a deck scan (line readers cannot scan" in capsys.readouterr().err
+
