@@ -134,7 +134,11 @@ class SensorError(DeviceEvent):
 
 @dataclass(frozen=True, slots=True)
 class DeviceHello(DeviceEvent):
-    """A device (re)started: its kind code, firmware version and boot id."""
+    """A device announced itself: kind code, firmware version and boot id.
+
+    It comes after every (re)connection. A ``boot_id`` different from the previous one means the
+    device restarted: frames it had not yet delivered are gone, so reads may be missing.
+    """
 
     kind: int
     firmware: int
