@@ -265,7 +265,6 @@ class FeedClient:
                 return self._lose("nothing heard")
             return None
         frames = await self._sub.recv_multipart()
-        self._last_heard = self._mono()
         try:
             msg = decode(frames[-1])
         except MessageError as exc:
@@ -273,7 +272,8 @@ class FeedClient:
             self.stats.last_error = str(exc)
             return None
         if self.table_id is not None and msg.table != self.table_id:
-            return None
+            return None  # another table (through a floor proxy) says nothing about ours
+        self._last_heard = self._mono()
         if self._state is ClientState.LOST:
             self._state = ClientState.SYNCING
             return None
