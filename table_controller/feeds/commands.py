@@ -169,7 +169,12 @@ class CommandServer:
                 except zmq.ZMQError:
                     user = None
                 key = user if isinstance(user, str) else None
-            reply = await self.handle_raw(last.bytes, key)
+            try:
+                reply = await self.handle_raw(last.bytes, key)
+            except Exception as exc:  # keep serving: one bad command must not stop the endpoint
+                log.exception("command endpoint failed on a message")
+                reply = self._reply(0, None, CommandReply(
+                    False, f"not recorded, nothing changed: internal error: {exc}"))
             try:
                 await sock.send_multipart([*envelope, reply.encode()])
             except zmq.ZMQError as exc:  # pragma: no cover - peer vanished

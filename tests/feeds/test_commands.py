@@ -246,3 +246,24 @@ def test_reply_message_shape() -> None:
     m = decode(raw)
     assert m.console == "c1" and m.data["command"] == "start"
     assert isinstance(KeyAllowList(), KeyAllowList)
+
+
+def test_endpoint_keeps_serving_after_an_internal_failure(tmp_path: Path) -> None:
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        journal = Journal.open(tmp_path / "j.db")
+        table = FakeTable()
+        async with _server(ctx, journal, table) as server, CommandClient(
+            ctx, server.bound, table_id="T1", console_id="c1", timeout=1.0
+        ) as client:
+            journal.close()  # the journal fails under the endpoint
+            r = await client.send("fold", seat=1)
+            assert not r.accepted and "nothing changed" in r.reason
+            assert table.applied == []
+            server.journal = Journal.open(tmp_path / "j.db")
+            try:
+                r = await client.send("fold", seat=1)
+                assert r.accepted and table.applied == [("c1", 2)]
+            finally:
+                server.journal.close()
+
+    arun(body)
