@@ -1,0 +1,202 @@
+"""Full hands through the daemon process: real ptys, real ZeroMQ (CURVE), real SQLite.
+
+Includes a kill -9 in the middle of a hand followed by a restart that resumes the same hand, and a
+subscriber on the public endpoint, subscribed to everything, that never sees a hole card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+import zmq.asyncio
+
+from table_controller.feeds import Message, check_no_hole_cards, decode
+from table_controller.journal import EntryKind, Journal, thaw
+from tests.controller.rig import Dealer, Rig, passive
+
+# Button seat 1, small blind 2, big blind 3; hole cards go 2, 3, 1, 2, 3, 1.
+DECK = ["Ah", "Kd", "2c", "As", "Kh", "3c",  # hole cards
+        "7s", "9s", "Qc", "Jd",  # burn, flop
+        "4h", "5s",  # burn, turn
+        "6h", "8d",  # burn, river
+        "Tc", "Td", "Th", "Ts", "Jc", "Jh", "Js", "Qd", "Qh", "Qs", "Kc", "Ks", "Ac", "Ad"]
+HOLES = {2: ("Ah", "As"), 3: ("Kd", "Kh"), 1: ("2c", "3c")}
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    r = Rig(tmp_path, DECK)
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+def arun(coro: Any, timeout: float = 60.0) -> Any:
+    async def main() -> Any:
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(main())
+
+
+class PublicTap:
+    """A raw SUB socket on the public feed, subscribed to everything."""
+
+    def __init__(self, ctx: zmq.asyncio.Context, endpoint: str) -> None:
+        self.sock = ctx.socket(zmq.SUB)
+        self.sock.linger = 0
+        self.sock.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sock.connect(endpoint)
+        self.messages: list[Message] = []
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            frames = await self.sock.recv_multipart()
+            self.messages.append(decode(frames[-1]))
+
+    async def close(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+        self.sock.close(linger=0)
+
+    def assert_no_hole_card(self, holes: Mapping[int, tuple[str, ...]]) -> None:
+        shown: set[int] = set()
+        for msg in self.messages:
+            if msg.type == "event" and msg.data.get("event") == "show":
+                shown.add(int(msg.data["seat"]))
+            secret = [c for s, cs in holes.items() if s not in shown for c in cs]
+            check_no_hole_cards(msg.data, secret, what=f"public {msg.type} #{msg.seq}")
+
+
+def fold_seat_1(step: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    if step["seat"] == 1:
+        return "fold", {"seat": 1}
+    return passive(step)
+
+
+async def seat_three(d: Dealer) -> None:
+    for seat in (1, 2, 3):
+        await d.ok("seat", seat=seat, player=f"p{seat}", stack=10_000)
+
+
+def test_full_hand_end_to_end_and_public_feed_never_sees_a_hole_card(rig: Rig) -> None:
+    rig.start_daemon()
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        tap = PublicTap(ctx, rig.endpoints["public"])
+        d = Dealer(rig, ctx)
+        try:
+            await d.connect()
+            await asyncio.sleep(0.3)  # the tap's subscription is in place (slow joiner)
+            await seat_three(d)
+            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+            await d.step_once()  # start
+            await d.play_until(lambda s: s["kind"] == "start_hand", fold_seat_1)
+            status = (await d.ok("status")).result
+            assert status["hands_played"] == 1
+            assert status["stacks"] == {"1": 10_000, "2": 10_100, "3": 9_900}
+            assert status["irregularities"] == []
+            assert status["device_health"]["shoe"]["link"] == "ok"
+            await d.wait(lambda: any(m.type == "announcement" and m.data.get("kind") == "button"
+                                     for m in d.messages))
+            texts = [m.data["text"] for m in d.messages if m.type == "announcement"]
+            assert "Main pot 200 to seat 2" in texts
+            assert "Move the button to seat 2" in texts
+            assert "Option to the big blind, seat 3" in texts
+            await asyncio.sleep(0.2)
+            assert tap.messages, "the public tap heard nothing"
+            tap.assert_no_hole_card(HOLES)
+            kinds = {m.type for m in tap.messages}
+            assert {"prompt", "event", "table_state", "announcement"} <= kinds
+        finally:
+            await tap.close()
+            await d.close()
+            ctx.destroy(linger=0)
+
+    arun(main())
+    assert rig.terminate() == 0
+    phh = list((rig.tmp / "state" / "phh").glob("*.phh"))
+    assert [p.name for p in phh] == ["hand-000001.phh"]
+    assert "finishing_stacks = [10100, 9900, 10000]" in phh[0].read_text()
+
+
+def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: Rig) -> None:
+    rig.start_daemon()
+    before: dict[str, Any] = {}
+    raise_seq = 0
+
+    def raise_1(step: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        if step["seat"] == 1:
+            return "raise", {"seat": 1, "to": 300}
+        return passive(step)
+
+    async def first_half() -> None:
+        nonlocal raise_seq
+        ctx = zmq.asyncio.Context()
+        d = Dealer(rig, ctx)
+        try:
+            await d.connect()
+            await seat_three(d)
+            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+            await d.step_once()
+            await d.play_until(lambda s: s["kind"] == "act")
+            assert d.client is not None
+            raise_seq = d.client.next_seq
+            await d.step_once(raise_1)  # seat 1 raises to 300 (chips on its zone)
+            await d.step_once(raise_1)  # seat 2 calls
+            assert d.prompt["step"]["kind"] == "act" and d.prompt["step"]["seat"] == 3
+            await d.wait(lambda: d.state.get("prompt", {}).get("id") == d.prompt["id"]
+                         and d.state["seats"]["2"]["bet"] == 300)
+            before.update(d.state)
+        finally:
+            await d.close()
+            ctx.destroy(linger=0)
+
+    arun(first_half())
+    rig.kill()
+    ready = rig.start_daemon()
+    assert ready["replayed"] > 20
+
+    async def second_half() -> None:
+        ctx = zmq.asyncio.Context()
+        d = Dealer(rig, ctx)
+        try:
+            await d.connect(first_seq=raise_seq)
+            await d.wait(lambda: bool(d.state))
+            after = d.state
+            for key in ("hand", "button", "seats", "board", "pots", "to_act", "current_bet",
+                        "prompt", "hole_cards", "held", "irregularities"):
+                assert after[key] == before[key], key
+            # the raise resent with its seq is answered from the record, not applied again
+            again = await d.cmd("raise", seat=1, to=300)
+            assert again.accepted and again.replayed
+            assert d.client is not None
+            d.client.reserve_seq()  # the call of seat 2 (seq + 1) was used too
+            await d.play_until(lambda s: s["kind"] == "start_hand")
+            status = (await d.ok("status")).result
+            assert status["hands_played"] == 1
+            assert status["chips_in_play"] == 30_000
+            assert status["stacks"] == {"1": 9_700, "2": 10_600, "3": 9_700}
+            assert status["irregularities"] == []
+        finally:
+            await d.close()
+            ctx.destroy(linger=0)
+
+    arun(second_half())
+    assert rig.terminate() == 0
+    with contextlib.closing(Journal.open(rig.tmp / "state" / "journal.db", readonly=True)) as j:
+        raises = [e for e in j.entries() if e.kind is EntryKind.DEALER_COMMAND
+                  and thaw(e.payload["command"]).get("command") == "raise"]
+        assert len(raises) == 1
+        starts = [e for e in j.entries() if e.kind is EntryKind.HAND_START]
+        assert len(starts) == 1
+        j.verify()
