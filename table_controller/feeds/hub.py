@@ -404,8 +404,13 @@ class FeedHub:
             if len(rest) >= 2 and rest[0] == b"":
                 envelope.append(b"")
                 rest = rest[1:]
-            reply = self._answer_snapshot(rest[-1], allowed)
-            await sock.send_multipart([*envelope, reply.encode()])
+            try:
+                raw = self._answer_snapshot(rest[-1], allowed).encode()
+            except Exception as exc:  # keep serving: e.g. a state that is not plain JSON
+                log.exception("snapshot endpoint %s failed", name)
+                raw = Message("error", 0, self.table_id, self._wall(),
+                              {"reason": f"internal error: {exc}"}).encode()
+            await sock.send_multipart([*envelope, raw])
 
     def _answer_snapshot(self, raw: bytes, allowed: frozenset[Feed]) -> Message:
         try:

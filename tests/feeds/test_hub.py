@@ -290,3 +290,24 @@ def test_frozen_payloads_are_published() -> None:
             assert hub.state(Feed.SURVEILLANCE)["hole_cards"] == {"3": ["Ah", "Kd"]}
 
     arun(body)
+
+
+def test_snapshot_endpoint_survives_a_bad_state() -> None:
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback()) as hub:
+            await hub.publish(Feed.PUBLIC, "x", {}, state={"bad": {1, 2}})  # a set: not JSON
+            d = ctx.socket(zmq.DEALER)
+            d.linger = 0
+            d.connect(hub.bound["snapshot"])
+            req = Message("snapshot_request", 0, "T1", 0.0, {"feed": "public"})
+            await d.send(req.encode())
+            assert await d.poll(2000)
+            assert decode(await d.recv()).type == "error"
+            await hub.publish(Feed.PUBLIC, "x", {}, state={"ok": 1})
+            await d.send(req.encode())
+            assert await d.poll(2000)
+            reply = decode(await d.recv())
+            d.close(linger=0)
+            assert reply.type == "snapshot" and reply.data["state"] == {"ok": 1}
+
+    arun(body)
