@@ -74,12 +74,17 @@ class BettingRound:
         """Return the next seat to act clockwise after ``after`` (None = from the start)."""
         if len(live) < 2:
             return None
-        n = len(self.order)
-        start = 0 if after is None else (self.order.index(after) + 1) % n
-        for i in range(n):
-            seat = self.order[(start + i) % n]
-            if self.needs_action(seat, stacks, live):
-                return seat
+        order = self.order
+        n = len(order)
+        start = 0 if after is None else order.index(after) + 1
+        with_chips = sum(1 for s in live if stacks[s] > 0)
+        bets, current, acted = self.bets, self.current_bet, self.acted
+        for i in range(start, start + n):
+            seat = order[i % n]
+            if seat not in live or stacks[seat] == 0:
+                continue
+            if bets[seat] < current or (seat not in acted and with_chips >= 2):
+                return seat  # same test as needs_action, inlined: this is the hot path
         return None
 
     # -- options -----------------------------------------------------------------------------

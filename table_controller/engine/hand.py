@@ -204,6 +204,8 @@ class Hand:
         self.total = sum(self.starting_stacks.values())
         self._clockwise = clockwise_from_button(seats, self.button)
         self._deal_order = self._clockwise * 2
+        self._deal_steps = [DealHoleStep(s, 1) for s in self._clockwise] + [
+            DealHoleStep(s, 2) for s in self._clockwise]
         stacks = dict(self.starting_stacks)
         posts = self._posts(stacks)
         preflop = BettingRound(_rotate_after(seats, self.bb_seat), {s: 0 for s in seats},
@@ -522,7 +524,7 @@ def _expected(hand: Hand, st: _State) -> Step:
     if phase is Phase.POSTING:
         return st.posts[0]
     if phase is Phase.DEALING:
-        return DealHoleStep(hand._deal_order[st.deal_i], st.deal_i // len(hand.seats) + 1)
+        return hand._deal_steps[st.deal_i]
     if phase is Phase.BETTING:
         assert st.to_act is not None
         live = _live(hand, st)
@@ -532,9 +534,9 @@ def _expected(hand: Hand, st: _State) -> Step:
         pots = build_pots(contrib, _live(hand, st), _all_in(hand, st), st.dead)
         return CollectStep(pots, MappingProxyType(returned))
     if phase is Phase.BURNING:
-        return BurnStep(st.street)
+        return _BURN_STEPS[st.street]
     if phase is Phase.BOARD:
-        return BoardStep(st.street, len(st.board))
+        return _BOARD_STEPS[len(st.board)]
     if phase is Phase.SHOWDOWN:
         seat = _next_shower(hand, st)
         assert seat is not None
@@ -543,6 +545,11 @@ def _expected(hand: Hand, st: _State) -> Step:
         pending = [a for a in st.awards if a.pot_index not in st.pushed]
         return pending[-1]
     return HandOverStep(MappingProxyType(dict(st.stacks)))
+
+
+_BURN_STEPS = {street: BurnStep(street) for street in (Street.FLOP, Street.TURN, Street.RIVER)}
+_BOARD_STEPS = [BoardStep(street, slot) for street in (Street.FLOP, Street.TURN, Street.RIVER)
+                for slot in street.board_slots]
 
 
 def _seen_cards(st: _State) -> list[Card]:
@@ -654,7 +661,7 @@ def _on_board(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     st.board.append(card)
     if st.street is Street.FLOP:
         st.flop_dealt = True
-    if len(st.board) == st.street.board_slots[-1] + 1:
+    if len(st.board) >= 3:  # the flop's third card, the turn, the river
         _start_round(hand, st)
     return Record(len(hand.log), step, inp, st.street)
 
