@@ -73,6 +73,15 @@ from table_controller.engine.pots import (
 from table_controller.engine.showdown import showdown_order, strength, winners
 from table_controller.errors import ChipConservationError, DuplicateCardError, RuleError
 
+# Enum members as module constants: reading ``Phase.OVER`` costs about six times a global read
+# on Python 3.11, and these are read on every input.
+_POSTING, _DEALING, _BETTING, _COLLECTING, _BURNING = (
+    Phase.POSTING, Phase.DEALING, Phase.BETTING, Phase.COLLECTING, Phase.BURNING)
+_BOARD, _SHOWDOWN, _AWARDING, _OVER, _VOID = (
+    Phase.BOARD, Phase.SHOWDOWN, Phase.AWARDING, Phase.OVER, Phase.VOID)
+_PREFLOP, _FLOP, _TURN, _RIVER = Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER
+_FOLD = ActionKind.FOLD
+
 _LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
                          PostKind.MISSED_BIG})
 """Posts that are part of the seat's bet; the others go straight into the pot."""
@@ -211,7 +220,7 @@ class Hand:
         preflop = BettingRound(_rotate_after(seats, self.bb_seat), {s: 0 for s in seats},
                                config.big_blind, config.big_blind)
         self._st = _State(
-            phase=Phase.POSTING, street=Street.PREFLOP, stacks=dict(self.starting_stacks),
+            phase=_POSTING, street=_PREFLOP, stacks=dict(self.starting_stacks),
             round=preflop, contrib={s: 0 for s in seats}, dead=0, posts=posts, deal_i=0,
             hole={s: () for s in seats}, board=[], burns=[], folded=set(), to_act=None,
             river_aggressor=None, tabled=False, show_order=[], shown={}, mucked=set(),
@@ -286,7 +295,7 @@ class Hand:
     @property
     def is_over(self) -> bool:
         """Tell whether the hand is finished (or voided)."""
-        return self._st.phase in (Phase.OVER, Phase.VOID)
+        return self._st.phase in (_OVER, _VOID)
 
     @property
     def final_stacks(self) -> dict[int, int]:
@@ -346,7 +355,7 @@ class Hand:
             new = st.copy()
         record = handler(self, new, inp, step)
         _advance(self, new)
-        over = new.phase is Phase.OVER
+        over = new.phase is _OVER
         _check_integrity(self, new, cards=over or kind is Show,
                          pots=over or kind not in _LIGHT_INPUTS)
         return new, record
@@ -362,9 +371,9 @@ class Hand:
         While pots are pushed, the pushed ones are left out; the others keep their order.
         """
         st = self._st
-        if st.phase in (Phase.OVER, Phase.VOID):
+        if st.phase in (_OVER, _VOID):
             return ()
-        if st.phase is Phase.AWARDING:
+        if st.phase is _AWARDING:
             return tuple(PotView(a.amount, tuple(a.payouts)) for a in st.awards
                          if a.pot_index not in st.pushed)
         return build_pots(st.contrib, _live(self, st), _all_in(self, st), st.dead)
@@ -389,7 +398,7 @@ class Hand:
             all_in=frozenset(s for s in live if st.stacks[s] == 0),
             shown=MappingProxyType(dict(st.shown)),
             mucked=frozenset(st.mucked),
-            to_act=st.to_act if st.phase is Phase.BETTING else None,
+            to_act=st.to_act if st.phase is _BETTING else None,
             last_aggressor=st.round.last_aggressor,
             current_bet=st.round.current_bet,
             payouts=MappingProxyType(dict(st.payouts)),
@@ -450,7 +459,7 @@ class Hand:
                                                            len(self.log)))
 
     def _correctable(self) -> _State:
-        if self._st.phase in (Phase.OVER, Phase.VOID, Phase.AWARDING):
+        if self._st.phase in (_OVER, _VOID, _AWARDING):
             raise RuleError("hand-over", "the hand is decided: its cards cannot change")
         new = self._st.copy()
         return new
@@ -470,7 +479,7 @@ class Hand:
         :raises RuleError: the hand is already over (its pots were pushed).
         """
         st = self._st
-        if st.phase in (Phase.OVER, Phase.VOID):
+        if st.phase in (_OVER, _VOID):
             raise RuleError("void-finished", "the hand is already over and cannot be voided")
         refunds = {s: self.starting_stacks[s] - st.stacks[s] for s in self.seats
                    if self.starting_stacks[s] != st.stacks[s]}
@@ -483,7 +492,7 @@ class Hand:
         new.rake = 0
         new.posts = []
         new.awards, new.pushed, new.payouts = [], set(), {}
-        new.phase = Phase.VOID
+        new.phase = _VOID
         _check_integrity(self, new)
         self._st = new
         return refunds
@@ -501,7 +510,7 @@ def _all_in(hand: Hand, st: _State) -> frozenset[int]:
 
 
 def _show_allowed(st: _State) -> bool:
-    return st.tabled and st.phase in (Phase.BURNING, Phase.BOARD)
+    return st.tabled and st.phase in (_BURNING, _BOARD)
 
 
 def _input_words(inp: Input) -> str:
@@ -521,34 +530,34 @@ def _collect_preview(hand: Hand, st: _State) -> tuple[dict[int, int], dict[int, 
 
 def _expected(hand: Hand, st: _State) -> Step:
     phase = st.phase
-    if phase is Phase.POSTING:
+    if phase is _POSTING:
         return st.posts[0]
-    if phase is Phase.DEALING:
+    if phase is _DEALING:
         return hand._deal_steps[st.deal_i]
-    if phase is Phase.BETTING:
+    if phase is _BETTING:
         assert st.to_act is not None
         live = _live(hand, st)
         return ActStep(st.to_act, st.round.legal(st.to_act, st.stacks, live))
-    if phase is Phase.COLLECTING:
+    if phase is _COLLECTING:
         contrib, returned = _collect_preview(hand, st)
         pots = build_pots(contrib, _live(hand, st), _all_in(hand, st), st.dead)
         return CollectStep(pots, MappingProxyType(returned))
-    if phase is Phase.BURNING:
+    if phase is _BURNING:
         return _BURN_STEPS[st.street]
-    if phase is Phase.BOARD:
+    if phase is _BOARD:
         return _BOARD_STEPS[len(st.board)]
-    if phase is Phase.SHOWDOWN:
+    if phase is _SHOWDOWN:
         seat = _next_shower(hand, st)
         assert seat is not None
         return ShowStep(seat)
-    if phase is Phase.AWARDING:
+    if phase is _AWARDING:
         pending = [a for a in st.awards if a.pot_index not in st.pushed]
         return pending[-1]
     return HandOverStep(MappingProxyType(dict(st.stacks)))
 
 
-_BURN_STEPS = {street: BurnStep(street) for street in (Street.FLOP, Street.TURN, Street.RIVER)}
-_BOARD_STEPS = [BoardStep(street, slot) for street in (Street.FLOP, Street.TURN, Street.RIVER)
+_BURN_STEPS = {street: BurnStep(street) for street in (_FLOP, _TURN, _RIVER)}
+_BOARD_STEPS = [BoardStep(street, slot) for street in (_FLOP, _TURN, _RIVER)
                 for slot in street.board_slots]
 
 
@@ -592,7 +601,7 @@ def _check_integrity(hand: Hand, st: _State, cards: bool = True, pots: bool = Tr
     pushed = sum(sum(a.payouts.values()) + a.rake for a in st.awards
                  if a.pot_index in st.pushed) if pots and st.pushed else 0
     if total != hand.total or min(stacks) < 0 or (
-            pots and st.phase is not Phase.VOID
+            pots and st.phase is not _VOID
             and st.middle != sum(st.contrib.values()) + st.dead - pushed):
         raise ChipConservationError(
             f"chips do not add up: stacks {sum(stacks)} + bets {bets} + "
@@ -652,14 +661,14 @@ def _on_deal_hole(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
 def _on_burn(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     card = _deal_card(st, inp, "a burn", allow_unknown=True)
     st.burns.append(card)
-    st.phase = Phase.BOARD
+    st.phase = _BOARD
     return Record(len(hand.log), step, inp, st.street)
 
 
 def _on_board(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     card = _deal_card(st, inp, "a board card", allow_unknown=False)
     st.board.append(card)
-    if st.street is Street.FLOP:
+    if st.street is _FLOP:
         st.flop_dealt = True
     if len(st.board) >= 3:  # the flop's third card, the turn, the river
         _start_round(hand, st)
@@ -675,13 +684,13 @@ def _on_act(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
                         f"{step.seat}'s turn")
     kind, to = st.round.resolve(step.legal, inp.kind, inp.to)
     added = 0
-    if kind is ActionKind.FOLD:
+    if kind is _FOLD:
         st.folded.add(inp.seat)
         st.live = st.live - {inp.seat}
     else:
         added = st.round.act(inp.seat, kind, to)
         st.stacks[inp.seat] -= added
-    if st.street is Street.RIVER:
+    if st.street is _RIVER:
         st.river_aggressor = st.round.last_aggressor
     live = _live(hand, st)
     st.to_act = st.round.next_to_act(inp.seat, st.stacks, live)
@@ -756,16 +765,16 @@ def _on_push(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
 _Handler = Callable[[Hand, _State, Input, Step], Record]
 
 _HANDLERS: dict[Phase, dict[type, _Handler]] = {
-    Phase.POSTING: {Post: _on_post},
-    Phase.DEALING: {Deal: _on_deal_hole},
-    Phase.BETTING: {Act: _on_act},
-    Phase.COLLECTING: {Collect: _on_collect},
-    Phase.BURNING: {Deal: _on_burn},
-    Phase.BOARD: {Deal: _on_board},
-    Phase.SHOWDOWN: {Show: _on_show, Muck: _on_muck},
-    Phase.AWARDING: {Push: _on_push},
-    Phase.OVER: {},
-    Phase.VOID: {},
+    _POSTING: {Post: _on_post},
+    _DEALING: {Deal: _on_deal_hole},
+    _BETTING: {Act: _on_act},
+    _COLLECTING: {Collect: _on_collect},
+    _BURNING: {Deal: _on_burn},
+    _BOARD: {Deal: _on_board},
+    _SHOWDOWN: {Show: _on_show, Muck: _on_muck},
+    _AWARDING: {Push: _on_push},
+    _OVER: {},
+    _VOID: {},
 }
 """The transition table: which input each phase accepts (``Show`` also while hands are tabled)."""
 
@@ -784,10 +793,10 @@ itself instead of a copy (the property tests check that a refused input changed 
 
 def _start_round(hand: Hand, st: _State) -> None:
     """Start betting on the current street (after its board cards, or after the hole cards)."""
-    if st.street is not Street.PREFLOP:
+    if st.street is not _PREFLOP:
         order = _rotate_after(list(hand.seats), hand.button)
         st.round = BettingRound(order, {s: 0 for s in hand.seats}, 0, hand.config.big_blind)
-    st.phase = Phase.BETTING
+    st.phase = _BETTING
     st.to_act = st.round.next_to_act(None, st.stacks, _live(hand, st))
 
 
@@ -816,18 +825,18 @@ def _after_round(hand: Hand, st: _State, pots: tuple[PotView, ...] | None = None
     if sum(1 for s in live if st.stacks[s] > 0) < 2 and not st.tabled:
         st.tabled = True
         st.show_order = clockwise_from_button(live, hand.button)
-    if st.street is Street.RIVER:
+    if st.street is _RIVER:
         _start_showdown(hand, st)
         return
     st.street = st.street.next
-    st.phase = Phase.BURNING
+    st.phase = _BURNING
 
 
 def _start_showdown(hand: Hand, st: _State) -> None:
     live = _live(hand, st)
     if not st.tabled:
         st.show_order = showdown_order(live, hand.button, st.river_aggressor)
-    st.phase = Phase.SHOWDOWN
+    st.phase = _SHOWDOWN
     if _next_shower(hand, st) is None:
         _make_awards(hand, st)
 
@@ -879,25 +888,25 @@ def _make_awards(hand: Hand, st: _State) -> None:
         payouts, odd = split(pot.amount - pot_rake, won, hand.button)
         awards.append(AwardStep(i, pot.amount, MappingProxyType(payouts), odd, pot_rake))
     st.awards = awards
-    st.phase = Phase.AWARDING
+    st.phase = _AWARDING
 
 
 def _advance(hand: Hand, st: _State) -> None:
     """Run the transitions that need no input, until the hand waits for one."""
     while True:
         phase = st.phase
-        if phase is Phase.POSTING and not st.posts:
-            st.phase = Phase.DEALING
-        elif phase is Phase.DEALING and st.deal_i == len(hand._deal_order):
+        if phase is _POSTING and not st.posts:
+            st.phase = _DEALING
+        elif phase is _DEALING and st.deal_i == len(hand._deal_order):
             _start_round(hand, st)
-        elif phase is Phase.BETTING and st.to_act is None:
+        elif phase is _BETTING and st.to_act is None:
             if any(st.round.bets.values()):
-                st.phase = Phase.COLLECTING
+                st.phase = _COLLECTING
             else:
                 _after_round(hand, st)
-        elif phase is Phase.SHOWDOWN and _next_shower(hand, st) is None:
+        elif phase is _SHOWDOWN and _next_shower(hand, st) is None:
             _make_awards(hand, st)
-        elif phase is Phase.AWARDING and len(st.pushed) == len(st.awards):
-            st.phase = Phase.OVER
+        elif phase is _AWARDING and len(st.pushed) == len(st.awards):
+            st.phase = _OVER
         else:
             return
