@@ -242,7 +242,8 @@ def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
     inner = hand if isinstance(hand, Mapping) else state
     source = {**state, **inner} if inner is not state else state
     announcements = _texts(state.get("announcements")) or base.announcements
-    last = _str(state.get("last_announcement"))
+    raw_last = state.get("last_announcement")
+    last = _str(raw_last.get("text")) if isinstance(raw_last, Mapping) else _str(raw_last)
     if last and (not announcements or announcements[-1] != last):
         announcements = (*announcements, last)[-KEEP:]
     return TableView(
@@ -282,13 +283,13 @@ def apply_message(view: TableView, mtype: str, data: Mapping[str, Any], *, seq: 
     by type: ``prompt``, ``announcement``, ``irregularity``, ``hold`` / ``resume``, ``device``.
     """
     v = view
-    state = data.get("state")
+    state = data if mtype == "table_state" else data.get("state")
     if isinstance(state, Mapping):
         v = view_from_state(state, table=view.table, seq=seq, base=view)
     text = _str(data.get("text")) or _str(data.get("message")) or _str(data.get("reason"))
     if mtype == "prompt":
         v = dataclasses.replace(v, prompt=prompt_from(data))
-    elif mtype in ("announcement", "payout", "action", "hand_start", "hand_end") and text:
+    elif mtype in ("announcement", "event", "payout", "action") and text:
         v = dataclasses.replace(v, announcements=_push(v.announcements, text))
     elif mtype == "irregularity":
         kind = _str(data.get("kind"))

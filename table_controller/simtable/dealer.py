@@ -77,7 +77,7 @@ class DealerLog:
 class Mistakes:
     """Hooks a scenario overrides to make the dealer err; the default dealer makes none."""
 
-    def before(self, dealer: SimDealer, prompt: Mapping[str, Any]) -> bool:
+    async def before(self, dealer: SimDealer, prompt: Mapping[str, Any]) -> bool:
         """Run before the dealer handles ``prompt``; return True if the prompt was handled."""
         return False
 
@@ -127,11 +127,18 @@ class SimDealer:
         self.last_prompt_id: int | None = None
         self.seated = False
         self.floor: Callable[[SimDealer, Mapping[str, Any]], Any] | None = None
+        self._start_prompt: int | None = None
 
     @property
     def done(self) -> bool:
-        """True once every hand was started and the last one is over."""
+        """True once every hand was started (see :meth:`finished` for the last one's end)."""
         return self.log.hands_started >= self.hands
+
+    def finished(self, prompt: Mapping[str, Any]) -> bool:
+        """Tell whether every hand was played: all started, and ``prompt`` asks for a new one."""
+        kind = prompt_step(prompt).get("kind")
+        return (self.done and kind in ("start_hand", "seat_players")
+                and prompt.get("id") != self._start_prompt)
 
     def next_deck(self) -> list[Card]:
         """Return the deck for the next hand (scripted first, then shuffled)."""
@@ -160,15 +167,18 @@ class SimDealer:
             return False
         self.last_prompt_id = pid
         self.log.prompts.append(dict(prompt))
-        if self.mistakes.before(self, prompt):
+        if await self.mistakes.before(self, prompt):
             return True
+        await self.handle_step(prompt, state or {})
+        return True
+
+    async def handle_step(self, prompt: Mapping[str, Any], state: Mapping[str, Any]) -> None:
+        """Do what ``prompt`` asks (without the new-prompt check and the mistakes hook)."""
         step = prompt_step(prompt)
         kind = step.get("kind", "")
         handler = getattr(self, f"_on_{kind}", None)
-        if handler is None:
-            return False
-        await handler(step, prompt, state or {})
-        return True
+        if handler is not None:
+            await handler(step, prompt, state)
 
     # -- prompts -----------------------------------------------------------------------------
 
@@ -189,6 +199,7 @@ class SimDealer:
         reply = await self.send({"command": "start"})
         if reply.accepted:
             self.log.hands_started += 1
+            self._start_prompt = prompt.get("id")
 
     async def _on_post(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                        state: Mapping[str, Any]) -> None:

@@ -27,7 +27,7 @@ def play(hands: int, seed: int) -> tuple[CoreIO, SimDealer]:
 
     async def run() -> None:
         idle = 0
-        while not (dealer.done and io.prompt.get("step", {}).get("kind") == "start_hand"):
+        while not dealer.finished(io.prompt):
             if await dealer.handle(io.prompt, io.state()):
                 idle = 0
                 continue

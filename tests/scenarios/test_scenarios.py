@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("table_controller.controller.core")
+
+from table_controller.cli import main
+from table_controller.simtable.scenario import (
+    ACTIONS,
+    CoreDriver,
+    ScenarioError,
+    load_scenario,
+    parse_scenario,
+    run_scenario,
+)
+
+SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario_in_process(path: Path) -> None:
+    scn = load_scenario(path)
+    result = asyncio.run(run_scenario(scn, CoreDriver(scn)))
+    assert result.passed, result.failures
+
+
+def test_every_irregularity_kind_has_a_scenario() -> None:
+    from table_controller.controller.irregularities import KINDS
+
+    covered = {k for p in SCENARIOS for k in load_scenario(p).covers}
+    assert set(KINDS) <= covered, sorted(set(KINDS) - covered)
+
+
+def test_every_fault_action_is_used() -> None:
+    used = {f.do for p in SCENARIOS for f in load_scenario(p).faults}
+    assert used >= set(ACTIONS) - {"command"}
+
+
+def test_a_failing_expectation_is_reported(tmp_path: Path) -> None:
+    text = SCENARIOS[0].read_text().replace("final_stacks = {", "final_stacks = { 4 = 1,", 1)
+    scn = parse_scenario(text, "broken")
+    result = asyncio.run(run_scenario(scn, CoreDriver(scn)))
+    assert not result.passed and any("final stacks" in f for f in result.failures)
+
+
+BASE = """
+[seats]
+1 = ["Ann", 1000]
+2 = ["Bo", 1000]
+[[hands]]
+deck = "As Kd"
+"""
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("bogus = 1\n", "unknown key 'bogus'"),
+    ('[[faults]]\nwhen = "act"\ndo = "explode"\n', "faults[1].do"),
+    ('[[faults]]\nwhen = "act"\ndo = "expose_card"\ncard = "Zz"\n', "faults[1].card"),
+    ('[expect]\nwhatever = 1\n', "expect: unknown key"),
+])
+def test_invalid_scenarios_are_refused_with_the_key_named(extra: str, message: str) -> None:
+    with pytest.raises(ScenarioError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        parse_scenario(extra + BASE if not extra.startswith("[") else BASE + extra, "x")
+
+
+def test_bad_deck_and_seat() -> None:
+    with pytest.raises(ScenarioError, match="repeats a card"):
+        parse_scenario(BASE.replace("As Kd", "As As"), "x")
+    with pytest.raises(ScenarioError, match="seat must be"):
+        parse_scenario(BASE.replace('2 = ["Bo"', '12 = ["Bo"'), "x")
+
+
+def test_cli_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    files = [str(SCENARIOS[0]), str(SCENARIOS[1])]
+    assert main(["scenario", "--in-process", *files]) == 0
+    assert "2 passed, 0 failed" in capsys.readouterr().out
+
+
+def test_cli_invalid_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = ")
+    assert main(["scenario", "--in-process", str(bad)]) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+
+
+def test_clean_hand_against_the_daemon() -> None:
+    from table_controller.simtable.scenario import run_file
+
+    result = asyncio.run(run_file(load_scenario(SCENARIOS[[p.stem for p in SCENARIOS]
+                                                       .index("clean_hand")])))
+    assert result.passed, result.failures
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario_against_the_daemon(path: Path) -> None:
+    from table_controller.simtable.scenario import run_file
+
+    result = asyncio.run(run_file(load_scenario(path)))
+    assert result.passed, result.failures
