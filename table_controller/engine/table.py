@@ -36,7 +36,7 @@ from typing import Any
 
 from table_controller.engine.hand import Hand
 from table_controller.engine.model import ExtraPost, HandConfig, Phase, PostKind, RakeRule
-from table_controller.errors import ConfigError, RuleError
+from table_controller.errors import ChipConservationError, ConfigError, RuleError
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +329,7 @@ class Table:
         """Apply a finished (or voided) hand's final stacks to the seats and move the positions.
 
         :raises RuleError: ``hand`` is not this table's current hand, or it is not over.
+        :raises ChipConservationError: the hand's final stacks and rake do not add up.
         """
         if hand is not self._hand or self._plan is None:
             raise RuleError("not-current-hand", "this is not the hand in progress")
@@ -336,8 +337,10 @@ class Table:
             raise RuleError("hand-not-over", f"the hand is not over: {hand.status().expected}")
         plan = self._plan
         final = hand.final_stacks
-        if sum(final.values()) + hand.rake != hand.total:
-            raise RuleError("chips", "the hand's chips do not add up")  # pragma: no cover
+        if sum(final.values()) + hand.rake != hand.total:  # pragma: no cover - Hand checks it
+            raise ChipConservationError(
+                f"the hand ends with {sum(final.values()) + hand.rake} chips (rake included), "
+                f"it started with {hand.total}")
         for seat, stack in final.items():
             self._seats[seat].stack = stack
         self._hand = None
