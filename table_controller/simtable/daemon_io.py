@@ -146,7 +146,7 @@ class DaemonDriver:
             left = end - time.monotonic()
             if left <= 0:
                 return changed
-            ev = await self.client.next_event(timeout=min(left, 0.05 if changed else left))
+            ev = await self.client.next_event(timeout=min(left, 0.002 if changed else left))
             if ev is None:
                 if changed:
                     return True

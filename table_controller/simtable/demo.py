@@ -1,0 +1,231 @@
+"""The one-command demo: the daemon on simulated devices, players, a dealer and a live display.
+
+:func:`run_demo` starts a :class:`~.rig.SimRig` (simulators over ptys, calibration, keys, the
+daemon process), seats seeded :class:`~.players.Player` s, and lets a :class:`~.dealer.SimDealer`
+follow the daemon's prompts for ``hands`` hands, while the dealer feed is shown live (or as
+plain progress lines when the output is not a terminal). ``faults`` is the chance, at each
+prompt, that one link fault (bad CRC, split or dropped bytes, lost frame, duplicate, lost ACK) is
+injected into the shoe or the chip sensors: the daemon's link layer catches and repairs them,
+visible in the device counters of the summary. Everything started is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import zmq
+import zmq.asyncio
+from rich.console import Console
+
+from hardware.sim.device import Fault
+from table_controller.displays.live import DisplayModel
+from table_controller.displays.render import render_dealer
+from table_controller.feeds import FeedEvent
+from table_controller.simtable.daemon_io import open_daemon_session
+from table_controller.simtable.dealer import SimDealer, prompt_step
+from table_controller.simtable.players import make_players
+from table_controller.simtable.rig import RigOptions, SimRig
+from table_controller.simtable.scenario import drive
+
+LINK_FAULTS = (Fault.CORRUPT_CRC, Fault.SPLIT, Fault.DROP_BYTES, Fault.DROP_FRAME,
+               Fault.DUPLICATE, Fault.LOSE_ACK)
+
+
+@dataclass(slots=True)
+class DemoSummary:
+    """What the demo did (printed at the end; ``--summary-json`` writes it)."""
+
+    hands_played: int = 0
+    hands_requested: int = 0
+    seed: int = 0
+    seconds: float = 0.0
+    chips_before: int = 0
+    chips_after: int = 0
+    rake: int = 0
+    chips_agree: bool = False
+    stacks_before: dict[str, int] = field(default_factory=dict)
+    stacks_after: dict[str, int] = field(default_factory=dict)
+    irregularities: list[dict[str, Any]] = field(default_factory=list)
+    holds: int = 0
+    faults_injected: int = 0
+    device_health: dict[str, Any] = field(default_factory=dict)
+    hand_histories: str = ""
+    hand_history_files: int = 0
+    journal: str = ""
+    workdir_kept: bool = False
+    daemon_exit: int | None = None
+    error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return asdict(self)
+
+
+def _faulty(rig: SimRig, rate: float, rng: random.Random, counter: list[int]
+            ) -> Callable[[], None]:
+    def maybe() -> None:
+        if rate > 0 and rng.random() < rate:
+            sim = rig.shoe if rng.random() < 0.5 else rig.chips
+            if sim is not None:
+                sim.inject(rng.choice(LINK_FAULTS))
+                counter[0] += 1
+    return maybe
+
+
+async def run_demo(
+    *,
+    hands: int = 10,
+    seed: int = 1,
+    fast: bool = False,
+    faults: float = 0.0,
+    keep: bool = False,
+    console: Console | None = None,
+    live: bool | None = None,
+    seats: int = 6,
+    players: int = 5,
+    buy_in: int = 10_000,
+) -> DemoSummary:
+    """Play ``hands`` hands on the simulated table; return the summary."""
+    from rich.live import Live
+
+    console = console or Console()
+    use_live = console.is_terminal if live is None else live
+    summary = DemoSummary(hands_requested=hands, seed=seed)
+    started = time.monotonic()
+    # No rake: a PHH hand history cannot record rake, and the demo shows where they are written.
+    rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=0.0), keep=keep)
+    summary.hand_histories = str(rig.phh_dir)
+    summary.journal = str(rig.journal_path)
+    summary.workdir_kept = keep
+    if not use_live:
+        console.print(f"starting the simulated table in {rig.dir} ...")
+    try:
+        await asyncio.to_thread(rig.start)
+    except Exception as exc:
+        summary.error = f"the simulated table did not start: {exc}"
+        await asyncio.to_thread(rig.stop)
+        return summary
+    ctx = zmq.asyncio.Context()
+    model = DisplayModel([rig.options.table_id])
+    lines: list[str] = []
+
+    def on_event(ev: FeedEvent) -> None:
+        model.on_event(rig.options.table_id, ev)
+        m = ev.message
+        if m is None or use_live:
+            return
+        text = str(m.data.get("text", ""))
+        if m.type == "announcement" and m.data.get("kind") in ("hand_start", "payouts"):
+            lines.append(text)
+        elif m.type in ("irregularity", "hold", "resume"):
+            lines.append(f"{m.type}: {text or m.data.get('reason') or m.data.get('note', '')}")
+
+    seat_numbers = list(range(1, min(players, seats) + 1))
+    people = make_players(seat_numbers, seed)
+    summary.stacks_before = {str(s): buy_in for s in seat_numbers}
+    summary.chips_before = buy_in * len(seat_numbers)
+    counter = [0]
+    inject = _faulty(rig, faults, random.Random(seed ^ 0xFA17), counter)
+    pace = 0.0 if fast else 0.05
+    try:
+        io, driver, cmd_client, feed_client = await open_daemon_session(
+            rig, ctx, pace=pace, on_event=on_event)
+        dealer = SimDealer(io, lambda legal, pot: people[legal.seat].decide(legal, pot),
+                           seats={s: (people[s].name, buy_in) for s in seat_numbers},
+                           hands=hands, seed=seed)
+        original = dealer.handle
+
+        async def handle(prompt: Any, state: Any = None) -> bool:
+            inject()
+            done = await original(prompt, state)
+            if done and not fast and prompt_step(prompt).get("kind") in (
+                    "deal_hole", "board", "act", "collect", "award"):
+                await asyncio.sleep(pace)
+            return done
+
+        dealer.handle = handle  # type: ignore[method-assign]
+
+        async def show() -> None:
+            if use_live:
+                with Live(render_dealer(model.ordered()[0]), console=console,
+                          refresh_per_second=8) as lv:
+                    while True:
+                        lv.update(render_dealer(model.ordered()[0]))
+                        await asyncio.sleep(0.125)
+            else:
+                while True:
+                    while lines:
+                        console.print(lines.pop(0))
+                    await asyncio.sleep(0.2)
+
+        shower = asyncio.create_task(show())
+        try:
+            await drive(dealer, driver, wait=5.0, stuck_after=3)
+            await driver.settle(0.3)
+        except Exception as exc:
+            summary.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            shower.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await shower
+            while lines:
+                console.print(lines.pop(0))
+        status = (await cmd_client.send("status")).result
+        summary.hands_played = int(status.get("hands_played", 0))
+        summary.stacks_after = {str(k): int(v) for k, v in status.get("stacks", {}).items()}
+        summary.rake = int(status.get("rake_total", 0))
+        summary.chips_after = int(status.get("chips_in_play", 0))
+        summary.irregularities = [
+            {k: i.get(k) for k in ("id", "kind", "text", "resolved")}
+            for i in status.get("irregularities", [])]
+        summary.holds = dealer.log.holds_handled
+        summary.device_health = {
+            n: {k: h.get(k) for k in ("link", "frames", "bad_frames", "retransmissions",
+                                      "duplicates", "reconnects")}
+            for n, h in status.get("device_health", {}).items()}
+        await feed_client.close()
+        await cmd_client.close()
+    except Exception as exc:
+        summary.error = summary.error or f"{type(exc).__name__}: {exc}"
+    finally:
+        ctx.destroy(linger=0)
+        summary.hand_history_files = len(list(rig.phh_dir.glob("*"))) if rig.phh_dir.exists() \
+            else 0
+        summary.daemon_exit = await asyncio.to_thread(rig.stop)
+    summary.faults_injected = counter[0]
+    summary.chips_agree = summary.chips_after + summary.rake == summary.chips_before
+    summary.seconds = round(time.monotonic() - started, 2)
+    return summary
+
+
+def summary_lines(s: DemoSummary) -> list[str]:
+    """Return the summary in plain words."""
+    agree = "agree" if s.chips_agree else "DO NOT AGREE"
+    out = [
+        f"hands played: {s.hands_played} of {s.hands_requested} (seed {s.seed}, "
+        f"{s.seconds:.1f} s)",
+        f"chips in play: before {s.chips_before:,}, after {s.chips_after:,} + rake "
+        f"{s.rake:,} = {s.chips_after + s.rake:,} ({agree})",
+        "stacks after: " + ", ".join(f"seat {k} {v:,}" for k, v in s.stacks_after.items()),
+        f"irregularities: {len(s.irregularities)}"
+        + "".join(f"\n  - {i['kind']}: {i['text']}" for i in s.irregularities),
+        f"holds: {s.holds}; link faults injected: {s.faults_injected}",
+    ]
+    for name, h in s.device_health.items():
+        out.append(f"  {name}: link {h.get('link')}, frames {h.get('frames')}, bad frames "
+                   f"{h.get('bad_frames')}, retransmissions {h.get('retransmissions')}, "
+                   f"duplicates {h.get('duplicates')}")
+    where = s.hand_histories if s.workdir_kept else f"{s.hand_histories} (removed; --keep keeps it)"
+    out.append(f"hand histories (PHH): {s.hand_history_files} files in {where}")
+    out.append(f"journal: {s.journal}" + ("" if s.workdir_kept else " (removed)"))
+    if s.daemon_exit not in (0, None):
+        out.append(f"the daemon exited with status {s.daemon_exit}")
+    if s.error:
+        out.append(f"error: {s.error}")
+    return out
