@@ -93,7 +93,7 @@ def test_console_session(tmp_path: Path) -> None:
             async with CommandServer(ctx, "tcp://127.0.0.1:*", table_id="T1", journal=journal,
                                      handler=_accept_all) as server:
                 client = CommandClient(ctx, server.bound, table_id="T1", console_id="term",
-                                       timeout=0.5)
+                                       timeout=3.0)
                 s = ConsoleSession(client)
                 out = await s.handle_line("fold 3")
                 assert out is not None and out.startswith("OK: fold seat=3")

@@ -72,7 +72,7 @@ def test_commands_replies_and_journal(tmp_path: Path) -> None:
         table = FakeTable()
         with Journal.open(tmp_path / "j.db") as journal:
             async with _server(ctx, journal, table) as server, CommandClient(
-                ctx, server.bound, table_id="T1", console_id="c1", timeout=1.0
+                ctx, server.bound, table_id="T1", console_id="c1", timeout=3.0
             ) as client:
                 r = await client.send("fold", seat=3)
                 assert r.accepted and r.result == {"seat": 3} and not r.replayed
@@ -253,7 +253,7 @@ def test_endpoint_keeps_serving_after_an_internal_failure(tmp_path: Path) -> Non
         journal = Journal.open(tmp_path / "j.db")
         table = FakeTable()
         async with _server(ctx, journal, table) as server, CommandClient(
-            ctx, server.bound, table_id="T1", console_id="c1", timeout=1.0
+            ctx, server.bound, table_id="T1", console_id="c1", timeout=3.0
         ) as client:
             journal.close()  # the journal fails under the endpoint
             r = await client.send("fold", seat=1)

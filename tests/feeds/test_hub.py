@@ -126,14 +126,14 @@ def test_heartbeat_timeout_lost_then_recovered() -> None:
         await hub.publish(Feed.PUBLIC, "count", {"n": 1}, state={"n": 1})
         endpoints = FeedEndpoints(*(hub.bound[n] for n in (
             "public", "dealer", "surveillance", "snapshot", "surveillance_snapshot")))
-        client = _client(ctx, hub, heartbeat_timeout=0.4, snapshot_timeout=0.2)
+        client = _client(ctx, hub, heartbeat_timeout=1.0, snapshot_timeout=0.2)
         try:
             await next_kind(client, FeedEventKind.SNAPSHOT)
             # heartbeats alone keep it alive
             assert await client.next_event(timeout=0.6) is None
             assert client.stats.heartbeats >= 3
             await hub.stop()  # the daemon dies
-            lost, _ = await next_kind(client, FeedEventKind.LOST, timeout=2)
+            lost, _ = await next_kind(client, FeedEventKind.LOST, timeout=4)
             assert "connection lost" in lost.reason
             assert await client.next_event(timeout=0.3) is None  # reported once
             hub2 = FeedHub(ctx, table_id="T1", endpoints=endpoints, heartbeat_interval=0.05)
