@@ -528,37 +528,54 @@ def _collect_preview(hand: Hand, st: _State) -> tuple[dict[int, int], dict[int, 
     return contrib, returned
 
 
+_BURN_STEPS: dict[Street, BurnStep] = {s: BurnStep(s) for s in (_FLOP, _TURN, _RIVER)}
+_BOARD_STEPS: list[BoardStep] = [BoardStep(street, slot) for street in (_FLOP, _TURN, _RIVER)
+                                 for slot in street.board_slots]
+
+
 def _expected(hand: Hand, st: _State) -> Step:
-    phase = st.phase
-    if phase is _POSTING:
-        return st.posts[0]
-    if phase is _DEALING:
-        return hand._deal_steps[st.deal_i]
-    if phase is _BETTING:
-        assert st.to_act is not None
-        live = _live(hand, st)
-        return ActStep(st.to_act, st.round.legal(st.to_act, st.stacks, live))
-    if phase is _COLLECTING:
-        contrib, returned = _collect_preview(hand, st)
-        pots = build_pots(contrib, _live(hand, st), _all_in(hand, st), st.dead)
-        return CollectStep(pots, MappingProxyType(returned))
-    if phase is _BURNING:
-        return _BURN_STEPS[st.street]
-    if phase is _BOARD:
-        return _BOARD_STEPS[len(st.board)]
-    if phase is _SHOWDOWN:
-        seat = _next_shower(hand, st)
-        assert seat is not None
-        return ShowStep(seat)
-    if phase is _AWARDING:
-        pending = [a for a in st.awards if a.pot_index not in st.pushed]
-        return pending[-1]
+    return _EXPECTED[st.phase](hand, st)
+
+
+def _expect_act(hand: Hand, st: _State) -> Step:
+    seat = st.to_act
+    assert seat is not None
+    return ActStep(seat, st.round.legal(seat, st.stacks, st.live))
+
+
+def _expect_collect(hand: Hand, st: _State) -> Step:
+    contrib, returned = _collect_preview(hand, st)
+    pots = build_pots(contrib, st.live, _all_in(hand, st), st.dead)
+    return CollectStep(pots, MappingProxyType(returned))
+
+
+def _expect_show(hand: Hand, st: _State) -> Step:
+    seat = _next_shower(hand, st)
+    assert seat is not None
+    return ShowStep(seat)
+
+
+def _expect_push(hand: Hand, st: _State) -> Step:
+    return [a for a in st.awards if a.pot_index not in st.pushed][-1]
+
+
+def _expect_over(hand: Hand, st: _State) -> Step:
     return HandOverStep(MappingProxyType(dict(st.stacks)))
 
 
-_BURN_STEPS = {street: BurnStep(street) for street in (_FLOP, _TURN, _RIVER)}
-_BOARD_STEPS = [BoardStep(street, slot) for street in (_FLOP, _TURN, _RIVER)
-                for slot in street.board_slots]
+_EXPECTED: dict[Phase, Callable[[Hand, _State], Step]] = {
+    Phase.POSTING: lambda hand, st: st.posts[0],
+    Phase.DEALING: lambda hand, st: hand._deal_steps[st.deal_i],
+    Phase.BETTING: _expect_act,
+    Phase.COLLECTING: _expect_collect,
+    Phase.BURNING: lambda hand, st: _BURN_STEPS[st.street],
+    Phase.BOARD: lambda hand, st: _BOARD_STEPS[len(st.board)],
+    Phase.SHOWDOWN: _expect_show,
+    Phase.AWARDING: _expect_push,
+    Phase.OVER: _expect_over,
+    Phase.VOID: _expect_over,
+}
+"""The step each phase waits for."""
 
 
 def _seen_cards(st: _State) -> list[Card]:
@@ -891,22 +908,55 @@ def _make_awards(hand: Hand, st: _State) -> None:
     st.phase = _AWARDING
 
 
+def _auto_posting(hand: Hand, st: _State) -> bool:
+    if st.posts:
+        return False
+    st.phase = _DEALING
+    return True
+
+
+def _auto_dealing(hand: Hand, st: _State) -> bool:
+    if st.deal_i < len(hand._deal_steps):
+        return False
+    _start_round(hand, st)
+    return True
+
+
+def _auto_betting(hand: Hand, st: _State) -> bool:
+    if st.to_act is not None:
+        return False
+    if any(st.round.bets.values()):
+        st.phase = _COLLECTING
+    else:
+        _after_round(hand, st)
+    return True
+
+
+def _auto_showdown(hand: Hand, st: _State) -> bool:
+    if _next_shower(hand, st) is not None:
+        return False
+    _make_awards(hand, st)
+    return True
+
+
+def _auto_awarding(hand: Hand, st: _State) -> bool:
+    if len(st.pushed) < len(st.awards):
+        return False
+    st.phase = _OVER
+    return True
+
+
+_AUTOMATIC: dict[Phase, Callable[[Hand, _State], bool]] = {
+    Phase.POSTING: _auto_posting,
+    Phase.DEALING: _auto_dealing,
+    Phase.BETTING: _auto_betting,
+    Phase.SHOWDOWN: _auto_showdown,
+    Phase.AWARDING: _auto_awarding,
+}
+"""Transitions that need no input: each returns True when it moved the hand on."""
+
+
 def _advance(hand: Hand, st: _State) -> None:
     """Run the transitions that need no input, until the hand waits for one."""
-    while True:
-        phase = st.phase
-        if phase is _POSTING and not st.posts:
-            st.phase = _DEALING
-        elif phase is _DEALING and st.deal_i == len(hand._deal_order):
-            _start_round(hand, st)
-        elif phase is _BETTING and st.to_act is None:
-            if any(st.round.bets.values()):
-                st.phase = _COLLECTING
-            else:
-                _after_round(hand, st)
-        elif phase is _SHOWDOWN and _next_shower(hand, st) is None:
-            _make_awards(hand, st)
-        elif phase is _AWARDING and len(st.pushed) == len(st.awards):
-            st.phase = _OVER
-        else:
-            return
+    while (auto := _AUTOMATIC.get(st.phase)) is not None and auto(hand, st):
+        pass
