@@ -23,6 +23,9 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
    otherwise :class:`ChipConservationError` / :class:`DuplicateCardError` is raised. Each new
    card is checked against the mask of cards out; the full recount of cards (and of the pot
    against the contributions) runs after posts, collects, shows, pushes and at the end.
+8. The state machine is three tables keyed by :class:`Phase`: ``_EXPECTED`` (the step each phase
+   waits for), ``_HANDLERS`` (the inputs each phase accepts; any other is refused with rule
+   ``wrong-step``) and ``_AUTOMATIC`` (transitions that need no input).
 """
 
 from __future__ import annotations
