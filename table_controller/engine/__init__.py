@@ -5,7 +5,7 @@ The API contract is ``docs/engine.md``.
 """
 
 from table_controller.engine.cards import FULL_DECK, Card, CardError, parse_cards
-from table_controller.engine.describe import describe_step
+from table_controller.engine.describe import describe_legal, describe_record, describe_step
 from table_controller.engine.hand import CardCorrection, DuplicateCard, Hand, HandConfigError
 from table_controller.engine.model import (
     Act,
@@ -81,6 +81,8 @@ __all__ = [
     "Table",
     "TableConfig",
     "TableStatus",
+    "describe_legal",
+    "describe_record",
     "describe_step",
     "parse_cards",
 ]

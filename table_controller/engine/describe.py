@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 from table_controller.engine.model import (
+    Act,
+    ActionKind,
     ActStep,
     AwardStep,
     BoardStep,
@@ -18,8 +20,11 @@ from table_controller.engine.model import (
     DealHoleStep,
     HandOverStep,
     LegalActions,
+    Muck,
     PostKind,
     PostStep,
+    Record,
+    Show,
     ShowStep,
     Step,
 )
@@ -97,3 +102,44 @@ def describe_step(step: Step) -> str:
     if isinstance(step, HandOverStep):
         return "Hand over"
     raise TypeError(f"not a step: {step!r}")
+
+
+_ACTION_WORDS = {ActionKind.FOLD: "folds", ActionKind.CHECK: "checks", ActionKind.CALL: "calls",
+                 ActionKind.BET: "bets", ActionKind.RAISE: "raises to"}
+
+
+def describe_record(record: Record) -> str:
+    """Say what just happened, as the dealer announces it (raises and all-ins included).
+
+    >>> from table_controller.engine.model import Act, ActStep, Street
+    >>> legal = LegalActions(4, True, False, True, 200, True, 400, 5000, 200, 0, 5000, False)
+    >>> describe_record(Record(9, ActStep(4, legal), Act(4, ActionKind.ALL_IN), Street.PREFLOP,
+    ...                        4, ActionKind.RAISE, 5000, 5000, True))
+    'Seat 4 raises to 5,000: all-in'
+    """
+    step, inp = record.step, record.input
+    all_in = ": all-in" if record.all_in else ""
+    if isinstance(step, PostStep):
+        return f"Seat {step.seat} posts {_POST_WORDS[step.kind]}: {step.amount:,}{all_in}"
+    if isinstance(inp, Act) and record.kind is not None:
+        words = _ACTION_WORDS[record.kind]
+        if record.kind is ActionKind.CALL:
+            return f"Seat {inp.seat} calls {record.amount:,}{all_in}"
+        if record.kind in (ActionKind.BET, ActionKind.RAISE):
+            return f"Seat {inp.seat} {words} {record.to:,}{all_in}"
+        return f"Seat {inp.seat} {words}"
+    if isinstance(step, DealHoleStep):
+        return f"Seat {step.seat} has its {_ORDINAL.get(step.round, str(step.round))} hole card"
+    if isinstance(step, BurnStep):
+        return f"Card burned before the {step.street.value}"
+    if isinstance(step, BoardStep):
+        card = getattr(inp, "card", None)
+        return f"{_SLOT_WORDS[step.slot].capitalize()}: {card}"
+    if isinstance(inp, Show):
+        return f"Seat {inp.seat} shows" + (" " + " ".join(c.code for c in inp.cards)
+                                           if inp.cards else "")
+    if isinstance(inp, Muck):
+        return f"Seat {inp.seat} mucks"
+    if isinstance(step, CollectStep):
+        return f"Bets collected: {record.amount:,} into the pot"
+    return describe_step(step)

@@ -86,3 +86,17 @@ def test_check_does_not_change_anything() -> None:
     before = hand.status()
     assert hand.check(Act(1, ActionKind.RAISE, 500)) is None
     assert hand.status() == before and len(hand.log) == 6
+
+
+def test_records_in_dealer_words() -> None:
+    from table_controller.engine import describe_record
+
+    hand = make_hand({1: 1000, 2: 250, 3: 1000}, button=1)
+    deal_hole(hand, {1: "AhAd", 2: "KhKd", 3: "QhQd"})
+    act(hand, 1, ActionKind.RAISE, 300)
+    act(hand, 2, ActionKind.ALL_IN)
+    act(hand, 3, ActionKind.FOLD)
+    words = [describe_record(r) for r in hand.log]
+    assert words[:3] == ["Seat 2 posts the small blind: 50", "Seat 3 posts the big blind: 100",
+                         "Seat 2 has its first hole card"]
+    assert words[-3:] == ["Seat 1 raises to 300", "Seat 2 calls 200: all-in", "Seat 3 folds"]
