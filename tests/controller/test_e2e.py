@@ -106,12 +106,13 @@ def test_full_hand_end_to_end_and_public_feed_never_sees_a_hole_card(rig: Rig) -
             assert status["stacks"] == {"1": 10_000, "2": 10_100, "3": 9_900}
             assert status["irregularities"] == []
             assert status["device_health"]["shoe"]["link"] == "ok"
-            await d.wait(lambda: any(m.type == "announcement" and m.data.get("kind") == "button"
-                                     for m in d.messages))
-            texts = [m.data["text"] for m in d.messages if m.type == "announcement"]
-            assert "Main pot 200 to seat 2" in texts
-            assert "Move the button to seat 2" in texts
-            assert "Option to the big blind, seat 3" in texts
+            def texts() -> list[str]:
+                return [m.data["text"] for m in [*d.messages, *tap.messages]
+                        if m.type == "announcement"]
+
+            await d.wait(lambda: "Move the button to seat 2" in texts())
+            assert "Main pot 200 to seat 2" in texts()
+            assert "Option to the big blind, seat 3" in texts()
             await asyncio.sleep(0.2)
             assert tap.messages, "the public tap heard nothing"
             tap.assert_no_hole_card(HOLES)
@@ -200,3 +201,92 @@ def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: Rig) -> None:
         starts = [e for e in j.entries() if e.kind is EntryKind.HAND_START]
         assert len(starts) == 1
         j.verify()
+
+
+def test_irregularities_through_the_daemon_hold_and_are_resolved(rig: Rig) -> None:
+    rig.start_daemon()
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        tap = PublicTap(ctx, rig.endpoints["public"])
+        d = Dealer(rig, ctx)
+        try:
+            await d.connect()
+            await asyncio.sleep(0.3)
+            await seat_three(d)
+            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+            await d.step_once()
+            await d.play_until(lambda s: s["kind"] == "deal_hole")
+            # a tag no deck knows: hold, resolve, resume, deal again
+            rig.shoe.draw_unregistered()
+            await d.wait(lambda: d.prompt["step"]["kind"] == "hold")
+            refused = await d.cmd("resume")
+            assert not refused.accepted and "resolve irregularity 1" in refused.reason
+            await d.ok("resolve", irregularity=1, note="foreign card taken out")
+            await d.ok("resume", note="dealing on")
+            await d.wait(lambda: d.prompt["step"] == {"kind": "deal_hole", "seat": 2,
+                                                      "round": 1})
+            await d.play_until(lambda s: s["kind"] == "act")
+            # seat 1 calls 100 but only 50 lands on its zone: after the settle window, a hold
+            await d.ok("call", seat=1)
+            rig.put(1, 50)
+            await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
+            irr = d.state["irregularities"]
+            assert [(i["kind"], i["zone"], i["expected"], i["sensed"]) for i in irr] == [
+                ("chip_difference", 1, 100, 50)]
+            rig.put(1, 50)
+            await d.ok("resolve", note="50 more put in")
+            await d.ok("resume")
+            await d.wait(lambda: d.prompt["step"]["kind"] == "act")
+            await d.play_until(lambda s: s["kind"] == "act" and s["seat"] == 2
+                               and s["legal"]["is_bet"])
+            # the camera sees another card than the shoe read in slot 3: reported, no hold
+            rig.board[2] = "Ac"
+            from hardware.sim.camera_link import write_board
+
+            write_board(rig.board_path, rig.board)
+            await d.wait(lambda: any(i["kind"] == "board_mismatch"
+                                     for i in d.state.get("irregularities", [])))
+            assert not d.state["held"]
+            # the chip sensors are unplugged mid-hand: hold; the floor voids the hand
+            rig.chips.unplug()
+            await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
+            assert d.state["devices"]["chips"] == "lost"
+            rig.chips.replug()
+            await d.wait(lambda: d.state["devices"]["chips"] == "ok", timeout=5.0)
+            voided = await d.ok("void", reason="chip sensors lost")
+            assert voided.result["refunds"] == {"1": 100, "2": 100, "3": 100}
+            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+            status = (await d.ok("status")).result
+            assert status["stacks"] == {"1": 10_000, "2": 10_000, "3": 10_000}
+            kinds = [i["kind"] for i in status["irregularities"]]
+            assert kinds == ["unknown_card", "chip_difference", "board_mismatch", "device_lost"]
+            assert all(i["resolved"] for i in status["irregularities"])
+            await asyncio.sleep(0.2)
+            public_kinds = [m.data.get("kind") for m in tap.messages if m.type == "irregularity"]
+            assert public_kinds == kinds
+            assert sum(1 for m in tap.messages if m.type == "hold") == 3
+            tap.assert_no_hole_card(HOLES)
+        finally:
+            await tap.close()
+            await d.close()
+            ctx.destroy(linger=0)
+
+    arun(main())
+    assert rig.terminate() == 0
+    with contextlib.closing(Journal.open(rig.tmp / "state" / "journal.db", readonly=True)) as j:
+        holds = [e for e in j.entries() if e.kind is EntryKind.HOLD]
+        resolutions = [e for e in j.entries() if e.kind is EntryKind.RESOLUTION]
+        assert len(holds) == 3 and len(resolutions) >= 5
+
+
+def test_bad_configuration_exits_2_naming_the_key(tmp_path: Path) -> None:
+    from table_controller.cli import main
+
+    bad = tmp_path / "bad.toml"
+    text = (Path(__file__).resolve().parents[2] / "examples" / "table.toml").read_text()
+    bad.write_text(text.replace("big_blind = 100", "big_blind = -5"))
+    assert main(["run", "--config", str(bad)]) == 2
+    typo = tmp_path / "typo.toml"
+    typo.write_text(text.replace("small_blind = 50", "smal_blind = 50"))
+    assert main(["run", "--config", str(typo)]) == 2
