@@ -73,7 +73,7 @@ from table_controller.engine.pots import (
     split,
     uncalled,
 )
-from table_controller.engine.showdown import showdown_order, strength, winners
+from table_controller.engine.showdown import showdown_order, strengths, winners
 from table_controller.errors import ChipConservationError, DuplicateCardError, RuleError
 
 # Enum members as module constants: reading ``Phase.OVER`` costs about six times a global read
@@ -897,8 +897,8 @@ def _make_awards(hand: Hand, st: _State) -> None:
     rake = rake_for(sum(p.amount for p in pots), hand.config.rake, st.flop_dealt)
     rakes = rake_by_pot((p.amount for p in pots), rake)
     board = [c for c in st.board if c is not None]
-    values = {seat: strength(cards, board) for seat, cards in st.shown.items()
-              if seat not in st.folded and seat not in st.mucked}
+    values = strengths({seat: cards for seat, cards in st.shown.items()
+                        if seat not in st.folded and seat not in st.mucked}, board)
     awards = []
     for i, (pot, pot_rake) in enumerate(zip(pots, rakes, strict=True)):
         contenders = [s for s in pot.eligible if s not in st.mucked]

@@ -40,8 +40,24 @@ _evaluate = eval7.evaluate
 
 def strength(hole: Iterable[Card], board: Iterable[Card]) -> int:
     """Return the strength of the best five-card hand (higher is better; equal means a tie)."""
-    cards = _EVAL7_CARDS
-    return int(_evaluate([cards[c.rank * 4 + c.suit] for c in (*hole, *board)]))
+    e = _EVAL7_CARDS
+    value: int = _evaluate([e[c.rank * 4 + c.suit] for c in hole]
+                           + [e[c.rank * 4 + c.suit] for c in board])
+    return value
+
+
+def strengths(hands: Mapping[int, Iterable[Card]], board: Iterable[Card]) -> dict[int, int]:
+    """Return :func:`strength` of each seat's hand, converting the board once.
+
+    >>> from table_controller.engine.cards import parse_cards
+    >>> s = strengths({1: parse_cards("AsAh"), 2: parse_cards("7c7h")}, parse_cards("2c7d9hJsKd"))
+    >>> s[2] > s[1]
+    True
+    """
+    e = _EVAL7_CARDS
+    common = [e[c.rank * 4 + c.suit] for c in board]
+    return {seat: _evaluate([e[c.rank * 4 + c.suit] for c in cards] + common)
+            for seat, cards in hands.items()}
 
 
 def hand_name(hole: Iterable[Card], board: Iterable[Card]) -> str:
