@@ -1,0 +1,245 @@
+"""Controller daemon: shoe frame -> prompt latency beside the bare costs it cannot avoid, and RSS.
+
+In one run, with the daemon as its own process on simulated devices over real ptys (the same
+arrangement as ``tests/controller/test_e2e.py``):
+
+- **card -> prompt**: from the moment the simulated shoe writes a ``CARD_DRAWN`` frame to its pty
+  until a subscriber of the dealer feed receives the next ``prompt`` (pty read, parse, core, one
+  journal commit, publish, ZeroMQ hop);
+- **bare costs**, sampled interleaved with the cards: a 16-byte frame across processes over an
+  ``os.openpty`` pair, one journal commit (SQLite WAL, synchronous=FULL) of a like entry on the
+  same disk, one ZeroMQ PUB -> SUB hop on 127.0.0.1;
+- the daemon's RSS (``VmRSS``, ``VmHWM``) on a running table after the hands.
+
+Run: ``python -m benchmarks daemon`` (``--hands N`` with ``python -m benchmarks.bench_daemon``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from table_controller.engine import FULL_DECK
+from table_controller.feeds import decode
+from table_controller.journal import Journal
+
+_PTY_CHILD = r"""
+import os, select, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+out = sys.stdout.buffer
+while True:
+    r, _, _ = select.select([fd], [], [], 5.0)
+    if not r:
+        break
+    data = os.read(fd, 64)
+    t = time.monotonic()
+    if data == b"q":
+        break
+    out.write(repr(t).encode() + b"\n")
+    out.flush()
+"""
+
+
+def pct(values: list[float], p: float) -> float:
+    """Return the ``p``-th percentile (nearest rank) of ``values``."""
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, round(p / 100 * (len(s) - 1))))
+    return s[k]
+
+
+class Bare:
+    """Samples of the unavoidable costs, taken between cards."""
+
+    def __init__(self, tmp: Path) -> None:
+        master, slave = os.openpty()
+        import tty
+
+        tty.setraw(slave)
+        self.master = master
+        self.slave = slave
+        self.child = subprocess.Popen([sys.executable, "-c", _PTY_CHILD, os.ttyname(slave)],
+                                      stdout=subprocess.PIPE)
+        assert self.child.stdout is not None
+        self.child_out = self.child.stdout
+        self.journal = Journal.open(tmp / "bare.db")
+        self.ctx = zmq.Context()
+        self.pub = self.ctx.socket(zmq.PUB)
+        self.pub.linger = 0
+        port = self.pub.bind_to_random_port("tcp://127.0.0.1")
+        self.sub = self.ctx.socket(zmq.SUB)
+        self.sub.linger = 0
+        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.sub.connect(f"tcp://127.0.0.1:{port}")
+        time.sleep(0.3)
+        self.pty: list[float] = []
+        self.commit: list[float] = []
+        self.hop: list[float] = []
+
+    def sample(self) -> None:
+        frame = bytes(range(15)) + b"\x00"
+        t0 = time.monotonic()
+        os.write(self.master, frame)
+        line = self.child_out.readline()
+        self.pty.append(float(line) - t0)
+        payload = {"input": {"kind": "card", "uid": "04A1B2C3D4E5F6", "shoe_ms": 123456},
+                   "text": "Hole card 1 dealt to seat 3"}
+        t0 = time.perf_counter()
+        self.journal.append("device_event", payload, wall_time=time.time(),
+                            mono_time=time.monotonic())
+        self.commit.append(time.perf_counter() - t0)
+        body = (b'{"v":1,"type":"prompt","seq":1,"table":"T1","ts":0,"data":{"id":1,'
+                b'"text":"Deal the second hole card to seat 3","step":{"kind":"deal_hole"}}}')
+        t0 = time.perf_counter()
+        self.pub.send_multipart([b"prompt", body])
+        self.sub.recv_multipart()
+        self.hop.append(time.perf_counter() - t0)
+
+    def close(self) -> None:
+        os.write(self.master, b"q")
+        self.child.wait(5)
+        for fd in (self.master, self.slave):
+            os.close(fd)
+        self.journal.close()
+        self.ctx.destroy(linger=0)
+
+
+def rss(pid: int) -> dict[str, int]:
+    """Return ``VmRSS`` and ``VmHWM`` of ``pid`` in kB."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = int(value.split()[0])
+    return out
+
+
+async def _play(rig: Any, dealer: Any, bare: Bare, hands: int, seed: int) -> list[float]:
+    from tests.controller.rig import UID
+
+    ctx = dealer.ctx
+    tap = ctx.socket(zmq.SUB)
+    tap.linger = 0
+    tap.setsockopt(zmq.SUBSCRIBE, b"prompt")
+    tap.connect(rig.endpoints["dealer"])
+    await asyncio.sleep(0.3)
+    rng = random.Random(seed)
+    latencies: list[float] = []
+    for seat in (1, 2, 3):
+        await dealer.ok("seat", seat=seat, player=f"p{seat}", stack=10_000)
+    for _ in range(hands):
+        await dealer.wait(lambda: dealer.prompt["step"]["kind"] == "start_hand")
+        order = [c.code for c in FULL_DECK]
+        rng.shuffle(order)
+        rig.shoe.load_deck([UID[c] for c in order])
+        await dealer.step_once()
+        while dealer.prompt["step"]["kind"] != "start_hand":
+            step = dealer.prompt["step"]
+            if step["kind"] not in ("deal_hole", "burn", "board"):
+                await dealer.step_once()
+                continue
+            before = dealer.prompt["id"]
+            while await tap.poll(0):
+                await tap.recv_multipart()
+            t0 = time.monotonic()
+            uid = rig.shoe.draw()
+            while True:
+                frames = await tap.recv_multipart()
+                t1 = time.monotonic()
+                msg = decode(frames[-1])
+                if msg.type == "prompt" and int(msg.data["id"]) > before:
+                    break
+            latencies.append(t1 - t0)
+            if step["kind"] == "board":
+                rig.place_board(step["slot"], uid)
+            await dealer.wait(lambda b=before: dealer.prompt["id"] > b)
+            bare.sample()
+    tap.close(linger=0)
+    return latencies
+
+
+def run(hands: int = 12, seed: int = 7) -> dict[str, Any]:
+    """Run the benchmark; return the figures (seconds, kB)."""
+    from tests.controller.rig import Dealer, Rig
+
+    with tempfile.TemporaryDirectory(prefix="bench-daemon-") as d:
+        tmp = Path(d)
+        rig = Rig(tmp, [c.code for c in FULL_DECK], settle=1.5)
+        bare = Bare(tmp)
+        try:
+            rig.start_daemon()
+            assert rig.proc is not None
+
+            async def main() -> tuple[list[float], dict[str, int]]:
+                ctx = zmq.asyncio.Context()
+                dealer = Dealer(rig, ctx, console="bench")
+                try:
+                    await dealer.connect()
+                    lat = await _play(rig, dealer, bare, hands, seed)
+                    assert rig.proc is not None
+                    mem = rss(rig.proc.pid)
+                    status = (await dealer.ok("status")).result
+                    assert status["chips_in_play"] == 30_000, status
+                    assert not status["irregularities"], status["irregularities"]
+                    return lat, mem
+                finally:
+                    await dealer.close()
+                    ctx.destroy(linger=0)
+
+            latencies, mem = asyncio.run(main())
+            code = rig.terminate()
+        finally:
+            rig.close()
+            bare.close()
+    return {"latency": latencies, "pty": bare.pty, "commit": bare.commit, "hop": bare.hop,
+            "rss": mem, "exit": code, "hands": hands}
+
+
+def report(r: dict[str, Any]) -> str:
+    """Format the figures as a Markdown table plus the verdicts."""
+    def row(name: str, xs: list[float]) -> str:
+        return (f"| {name} | {len(xs)} | {statistics.median(xs) * 1e3:.3f} | "
+                f"{pct(xs, 99) * 1e3:.3f} |")
+
+    lines = ["| path | samples | p50 ms | p99 ms |", "| --- | ---: | ---: | ---: |",
+             row("card frame -> prompt (daemon)", r["latency"]),
+             row("bare: pty frame across processes", r["pty"]),
+             row("bare: journal commit (WAL, FULL)", r["commit"]),
+             row("bare: ZeroMQ PUB -> SUB hop", r["hop"])]
+    bare50 = sum(statistics.median(r[k]) for k in ("pty", "commit", "hop"))
+    bare99 = sum(pct(r[k], 99) for k in ("pty", "commit", "hop"))
+    p99 = pct(r["latency"], 99)
+    lines.append("")
+    lines.append(f"sum of bare costs: p50 {bare50 * 1e3:.3f} ms, p99 {bare99 * 1e3:.3f} ms; "
+                 f"daemon p99 / bare p99 = {p99 / bare99:.2f} (target <= 1.5: "
+                 f"{'met' if p99 <= 1.5 * bare99 else 'NOT met'})")
+    lines.append(f"daemon p50 / bare p50 = {statistics.median(r['latency']) / bare50:.2f}")
+    m = r["rss"]
+    lines.append(f"daemon RSS after {r['hands']} hands: {m.get('VmRSS', 0) / 1024:.1f} MB "
+                 f"(peak {m.get('VmHWM', 0) / 1024:.1f} MB; target < 200 MB); "
+                 f"SIGTERM exit status {r['exit']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run and print the benchmark."""
+    parser = argparse.ArgumentParser(prog="bench_daemon")
+    parser.add_argument("--hands", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv if argv is not None else [])
+    print(report(run(args.hands, args.seed)), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
