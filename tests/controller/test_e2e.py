@@ -290,3 +290,42 @@ def test_bad_configuration_exits_2_naming_the_key(tmp_path: Path) -> None:
     typo = tmp_path / "typo.toml"
     typo.write_text(text.replace("small_blind = 50", "smal_blind = 50"))
     assert main(["run", "--config", str(typo)]) == 2
+
+
+def test_card_drawn_while_the_daemon_is_dead_is_not_lost(rig: Rig) -> None:
+    rig.start_daemon()
+
+    async def deal_two() -> None:
+        ctx = zmq.asyncio.Context()
+        d = Dealer(rig, ctx)
+        try:
+            await d.connect()
+            await seat_three(d)
+            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+            await d.step_once()
+            await d.play_until(lambda s: s["kind"] == "deal_hole")
+            await d.step_once()
+            assert d.prompt["step"] == {"kind": "deal_hole", "seat": 3, "round": 1}
+        finally:
+            await d.close()
+            ctx.destroy(linger=0)
+
+    arun(deal_two())
+    rig.kill()
+    rig.shoe.draw()  # the shoe keeps the frame until a host acknowledges it
+    rig.start_daemon()
+
+    async def check() -> None:
+        ctx = zmq.asyncio.Context()
+        d = Dealer(rig, ctx)
+        try:
+            await d.connect()
+            await d.wait(lambda: d.prompt["step"] == {"kind": "deal_hole", "seat": 1,
+                                                      "round": 1})
+            await d.wait(lambda: d.state.get("hole_cards", {}).get("3") == ["??"])
+        finally:
+            await d.close()
+            ctx.destroy(linger=0)
+
+    arun(check())
+    assert rig.terminate() == 0
