@@ -272,6 +272,10 @@ def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
 
 
 def _push(items: Iterable[str], text: str) -> tuple[str, ...]:
+    """Append ``text`` (not twice in a row: an event and its announcement often say the same)."""
+    items = tuple(items)
+    if items and items[-1] == text:
+        return items
     return (*items, text)[-KEEP:]
 
 

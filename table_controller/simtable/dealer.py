@@ -128,6 +128,7 @@ class SimDealer:
         self.seated = False
         self.floor: Callable[[SimDealer, Mapping[str, Any]], Any] | None = None
         self._start_prompt: int | None = None
+        self._to_lay: list[tuple[int, Card]] = []
 
     @property
     def done(self) -> bool:
@@ -167,10 +168,21 @@ class SimDealer:
             return False
         self.last_prompt_id = pid
         self.log.prompts.append(dict(prompt))
+        self.lay_drawn_board_cards()
         if await self.mistakes.before(self, prompt):
             return True
         await self.handle_step(prompt, state or {})
         return True
+
+    def lay_drawn_board_cards(self) -> None:
+        """Lay the board cards drawn for earlier prompts.
+
+        A board card reaches the felt after the shoe has read it: the dealer lays it once the
+        controller moved on to the next prompt (the card was registered), never before.
+        """
+        while self._to_lay:
+            slot, card = self._to_lay.pop(0)
+            self.io.lay_board(slot, card)
 
     async def handle_step(self, prompt: Mapping[str, Any], state: Mapping[str, Any]) -> None:
         """Do what ``prompt`` asks (without the new-prompt check and the mistakes hook)."""
@@ -220,8 +232,7 @@ class SimDealer:
 
     async def _on_board(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                         state: Mapping[str, Any]) -> None:
-        card = self.io.draw()
-        self.io.lay_board(int(step["slot"]), card)
+        self._to_lay.append((int(step["slot"]), self.io.draw()))
 
     async def _on_act(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                       state: Mapping[str, Any]) -> None:

@@ -378,12 +378,14 @@ class ScenarioMistakes(Mistakes):
         elif f.do == "wrong_board_card" and f.card is not None:
             slot = int(step.get("slot", f.slot or 0))
             right = io.draw()
+            await io.pause(0.3)  # the shoe's read reaches the controller first
             io.lay_board(slot, f.card)
             await io.pause(f.seconds)
             io.lay_board(slot, right)
         elif f.do == "wrong_slot":
             slot = int(step.get("slot", 0))
             right = io.draw()
+            await io.pause(0.3)
             other = f.slot if f.slot is not None else (slot + 1) % 5
             io.lay_board(other, right)
             await io.pause(f.seconds)

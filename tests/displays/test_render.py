@@ -121,3 +121,10 @@ def test_floor_shows_one_line_per_table() -> None:
 def test_cards() -> None:
     assert card_text("Ah").plain == "A♥" and card_text("Tc").plain == "10♣"
     assert card_text("??").plain == "▒▒" and card_text(None).plain == "··"
+
+
+def test_the_same_line_is_not_announced_twice_in_a_row() -> None:
+    v = view_from_state(STATE)
+    for mtype in ("event", "announcement"):
+        v = apply_message(v, mtype, {"text": "Main pot 300 to seat 2"})
+    assert v.announcements.count("Main pot 300 to seat 2") == 1
