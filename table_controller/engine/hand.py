@@ -22,7 +22,8 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
 7. After every input, chips add up to the starting total (to the chip) and no card is known twice;
    otherwise :class:`ChipConservationError` / :class:`DuplicateCardError` is raised. Each new
    card is checked against the mask of cards out; the full recount of cards (and of the pot
-   against the contributions) runs after posts, collects, shows, pushes and at the end.
+   against the contributions) runs after collects, shows, mucks, pushes and at the end (the pot
+   recount after posts too).
 8. The state machine is three tables keyed by :class:`Phase`: ``_EXPECTED`` (the step each phase
    waits for), ``_HANDLERS`` (the inputs each phase accepts; any other is refused with rule
    ``wrong-step``) and ``_AUTOMATIC`` (transitions that need no input).
@@ -358,9 +359,11 @@ class Hand:
             new = st.copy()
         record = handler(self, new, inp, step)
         _advance(self, new)
-        over = new.phase is _OVER
-        _check_integrity(self, new, cards=over or kind is Show,
-                         pots=over or kind not in _LIGHT_INPUTS)
+        if new.phase is _OVER or kind not in _LIGHT_INPUTS:
+            _check_integrity(self, new, cards=kind is not Post)
+        elif (sum(new.stacks.values()) + sum(new.round.bets.values()) + new.middle + new.rake
+              != self.total or min(new.stacks.values()) < 0):  # the same chip check, inlined
+            _check_integrity(self, new, cards=False, pots=False)  # raises with the details
         return new, record
 
     def legal_actions(self) -> ActStep | None:

@@ -42,6 +42,12 @@ def build_pots(
     :return: main pot first; pots of no chips are left out.
     """
     levels = sorted({contributions[s] for s in live if s in all_in and contributions.get(s, 0)})
+    if not levels:  # nobody all-in: one pot (the common case, kept fast)
+        total = sum(contributions.values()) + dead
+        if not total:
+            return ()
+        eligible = tuple(sorted(s for s in live if contributions.get(s, 0) > 0))
+        return (PotView(total, eligible or tuple(sorted(live))),)
     pots: list[PotView] = []
     prev = 0
     for level in [*levels, None]:
