@@ -122,6 +122,17 @@ class CardCorrection:
     seq: int
 
 
+_DEAL_STEPS: dict[tuple[int, int], DealHoleStep] = {}
+
+
+def _deal_step(seat: int, round: int) -> DealHoleStep:
+    """Return the (immutable, shared) step for hole card ``round`` of ``seat``."""
+    step = _DEAL_STEPS.get((seat, round))
+    if step is None:
+        step = _DEAL_STEPS[(seat, round)] = DealHoleStep(seat, round)
+    return step
+
+
 def _rotate_after(order: list[int], seat: int) -> tuple[int, ...]:
     """Rotate clockwise ``order`` so that it starts right after ``seat`` (seat may be absent)."""
     after = [s for s in order if s > seat]
@@ -217,8 +228,7 @@ class Hand:
         self.total = sum(self.starting_stacks.values())
         self._clockwise = clockwise_from_button(seats, self.button)
         self._deal_order = self._clockwise * 2
-        self._deal_steps = [DealHoleStep(s, 1) for s in self._clockwise] + [
-            DealHoleStep(s, 2) for s in self._clockwise]
+        self._deal_steps = [_deal_step(s, r) for r in (1, 2) for s in self._clockwise]
         stacks = dict(self.starting_stacks)
         posts = self._posts(stacks)
         preflop = BettingRound(_rotate_after(seats, self.bb_seat), {s: 0 for s in seats},
