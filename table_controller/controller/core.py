@@ -75,6 +75,7 @@ from table_controller.engine import (
     BoardStep,
     BurnStep,
     Card,
+    CardError,
     Collect,
     CollectStep,
     Deal,
@@ -82,6 +83,7 @@ from table_controller.engine import (
     Hand,
     HandOverStep,
     Input,
+    Muck,
     Post,
     PostKind,
     PostStep,
@@ -117,7 +119,8 @@ _ACTION_WORDS = {ActionKind.FOLD: "folds", ActionKind.CHECK: "checks", ActionKin
                  ActionKind.BET: "bets", ActionKind.RAISE: "raises to",
                  ActionKind.ALL_IN: "goes all-in"}
 _COMMANDS = frozenset({"start", "seat", "unseat", "buy_in", "sit_out", "sit_in", "misdeal",
-                       "void", "hold", "resume", "confirm", "resolve", "status"})
+                       "void", "hold", "resume", "confirm", "resolve", "status", "show",
+                       "muck"})
 _STREET_WORDS = {Street.FLOP: "the flop", Street.TURN: "the turn", Street.RIVER: "the river"}
 
 
@@ -427,6 +430,8 @@ class TableCore:
             codes = [c.code for c in cards]
             return Applied(f"Seat {rec.seat} shows {' '.join(codes)}",
                            {"event": "show", "seat": rec.seat, "cards": codes})
+        if isinstance(inp, Muck):
+            return Applied(f"Seat {inp.seat} mucks", {"event": "muck", "seat": inp.seat})
         if isinstance(step, AwardStep):
             return Applied(award_text(step),
                            {"event": "push", "pot_index": step.pot_index, "amount": step.amount,
@@ -685,6 +690,8 @@ class TableCore:
                     reply = fn(args, now, out)
         except RuleError as err:
             reply = Reply(False, err.message)
+        except CardError as err:
+            reply = Reply(False, str(err))
         out.append(reply)
 
     def _refuse_if_held(self) -> Reply | None:
@@ -867,6 +874,29 @@ class TableCore:
             return Reply(False, f"deal that card from the shoe: {describe_step(step)}")
         self._apply(inp, now, out)
         return Reply(True, "", {"confirmed": step_to_dict(step)})
+
+    def _cmd_show(self, args: Mapping[str, Any], now: float, out: list[Output]) -> Reply:
+        """``show`` (seat, optional ``cards`` text): not in ``COMMANDS`` yet; ready for it."""
+        refused = self._refuse_if_held()
+        if refused is not None:
+            return refused
+        if self.hand is None:
+            return Reply(False, "no hand in progress")
+        seat = int(args["seat"])
+        cards = tuple(Card.parse(c) for c in str(args.get("cards", "")).split())
+        self._apply(Show(seat, cards), now, out)
+        return Reply(True, "", {"seat": seat})
+
+    def _cmd_muck(self, args: Mapping[str, Any], now: float, out: list[Output]) -> Reply:
+        """``muck`` (seat): not in ``COMMANDS`` yet; ready for it."""
+        refused = self._refuse_if_held()
+        if refused is not None:
+            return refused
+        if self.hand is None:
+            return Reply(False, "no hand in progress")
+        seat = int(args["seat"])
+        self._apply(Muck(seat), now, out)
+        return Reply(True, "", {"seat": seat})
 
     def _cmd_status(self, args: Mapping[str, Any], now: float, out: list[Output]) -> Reply:
         return Reply(True, "", self.summary())

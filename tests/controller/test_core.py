@@ -429,3 +429,28 @@ def test_input_from_dict_refuses_garbage() -> None:
     assert input_from_dict(BoardSeen(("Ah", None), (1,)).to_dict()) == BoardSeen(("Ah", None),
                                                                                  (1,))
     assert input_from_dict(Tick().to_dict()) == Tick()
+
+
+def test_show_and_muck_commands_are_ready() -> None:
+    h = started(chips=False)
+    h.post_blinds()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    h.ok("check", seat=3)
+    h.collect()
+    h.deal("9s", "Qc", "Jd", "7h")
+    for s in (2, 3, 1):
+        h.ok("check", seat=s)
+    h.deal("5s", "2d")
+    for s in (2, 3, 1):
+        h.ok("check", seat=s)
+    h.deal("6s", "8d")
+    for s in (2, 3, 1):
+        h.ok("check", seat=s)
+    first = h.step()["seat"]
+    assert not h.cmd("show", seat=first, cards="Zz").accepted
+    h.ok("show", seat=first)
+    nxt = h.step()["seat"]
+    h.ok("muck", seat=nxt)
+    assert any(isinstance(o, Applied) and o.data.get("event") == "muck" for o in h.outputs)
