@@ -71,7 +71,13 @@ def _hold_banner(view: TableView) -> RenderableType | None:
 
 def _header(view: TableView, role: str) -> Text:
     title = view.name or view.table or "table"
-    hand = f"hand #{view.hand}" if view.hand is not None else "no hand yet"
+    played = view.extra.get("hands_played")
+    if view.hand is not None:
+        hand = f"hand #{view.hand}"
+    elif isinstance(played, int) and played:
+        hand = f"{played} hand{'s' if played != 1 else ''} played"
+    else:
+        hand = "no hand yet"
     stage = view.stage.replace("_", " ") if view.stage else "—"
     out = Text()
     out.append(f"{title}", style="bold")
@@ -183,7 +189,20 @@ def render_dealer(view: TableView) -> RenderableType:
     if view.alerts:
         parts.append(_recent(view.alerts, "alerts", "bold red", 4))
     parts.append(_recent(view.announcements, "announcements", "", 3))
+    parts.append(_devices_line(view))
     return Group(*parts)
+
+
+def _devices_line(view: TableView) -> Text:
+    out = Text("devices ", style="dim")
+    if not view.devices:
+        out.append("—", style="dim")
+    for i, (name, state) in enumerate(view.devices):
+        if i:
+            out.append("  ")
+        out.append(f"{name}: {state}", style=_LINK_STYLE.get(state, ""))
+    out.append(f"   feed seq {view.seq}", style="dim")
+    return out
 
 
 def _floor_row(view: TableView) -> list[RenderableType]:
@@ -217,7 +236,8 @@ def render_floor(views: Sequence[TableView], title: str = "Floor") -> Renderable
         t.add_row(*_floor_row(v))
     held = sum(1 for v in views if v.holds)
     lost = sum(1 for v in views if v.connection == "lost")
-    summary = Text(f"{len(views)} tables · {held} on hold · {lost} not heard from",
+    n = len(views)
+    summary = Text(f"{n} table{'s' if n != 1 else ''} · {held} on hold · {lost} not heard from",
                    style="bold red" if held or lost else "dim")
     return Group(t, summary)
 

@@ -244,8 +244,8 @@ def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
     announcements = _texts(state.get("announcements")) or base.announcements
     raw_last = state.get("last_announcement")
     last = _str(raw_last.get("text")) if isinstance(raw_last, Mapping) else _str(raw_last)
-    if last and (not announcements or announcements[-1] != last):
-        announcements = (*announcements, last)[-KEEP:]
+    if last and not announcements:  # a fresh display: show the latest announcement
+        announcements = (last,)
     return TableView(
         table=_str(state.get("table")) or table or base.table,
         name=_str(state.get("name")) or base.name,
@@ -267,7 +267,8 @@ def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
         connection="live",
         seq=seq,
         updated=base.updated,
-        extra={k: v for k, v in state.items() if k in ("rake", "hands_played", "status")},
+        extra={k: v for k, v in state.items()
+               if k in ("rake", "rake_total", "hands_played", "status")},
     )
 
 

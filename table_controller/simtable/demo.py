@@ -111,6 +111,14 @@ async def run_demo(
         summary.error = f"the simulated table did not start: {exc}"
         await asyncio.to_thread(rig.stop)
         return summary
+    ep = rig.endpoints
+    table = rig.options.table_id
+    console.print(f"daemon ready (table {table}); watch it from another terminal with:\n"
+                  f"  table-controller display --role public --connect {ep['public']} "
+                  f"--snapshot {ep['snapshot']} --table {table}\n"
+                  f"  table-controller display --role dealer --connect {ep['dealer']} "
+                  f"--snapshot {ep['snapshot']} --table {table}", highlight=False,
+                  soft_wrap=True)
     ctx = zmq.asyncio.Context()
     model = DisplayModel([rig.options.table_id])
     lines: list[str] = []

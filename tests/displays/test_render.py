@@ -116,6 +116,7 @@ def test_floor_shows_one_line_per_table() -> None:
     assert [ln.split()[0] for ln in lines] == ["T1", "T2", "T3"]
     assert "HOLD shoe unplugged" in out and "camera:stale" in out and "lost" in out
     assert "3 tables · 1 on hold · 1 not heard from" in out
+    assert "1 table · 0 on hold" in text_of(render_floor([a]), width=120)
 
 
 def test_cards() -> None:
@@ -128,3 +129,18 @@ def test_the_same_line_is_not_announced_twice_in_a_row() -> None:
     for mtype in ("event", "announcement"):
         v = apply_message(v, mtype, {"text": "Main pot 300 to seat 2"})
     assert v.announcements.count("Main pot 300 to seat 2") == 1
+
+
+def test_dealer_screen_shows_device_health_and_between_hands() -> None:
+    v = view_from_state({**STATE, "hand": None, "hands_played": 7})
+    out = text_of(render("dealer", [v]))
+    assert "7 hands played" in out and "camera: stale" in out
+
+
+def test_a_stale_last_announcement_does_not_come_back() -> None:
+    v = view_from_state({**STATE, "last_announcement": {"text": "Seat 2 raises to 624"}})
+    assert v.announcements == ("Seat 2 raises to 624",)
+    v = apply_message(v, "event", {"text": "Seat 2 checks"})
+    v = apply_message(v, "table_state", {**STATE, "last_announcement":
+                                         {"text": "Seat 2 raises to 624"}})
+    assert v.announcements == ("Seat 2 raises to 624", "Seat 2 checks")

@@ -1,0 +1,850 @@
+"""Long runs under faults: serial faults, unplugs and ``kill -9`` of the daemon, with accounting.
+
+:func:`run_soak` plays seeded hands on a simulated table (:class:`~.rig.SimRig`: simulators over
+ptys, calibration, CURVE keys) against the real daemon process, which this module starts itself
+(:class:`SoakRig`) so it can kill it with SIGKILL and start it again on the same journal. While
+the :class:`~.dealer.SimDealer` follows the prompts, the run injects, at seeded random prompts:
+
+- link faults into the shoe or the chip sensors (bad CRC, split frame, cut bytes, lost frame,
+  repeated frame, lost ACK: :class:`~hardware.sim.device.Fault`), each just before the device's
+  next data frame is due, so every injected fault meets a frame;
+- an unplug and re-plug of the shoe or the chip sensors;
+- a SIGKILL of the daemon and a restart. A *quiet* kill waits until the table is idle, takes a
+  snapshot and the ``status``, kills, restarts, and compares (cards, bets, pots, whose turn, the
+  prompt, holds; device health left out), then resends the last accepted command with its seq:
+  it must be answered from the record (``replayed``) and change nothing. An *in-flight* kill
+  comes right after the dealer acted, while frames and journal writes may be under way.
+
+At the end it compares what the shoe drew (recorded by the dealer, per step) with what the
+journal assigned to each seat, burn and board slot (the journal replayed through a fresh core),
+checks chip conservation to the chip, the journal's hand brackets and the hand histories, and
+fills a :class:`SoakReport`.
+
+Rules this module keeps:
+
+1. Every random choice comes from one ``random.Random(seed)``: a run is reproducible from its
+   options (real-time races aside).
+2. It only starts what it stops: the daemon process, the simulators, the ZeroMQ context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from hardware.sim.device import Fault, SimDevice
+from table_controller.engine import Card
+from table_controller.errors import TableError
+from table_controller.feeds import CommandClient, Feed, FeedClient, Message, decode
+from table_controller.simtable.daemon_io import DaemonDriver, DaemonIO
+from table_controller.simtable.dealer import Mistakes, SimDealer, prompt_step
+from table_controller.simtable.players import make_players
+from table_controller.simtable.rig import RigError, RigOptions, SimRig
+
+#: Link faults injected by the soak (all of :class:`Fault`).
+LINK_FAULTS = tuple(Fault)
+#: Faults the host must notice: each leaves a trace in the device counters.
+#: A split frame is reassembled and a lost ACK is covered by the next cumulative ACK: both are
+#: absorbed by design and leave no trace (they are still counted as injected).
+SHOWN_BY = {Fault.CORRUPT_CRC: "bad_frames", Fault.DROP_BYTES: "bad_frames",
+            Fault.DUPLICATE: "duplicates", Fault.DROP_FRAME: "retransmissions"}
+#: Prompt kinds after which the shoe sends a frame / the chip sensors send frames.
+SHOE_STEPS = frozenset({"deal_hole", "burn", "board"})
+CHIP_STEPS = frozenset({"post", "act", "collect", "award"})
+#: State fields compared across a kill (device health and link states are left out).
+STATE_KEYS = ("hand", "hands_played", "rake_total", "button", "seats", "phase", "street",
+              "board", "pots", "to_act", "current_bet", "hole_cards", "shown", "prompt", "held",
+              "holds", "irregularities")
+STATUS_KEYS = ("hands_played", "hand", "stacks", "chips_in_play", "rake_total", "held", "holds",
+               "prompt", "irregularities")
+
+
+class SoakError(TableError):
+    """The soak could not run (the message says which part failed)."""
+
+
+def free_tcp_ports(n: int) -> list[int]:
+    """Return ``n`` free TCP ports on 127.0.0.1 (bound and released at once)."""
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    ports = [int(s.getsockname()[1]) for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+class SoakRig:
+    """A :class:`~.rig.SimRig` whose daemon process is started, killed and restarted here.
+
+    :param options: the simulated table.
+    :param tcp: put every endpoint on ``tcp://127.0.0.1`` (else the rig's ``ipc://`` sockets).
+    :param settle: the daemon's chip settle window (``--settle``).
+    """
+
+    def __init__(self, options: RigOptions, *, tcp: bool = True, settle: float = 1.0,
+                 workdir: Path | None = None, keep: bool = False) -> None:
+        self.sim = SimRig(options, workdir=workdir, keep=keep)
+        self.tcp = tcp
+        self.settle = settle
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self.kills = 0
+        self.unexpected_exits: list[int] = []
+        self.ready: dict[str, Any] = {}
+
+    @property
+    def dir(self) -> Path:
+        """The work directory."""
+        return self.sim.dir
+
+    @property
+    def endpoints(self) -> dict[str, str]:
+        """The daemon's endpoints by name."""
+        return self.sim.endpoints
+
+    def start(self) -> None:
+        """Start the simulators, write the files (endpoints moved to TCP), start the daemon.
+
+        :raises SoakError: if the daemon does not become ready.
+        """
+        try:
+            self.sim.start(daemon=False)
+            if self.tcp:
+                text = self.sim.config_path.read_text()
+                ports = free_tcp_ports(len(self.sim.endpoints))
+                for (name, old), port in zip(list(self.sim.endpoints.items()), ports,
+                                             strict=True):
+                    new = f"tcp://127.0.0.1:{port}"
+                    text = text.replace(f'"{old}"', f'"{new}"')
+                    self.sim.endpoints[name] = new
+                self.sim.config_path.write_text(text)
+            self.start_daemon()
+        except BaseException:
+            self.stop()
+            raise
+
+    def start_daemon(self, timeout: float = 30.0) -> dict[str, Any]:
+        """Start ``table-controller run`` and wait for its ready file.
+
+        :raises SoakError: if it exits or is not ready within ``timeout`` seconds.
+        """
+        ready = self.dir / "ready.json"
+        ready.unlink(missing_ok=True)
+        cmd = [*self.sim.daemon_command(), "--ready-file", str(ready),
+               "--settle", str(self.settle)]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with (self.dir / "daemon.log").open("ab") as err:
+            self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err,
+                                            cwd=str(self.dir), env=env, start_new_session=True)
+        self.starts += 1
+        deadline = time.monotonic() + timeout
+        while not ready.exists():
+            code = self.process.poll()
+            if code is not None:
+                raise SoakError(f"the daemon exited with status {code} at start:\n"
+                                f"{self.log_tail()}")
+            if time.monotonic() > deadline:
+                raise SoakError(f"the daemon was not ready after {timeout:g} s:\n"
+                                f"{self.log_tail()}")
+            time.sleep(0.02)
+        self.ready = json.loads(ready.read_text())
+        return self.ready
+
+    def alive(self) -> bool:
+        """Tell whether the daemon runs; record an exit nobody asked for."""
+        if self.process is None:
+            return False
+        code = self.process.poll()
+        if code is None:
+            return True
+        self.unexpected_exits.append(code)
+        self.process = None
+        return False
+
+    def kill(self) -> None:
+        """SIGKILL the daemon and reap it."""
+        proc, self.process = self.process, None
+        if proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        self.kills += 1
+
+    def terminate(self, grace: float = 15.0) -> int | None:
+        """Stop the daemon with SIGTERM (SIGKILL after ``grace``); return its exit status."""
+        proc, self.process = self.process, None
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGKILL)
+                proc.wait(5)
+        return proc.returncode
+
+    def stop(self) -> int | None:
+        """Stop the daemon, then the simulators (and remove the work directory)."""
+        status = self.terminate()
+        self.sim.stop()
+        return status
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of the daemon's stderr log."""
+        with contextlib.suppress(OSError):
+            text = (self.dir / "daemon.log").read_text(errors="replace").splitlines()
+            return "\n".join(text[-lines:])
+        return ""
+
+
+class RecordingIO(DaemonIO):
+    """The rig's devices and console; remembers which card the dealer drew for which step."""
+
+    def __init__(self, rig: SimRig, console: CommandClient) -> None:
+        super().__init__(rig, console)
+        self.prompt: Mapping[str, Any] = {}
+        self.hand = 0
+        self.draws: list[tuple[int, tuple[Any, ...], str]] = []
+
+    def draw(self) -> Card:
+        """Draw the top card and record it against the prompt's step."""
+        card = super().draw()
+        self.draws.append((self.hand, step_key(prompt_step(self.prompt)), card.code))
+        return card
+
+
+class _Recorder(Mistakes):
+    """Makes no mistakes; tells the IO which prompt the dealer is handling."""
+
+    def __init__(self, io: RecordingIO) -> None:
+        self.io = io
+
+    async def before(self, dealer: SimDealer, prompt: Mapping[str, Any]) -> bool:
+        self.io.prompt = prompt
+        self.io.hand = dealer.log.hands_started
+        return False
+
+
+def step_key(step: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Where a card goes: ``("hole", seat, round)``, ``("burn", street)``, ``("board", slot)``."""
+    kind = step.get("kind")
+    if kind == "deal_hole":
+        return ("hole", int(step["seat"]), int(step["round"]))
+    if kind == "burn":
+        return ("burn", str(step["street"]))
+    if kind == "board":
+        return ("board", int(step["slot"]))
+    return ("not-a-card-step", str(kind))
+
+
+@dataclass(slots=True)
+class JournalFacts:
+    """What the journal says happened, read by replaying it through a fresh core."""
+
+    assigned: list[tuple[int, tuple[Any, ...], str]] = field(default_factory=list)
+    holes: dict[int, dict[int, list[str]]] = field(default_factory=dict)
+    shown: dict[int, set[int]] = field(default_factory=dict)
+    burns: dict[int, list[str]] = field(default_factory=dict)
+    hand_starts: Counter[int] = field(default_factory=Counter)
+    hand_ends: Counter[int] = field(default_factory=Counter)
+    voided: set[int] = field(default_factory=set)
+    commands: Counter[tuple[str, int]] = field(default_factory=Counter)
+    entries: int = 0
+    refused_on_replay: int = 0
+
+
+def read_journal(config_path: Path) -> JournalFacts:
+    """Replay the journal of ``config_path``'s table through a new core (read-only).
+
+    :raises JournalError: if the journal does not verify.
+    """
+    from table_controller.config import load_config
+    from table_controller.controller.daemon import build_core
+    from table_controller.controller.events import (
+        Applied,
+        DealerCommand,
+        HandEnded,
+        HandStarted,
+        Reply,
+        input_from_dict,
+    )
+    from table_controller.journal import EntryKind, Journal, thaw
+
+    config = load_config(config_path)
+    core = build_core(config)
+    facts = JournalFacts()
+    hand = 0
+    with contextlib.closing(Journal.open(config.journal.path, readonly=True)) as journal:
+        journal.verify()
+        for entry in journal.entries():
+            facts.entries += 1
+            if entry.kind is EntryKind.HAND_START:
+                facts.hand_starts[int(entry.hand or 0)] += 1
+                continue
+            if entry.kind is EntryKind.HAND_END:
+                facts.hand_ends[int(entry.hand or 0)] += 1
+                continue
+            if entry.kind is EntryKind.DEVICE_EVENT:
+                inp = input_from_dict(entry.payload["input"])
+            elif entry.kind is EntryKind.DEALER_COMMAND:
+                body = dict(thaw(entry.payload["command"]))
+                console = str(entry.payload.get("console", ""))
+                seq = int(entry.payload.get("seq", 0))
+                facts.commands[(console, seq)] += 1
+                if not entry.payload.get("reply", {}).get("accepted"):
+                    continue
+                inp = DealerCommand(str(body.pop("command")), body)
+            else:
+                continue
+            for o in core.handle(inp, entry.mono_time):
+                if isinstance(o, HandStarted):
+                    hand = o.number
+                elif isinstance(o, HandEnded) and o.voided:
+                    facts.voided.add(o.number)
+                elif isinstance(o, Reply) and not o.accepted:
+                    facts.refused_on_replay += 1
+                elif isinstance(o, Applied):
+                    _take_applied(facts, hand, o.data, o.secret)
+    return facts
+
+
+def _take_applied(facts: JournalFacts, hand: int, data: Mapping[str, Any],
+                  secret: Mapping[str, Any]) -> None:
+    ev = data.get("event")
+    if ev == "hole_card" and data.get("hole_card"):
+        seat, card = int(data["seat"]), str(data["hole_card"])
+        facts.assigned.append((hand, ("hole", seat, int(data["round"])), card))
+        facts.holes.setdefault(hand, {}).setdefault(seat, []).append(card)
+    elif ev == "burn" and secret.get("burn"):
+        facts.assigned.append((hand, ("burn", str(data["street"])), str(secret["burn"])))
+        facts.burns.setdefault(hand, []).append(str(secret["burn"]))
+    elif ev == "board" and data.get("card"):
+        facts.assigned.append((hand, ("board", int(data["slot"])), str(data["card"])))
+    elif ev == "show":
+        facts.shown.setdefault(hand, set()).add(int(data["seat"]))
+
+
+@dataclass(slots=True)
+class SoakOptions:
+    """What to run.
+
+    :param hands: hands to play (fewer if ``time_budget`` runs out first).
+    :param link_fault_rate: chance per prompt of one link fault, on the device the prompt uses.
+    :param unplug_rate: chance per prompt of pulling the shoe's or the chip sensors' cable.
+    :param kill_rate: chance per prompt of a SIGKILL of the daemon (then a restart).
+    :param quiet_kill_share: share of kills taken at an idle table with a snapshot comparison.
+    :param time_budget: seconds after which no new hand is started.
+    """
+
+    hands: int = 10
+    seed: int = 1
+    seats: int = 6
+    players: int = 5
+    buy_in: int = 10_000
+    link_fault_rate: float = 0.0
+    unplug_rate: float = 0.0
+    unplug_seconds: float = 0.3
+    kill_rate: float = 0.0
+    quiet_kill_share: float = 0.5
+    time_budget: float = 300.0
+    tcp: bool = True
+    rake_percent: float = 0.0
+    settle: float = 1.0
+    keep: bool = False
+
+
+@dataclass(slots=True)
+class SoakReport:
+    """What a soak did and found (``ok`` is the verdict)."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    hands_played: int = 0
+    prompts: int = 0
+    cards_drawn: int = 0
+    cards_assigned: int = 0
+    misassigned: list[str] = field(default_factory=list)
+    link_faults: dict[str, int] = field(default_factory=dict)
+    link_faults_must_show: int = 0
+    link_faults_shown: int = 0
+    device_counters: dict[str, dict[str, int]] = field(default_factory=dict)
+    unplugs: int = 0
+    unplugs_shown: int = 0
+    kills: int = 0
+    quiet_kills: int = 0
+    restarts_ok: int = 0
+    state_mismatches: list[str] = field(default_factory=list)
+    replays_checked: int = 0
+    replays_answered_from_record: int = 0
+    duplicate_command_records: int = 0
+    refused_on_replay: int = 0
+    chips_before: int = 0
+    chips_after: int = 0
+    rake: int = 0
+    chip_checks: int = 0
+    chip_differences: list[str] = field(default_factory=list)
+    crashes: int = 0
+    irregularities: dict[str, int] = field(default_factory=dict)
+    holds: int = 0
+    hands_in_journal: int = 0
+    incomplete_hands: list[int] = field(default_factory=list)
+    hand_history_files: int = 0
+    hand_histories_missing: dict[str, int] = field(default_factory=dict)
+    journal_entries: int = 0
+    daemon_exit: int | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was lost, misassigned, duplicated or crashed, and chips agree."""
+        return (not self.misassigned and not self.state_mismatches and not self.chip_differences
+                and not self.errors and self.crashes == 0 and self.duplicate_command_records == 0
+                and self.refused_on_replay == 0 and not self.incomplete_hands
+                and self.link_faults_shown >= self.link_faults_must_show
+                and self.unplugs_shown == self.unplugs
+                and self.replays_answered_from_record == self.replays_checked
+                and self.restarts_ok == self.kills and self.daemon_exit in (0, None))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (with ``ok``)."""
+        return {**dataclasses.asdict(self), "ok": self.ok}
+
+    def lines(self) -> list[str]:
+        """The report in plain words."""
+        return [
+            f"hands {self.hands_played}, prompts {self.prompts}, {self.seconds:.1f} s",
+            f"cards drawn {self.cards_drawn}, assigned {self.cards_assigned}, "
+            f"lost or misassigned {len(self.misassigned)}",
+            f"link faults injected {sum(self.link_faults.values())} {self.link_faults}; "
+            f"that must show {self.link_faults_must_show}, shown {self.link_faults_shown}",
+            f"unplugs {self.unplugs}, shown {self.unplugs_shown}",
+            f"kills {self.kills} (quiet {self.quiet_kills}), restarts that resumed "
+            f"{self.restarts_ok}, state mismatches {len(self.state_mismatches)}",
+            f"resent commands {self.replays_checked}, answered from the record "
+            f"{self.replays_answered_from_record}; duplicate command records "
+            f"{self.duplicate_command_records}",
+            f"chips before {self.chips_before:,}, after {self.chips_after:,} + rake "
+            f"{self.rake:,}; checks {self.chip_checks}, differences {len(self.chip_differences)}",
+            f"crashes {self.crashes}; irregularities {self.irregularities}; holds {self.holds}",
+            f"hands in the journal {self.hands_in_journal}, incomplete {self.incomplete_hands}; "
+            f"hand histories {self.hand_history_files}, missing {self.hand_histories_missing}",
+            *(f"error: {e}" for e in self.errors),
+            *(f"misassigned: {m}" for m in self.misassigned[:10]),
+            *(f"state mismatch: {m}" for m in self.state_mismatches[:10]),
+            *(f"chip difference: {m}" for m in self.chip_differences[:10]),
+        ]
+
+
+def without_devices(state: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """The fields of ``state`` compared across a restart."""
+    return {k: state.get(k) for k in keys}
+
+
+async def fetch_snapshot(ctx: zmq.asyncio.Context, endpoint: str, table: str,
+                         feed: str = "dealer", timeout: float = 5.0) -> dict[str, Any]:
+    """Ask the snapshot endpoint for ``feed``'s state.
+
+    :raises SoakError: if no snapshot comes within ``timeout``.
+    """
+    sock = ctx.socket(zmq.DEALER)
+    sock.linger = 0
+    sock.connect(endpoint)
+    try:
+        req = Message("snapshot_request", 0, table, time.time(), {"feed": feed, "request": 1})
+        await sock.send_multipart([b"", req.encode()])
+        if not await sock.poll(int(timeout * 1000)):
+            raise SoakError(f"no snapshot from {endpoint} in {timeout:g} s")
+        frames = await sock.recv_multipart()
+        msg = decode(frames[-1])
+        return dict(msg.data.get("state") or {})
+    finally:
+        sock.close(linger=0)
+
+
+class _Run:
+    """One soak run (the state :func:`run_soak` needs between its steps)."""
+
+    def __init__(self, opts: SoakOptions, rig: SoakRig, ctx: zmq.asyncio.Context) -> None:
+        self.opts = opts
+        self.rig = rig
+        self.ctx = ctx
+        self.rng = random.Random(opts.seed ^ 0x50A4)
+        self.report = SoakReport(options=dataclasses.asdict(opts))
+        self.counters: dict[str, Counter[str]] = {"shoe": Counter(), "chips": Counter()}
+        self.injected: dict[str, Counter[Fault]] = {"shoe": Counter(), "chips": Counter()}
+        self.console: CommandClient | None = None
+        self.client: FeedClient | None = None
+        self.io: RecordingIO | None = None
+        self.driver: DaemonDriver | None = None
+        self.last_accepted: tuple[int, dict[str, Any]] | None = None
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        sim = self.rig.sim
+        ep = self.rig.endpoints
+        if self.console is None:
+            self.console = CommandClient(
+                self.ctx, ep["commands"], table_id=sim.options.table_id,
+                console_id=f"soak-{os.getpid()}-{self.opts.seed}",
+                keys=sim.console_keys(), timeout=5.0)  # type: ignore[arg-type]
+            self.io = RecordingIO(sim, self.console)
+        self.client = FeedClient(self.ctx, feed=Feed.DEALER, feed_endpoint=ep["dealer"],
+                                 snapshot_endpoint=ep["snapshot"], table_id=sim.options.table_id,
+                                 heartbeat_timeout=sim.options.heartbeat_timeout)
+        await self.client.start()
+        assert self.io is not None
+        self.driver = DaemonDriver(self.io, self.client)
+        deadline = time.monotonic() + 15
+        while not self.driver.prompt and time.monotonic() < deadline:
+            await self.driver.wait(0.5)
+        if not self.driver.prompt:
+            raise SoakError("no prompt from the daemon after connecting")
+
+    async def disconnect_feed(self) -> None:
+        if self.client is not None:
+            await self.client.close()
+            self.client = None
+
+    async def command(self, body: Mapping[str, Any]) -> Any:
+        assert self.console is not None
+        return await self.console.request(body)
+
+    async def status(self) -> dict[str, Any]:
+        reply = await self.command({"command": "status"})
+        return dict(reply.result)
+
+    async def wait_quiet(self, seconds: float = 0.4) -> None:
+        """Let the feed settle: no new prompt for ``seconds``."""
+        assert self.driver is not None
+        for _ in range(20):
+            if not await self.driver.wait(seconds):
+                return
+
+    # -- faults ------------------------------------------------------------------------------
+
+    def sims(self) -> dict[str, SimDevice]:
+        sim = self.rig.sim
+        assert sim.shoe is not None and sim.chips is not None
+        return {"shoe": sim.shoe, "chips": sim.chips}
+
+    def maybe_link_fault(self, kind: str) -> None:
+        if self.opts.link_fault_rate <= 0 or self.rng.random() >= self.opts.link_fault_rate:
+            return
+        device = "shoe" if kind in SHOE_STEPS else "chips" if kind in CHIP_STEPS else None
+        if device is None:
+            return
+        fault = self.rng.choice(LINK_FAULTS)
+        self.sims()[device].inject(fault)
+        self.injected[device][fault] += 1
+
+    async def maybe_unplug(self) -> None:
+        if self.opts.unplug_rate <= 0 or self.rng.random() >= self.opts.unplug_rate:
+            return
+        device = self.rng.choice(["shoe", "chips"])
+        sim = self.sims()[device]
+        if sim.pending:  # frames under way would arrive after the hold: not this time
+            return
+        await self.save_counters()
+        self.report.unplugs += 1
+        sim.unplug()
+        lost = await self.wait_device(device, "lost", 5.0)
+        await asyncio.sleep(self.opts.unplug_seconds)
+        sim.replug()
+        back = await self.wait_device(device, "ok", 10.0)
+        if lost and back:
+            self.report.unplugs_shown += 1
+        else:
+            self.report.errors.append(f"unplug {self.report.unplugs} of the {device}: lost "
+                                      f"shown {lost}, back shown {back}")
+
+    async def wait_device(self, device: str, link: str, timeout: float) -> bool:
+        assert self.driver is not None
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            devices = self.driver.state.get("devices")
+            if isinstance(devices, Mapping) and devices.get(device) == link:
+                return True
+            await self.driver.wait(0.1)
+        return False
+
+    async def save_counters(self) -> None:
+        """Add the daemon's device counters to the run's totals (they restart with it)."""
+        health = (await self.status()).get("device_health", {})
+        for name in ("shoe", "chips"):
+            h = health.get(name, {})
+            for key in ("bad_frames", "retransmissions", "duplicates", "reconnects", "frames"):
+                self.counters[name][f"now:{key}"] = int(h.get(key, 0))
+
+    def bank_counters(self) -> None:
+        for c in self.counters.values():
+            for key in [k for k in c if k.startswith("now:")]:
+                c[key[4:]] += c.pop(key)
+
+    # -- kills -------------------------------------------------------------------------------
+
+    async def kill_and_restart(self, quiet: bool) -> None:
+        r = self.report
+        before_state: dict[str, Any] = {}
+        before_status: dict[str, Any] = {}
+        if quiet:
+            await self.wait_quiet()
+            before_status = await self.status()
+            before_state = await fetch_snapshot(self.ctx, self.rig.endpoints["snapshot"],
+                                                self.rig.sim.options.table_id)
+            self.save_health(before_status)
+        self.bank_counters()
+        self.rig.kill()
+        r.kills += 1
+        r.quiet_kills += quiet
+        await self.disconnect_feed()
+        await asyncio.to_thread(self.rig.start_daemon)
+        await self.connect()
+        after_state = await fetch_snapshot(self.ctx, self.rig.endpoints["snapshot"],
+                                           self.rig.sim.options.table_id)
+        if quiet:
+            after_status = await self.status()
+            self.save_health(after_status)
+            a, b = (without_devices(before_state, STATE_KEYS),
+                    without_devices(after_state, STATE_KEYS))
+            if a != b:
+                diff = [k for k in STATE_KEYS if a.get(k) != b.get(k)]
+                r.state_mismatches.append(f"kill {r.kills}: snapshot differs in {diff}: "
+                                          f"{[(a.get(k), b.get(k)) for k in diff][:3]}")
+            s1, s2 = (without_devices(before_status, STATUS_KEYS),
+                      without_devices(after_status, STATUS_KEYS))
+            if s1 != s2:
+                diff = [k for k in STATUS_KEYS if s1.get(k) != s2.get(k)]
+                r.state_mismatches.append(f"kill {r.kills}: status differs in {diff}")
+            await self.check_resend(after_state)
+        r.restarts_ok += 1
+
+    def save_health(self, status: Mapping[str, Any]) -> None:
+        health = status.get("device_health", {})
+        for name in ("shoe", "chips"):
+            h = health.get(name, {})
+            for key in ("bad_frames", "retransmissions", "duplicates", "reconnects", "frames"):
+                self.counters[name][f"now:{key}"] = int(h.get(key, 0))
+
+    async def check_resend(self, state: Mapping[str, Any]) -> None:
+        """Resend the last accepted command with its seq: from the record, nothing changes."""
+        if self.last_accepted is None or self.console is None:
+            return
+        seq, body = self.last_accepted
+        self.report.replays_checked += 1
+        reply = await self.console.resend(seq, body)
+        after = await fetch_snapshot(self.ctx, self.rig.endpoints["snapshot"],
+                                     self.rig.sim.options.table_id)
+        if reply.accepted and reply.replayed and (without_devices(after, STATE_KEYS)
+                                                  == without_devices(state, STATE_KEYS)):
+            self.report.replays_answered_from_record += 1
+        else:
+            self.report.state_mismatches.append(
+                f"resent command {seq} {body}: accepted {reply.accepted}, replayed "
+                f"{reply.replayed}, state unchanged "
+                f"{without_devices(after, STATE_KEYS) == without_devices(state, STATE_KEYS)}")
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    async def play(self) -> SimDealer:
+        opts = self.opts
+        assert self.io is not None
+        people = make_players(range(1, opts.players + 1), opts.seed)
+        dealer = SimDealer(self.io, lambda legal, pot: people[legal.seat].decide(legal, pot),
+                           seats={s: (people[s].name, opts.buy_in) for s in people},
+                           hands=opts.hands, seed=opts.seed, mistakes=_Recorder(self.io))
+        original_send = dealer.send
+
+        async def send(body: Mapping[str, Any]) -> Any:
+            assert self.console is not None
+            seq = self.console.next_seq
+            reply = await original_send(body)
+            if reply.accepted and body.get("command") != "status":
+                self.last_accepted = (seq, dict(body))
+            return reply
+
+        dealer.send = send  # type: ignore[method-assign]
+        started = time.monotonic()
+        idle = 0
+        last_hand_checked = -1
+        while True:
+            if not self.rig.alive():
+                raise SoakError(f"the daemon died on its own:\n{self.rig.log_tail()}")
+            assert self.driver is not None
+            prompt, state = self.driver.current()
+            kind = prompt_step(prompt).get("kind", "")
+            if kind in ("start_hand", "seat_players") and dealer.log.hands_started != \
+                    last_hand_checked:
+                last_hand_checked = dealer.log.hands_started
+                await self.check_chips()
+                if time.monotonic() - started > opts.time_budget:
+                    dealer.hands = dealer.log.hands_started
+            if dealer.finished(prompt):
+                return dealer
+            fresh = prompt.get("id") != dealer.last_prompt_id
+            if fresh:
+                self.report.prompts += 1
+                await self.maybe_unplug()
+                prompt, state = self.driver.current()
+                self.maybe_link_fault(str(prompt_step(prompt).get("kind", "")))
+            if await dealer.handle(prompt, state):
+                idle = 0
+                if fresh and opts.kill_rate > 0 and self.rng.random() < opts.kill_rate:
+                    quiet = self.rng.random() < opts.quiet_kill_share
+                    if not quiet:
+                        await asyncio.sleep(self.rng.random() * 0.05)
+                    await self.kill_and_restart(quiet)
+                continue
+            if not await self.driver.wait(5.0):
+                idle += 1
+                if idle >= 4:
+                    raise SoakError(f"stuck at prompt {prompt.get('id')}: "
+                                    f"{prompt.get('text')!r}")
+
+    async def check_chips(self) -> None:
+        status = await self.status()
+        self.report.chip_checks += 1
+        total = self.opts.players * self.opts.buy_in
+        in_play = int(status.get("chips_in_play", 0))
+        rake = int(status.get("rake_total", 0))
+        if in_play + rake != total:
+            self.report.chip_differences.append(
+                f"after {status.get('hands_played')} hands: {in_play:,} in play + {rake:,} "
+                f"rake != {total:,}")
+
+    async def finish(self, dealer: SimDealer) -> None:
+        r = self.report
+        await self.driver.settle(0.3) if self.driver is not None else None
+        status = await self.status()
+        self.save_health(status)
+        self.bank_counters()
+        r.hands_played = int(status.get("hands_played", 0))
+        r.chips_before = self.opts.players * self.opts.buy_in
+        r.chips_after = int(status.get("chips_in_play", 0))
+        r.rake = int(status.get("rake_total", 0))
+        if r.chips_after + r.rake != r.chips_before:
+            r.chip_differences.append(f"at the end: {r.chips_after:,} + rake {r.rake:,} != "
+                                      f"{r.chips_before:,}")
+        r.irregularities = dict(Counter(str(i.get("kind"))
+                                        for i in status.get("irregularities", [])))
+        r.holds = dealer.log.holds_handled
+        for name, c in self.counters.items():
+            r.device_counters[name] = dict(c)
+        must = shown = 0
+        for name, faults in self.injected.items():
+            for fault, n in faults.items():
+                r.link_faults[f"{name}:{fault.value}"] = n
+            by_counter: Counter[str] = Counter()
+            for fault, n in faults.items():
+                if fault in SHOWN_BY:
+                    by_counter[SHOWN_BY[fault]] += n
+            for counter, n in by_counter.items():
+                must += n
+                shown += min(n, self.counters[name][counter])
+        r.link_faults_must_show, r.link_faults_shown = must, shown
+
+
+def _compare_cards(report: SoakReport, drawn: Sequence[tuple[int, tuple[Any, ...], str]],
+                   assigned: Sequence[tuple[int, tuple[Any, ...], str]]) -> None:
+    report.cards_drawn, report.cards_assigned = len(drawn), len(assigned)
+    for i in range(max(len(drawn), len(assigned))):
+        d = drawn[i] if i < len(drawn) else None
+        a = assigned[i] if i < len(assigned) else None
+        if d != a:
+            report.misassigned.append(f"card {i + 1}: the shoe drew {d}, the journal has {a}")
+
+
+_NO_PHH = re.compile(r"hand (\d+): no PHH file: (\w+)")
+
+
+def _check_histories(report: SoakReport, rig: SoakRig, facts: JournalFacts) -> None:
+    report.journal_entries = facts.entries
+    report.refused_on_replay = facts.refused_on_replay
+    report.duplicate_command_records = sum(n - 1 for n in facts.commands.values() if n > 1)
+    hands = sorted(set(facts.hand_starts) | set(facts.hand_ends))
+    report.hands_in_journal = len(hands)
+    report.incomplete_hands = [h for h in hands
+                               if facts.hand_starts[h] != 1 or facts.hand_ends[h] != 1]
+    phh = rig.sim.phh_dir
+    files = {p.name for p in phh.glob("hand-*.phh")} if phh.exists() else set()
+    report.hand_history_files = len(files)
+    reasons: dict[int, str] = {}
+    with contextlib.suppress(OSError):
+        for m in _NO_PHH.finditer((rig.dir / "daemon.log").read_text(errors="replace")):
+            reasons[int(m[1])] = m[2]
+    missing: Counter[str] = Counter()
+    for h in hands:
+        if h in facts.voided or f"hand-{h:06d}.phh" in files:
+            continue
+        missing[f"PHH refused: {reasons[h]}" if h in reasons else "no file, no reason"] += 1
+    report.hand_histories_missing = dict(missing)
+    if missing.get("no file, no reason"):
+        report.errors.append(f"{missing['no file, no reason']} hands without a hand history "
+                             "and without a logged reason")
+
+
+async def run_soak(opts: SoakOptions) -> SoakReport:
+    """Run one soak (see the module docstring); everything started is stopped at the end."""
+    started = time.monotonic()
+    options = RigOptions(seats=opts.seats, seed=opts.seed, rake_percent=opts.rake_percent,
+                         heartbeat=0.25, heartbeat_timeout=2.0)
+    rig = SoakRig(options, tcp=opts.tcp, settle=opts.settle, keep=opts.keep)
+    report = SoakReport(options=dataclasses.asdict(opts))
+    try:
+        await asyncio.to_thread(rig.start)
+    except (RigError, SoakError, OSError) as exc:
+        report.errors.append(f"the simulated table did not start: {exc}")
+        return report
+    ctx = zmq.asyncio.Context()
+    run = _Run(opts, rig, ctx)
+    report = run.report
+    dealer: SimDealer | None = None
+    try:
+        await run.connect()
+        dealer = await run.play()
+        await run.finish(dealer)
+    except (TableError, TimeoutError, OSError) as exc:
+        report.errors.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        if run.client is not None:
+            await run.client.close()
+        if run.console is not None:
+            await run.console.close()
+        ctx.destroy(linger=0)
+        report.crashes = len(rig.unexpected_exits)
+        report.daemon_exit = await asyncio.to_thread(rig.terminate)
+    try:
+        if run.io is not None:
+            facts = await asyncio.to_thread(read_journal, rig.sim.config_path)
+            _compare_cards(report, run.io.draws, facts.assigned)
+            _check_histories(report, rig, facts)
+    except TableError as exc:
+        report.errors.append(f"reading the journal: {exc}")
+    finally:
+        await asyncio.to_thread(rig.stop)
+    report.seconds = round(time.monotonic() - started, 2)
+    return report
