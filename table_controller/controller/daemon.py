@@ -282,26 +282,37 @@ class Daemon:
         stack.push_async_callback(self.commands.stop)
         timers = asyncio.create_task(self._timers())
         stack.push_async_callback(_cancel, timers)
+        if "camera" in self.devices:
+            camera = asyncio.create_task(self._camera_loop(self.devices["camera"]))
+            stack.push_async_callback(_cancel, camera)
         self._announce_ready()
 
     def _open_camera(self, stack: contextlib.AsyncExitStack) -> None:
+        """Open the board source: a ``board`` driver for the URL, else camera + profile."""
         import hardware.sim.camera_link  # noqa: F401  (registers the board-file source)
 
         url = self.config.devices.camera
         parsed = parse_device_url(url)
-        if parsed.key == "sim://camera" and "board" not in parsed.query:
-            log.warning("camera %s: no board file (board=PATH); the board is not checked", url)
+        profile_path = self.config.calibration.camera_profile
+        source: Any
+        if parsed.key == "sim://camera" and "board" in parsed.query:
+            source = open_device(url, kind="board")
+        elif profile_path is not None:
+            from calibration.camera import load_profile
+            from hardware.base import open_camera
+            from hardware.camera.stabilizer import BoardStabilizer
+            from table_controller.controller.camera import FrameBoardSource
+
+            profile = load_profile(profile_path)
+            source = FrameBoardSource(open_camera(url), profile.recognizer(),
+                                      BoardStabilizer(frames=3), interval=0.1)
+        else:
+            log.warning("camera %s: no board file (board=PATH) and no calibration."
+                        "camera_profile; the board is not checked", url)
             return
-        try:
-            cam = open_device(url, kind="board")
-        except ConfigError as exc:
-            if "has no 'board' driver" not in str(exc) and "no driver" not in str(exc):
-                raise
-            log.warning("camera %s: no board source for this URL; board not checked", url)
-            return
-        cam.open()
-        stack.callback(cam.close)
-        self.devices["camera"] = cam
+        source.open()
+        stack.callback(source.close)
+        self.devices["camera"] = source
 
     def _announce_ready(self) -> None:
         bound = dict(self.hub.bound)
@@ -487,12 +498,6 @@ class Daemon:
         while True:
             await asyncio.sleep(TICK)
             now = time.monotonic()
-            cam = self.devices.get("camera")
-            if cam is not None:
-                for ev in cam.poll(now):
-                    inp = device_input("camera", ev)
-                    if inp is not None:
-                        self.feed(inp, now)
             core = self.core
             assert core is not None
             deadline = core.next_deadline()
@@ -502,6 +507,16 @@ class Daemon:
             if links != self._links:
                 self._links = links
                 self._publish([])
+
+    async def _camera_loop(self, cam: Any) -> None:
+        while True:
+            await asyncio.sleep(TICK)
+            # recognition may take tens of ms (rendering a simulated frame 0.4 s): off the loop;
+            # the source is used from this task only
+            for ev in await asyncio.to_thread(cam.poll, time.monotonic()):
+                inp = device_input("camera", ev)
+                if inp is not None:
+                    self.feed(inp, time.monotonic())
 
     def _statuses(self) -> dict[str, DeviceStatus]:
         return {n: d.status() for n, d in self.devices.items()}
