@@ -619,6 +619,7 @@ class TableCore:
         st = hand.status()
         board = list(st.board)
         holes = {c.code: s for s, cs in st.hole_cards.items() for c in cs if c is not None}
+        secrets = self.secret_cards()
         for slot, code in enumerate(inp.slots):
             if code is None or slot in inp.occluded:
                 continue
@@ -651,6 +652,11 @@ class TableCore:
                 kind = "board_early"
                 text = f"A card is in board slot {slot + 1} before the shoe drew it"
                 data, secret = {"slot": slot}, {"card": code}
+            if kind != "exposed_card" and card.code in secrets:
+                # a burn card (or another secret) must not be named outside surveillance
+                text = f"Board slot {slot + 1} shows a card that is not the board's ({kind})"
+                secret = {**secret, **data, "card": code}
+                data = {"slot": slot}
             flag = (slot, code, kind)
             if flag in self._board_flags:
                 continue

@@ -454,3 +454,16 @@ def test_show_and_muck_commands_are_ready() -> None:
     nxt = h.step()["seat"]
     h.ok("muck", seat=nxt)
     assert any(isinstance(o, Applied) and o.data.get("event") == "muck" for o in h.outputs)
+
+
+def test_board_irregularity_never_names_a_burn_card() -> None:
+    h = started()
+    to_flop(h)
+    h.deal("2h", "9s", "Qc", "Jd")
+    n = len(h.outputs)
+    h.board("9s", "Qc", "2h")
+    irr = irregularities(h, n)
+    assert [i.kind for i in irr] == ["board_mismatch"]
+    assert "2h" not in irr[0].text and "2h" not in str(irr[0].data)
+    assert irr[0].secret["card"] == "2h"
+    check_no_hole_cards(redact(irr[0].to_dict()), h.core.secret_cards())
