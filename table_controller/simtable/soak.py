@@ -65,9 +65,10 @@ LINK_FAULTS = tuple(Fault)
 #: absorbed by design and leave no trace (they are still counted as injected).
 SHOWN_BY = {Fault.CORRUPT_CRC: "bad_frames", Fault.DROP_BYTES: "bad_frames",
             Fault.DUPLICATE: "duplicates", Fault.DROP_FRAME: "retransmissions"}
-#: Prompt kinds after which the shoe sends a frame / the chip sensors send frames.
+#: Prompt kinds after which the shoe sends a frame / the chip sensors send frames (an action may
+#: move no chips, so faults are not injected before one: a fault must meet a frame).
 SHOE_STEPS = frozenset({"deal_hole", "burn", "board"})
-CHIP_STEPS = frozenset({"post", "act", "collect", "award"})
+CHIP_STEPS = frozenset({"post", "collect", "award"})
 #: State fields compared across a kill (device health and link states are left out).
 STATE_KEYS = ("hand", "hands_played", "rake_total", "button", "seats", "phase", "street",
               "board", "pots", "to_act", "current_bet", "hole_cards", "shown", "prompt", "held",
@@ -214,7 +215,7 @@ class SoakRig:
         return status
 
     def log_tail(self, lines: int = 30) -> str:
-        """The end of the daemon's stderr log."""
+        """Return the end of the daemon's stderr log."""
         with contextlib.suppress(OSError):
             text = (self.dir / "daemon.log").read_text(errors="replace").splitlines()
             return "\n".join(text[-lines:])
@@ -358,6 +359,8 @@ class SoakOptions:
     :param kill_rate: chance per prompt of a SIGKILL of the daemon (then a restart).
     :param quiet_kill_share: share of kills taken at an idle table with a snapshot comparison.
     :param time_budget: seconds after which no new hand is started.
+    :param camera_level: the simulated camera (``exact`` reads the board file as written; the
+        rendered levels cost about 0.4 s a frame and lag behind a fast dealer).
     """
 
     hands: int = 10
@@ -374,6 +377,7 @@ class SoakOptions:
     tcp: bool = True
     rake_percent: float = 0.0
     settle: float = 1.0
+    camera_level: str = "exact"
     keep: bool = False
 
 
@@ -434,7 +438,7 @@ class SoakReport:
         return {**dataclasses.asdict(self), "ok": self.ok}
 
     def lines(self) -> list[str]:
-        """The report in plain words."""
+        """Return the report in plain words."""
         return [
             f"hands {self.hands_played}, prompts {self.prompts}, {self.seconds:.1f} s",
             f"cards drawn {self.cards_drawn}, assigned {self.cards_assigned}, "
@@ -460,7 +464,7 @@ class SoakReport:
 
 
 def without_devices(state: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
-    """The fields of ``state`` compared across a restart."""
+    """Return the fields of ``state`` compared across a restart."""
     return {k: state.get(k) for k in keys}
 
 
@@ -569,7 +573,6 @@ class _Run:
         sim = self.sims()[device]
         if sim.pending:  # frames under way would arrive after the hold: not this time
             return
-        await self.save_counters()
         self.report.unplugs += 1
         sim.unplug()
         lost = await self.wait_device(device, "lost", 5.0)
@@ -591,14 +594,6 @@ class _Run:
                 return True
             await self.driver.wait(0.1)
         return False
-
-    async def save_counters(self) -> None:
-        """Add the daemon's device counters to the run's totals (they restart with it)."""
-        health = (await self.status()).get("device_health", {})
-        for name in ("shoe", "chips"):
-            h = health.get(name, {})
-            for key in ("bad_frames", "retransmissions", "duplicates", "reconnects", "frames"):
-                self.counters[name][f"now:{key}"] = int(h.get(key, 0))
 
     def bank_counters(self) -> None:
         for c in self.counters.values():
@@ -727,6 +722,8 @@ class _Run:
 
     async def check_chips(self) -> None:
         status = await self.status()
+        if not status.get("stacks"):
+            return  # nobody seated yet
         self.report.chip_checks += 1
         total = self.opts.players * self.opts.buy_in
         in_play = int(status.get("chips_in_play", 0))
@@ -738,7 +735,8 @@ class _Run:
 
     async def finish(self, dealer: SimDealer) -> None:
         r = self.report
-        await self.driver.settle(0.3) if self.driver is not None else None
+        if self.driver is not None:
+            await self.driver.settle(0.3)
         status = await self.status()
         self.save_health(status)
         self.bank_counters()
@@ -811,7 +809,7 @@ async def run_soak(opts: SoakOptions) -> SoakReport:
     """Run one soak (see the module docstring); everything started is stopped at the end."""
     started = time.monotonic()
     options = RigOptions(seats=opts.seats, seed=opts.seed, rake_percent=opts.rake_percent,
-                         heartbeat=0.25, heartbeat_timeout=2.0)
+                         heartbeat=0.25, heartbeat_timeout=2.0, camera_level=opts.camera_level)
     rig = SoakRig(options, tcp=opts.tcp, settle=opts.settle, keep=opts.keep)
     report = SoakReport(options=dataclasses.asdict(opts))
     try:
