@@ -597,7 +597,7 @@ _EXPECTED: dict[Phase, Callable[[Hand, _State], Step]] = {
 def _seen_cards(st: _State) -> list[Card]:
     cards: list[Card | None] = [*st.board, *st.burns]
     for seat, hole in st.hole.items():
-        if seat in st.shown and None in hole:
+        if seat in st.shown and any(c is None for c in hole):
             cards.extend(st.shown[seat])
         else:
             cards.extend(hole)
@@ -744,7 +744,7 @@ def _on_show(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     _check_contender(hand, st, seat)
     hole = st.hole[seat]
     if not inp.cards:
-        if None in hole or len(hole) != 2:
+        if len(hole) != 2 or any(c is None for c in hole):
             raise RuleError("show-unknown", f"seat {seat}'s hole cards are not known: name them")
         cards = tuple(c for c in hole if c is not None)
     else:
