@@ -365,7 +365,10 @@ class TableCore:
             return (f"Start the next hand (button at seat {button})",
                     {"kind": "start_hand", "button": button})
         step = self.hand.expected()
-        return describe_step(step), step_to_dict(step)
+        text = describe_step(step)
+        if isinstance(step, BurnStep):
+            text = f"Tap the table, then {text[0].lower()}{text[1:]}"
+        return text, step_to_dict(step)
 
     def _update_prompt(self, out: list[Output]) -> None:
         text, step = self._prompt_content()
@@ -448,6 +451,11 @@ class TableCore:
         if isinstance(step, AwardStep):
             self._awards.append(step)
         if isinstance(step, ActStep) and rec.kind is not None:
+            if (rec.kind is ActionKind.RAISE and step.seat == hand.bb_seat
+                    and rec.street is Street.PREFLOP and step.legal.can_check):
+                self._announce("bb_raises_option",
+                               f"The big blind, seat {step.seat}, raises its option to "
+                               f"{rec.to:,}", out, seat=step.seat, to=rec.to)
             if rec.kind in (ActionKind.BET, ActionKind.RAISE):
                 verb = "bets" if rec.kind is ActionKind.BET else "raises to"
                 self._announce("raise", f"Seat {step.seat} {verb} {rec.to:,}", out,
@@ -662,6 +670,10 @@ class TableCore:
                 continue
             self._board_flags.add(flag)
             self._raise(Finding(kind, text, data, secret), out)
+            if kind == "exposed_card":
+                self._announce("exposed_card", f"Exposed card: a hole card of seat "
+                                               f"{holes[card.code]} is face up", out,
+                               seat=holes[card.code], slot=slot)
 
     def _on_device_down(self, inp: DeviceDown, out: list[Output]) -> None:
         if self.devices.get(inp.device) == "lost":

@@ -73,7 +73,8 @@ def test_full_hand_with_chip_sensors_reaches_payouts_and_button() -> None:
     assert h.step() == {"kind": "post", "seat": 2, "post_kind": "small_blind", "amount": 50}
     to_flop(h)
     assert h.step() == {"kind": "burn", "street": "flop"}
-    assert h.core.prompt is not None and h.core.prompt.text == "Burn and deal the flop"
+    assert h.core.prompt is not None
+    assert h.core.prompt.text == "Tap the table, then burn and deal the flop"
     h.deal("9s", "Qc", "Jd", "7h")
     for s in (2, 3, 1):
         h.ok("check", seat=s)
@@ -332,6 +333,8 @@ def test_board_checks_each_reported_once() -> None:
     irr = irregularities(h, n)
     assert [i.kind for i in irr] == ["exposed_card"]
     assert "Ah" not in irr[0].text and irr[0].secret["card"] == "Ah"
+    assert [a.text for a in announcements(h, "exposed_card")] == [
+        "Exposed card: a hole card of seat 2 is face up"]
     n = len(h.outputs)
     h.board("8c", "Qc", "Jd", occluded=(0,))
     assert irregularities(h, n) == []
@@ -467,3 +470,14 @@ def test_board_irregularity_never_names_a_burn_card() -> None:
     assert "2h" not in irr[0].text and "2h" not in str(irr[0].data)
     assert irr[0].secret["card"] == "2h"
     check_no_hole_cards(redact(irr[0].to_dict()), h.core.secret_cards())
+
+
+def test_big_blind_raising_its_option_is_announced() -> None:
+    h = started(chips=False)
+    h.post_blinds()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    h.ok("raise", seat=3, to=400)
+    assert [a.text for a in announcements(h, "bb_raises_option")] == [
+        "The big blind, seat 3, raises its option to 400"]
