@@ -274,7 +274,8 @@ class Table:
             sb: int | None = sb_pos
         else:
             bb = self._next_after(self.bb_position, able)
-            missed_bb = [s for s in self._between(self.bb_position, bb) if s in self._seats]
+            missed_bb = [s for s in self._between(self.bb_position, bb)
+                         if s in self._seats and not self._seats[s].new]
             sb_pos = self.bb_position
             button = self.sb_position
             dealt = set()
@@ -285,7 +286,8 @@ class Table:
                 if seat == bb or not owes or may_post:
                     dealt.add(seat)
             sb = sb_pos if sb_pos in dealt else None
-            if sb is None and sb_pos in self._seats and sb_pos != bb:
+            if sb is None and sb_pos in self._seats and sb_pos != bb \
+                    and not self._seats[sb_pos].new:
                 missed_sb.append(sb_pos)
             if len(dealt) == 2:  # heads-up: the button posts the small blind
                 sb = next(s for s in dealt if s != bb)

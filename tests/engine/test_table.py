@@ -260,3 +260,14 @@ def test_random_sessions_keep_chips_and_blind_order(seed: int) -> None:
         table.finish_hand(hand)
         status = table.status()
         assert sum(v.stack for v in status.seats.values()) + status.rake_total == total
+
+
+def test_new_player_in_a_left_big_blind_seat_owes_no_missed_blind() -> None:
+    table = new_table({1: 1000, 2: 1000, 3: 1000, 4: 1000})
+    fold_around(table)  # 1 / 2 / 3
+    table.unseat(3)
+    table.seat_player(3, "newcomer", 1000)  # waits for the big blind
+    hand = fold_around(table)
+    assert positions(hand) == (2, None, 4) and 3 not in hand.seats
+    view = table.status().seats[3]
+    assert view.new and not view.missed_sb and not view.missed_bb
