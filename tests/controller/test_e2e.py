@@ -16,7 +16,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from table_controller.feeds import Message, check_no_hole_cards, decode
+from table_controller.feeds import Feed, FeedClient, Message, check_no_hole_cards, decode
 from table_controller.journal import EntryKind, Journal, thaw
 from tests.controller.rig import Dealer, Rig, passive
 
@@ -104,6 +104,17 @@ def test_full_hand_end_to_end_and_public_feed_never_sees_a_hole_card(rig: Rig) -
             status = (await d.ok("status")).result
             assert status["hands_played"] == 1
             assert status["stacks"] == {"1": 10_000, "2": 10_100, "3": 9_900}
+            # surveillance (CURVE, display key) sees what public and dealer never do
+            watcher = FeedClient(ctx, feed=Feed.SURVEILLANCE,
+                                 feed_endpoint=rig.endpoints["surveillance"],
+                                 snapshot_endpoint=rig.endpoints["surveillance_snapshot"],
+                                 table_id="T1", keys=rig.display_keys)
+            try:
+                ev = await watcher.next_event(timeout=5.0)
+                assert ev is not None and ev.state is not None, ev
+                assert ev.state["burn_cards"] == ["7s", "4h", "6h"]
+            finally:
+                await watcher.close()
             assert status["irregularities"] == []
             assert status["device_health"]["shoe"]["link"] == "ok"
             def texts() -> list[str]:
