@@ -17,9 +17,17 @@ instead of pokerkit's answer, OUR rule is asserted explicitly:
   engine alone from there, as above.
 * ``not_reopened``: an all-in for less than a full raise must not reopen the betting to a seat
   that already acted. Where pokerkit lets that seat raise, we assert it may only call or fold.
+* ``cumulative_reopen``: several all-ins, each short of a full raise, that together make a full
+  raise since a seat acted DO reopen the betting to it (TDA: "facing at least a full raise when
+  the action returns"); pokerkit sums short all-ins only until they reach a full raise and then
+  starts again, and can refuse the raise. We assert (oracle) that the seat may raise.
 * ``odd_chips``: a pot split with two or more odd chips. pokerkit gives them all to one winner;
   the rule (rule 8): one each, clockwise from the button. The award is checked against the rule
   and pokerkit's stacks are compared after moving its odd chips the rule's way.
+* ``showdown_order_all_in``: when the hands are tabled after all-ins (at most one seat with
+  chips), we table from the left of the button (rule 7, "or everyone is all-in"); pokerkit starts
+  with the last aggressor. Our order is checked against rule 7 in every hand; pokerkit's is
+  compared when the river was played.
 * duplicate cards (pokerkit only warns) and straddles (not played at our tables) have their own
   tests below.
 
@@ -68,7 +76,7 @@ from table_controller.errors import DuplicateCardError, RuleError
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 DEFAULT_HANDS = 2000
-SLOW_HANDS = 20000
+SLOW_HANDS = 10000
 
 
 class Divergence(AssertionError):
@@ -214,6 +222,7 @@ def play_lockstep(spec: HandSpec) -> Outcome:
     posts: dict[tuple[int, PostKind], int] = {}
     lockstep = True
     round_street: Street | None = None
+    all_in_at_showdown: frozenset[int] = frozenset()
 
     def diverge(what: str) -> Divergence:
         return Divergence(f"{what}\nspec={spec!r}\nlog={[r.input for r in hand.log]}")
@@ -294,6 +303,13 @@ def play_lockstep(spec: HandSpec) -> Outcome:
                     if pk_raise_ok and not oracle.may_raise(step.seat):
                         out.deviations.add("not_reopened")
                         raise_ok = False
+                    elif (raise_ok and step.seat in oracle.acted_at
+                          and oracle.may_raise(step.seat)
+                          and _anyone_can_call_more(status, step.seat)):
+                        # Several short all-ins added up to a full raise: the betting is
+                        # reopened (TDA); pokerkit looks at the last wager only.
+                        out.deviations.add("cumulative_reopen")
+                        raise_ok = False
                     else:
                         raise diverge(f"raise allowed: ours {legal}, pokerkit {pk_raise} "
                                       f"{pk_lo}..{pk_hi}; oracle may_raise "
@@ -318,6 +334,8 @@ def play_lockstep(spec: HandSpec) -> Outcome:
                 out.side_pots = True
             hand.apply(Collect())
         elif isinstance(step, ShowStep):
+            if not out.showdown:
+                all_in_at_showdown = hand.status().all_in
             out.showdown = True
             hand.apply(Show(step.seat))
         elif isinstance(step, AwardStep):
@@ -337,6 +355,30 @@ def play_lockstep(spec: HandSpec) -> Outcome:
                 raise diverge(f"pokerkit's hand is not over: {pk.operations[-3:]}")
             theirs = {seat: pk.stacks[i] for i, seat in enumerate(order)}
             out.compared_stacks = True
+            # Rule 7: the last to bet or raise on the river shows first; if nobody did, or
+            # everyone is all-in (at most one seat still in has chips: the hands are tabled,
+            # TDA rule 16), the first seat left of the button; then clockwise.
+            ours_shows = [r.step.seat for r in hand.log if isinstance(r.step, ShowStep)]
+            if ours_shows:
+                river_aggr = [r.seat for r in hand.log if r.street is Street.RIVER
+                              and r.seat is not None
+                              and r.kind in (ActionKind.BET, ActionKind.RAISE)]
+                everyone_all_in = sum(s not in all_in_at_showdown for s in ours_shows) <= 1
+                ring = _clockwise_from(ours_shows, spec.button)
+                first = river_aggr[-1] if river_aggr and not everyone_all_in else ring[0]
+                at = ring.index(first)
+                assert ours_shows == ring[at:] + ring[:at], (ours_shows, river_aggr)
+                pk_shows = [order[op.player_index] for op in pk.operations
+                            if type(op).__name__ == "HoleCardsShowingOrMucking"]
+                river_bet = any(isinstance(r.step, ActStep) and r.street is Street.RIVER
+                                for r in hand.log)
+                if river_bet and not everyone_all_in:
+                    if ours_shows != pk_shows:
+                        raise diverge(f"showdown order: ours {ours_shows}, pokerkit {pk_shows}")
+                    out.deviations.add("showdown_order_compared")
+                elif ours_shows != pk_shows:
+                    # All-in: hands are tabled; pokerkit starts with the last aggressor.
+                    out.deviations.add("showdown_order_all_in")
             if ours == theirs:
                 return out
             if _pokerkit_odd_chip_view(ours, awards) == theirs:
@@ -381,6 +423,7 @@ def test_differential_random_hands() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_differential_many_random_hands() -> None:
     tally = run_many(SLOW_HANDS, seed=777)
     assert tally["hands"] == SLOW_HANDS
@@ -624,3 +667,33 @@ def test_big_blind_has_priority_over_the_big_blind_ante() -> None:
     assert posted[(2, PostKind.BB_ANTE)] == 2
     step = _to_first_action(hand, spec)
     assert step.seat == 3 and step.legal.call_amount == 10
+
+
+def test_short_all_ins_adding_up_to_a_full_raise_reopen_the_betting() -> None:
+    # Blinds 50/100, button seat 6. Seat 3 raises to 300 (a raise of 200); seats 4, 5, 6 go
+    # all-in for 400, 520, 600 (+100, +120, +80: each short); seat 1 folds, seat 2 (BB) calls.
+    # Back to seat 3: it faces 300 more than it acted on, more than a full raise (200): the
+    # betting is reopened (TDA). pokerkit adds up short all-ins only until they reach a full
+    # raise, then starts again: it sees +80 and refuses the raise.
+    spec = _spec((10_000, 10_000, 10_000, 400, 520, 600), button=6)
+    hand = Hand(spec.config())
+    pk = _pk(spec)
+    for seat, act in ((3, Act(3, ActionKind.RAISE, 300)), (4, Act(4, ActionKind.ALL_IN)),
+                      (5, Act(5, ActionKind.ALL_IN)), (6, Act(6, ActionKind.ALL_IN)),
+                      (1, Act(1, ActionKind.FOLD)), (2, Act(2, ActionKind.CALL))):
+        step = _to_first_action_or_end(hand, spec, pk)
+        assert step is not None and step.seat == seat
+        rec = hand.apply(act)
+        if act.kind in (ActionKind.RAISE, ActionKind.ALL_IN):
+            pk.complete_bet_or_raise_to(rec.to)
+        elif act.kind is ActionKind.FOLD:
+            pk.fold()
+        else:
+            pk.check_or_call()
+    step = _to_first_action(hand, spec)
+    assert step.seat == 3
+    assert step.legal.call_amount == 300
+    assert step.legal.can_raise
+    assert step.legal.min_raise_to == 800
+    assert pk.actor_index == 2
+    assert not pk.can_complete_bet_or_raise_to()

@@ -298,6 +298,14 @@ def test_face_down_cards_shown_later_are_used() -> None:
     assert result.status == phh.MATCHED, result
 
 
+def test_unknown_hand_without_sm_is_mucked() -> None:
+    hh = loads(make(["d dh p1 ????", "d dh p2 KhKd", "d dh p3 2c2d", "p3 f", "p1 cc", "p2 cc",
+                     "d db 3c4c5c", "p1 cc", "p2 cc", "d db 9d", "p1 cc", "p2 cc", "d db Jh",
+                     "p1 cc", "p2 cc"],
+                    extra="finishing_stacks = [990, 1010, 1000]\n"))
+    assert replay(hh).status == phh.MATCHED
+
+
 # --------------------------------------------------------------------------------------------
 # Writing
 
