@@ -221,6 +221,17 @@ def test_rake_adds_up_at_the_table() -> None:
     assert status.to_dict()["rake_total"] == status.rake_total
 
 
+def _assert_refused_unchanged(table: Table, hand: Hand) -> None:
+    before = table.status()
+    seat = hand.seats[0]
+    for bad in (lambda: table.unseat(seat), lambda: table.buy_in(seat, 10),
+                lambda: table.seat_player(seat, "x", 10), table.start_hand,
+                lambda: table.finish_hand(hand), lambda: table.buy_in(11, 10)):
+        with pytest.raises(RuleError):
+            bad()
+        assert table.status() == before
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_random_sessions_keep_chips_and_blind_order(seed: int) -> None:
@@ -256,6 +267,7 @@ def test_random_sessions_keep_chips_and_blind_order(seed: int) -> None:
             continue
         assert hand.bb_seat != last_bb or len(hand.seats) == 2 or last_bb is None
         last_bb = hand.bb_seat
+        _assert_refused_unchanged(table, hand)
         play_random(hand, rng, FULL_DECK)
         table.finish_hand(hand)
         status = table.status()
