@@ -13,7 +13,8 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
    the button. When all but one fold, that seat wins at once: no showdown, no more cards.
 4. Bets stay in front of the seats until the round ends; then they are collected (uncalled bets
    returned). When at most one seat still in has chips, no more betting: the hands are tabled
-   (``Show`` is accepted at once) and the board is dealt out.
+   (``Show`` and ``Muck`` are accepted at once) and the board is dealt out, unless all but one
+   hand in every pot mucked (then the pots are pushed at once, like after folds).
 5. Showdown in order (see :mod:`.showdown`); then each pot is pushed on its own, side pots first.
 6. ``apply`` is transactional: an illegal input raises :class:`RuleError` and changes nothing.
    Every handler validates fully before it changes anything and runs on the state itself
@@ -776,6 +777,9 @@ def _on_muck(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
                         "without showing and cannot muck")
     st.mucked.add(seat)
     st.live = st.live - {seat}
+    if st.phase is not _SHOWDOWN and all(
+            sum(1 for s in pot.eligible if s not in st.mucked) <= 1 for pot in st.pots):
+        _make_awards(hand, st)  # hands tabled, all but one mucked: no more cards, as after folds
     return Record(len(hand.log), ShowStep(seat), inp, st.street, seat)
 
 

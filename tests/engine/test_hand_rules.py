@@ -726,3 +726,16 @@ def test_replace_hole_burn_and_board_cards() -> None:
     with pytest.raises(RuleError) as err:
         hand.replace_hole_card(5, 1, None)
     assert err.value.rule == "no-such-card"
+
+
+def test_tabled_all_in_muck_ends_the_hand_without_more_cards() -> None:
+    hand = make_hand({1: 1000, 2: 1000}, button=1)
+    deal_hole(hand, {1: "AhAd", 2: "KhKd"})
+    act(hand, 1, A)
+    act(hand, 2, C)
+    hand.apply(Collect())
+    hand.apply(Deal(None))
+    hand.apply(Muck(2))
+    assert isinstance(hand.expected(), AwardStep)
+    assert finish(hand) == {1: 2000, 2: 0}
+    assert len(hand.status().board) == 0
