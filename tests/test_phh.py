@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import random
 import warnings
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -319,6 +321,82 @@ def test_dumps_loads_round_trip_keeps_everything() -> None:
 def test_toml_strings_are_escaped() -> None:
     hh = loads(make([], extra='players = ["a \\"b\\"", "c\\\\d", "é\\tx"]\n'))
     assert loads(dumps(hh)).players == ('a "b"', "c\\d", "é\tx")
+
+
+def test_writer_extra_fields() -> None:
+    config = HandConfig((1, 2), {1: 100, 2: 100}, button=1, small_blind=1, big_blind=2)
+    hh = history_from_hand(Hand(config), extra={"hand": 7, "table": "T1", "url": None,
+                                                "day": datetime.date(2026, 11, 29)})
+    back = loads(dumps(hh))
+    assert back.extra == {"hand": 7, "table": "T1", "day": datetime.date(2026, 11, 29)}
+    with pytest.raises(PhhError, match="extra"):
+        history_from_hand(Hand(config), extra={"players": ["a", "b"]})
+    with pytest.raises(PhhError, match="extra"):
+        dumps(history_from_hand(Hand(config), extra={"x": object()}))
+
+
+def test_rake_is_written_as_a_user_field_and_replayed() -> None:
+    from table_controller.engine import RakeRule
+
+    rng = random.Random(11)
+    raked = 0
+    for _ in range(40):
+        spec = random_spec(rng, min_players=3, short_bb=False)
+        config = replace(spec.config(), rake=RakeRule(500, 7, True))
+        hand = Hand(config)
+        played = _play_config(hand, spec)
+        hh = history_from_hand(played)
+        text = dumps(hh)
+        assert "_rake = {percent_bp = 500, cap = 7, no_flop_no_drop = true}" in text
+        result = replay(loads(text))
+        assert result.status == phh.MATCHED, text
+        taken = played.status().rake
+        raked += taken > 0
+        if not _known_pokerkit_difference(spec, played):
+            theirs = _pokerkit_final(text)
+            assert sum(theirs) - taken == sum(hh.finishing_stacks or ())
+    assert raked >= 10
+    with pytest.raises(PhhError, match="_rake"):
+        hand_config(loads(make([], extra="_rake = {percent_bp = 500}\n")))
+    with pytest.raises(PhhError, match="_rake"):
+        hand_config(loads(make([], extra="_rake = {percent_bp = 20000, cap = 1, "
+                                         "no_flop_no_drop = true}\n")))
+
+
+def _play_config(hand: Hand, spec: HandSpec) -> Hand:
+    from benchmarks.bench_engine import choose_action
+    from table_controller.engine import (
+        ActStep,
+        BoardStep,
+        BurnStep,
+        Collect,
+        CollectStep,
+        Deal,
+        DealHoleStep,
+        HandOverStep,
+        Post,
+        Push,
+        Show,
+        ShowStep,
+    )
+
+    rng = random.Random(spec.seed)
+    deck = iter(spec.deck)
+    while not isinstance(step := hand.expected(), HandOverStep):
+        if isinstance(step, PostStep):
+            hand.apply(Post(step.seat))
+        elif isinstance(step, DealHoleStep | BurnStep | BoardStep):
+            hand.apply(Deal(next(deck)))
+        elif isinstance(step, ActStep):
+            hand.apply(choose_action(rng, step.legal))
+        elif isinstance(step, CollectStep):
+            hand.apply(Collect())
+        elif isinstance(step, ShowStep):
+            hand.apply(Show(step.seat))
+        else:
+            assert isinstance(step, AwardStep)
+            hand.apply(Push(step.pot_index))
+    return hand
 
 
 def test_writer_refuses_what_phh_cannot_say() -> None:

@@ -20,7 +20,10 @@ Rules this module keeps:
    cards). ``sm`` may come before the rest of the board (all-in run-outs); it is used whenever the
    engine asks that seat to show. Cards shown at showdown but dealt face down (``????``) are fed at
    the deal, since they were those cards all along.
-5. Nothing here rounds chips: a stack that the file records with a fraction (the Pluribus logs
+5. Rake has no PHH field: it is written as the user-defined field ``_rake = {percent_bp, cap,
+   no_flop_no_drop}`` (underscore fields are allowed by the spec), which this reader applies.
+   ``finishing_stacks`` are after rake; pokerkit ignores the field (its stacks differ by the rake).
+6. Nothing here rounds chips: a stack that the file records with a fraction (the Pluribus logs
    split ties into half chips) is compared as is and reported as an odd-chip difference when our
    whole-chip split explains it, never hidden.
 
@@ -39,6 +42,7 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+import datetime
 import math
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -68,6 +72,7 @@ from table_controller.engine import (
     PostKind,
     PostStep,
     Push,
+    RakeRule,
     Record,
     Show,
     ShowStep,
@@ -85,6 +90,8 @@ _KNOWN_FIELDS = frozenset(
         "starting_stacks", "actions", "finishing_stacks", "players", "seats",
     }
 )
+#: User-defined field (PHH: underscore prefix) carrying the house rake rule of the hand.
+RAKE_FIELD = "_rake"
 _VERBS_PLAYER = frozenset({"f", "cc", "cbr", "sm"})
 _VERBS_DEALER = frozenset({"dh", "db"})
 
@@ -452,6 +459,7 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
         big_blind=big,
         ante=ante,
         bb_ante=bb_ante,
+        rake=_rake_rule(hh),
     )
     return config, seats
 
@@ -730,7 +738,9 @@ def _toml_value(value: Any) -> str:
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
-    return _toml_string(str(value))
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    raise PhhError("extra", f"cannot write {value!r} ({type(value).__name__}) in TOML")
 
 
 def _toml_key(key: str) -> str:
@@ -794,8 +804,11 @@ def history_from_hand(
     :param players: optional names by seat.
     :param extra: optional further fields (``event``, ``hand``, ...).
     :raises PhhError: for what PHH cannot say: missed-blind or new-player posts, a hand without
-        a small blind, blinds out of the PHH positions, rake taken.
+        a small blind, blinds out of the PHH positions.
     """
+    clash = sorted(set(extra or {}) & _KNOWN_FIELDS)
+    if clash:
+        raise PhhError("extra", f"{clash} are written from the hand itself")
     config = hand.config
     order = player_order(config)
     n = len(order)
@@ -811,7 +824,6 @@ def history_from_hand(
     street_cards: list[Card | None] = []
     board_actions: list[int] = []  # indexes in `actions` of db actions after the last bet
     shows: list[PhhAction] = []
-    rake = 0
 
     def flush_holes() -> None:
         for seat in order:
@@ -840,11 +852,7 @@ def history_from_hand(
             actions.append(_act_action(record, number[step.seat]))
         elif isinstance(step, ShowStep) or isinstance(record.input, Show | Muck):
             shows.append(_show_action(hand, record, number))
-        elif isinstance(step, AwardStep):
-            rake += step.rake
     flush_holes()
-    if rake:
-        raise PhhError("rake", f"{rake} chips of rake were taken; PHH cannot say so")
     for seat, kind in posts:
         wanted = {PostKind.SMALL_BLIND: sb_at, PostKind.BIG_BLIND: bb_at}.get(kind, seat)
         if seat != wanted:
@@ -874,8 +882,31 @@ def history_from_hand(
         finishing_stacks=tuple(stacks[s] for s in order) if finished else None,
         players=None if players is None else tuple(players.get(s, "") for s in order),
         seats=order,
-        extra=dict(extra or {}),
+        extra=_rake_fields(config.rake) | {k: v for k, v in (extra or {}).items()
+                                           if v is not None},
     )
+
+
+def _rake_fields(rule: RakeRule | None) -> dict[str, Any]:
+    if rule is None:
+        return {}
+    return {RAKE_FIELD: {"percent_bp": rule.percent_bp, "cap": rule.cap,
+                         "no_flop_no_drop": rule.no_flop_no_drop}}
+
+
+def _rake_rule(hh: HandHistory) -> RakeRule | None:
+    raw = hh.extra.get(RAKE_FIELD)
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or set(raw) != {"percent_bp", "cap", "no_flop_no_drop"}:
+        raise PhhError(RAKE_FIELD, "expected {percent_bp = N, cap = N, no_flop_no_drop = B}")
+    percent, cap, nfnd = raw["percent_bp"], raw["cap"], raw["no_flop_no_drop"]
+    if not isinstance(percent, int) or not isinstance(cap, int) or not isinstance(nfnd, bool):
+        raise PhhError(RAKE_FIELD, f"bad values: {dict(raw)!r}")
+    try:
+        return RakeRule(percent, cap, nfnd)
+    except ValueError as exc:
+        raise PhhError(RAKE_FIELD, str(exc)) from exc
 
 
 def _act_action(record: Record, player: int) -> PhhAction:
