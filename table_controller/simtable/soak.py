@@ -222,6 +222,27 @@ class SoakRig:
         return ""
 
 
+def start_rig(options: RigOptions, *, attempts: int = 3, **kw: Any) -> SoakRig:
+    """Start a :class:`SoakRig` (keyword options as for it), on fresh ptys if need be.
+
+    On a shared machine a stray process (a daemon orphaned by someone else's run) may still
+    retry a dangling link to a ``/dev/pts/N`` that a new simulator then reuses, and lock our
+    port first. A new rig gets new pty numbers, so a start refused with "could not exclusively
+    lock" is tried again, up to ``attempts`` times.
+
+    :raises SoakError: if it cannot start.
+    """
+    for attempt in range(attempts):
+        rig = SoakRig(options, **kw)
+        try:
+            rig.start()
+            return rig
+        except SoakError as exc:
+            if "exclusively lock" not in str(exc) or attempt == attempts - 1:
+                raise
+    raise SoakError("unreachable")  # pragma: no cover
+
+
 class RecordingIO(DaemonIO):
     """The rig's devices and console; remembers which card the dealer drew for which step."""
 
@@ -359,6 +380,9 @@ class SoakOptions:
     :param kill_rate: chance per prompt of a SIGKILL of the daemon (then a restart).
     :param quiet_kill_share: share of kills taken at an idle table with a snapshot comparison.
     :param time_budget: seconds after which no new hand is started.
+    :param taps: listen on the public side with subscribers of every kind (:class:`FeedTaps`)
+        and check that none of them got a secret card (runs without kills: the hand of each
+        message is told from the stream's order).
     :param camera_level: the simulated camera (``exact`` reads the board file as written; the
         rendered levels cost about 0.4 s a frame and lag behind a fast dealer).
     """
@@ -378,6 +402,7 @@ class SoakOptions:
     rake_percent: float = 0.0
     settle: float = 1.0
     camera_level: str = "exact"
+    taps: bool = False
     keep: bool = False
 
 
@@ -419,6 +444,7 @@ class SoakReport:
     hand_history_files: int = 0
     hand_histories_missing: dict[str, int] = field(default_factory=dict)
     journal_entries: int = 0
+    leaks: dict[str, Any] = field(default_factory=dict)
     daemon_exit: int | None = None
     errors: list[str] = field(default_factory=list)
 
@@ -431,7 +457,9 @@ class SoakReport:
                 and self.link_faults_shown >= self.link_faults_must_show
                 and self.unplugs_shown == self.unplugs
                 and self.replays_answered_from_record == self.replays_checked
-                and self.restarts_ok == self.kills and self.daemon_exit in (0, None))
+                and self.restarts_ok == self.kills and self.daemon_exit in (0, None)
+                and not self.leaks.get("leaks")
+                and (not self.leaks or self.leaks.get("surveillance_hole_cards", 0) > 0))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (with ``ok``)."""
@@ -456,6 +484,11 @@ class SoakReport:
             f"crashes {self.crashes}; irregularities {self.irregularities}; holds {self.holds}",
             f"hands in the journal {self.hands_in_journal}, incomplete {self.incomplete_hands}; "
             f"hand histories {self.hand_history_files}, missing {self.hand_histories_missing}",
+            *([f"public-side subscribers: messages {self.leaks.get('messages')}, showdowns "
+               f"{self.leaks.get('showdowns')}, all-ins {self.leaks.get('all_ins')}, leaks "
+               f"{len(self.leaks.get('leaks', []))}, surveillance hole cards (control) "
+               f"{self.leaks.get('surveillance_hole_cards')}"] if self.leaks else []),
+            *(f"leak: {m}" for m in self.leaks.get("leaks", [])[:10]),
             *(f"error: {e}" for e in self.errors),
             *(f"misassigned: {m}" for m in self.misassigned[:10]),
             *(f"state mismatch: {m}" for m in self.state_mismatches[:10]),
@@ -487,6 +520,189 @@ async def fetch_snapshot(ctx: zmq.asyncio.Context, endpoint: str, table: str,
         return dict(msg.data.get("state") or {})
     finally:
         sock.close(linger=0)
+
+
+# -- subscribers on the public side ------------------------------------------------------------
+
+#: Topic prefixes the prefix subscribers use (a display may pick any: topics give no secrecy).
+TAP_PREFIXES = (b"event", b"table_state", b"prompt", b"announcement", b"hand", b"irregularity",
+                b"h", b"e", b"t", b"card", b"hole", b"show")
+_CARD_CODE = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
+#: Keys whose values are hole or burn cards (masked on the public and dealer feeds).
+SECRET_KEYS = frozenset({"hole_cards", "hole_card", "hole", "holes", "burn_card", "burn_cards",
+                         "burns", "burn"})
+
+
+def card_codes(value: Any, path: str = "data") -> list[tuple[str, str]]:
+    """Every card code named anywhere in ``value`` (keys and strings), with its path."""
+    out: list[tuple[str, str]] = []
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            out += [(f"{path} key", m) for m in _CARD_CODE.findall(str(k))]
+            out += card_codes(v, f"{path}.{k}")
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            out += card_codes(v, f"{path}[{i}]")
+    elif isinstance(value, str):
+        out += [(path, m) for m in _CARD_CODE.findall(value)]
+    return out
+
+
+def unmasked_secrets(value: Any, path: str = "data") -> list[str]:
+    """Paths of values under a secret-card key that are not masked (``"??"`` or null)."""
+    out: list[str] = []
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if str(k) in SECRET_KEYS:
+                out += [f"{path}.{k}: {c}" for _, c in card_codes(v, f"{path}.{k}")]
+            else:
+                out += unmasked_secrets(v, f"{path}.{k}")
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            out += unmasked_secrets(v, f"{path}[{i}]")
+    return out
+
+
+class FeedTaps:
+    """Raw subscribers of every kind on the public side of a table, recording what they get.
+
+    - ``public:all``: SUB on the public feed, subscribed to everything (``""``);
+    - ``public:<prefix>``: one SUB per topic prefix in :data:`TAP_PREFIXES`;
+    - ``dealer:all``: SUB on the dealer feed (also redacted);
+    - ``floor:sub`` and ``floor:xsub``: a SUB and a raw XSUB (subscription sent by hand) on a
+      :class:`~table_controller.feeds.proxy.FloorProxy` in front of the public feed;
+    - ``surveillance``: the CURVE surveillance feed with a display key (the control: it must see
+      the hole cards, or the check would prove nothing).
+    """
+
+    def __init__(self, ctx: zmq.asyncio.Context, endpoints: Mapping[str, str],
+                 display_keys: Any = None) -> None:
+        from table_controller.feeds.proxy import FloorProxy
+
+        self.ctx = ctx
+        self.messages: dict[str, list[Message]] = {}
+        self._socks: list[zmq.asyncio.Socket] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self.proxy = FloorProxy([endpoints["public"]], "tcp://127.0.0.1:*")
+        self.proxy.start()
+        self._sub("public:all", endpoints["public"], [b""])
+        for prefix in TAP_PREFIXES:
+            self._sub(f"public:{prefix.decode()}", endpoints["public"], [prefix])
+        self._sub("dealer:all", endpoints["dealer"], [b""])
+        self._sub("floor:sub", self.proxy.bound, [b""])
+        xsub = ctx.socket(zmq.XSUB)
+        xsub.linger = 0
+        xsub.connect(self.proxy.bound)
+        self._start("floor:xsub", xsub)
+        self._xsub = xsub
+        if display_keys is not None:
+            sock = ctx.socket(zmq.SUB)
+            sock.linger = 0
+            display_keys.apply(sock)
+            sock.setsockopt(zmq.SUBSCRIBE, b"")
+            sock.connect(endpoints["surveillance"])
+            self._start("surveillance", sock)
+
+    async def subscribe_xsub(self) -> None:
+        """Send the XSUB's subscription (``0x01`` + empty prefix: everything)."""
+        await self._xsub.send(b"\x01")
+
+    def _sub(self, name: str, endpoint: str, prefixes: Sequence[bytes]) -> None:
+        sock = self.ctx.socket(zmq.SUB)
+        sock.linger = 0
+        for p in prefixes:
+            sock.setsockopt(zmq.SUBSCRIBE, p)
+        sock.connect(endpoint)
+        self._start(name, sock)
+
+    def _start(self, name: str, sock: zmq.asyncio.Socket) -> None:
+        self._socks.append(sock)
+        self.messages[name] = []
+        self._tasks.append(asyncio.create_task(self._read(name, sock)))
+
+    async def _read(self, name: str, sock: zmq.asyncio.Socket) -> None:
+        got = self.messages[name]
+        while True:
+            frames = await sock.recv_multipart()
+            try:
+                got.append(decode(frames[-1]))
+            except TableError:
+                got.append(Message("undecodable", 0, "", 0.0, {"raw": frames[-1][:200].hex()}))
+
+    async def close(self) -> None:
+        """Stop reading and close every socket and the proxy."""
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await t
+        for sock in self._socks:
+            sock.close(linger=0)
+        self.proxy.stop()
+
+
+@dataclass(slots=True)
+class LeakReport:
+    """What the public-side subscribers received and whether any of it named a secret card."""
+
+    messages: dict[str, int] = field(default_factory=dict)
+    leaks: list[str] = field(default_factory=list)
+    unattributed: int = 0
+    showdowns: int = 0
+    all_ins: int = 0
+    surveillance_hole_cards: int = 0
+
+
+def check_leaks(messages: Mapping[str, Sequence[Message]], facts: JournalFacts) -> LeakReport:
+    """Check every public-side message against the secret cards of its hand (from the journal).
+
+    The ``public:all`` stream gives the order: a message belongs to the hand of the last
+    ``hand_start`` (or ``table_state`` naming a hand); a seat's hole cards stay secret until its
+    ``show`` event; burn cards stay secret. Other subscribers' messages are matched to it by
+    type and seq. Independently of hands, nothing under a secret-card key may be a card.
+    """
+    rep = LeakReport({k: len(v) for k, v in messages.items()})
+    where: dict[tuple[str, str, int], set[str]] = {}
+    for feed, name in (("public", "public:all"), ("dealer", "dealer:all")):
+        hand: int | None = None
+        shown: set[int] = set()
+        last_hand: int | None = None
+        for m in messages.get(name, []):
+            d = m.data
+            named = d.get("hand") if m.type in ("hand_start", "table_state") else None
+            if isinstance(named, int) and named != hand:
+                hand, shown = named, set()
+            if m.type == "event" and d.get("event") == "show":
+                shown.add(int(d["seat"]))
+                rep.showdowns += feed == "public"
+            if m.type == "event" and d.get("event") == "action" and d.get("all_in"):
+                rep.all_ins += feed == "public"
+            h = hand if hand is not None else last_hand
+            secret: set[str] = set()
+            if h is not None:
+                secret |= {c for s, cs in facts.holes.get(h, {}).items() if s not in shown
+                           for c in cs}
+                secret |= set(facts.burns.get(h, []))
+            where[(feed, m.type, m.seq)] = secret
+            if m.type == "hand_end":
+                last_hand, hand = hand, None
+    for name, msgs in messages.items():
+        if name == "surveillance":
+            rep.surveillance_hole_cards = sum(
+                1 for m in msgs if m.type == "event" and m.data.get("event") == "hole_card"
+                and isinstance(m.data.get("hole_card"), str) and m.data["hole_card"] != "??")
+            continue
+        feed = "dealer" if name.startswith("dealer") else "public"
+        for m in msgs:
+            what = f"{name} {m.type} #{m.seq}"
+            rep.leaks += [f"{what}: unmasked {p}" for p in unmasked_secrets(m.data)]
+            found = where.get((feed, m.type, m.seq))
+            if found is None:
+                rep.unattributed += 1
+                continue
+            rep.leaks += [f"{what}: secret card {c} at {p}" for p, c in card_codes(m.data)
+                          if c in found]
+    return rep
 
 
 class _Run:
@@ -810,10 +1026,10 @@ async def run_soak(opts: SoakOptions) -> SoakReport:
     started = time.monotonic()
     options = RigOptions(seats=opts.seats, seed=opts.seed, rake_percent=opts.rake_percent,
                          heartbeat=0.25, heartbeat_timeout=2.0, camera_level=opts.camera_level)
-    rig = SoakRig(options, tcp=opts.tcp, settle=opts.settle, keep=opts.keep)
     report = SoakReport(options=dataclasses.asdict(opts))
     try:
-        await asyncio.to_thread(rig.start)
+        rig = await asyncio.to_thread(start_rig, options, tcp=opts.tcp, settle=opts.settle,
+                                      keep=opts.keep)
     except (RigError, SoakError, OSError) as exc:
         report.errors.append(f"the simulated table did not start: {exc}")
         return report
@@ -821,13 +1037,28 @@ async def run_soak(opts: SoakOptions) -> SoakReport:
     run = _Run(opts, rig, ctx)
     report = run.report
     dealer: SimDealer | None = None
+    taps: FeedTaps | None = None
     try:
         await run.connect()
+        if opts.taps:
+            from table_controller.feeds import ClientKeys
+
+            keys = rig.sim.keys
+            display = (ClientKeys.from_files(keys["display_secret"], keys["server_public"])
+                       if keys else None)
+            taps = FeedTaps(ctx, rig.endpoints, display)
+            await asyncio.sleep(0.5)  # subscriptions in place (slow joiner)
+            await taps.subscribe_xsub()
+            await asyncio.sleep(0.3)
         dealer = await run.play()
         await run.finish(dealer)
+        if taps is not None:
+            await asyncio.sleep(0.3)
     except (TableError, TimeoutError, OSError) as exc:
         report.errors.append(f"{type(exc).__name__}: {exc}")
     finally:
+        if taps is not None:
+            await taps.close()
         if run.client is not None:
             await run.client.close()
         if run.console is not None:
@@ -840,6 +1071,8 @@ async def run_soak(opts: SoakOptions) -> SoakReport:
             facts = await asyncio.to_thread(read_journal, rig.sim.config_path)
             _compare_cards(report, run.io.draws, facts.assigned)
             _check_histories(report, rig, facts)
+            if taps is not None:
+                report.leaks = dataclasses.asdict(check_leaks(taps.messages, facts))
     except TableError as exc:
         report.errors.append(f"reading the journal: {exc}")
     finally:
