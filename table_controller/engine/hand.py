@@ -32,7 +32,7 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -422,6 +422,37 @@ class Hand:
             rake=st.rake,
             expected=describe_step(self.expected()),
         )
+
+    @classmethod
+    def replay(cls, config: HandConfig, inputs: Iterable[Input],
+               corrections: Iterable[CardCorrection] = ()) -> Hand:
+        """Rebuild a hand from its inputs (``[r.input for r in hand.log]``) and corrections.
+
+        Each correction is made again when the log reaches its ``seq`` (as it was first made).
+
+        :raises RuleError: an input or a correction does not apply.
+        """
+        hand = cls(config)
+        pending = sorted(corrections, key=lambda c: c.seq)
+        i = 0
+        for inp in inputs:
+            while i < len(pending) and pending[i].seq <= len(hand.log):
+                hand._redo(pending[i])
+                i += 1
+            hand.apply(inp)
+        for correction in pending[i:]:
+            hand._redo(correction)
+        return hand
+
+    def _redo(self, c: CardCorrection) -> None:
+        if c.where == "hole" and c.seat is not None:
+            self.replace_hole_card(c.seat, c.index, c.new)
+        elif c.where == "burn":
+            self.replace_burn(c.index, c.new)
+        elif c.where == "board" and c.new is not None:
+            self.replace_board_card(c.index, c.new)
+        else:
+            raise RuleError("bad-correction", f"cannot redo {c}")
 
     # -- irregularities ----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from table_controller.engine import (
     Deal,
     DealHoleStep,
     ExtraPost,
+    Hand,
     HandOverStep,
     Muck,
     Phase,
@@ -726,6 +727,8 @@ def test_replace_hole_burn_and_board_cards() -> None:
     with pytest.raises(RuleError) as err:
         hand.replace_hole_card(5, 1, None)
     assert err.value.rule == "no-such-card"
+    again = Hand.replay(hand.config, [r.input for r in hand.log], hand.corrections)
+    assert again.status() == hand.status() and again.corrections == hand.corrections
 
 
 def test_tabled_all_in_muck_ends_the_hand_without_more_cards() -> None:
