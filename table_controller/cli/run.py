@@ -21,9 +21,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="write the bound endpoints here (JSON) once everything runs")
     p.add_argument("--settle", type=float, default=None,
                    help="seconds a chip difference may last before it is an irregularity")
+    p.add_argument("--die-with-parent", action="store_true",
+                   help="stop (SIGTERM) when the process that started the daemon dies "
+                        "(Linux; for tests and the demo, so no daemon outlives its simulators)")
     p.add_argument("--log-level", default="WARNING",
                    choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level (stderr)")
     p.set_defaults(handler=run)
+
+
+def die_with_parent() -> None:
+    """Ask Linux to send SIGTERM when the parent process dies (``prctl(PR_SET_PDEATHSIG)``).
+
+    An orphaned daemon would keep reopening its simulators' stale pty links, and a recycled
+    ``/dev/pts/N`` may by then belong to another table. Elsewhere than Linux this does nothing.
+    """
+    import ctypes
+    import os
+    import signal
+
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_pdeathsig = 1
+    libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=args.log_level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.die_with_parent:
+        die_with_parent()
     try:
         config = load_config(args.config)
     except ConfigError as exc:

@@ -155,6 +155,8 @@ class TableCore:
     :param settle: seconds a chip difference may last before it is an irregularity.
     :param rules: irregularity hooks (extension point, see :mod:`.irregularities`).
     :param devices: device names tracked for health.
+    :param camera_window: seconds the camera may take to show a board card the shoe dealt
+        before it is a ``board_missing`` irregularity; ``None`` = no camera to check with.
     """
 
     def __init__(
@@ -166,10 +168,14 @@ class TableCore:
         settle: float = 1.5,
         rules: IrregularityRules | None = None,
         devices: Sequence[str] = ("shoe", "chips", "camera"),
+        camera_window: float | None = None,
     ) -> None:
         self.table = Table(config)
         self.resolver = TagResolver(deck)
         self.chips = ChipCheck(chips, settle) if chips is not None else None
+        self.camera_window = camera_window
+        self._dealt_at: dict[int, float] = {}
+        self._missing: set[int] = set()
         self.rules = rules or IrregularityRules()
         self.hand: Hand | None = None
         self.hand_number = 0
@@ -231,9 +237,30 @@ class TableCore:
 
     def next_deadline(self) -> float | None:
         """When a :class:`Tick` could next change something (``None`` = nothing pending)."""
-        if self.chips is None or self.hand is None or self.held:
+        if self.hand is None or self.held:
             return None
-        return self.chips.next_deadline()
+        times = [t for t in (self.chips.next_deadline() if self.chips else None,
+                             self._board_deadline()) if t is not None]
+        return min(times) if times else None
+
+    def _unseen_slots(self) -> list[int]:
+        seen = self.board_seen
+        out = []
+        for slot in sorted(self._dealt_at):
+            if slot in self._missing:
+                continue
+            if seen is not None and (seen.slots[slot] is not None or slot in seen.occluded):
+                continue
+            out.append(slot)
+        return out
+
+    def _board_deadline(self) -> float | None:
+        if self.camera_window is None:
+            return None
+        slots = self._unseen_slots()
+        if not slots:
+            return None
+        return min(self._dealt_at[s] for s in slots) + self.camera_window
 
     def secret_cards(self) -> set[str]:
         """Codes of the cards no public or dealer message may name: unshown hole cards, burns."""
@@ -388,6 +415,10 @@ class TableCore:
         record = hand.apply(inp)
         out.append(self._applied(record))
         self._after_record(record, out)
+        if isinstance(record.step, BoardStep):
+            self._dealt_at[record.step.slot] = now
+            if self.board_seen is not None:  # a stale card already in that slot, for one
+                self._on_board(self.board_seen, out)
         self._after_change(now, out)
         return record
 
@@ -549,7 +580,17 @@ class TableCore:
     # -- device inputs -----------------------------------------------------------------------
 
     def _on_tick(self, now: float, out: list[Output]) -> None:
-        if self.chips is None or self.hand is None or self.held:
+        if self.hand is None or self.held:
+            return
+        if self.camera_window is not None:
+            for slot in self._unseen_slots():
+                if now - self._dealt_at[slot] >= self.camera_window:
+                    self._missing.add(slot)
+                    self._raise(Finding(
+                        "board_missing",
+                        f"The camera does not see board slot {slot + 1}, which the shoe dealt",
+                        {"slot": slot}), out)
+        if self.chips is None:
             return
         for zone, sensed, expected in self.chips.due(now):
             what = "chips of an unknown denomination" if sensed < 0 else f"{sensed:,}"
@@ -754,6 +795,8 @@ class TableCore:
         self._announced.clear()
         self._burns = []
         self._awards = []
+        self._dealt_at.clear()
+        self._missing.clear()
         out.append(HandStarted(self.hand_number, hand.config.to_dict()))
         self._announce("hand_start", f"Hand {self.hand_number}: button at seat {hand.button}",
                        out, hand=self.hand_number, button=hand.button,

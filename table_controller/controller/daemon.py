@@ -87,6 +87,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds a chip difference may last before it is an irregularity.
 SETTLE = 1.5
+#: Seconds the camera may take to show a board card the shoe dealt.
+CAMERA_WINDOW = 3.0
 #: Seconds between timer runs (chip settle window, camera polling, device health).
 TICK = 0.05
 #: Exit statuses.
@@ -136,9 +138,18 @@ def load_chips(config: ControllerConfig) -> ChipConfig:
     return default_chip_config(config.table.seats)
 
 
+def camera_configured(config: ControllerConfig) -> bool:
+    """Tell whether the configuration gives the daemon a board source (see ``_open_camera``)."""
+    url = parse_device_url(config.devices.camera)
+    if url.key == "sim://camera" and "board" in url.query:
+        return True
+    return config.calibration.camera_profile is not None
+
+
 def build_core(config: ControllerConfig, settle: float = SETTLE) -> TableCore:
     """Build the core from the configuration (no I/O besides reading calibration files)."""
-    return TableCore(table_config(config), load_deck(config), load_chips(config), settle=settle)
+    return TableCore(table_config(config), load_deck(config), load_chips(config), settle=settle,
+                     camera_window=CAMERA_WINDOW if camera_configured(config) else None)
 
 
 def device_input(name: str, event: DeviceEvent) -> ControllerInput | None:

@@ -84,6 +84,9 @@ register_kind(
     "board_wrong_slot", "a board card lies in the wrong slot",
     "Move the board card to its slot; resolve once the board is right.", hold=False)
 register_kind(
+    "board_missing", "the camera does not show a board card the shoe dealt",
+    "Lay the board card face up in its slot; resolve once the board is right.", hold=False)
+register_kind(
     "board_early", "a card is on the board before the shoe drew it",
     "Take the card back; deal board cards through the shoe, in order.", hold=False)
 register_kind(

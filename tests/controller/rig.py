@@ -137,7 +137,7 @@ heartbeat_interval = 0.25
         with open(self.tmp / "daemon.log", "ab") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "table_controller", "run", "--config", str(self.config),
-                 "--ready-file", str(ready), "--settle", str(self.settle)],
+                 "--ready-file", str(ready), "--settle", str(self.settle), "--die-with-parent"],
                 stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=REPO)
         deadline = time.monotonic() + timeout
         while not ready.exists():

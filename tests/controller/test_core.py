@@ -481,3 +481,27 @@ def test_big_blind_raising_its_option_is_announced() -> None:
     h.ok("raise", seat=3, to=400)
     assert [a.text for a in announcements(h, "bb_raises_option")] == [
         "The big blind, seat 3, raises its option to 400"]
+
+
+def test_board_card_the_camera_never_shows_is_reported() -> None:
+    h = started()
+    h.core.camera_window = 1.0
+    to_flop(h)
+    h.deal("2h", "9s", "Qc", "Jd")
+    h.board("9s", None, None, occluded=(2,))
+    assert h.core.next_deadline() is not None
+    assert h.tick(0.5) == []
+    out = h.tick(0.6)
+    irr = [o for o in out if isinstance(o, IrregularityRaised)]
+    assert [(i.kind, i.data["slot"]) for i in irr] == [("board_missing", 1)]
+    assert not h.core.held
+    assert h.tick(5.0) == []
+
+
+def test_stale_card_in_a_slot_is_checked_when_the_card_is_dealt() -> None:
+    h = started()
+    to_flop(h)
+    h.board("Tc", "Td", "Th")  # last hand's flop still on the felt
+    n = len(h.outputs)
+    h.deal("2h", "9s")
+    assert [i.kind for i in irregularities(h, n)] == ["board_mismatch"]

@@ -340,3 +340,36 @@ def test_card_drawn_while_the_daemon_is_dead_is_not_lost(rig: Rig) -> None:
 
     arun(check())
     assert rig.terminate() == 0
+
+
+def test_die_with_parent_stops_an_orphaned_daemon(rig: Rig) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    ready = rig.tmp / "ready.json"
+    code = (
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-m', 'table_controller', 'run', '--config', "
+        f"{str(rig.config)!r}, '--ready-file', {str(ready)!r}, '--die-with-parent'])\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env)
+    assert parent.stdout is not None
+    daemon_pid = int(parent.stdout.readline())
+    deadline = time.monotonic() + 20
+    while not ready.exists():
+        assert time.monotonic() < deadline, "daemon not ready"
+        time.sleep(0.05)
+    parent.kill()
+    parent.wait(5)
+    deadline = time.monotonic() + 10
+    while os.path.exists(f"/proc/{daemon_pid}"):
+        status = Path(f"/proc/{daemon_pid}/status").read_text()
+        if "State:\tZ" in status:
+            break
+        assert time.monotonic() < deadline, "the orphaned daemon is still running"
+        time.sleep(0.05)
