@@ -232,15 +232,24 @@ def start_rig(options: RigOptions, *, attempts: int = 3, **kw: Any) -> SoakRig:
 
     :raises SoakError: if it cannot start.
     """
-    for attempt in range(attempts):
-        rig = SoakRig(options, **kw)
-        try:
-            rig.start()
-            return rig
-        except SoakError as exc:
-            if "exclusively lock" not in str(exc) or attempt == attempts - 1:
-                raise
-    raise SoakError("unreachable")  # pragma: no cover
+    held: list[int] = []
+    try:
+        for attempt in range(attempts):
+            rig = SoakRig(options, **kw)
+            try:
+                rig.start()
+                return rig
+            except SoakError as exc:
+                if "exclusively lock" not in str(exc) or attempt == attempts - 1:
+                    raise
+            # the freed pty numbers would be reused at once: hold a few while trying again
+            for _ in range(4):
+                held.extend(os.openpty())
+        raise SoakError("unreachable")  # pragma: no cover
+    finally:
+        for fd in held:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 class RecordingIO(DaemonIO):
