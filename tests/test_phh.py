@@ -175,7 +175,7 @@ def test_mapping_big_blind_ante_heads_up_and_full_ring() -> None:
     ("antes", "blinds", "min_bet", "field"),
     [
         ("[0, 0, 0]", "[5, 10, 20]", 10, "blinds_or_straddles"),
-        ("[0, 0, 0]", "[5, 0, 0]", 10, "blinds_or_straddles"),
+        ("[0, 0, 0]", "[0, 0, 0]", 10, "blinds_or_straddles"),
         ("[0, 0, 0]", "[20, 10, 0]", 10, "blinds_or_straddles"),
         ("[0, 0, 0]", "[5, 10, 0]", 20, "min_bet"),
         ("[0, 0, 7]", "[5, 10, 0]", 10, "antes"),
@@ -187,6 +187,12 @@ def test_unsupported_structures_are_refused(antes: str, blinds: str, min_bet: in
     with pytest.raises(PhhError) as info:
         hand_config(loads(make([], antes=antes, blinds=blinds, min_bet=min_bet)))
     assert info.value.field == field
+
+
+def test_heads_up_needs_both_blinds() -> None:
+    with pytest.raises(PhhError, match="blinds_or_straddles"):
+        hand_config(loads(make([], stacks="[100, 100]", antes="[0, 0]", blinds="[5, 0]",
+                               min_bet=5)))
 
 
 def test_ante_above_stack_needs_trimming() -> None:
@@ -361,6 +367,34 @@ def test_rake_is_written_as_a_user_field_and_replayed() -> None:
     with pytest.raises(PhhError, match="_rake"):
         hand_config(loads(make([], extra="_rake = {percent_bp = 20000, cap = 1, "
                                          "no_flop_no_drop = true}\n")))
+
+
+@pytest.mark.parametrize("bb_at", [0, 1])
+def test_hands_without_small_blind_round_trip_through_pokerkit(bb_at: int) -> None:
+    # Dead small blind (TDA dead button): nobody posts the small blind; the big blind is p1
+    # (blinds [B, 0, ...]) or p2 with p1 skipped (blinds [0, B, ...]).
+    rng = random.Random(21 + bb_at)
+    checked = 0
+    for _ in range(60):
+        spec = random_spec(rng, min_players=3, short_bb=False)
+        base = spec.config()
+        config = replace(base, no_small_blind=True, bb_seat=spec.order()[bb_at])
+        hand = _play_config(Hand(config), spec)
+        assert not any(isinstance(r.step, PostStep) and r.step.kind is PostKind.SMALL_BLIND
+                       for r in hand.log)
+        hh = history_from_hand(hand)
+        assert hh.blinds_or_straddles[bb_at] == spec.big_blind
+        assert hh.blinds_or_straddles[1 - bb_at] == 0
+        text = dumps(hh)
+        back_config, _ = hand_config(loads(text))
+        assert back_config.no_small_blind
+        assert replay(loads(text)).status == phh.MATCHED, text
+        ours = [int(v) for v in hh.finishing_stacks or ()]
+        theirs = _pokerkit_final(text)
+        if theirs != ours:
+            assert _explained_by_odd_chips(hand, ours, theirs, hh.seats or ()), text
+        checked += 1
+    assert checked == 60
 
 
 def _play_config(hand: Hand, spec: HandSpec) -> Hand:

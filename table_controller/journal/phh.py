@@ -422,8 +422,11 @@ def engine_seats(hh: HandHistory) -> tuple[int, ...]:
 def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
     """Map a hand history onto our engine: its :class:`HandConfig` and the seat of each player.
 
-    Position index 0 of ``blinds_or_straddles`` is the small blind and index 1 the big blind in
-    every case: heads-up the arrays are reverse-assigned, and ``p1`` is then the big blind.
+    ``blinds_or_straddles`` index 0 is the small blind and index 1 the big blind (heads-up the
+    arrays are reverse-assigned, and ``p1`` is then the big blind). With three or more players,
+    ``[B, 0, ...]`` is a hand without a small blind (dead small blind), ``p1`` posting the big
+    blind; ``[0, B, ...]`` one where ``p1`` is skipped and ``p2`` posts the big blind. The
+    big-blind ante sits at the big blind's index of ``antes``.
 
     :raises PhhError: for straddles, other ante shapes, a ``min_bet`` that is not the big blind,
         or an ante larger than a stack with ``ante_trimming_status = false``.
@@ -433,24 +436,28 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
     blinds = hh.blinds_or_straddles
     if any(blinds[2:]):
         raise PhhError("blinds_or_straddles", f"straddles are not played here: {list(blinds)}")
-    small, big = blinds[0], blinds[1]
-    if big <= 0:
-        raise PhhError("blinds_or_straddles", "there must be a big blind (index 1)")
+    if blinds[1] > 0 and (blinds[0] > 0 or n > 2):
+        small, big, bb_index = blinds[0], blinds[1], 1
+    elif blinds[0] > 0 and blinds[1] == 0 and n > 2:
+        small, big, bb_index = 0, blinds[0], 0
+    else:
+        raise PhhError("blinds_or_straddles", f"no small and big blind in {list(blinds)}")
     if small > big:
         raise PhhError("blinds_or_straddles", f"small blind {small} is above the big blind {big}")
     if hh.min_bet != big:
         raise PhhError("min_bet", f"{hh.min_bet} differs from the big blind {big}")
     antes = hh.antes
-    others = [a for i, a in enumerate(antes) if i != 1]
-    if len(set(others)) != 1 or antes[1] < others[0]:
+    others = [a for i, a in enumerate(antes) if i != bb_index]
+    if len(set(others)) != 1 or antes[bb_index] < others[0]:
         raise PhhError("antes", f"only equal antes and a big-blind ante are played: {list(antes)}")
-    ante, bb_ante = others[0], antes[1] - others[0]
+    ante, bb_ante = others[0], antes[bb_index] - others[0]
     for i, (a, stack) in enumerate(zip(antes, hh.starting_stacks, strict=True)):
         if a > stack and not hh.ante_trimming_status and len(set(antes)) == 1:
             raise PhhError(
                 "ante_trimming_status",
                 f"p{i + 1} cannot pay the ante {a} from {stack} and antes are not trimmed",
             )
+    no_small = small == 0
     config = HandConfig(
         seats=seats,
         stacks=dict(zip(seats, hh.starting_stacks, strict=True)),
@@ -459,6 +466,8 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
         big_blind=big,
         ante=ante,
         bb_ante=bb_ante,
+        bb_seat=seats[bb_index] if no_small else None,
+        no_small_blind=no_small,
         rake=_rake_rule(hh),
     )
     return config, seats
@@ -815,9 +824,12 @@ def history_from_hand(
     number = {seat: i + 1 for i, seat in enumerate(order)}
     if config.extra_posts:
         raise PhhError("blinds_or_straddles", "missed-blind and new-player posts cannot be written")
-    if config.no_small_blind:
-        raise PhhError("blinds_or_straddles", "a hand without a small blind cannot be written")
-    sb_at, bb_at = (order[1], order[0]) if n == 2 else (order[0], order[1])
+    sb_at, bb_at = _blind_seats(config, order)
+    slot = {seat: (1 - i if n == 2 else i) for i, seat in enumerate(order)}
+    if not ((sb_at, bb_at) in ((order[0], order[1]), (None, order[0]), (None, order[1]))
+            if n > 2 else (sb_at, bb_at) == (order[1], order[0])):
+        raise PhhError("blinds_or_straddles", f"blinds on seats {sb_at} / {bb_at} are not in "
+                       "PHH positions (p1 small blind, p2 big blind; heads-up reversed)")
     posts: list[tuple[int, PostKind]] = []
     actions: list[PhhAction] = []
     holes: dict[int, list[Card | None]] = {}
@@ -866,8 +878,11 @@ def history_from_hand(
         actions[at:at] = shows
     actions = [replace(a, text=format_action(a)) for a in actions]
     antes = [config.ante] * n
-    antes[1] += config.bb_ante
-    blinds = [config.small_blind, config.big_blind] + [0] * (n - 2)
+    antes[slot[bb_at]] += config.bb_ante
+    blinds = [0] * n
+    blinds[slot[bb_at]] = config.big_blind
+    if sb_at is not None:
+        blinds[slot[sb_at]] = config.small_blind
     finished = isinstance(hand.expected(), HandOverStep)
     stacks = hand.status().stacks
     return HandHistory(
@@ -907,6 +922,17 @@ def _rake_rule(hh: HandHistory) -> RakeRule | None:
         return RakeRule(percent, cap, nfnd)
     except ValueError as exc:
         raise PhhError(RAKE_FIELD, str(exc)) from exc
+
+
+def _blind_seats(config: HandConfig, order: tuple[int, ...]) -> tuple[int | None, int]:
+    """Return the small- and big-blind seats of a hand (as the engine places them)."""
+    if len(order) == 2:
+        sb = config.sb_seat if config.sb_seat is not None else order[1]
+        return sb, config.bb_seat if config.bb_seat is not None else order[0]
+    if config.no_small_blind:
+        return None, config.bb_seat if config.bb_seat is not None else order[0]
+    sb = config.sb_seat if config.sb_seat is not None else order[0]
+    return sb, config.bb_seat if config.bb_seat is not None else order[1]
 
 
 def _act_action(record: Record, player: int) -> PhhAction:
