@@ -9,6 +9,8 @@ feed, moves chips on the simulated felt, draws cards and sends dealer commands o
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import glob
 import json
 import os
 import signal
@@ -18,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import zmq.asyncio
 
@@ -39,6 +41,7 @@ from table_controller.feeds import (
     create_key_pair,
 )
 
+T = TypeVar("T")
 REPO = Path(__file__).resolve().parents[2]
 DECK = sim_deck_profile(1)
 UID = {card.code: uid for uid, card in DECK.items()}
@@ -60,14 +63,30 @@ def free_ports(n: int) -> list[int]:
     return ports
 
 
+def stale_pty_targets(exclude: str) -> set[str]:
+    """Targets of pty links in /tmp (``/tmp/*/*``) other than ``exclude``."""
+    out = set()
+    for path in glob.glob("/tmp/*/*"):
+        if path == exclude or not os.path.islink(path):
+            continue
+        with contextlib.suppress(OSError):
+            target = os.readlink(path)
+            if target.startswith("/dev/pts/"):
+                out.add(target)
+    return out
+
+
 class Rig:
     """Simulators, configuration files and the daemon process of one table."""
 
     def __init__(self, tmp: Path, deck: list[str], *, settle: float = 1.0) -> None:
         self.tmp = tmp
         self.settle = settle
-        self.shoe = SimShoe([UID[c] for c in deck], heartbeat_interval=0.2)
-        self.chips = SimChipSensor(range(1, 13), tray={ONE: 60_000}, heartbeat_interval=0.2)
+        self._parked: list[SimShoe | SimChipSensor] = []
+        self.shoe = self._unpoisoned(lambda: SimShoe([UID[c] for c in deck],
+                                                     heartbeat_interval=0.2))
+        self.chips = self._unpoisoned(lambda: SimChipSensor(range(1, 13), tray={ONE: 60_000},
+                                                            heartbeat_interval=0.2))
         self.shoe.start()
         self.chips.start()
         self.board_path = tmp / "board.json"
@@ -130,6 +149,22 @@ heartbeat_interval = 0.25
         self.proc: subprocess.Popen[bytes] | None = None
         self.ready: dict[str, Any] = {}
 
+    def _unpoisoned(self, make: Callable[[], T]) -> T:
+        """Build a simulator whose ``/dev/pts/N`` no stale link elsewhere in /tmp points to.
+
+        A leftover daemon (another run's, killed without its simulators cleaning up) keeps
+        reopening its stale pty links; a recycled ``/dev/pts/N`` would be stolen from us. Such
+        numbers are kept allocated (parked) until the rig closes.
+        """
+        for _ in range(16):
+            sim = make()
+            assert isinstance(sim, SimShoe | SimChipSensor)
+            name = sim.port.slave_name
+            if name not in stale_pty_targets(exclude=sim.path):
+                return sim
+            self._parked.append(sim)
+        raise AssertionError("every pty we got is the target of a stale link")
+
     def start_daemon(self, timeout: float = 20.0) -> dict[str, Any]:
         ready = self.tmp / "ready.json"
         ready.unlink(missing_ok=True)
@@ -166,6 +201,8 @@ heartbeat_interval = 0.25
             self.proc.wait(10)
         self.shoe.close()
         self.chips.close()
+        for sim in self._parked:
+            sim.close()
 
     # -- the felt ---------------------------------------------------------------------------
 
