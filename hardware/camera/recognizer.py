@@ -46,9 +46,9 @@ STORED_PATCH_SIZE = (120, 168)
 class RecognizerParams:
     """Decision thresholds. Tuned on kennard scenes only (see ``docs/vision.md``)."""
 
-    min_score: float = 0.55
-    min_margin: float = 0.02
-    min_discriminant: float = 0.35
+    min_score: float = 0.80
+    min_margin: float = 0.025
+    min_discriminant: float = 0.40
     discriminant_rivals: int = 4
     empty_fraction: float = 0.06
     foreign_fraction: float = 0.004
@@ -73,6 +73,7 @@ class SlotReading:
     candidate: Card | None = None
     score: float = 0.0
     margin: float = 0.0
+    discriminant: float = 0.0
 
     def as_json(self) -> dict[str, object]:
         """Return the JSON form used by ``table-controller vision read --json``."""
@@ -177,10 +178,63 @@ class FaceBank:
                 rows.append(face_features(view, params.red_weight))
         self.matrix: F32 = np.stack(rows)
 
+    def match(
+        self, vec: F32, params: RecognizerParams, exclude: Card | None = None
+    ) -> Match:
+        """Compare an observed feature vector with every face (``exclude`` left out, for tests)."""
+        # einsum, not @: a BLAS matrix-vector product may spin up threads (slow on a busy core).
+        scores = np.einsum("ij,j->i", self.matrix, vec)
+        per_card = np.maximum(scores[0::2], scores[1::2])
+        if exclude is not None:
+            per_card[exclude.index] = -np.inf
+        order = np.argsort(per_card)[::-1]
+        best = int(order[0])
+        margin = float(per_card[best] - per_card[int(order[1])])
+
+        def view(i: int) -> F32:
+            return np.asarray(self.matrix[2 * i + (0 if scores[2 * i] >= scores[2 * i + 1] else 1)])
+
+        t_best = view(best)
+        disc = 1.0
+        for rival in order[1 : 1 + params.discriminant_rivals]:
+            diff = t_best - view(int(rival))
+            d = float(vec @ diff) / max(float(diff @ diff) / 2, 1e-6)
+            disc = min(disc, d)
+        return Match(FULL_DECK[best], float(per_card[best]), margin, disc)
+
     @classmethod
     def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
         """Build from full-resolution BGRA faces (``calibration.faces.load_face_folder``)."""
         return cls({c: face_patch(f) for c, f in faces.items()}, params)
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """How one observed face compares with the registered faces.
+
+    :param score: correlation with the best card's face (1 = identical).
+    :param margin: best score minus the second-best card's.
+    :param discriminant: the worst, over the next rivals, of where the observation falls between
+        the best face (1) and the rival's face (-1) along the line joining them.
+    """
+
+    card: Card
+    score: float
+    margin: float
+    discriminant: float
+
+
+def decide(match: Match, params: RecognizerParams) -> SlotReading:
+    """Turn a :class:`Match` into a reading: ``"card"`` only if every threshold is met."""
+    p = params
+    conf = float(np.clip(min(match.score, match.discriminant), 0.0, 1.0))
+    ok = (match.score >= p.min_score and match.margin >= p.min_margin
+          and match.discriminant >= p.min_discriminant)
+    status: SlotStatus = "card" if ok else "uncertain"
+    return SlotReading(
+        status, match.card if ok else None, conf if ok else 0.5 * conf,
+        None if ok else match.card, match.score, match.margin, match.discriminant,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,19 +249,21 @@ class CardPose:
 def _fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
     """Fit ``x = a*y + b`` to edge points; None unless most points lie on one straight line.
 
-    Two edges mixed (a neighbour's edge over part of the rows) give a poor fit and are refused.
+    The first estimate is robust (median of slopes between points half the run apart), so a
+    rounded corner or a neighbour at one end of the run does not tilt it; then the points within
+    1.5 px are refitted. Two edges mixed half and half give no majority and are refused.
     """
-    if ys.size < 6:
+    n = ys.size
+    if n < 8:
         return None
-    a, b = np.polyfit(ys, xs, 1)
-    res = xs - (a * ys + b)
-    keep = np.abs(res) <= max(1.5, 2.0 * float(np.median(np.abs(res))) * 1.4826)
-    if keep.sum() < max(6, 0.75 * ys.size):
+    half = n // 2
+    dy = ys[half:] - ys[: n - half]
+    a0 = float(np.median((xs[half:] - xs[: n - half]) / np.where(dy == 0, 1, dy)))
+    b0 = float(np.median(xs - a0 * ys))
+    keep = np.abs(xs - (a0 * ys + b0)) <= 1.5
+    if keep.sum() < max(8, 0.6 * n):
         return None
     a, b = np.polyfit(ys[keep], xs[keep], 1)
-    res = xs - (a * ys + b)
-    if np.mean(np.abs(res) <= 1.5) < 0.75:
-        return None
     return float(a), float(b)
 
 
@@ -365,7 +421,7 @@ class CardLocator:
         lfit = _fit_line(rows, left) if np.all(left > 0) else None
         rfit = _fit_line(rows, right) if np.all(right < w) else None
         # Top and bottom edges from columns around the middle.
-        c0, c1 = max(0, int(cx - 0.3 * cw)), min(w, int(cx + 0.3 * cw) + 1)
+        c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
         seed_row = round(cy)
         if not 0 <= seed_row < h:
             return None
@@ -491,31 +547,8 @@ class BoardRecognizer(CardLocator):
         return BoardReading(tuple(out))
 
     def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
-        p = self.params
-        vec = face_features(self.card_patch(frame, pose), p.red_weight)
-        # einsum, not @: a BLAS matrix-vector product may spin up threads (slow on a busy core).
-        scores = np.einsum("ij,j->i", self.bank.matrix, vec)
-        per_card = np.maximum(scores[0::2], scores[1::2])
-        order = np.argsort(per_card)[::-1]
-        best, second = int(order[0]), int(order[1])
-        s_best, s_second = float(per_card[best]), float(per_card[second])
-        margin = s_best - s_second
-        view = 2 * best + (0 if scores[2 * best] >= scores[2 * best + 1] else 1)
-        t_best = self.bank.matrix[view]
-        disc = 1.0
-        for rival in order[1 : 1 + p.discriminant_rivals]:
-            rv = 2 * int(rival) + (0 if scores[2 * rival] >= scores[2 * rival + 1] else 1)
-            diff = t_best - self.bank.matrix[rv]
-            denom = float(diff @ diff)
-            d = float(vec @ diff) / max(denom / 2, 1e-6)
-            disc = min(disc, d)
-        card = FULL_DECK[best]
-        conf = float(np.clip(min(s_best / 0.9, disc / (2 * p.min_discriminant), 1.0), 0, 1))
-        ok = s_best >= p.min_score and margin >= p.min_margin and disc >= p.min_discriminant
-        if ok:
-            return SlotReading("card", card, conf, None, s_best, margin)
-        return SlotReading("uncertain", None, conf * 0.5, card, s_best, margin)
-
+        vec = face_features(self.card_patch(frame, pose), self.params.red_weight)
+        return decide(self.bank.match(vec, self.params), self.params)
 
 
 def read_many(recognizer: BoardRecognizer, frames: Sequence[Image]) -> list[BoardReading]:

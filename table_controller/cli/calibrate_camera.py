@@ -1,0 +1,86 @@
+"""``table-controller calibrate camera``: board area, slots and deck faces into a camera profile.
+
+Examples (one command each)::
+
+    table-controller calibrate camera --image board.png --faces cards/kennard
+        --out camera.json --preview camera-preview.png
+    table-controller calibrate camera --image board.png --faces cards/kennard --out camera.json
+        --corners 480,300,1440,300,1460,700,460,700
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``calibrate camera``."""
+    p = subparsers.add_parser(
+        "camera",
+        help="calibrate the board camera (board area, slots, deck faces)",
+        description="Find the board area from the four ArUco markers (DICT_4X4_50, ids 0-3 "
+        "clockwise from top-left) or from --corners, register the deck's faces, and write a "
+        "camera profile (JSON plus <name>.faces.npz) and an optional preview PNG.",
+    )
+    p.add_argument("--image", required=True, help="calibration image (the board, best empty)")
+    p.add_argument("--corners", help="board corners x1,y1,x2,y2,x3,y3,x4,y4 clockwise from "
+                   "top-left, instead of the markers")
+    p.add_argument("--faces", required=True, help="folder of the deck's 52 faces <rank><suit>.png")
+    p.add_argument("--design", help="name of the deck design (default: the folder's name)")
+    p.add_argument("--out", required=True, help="camera profile to write (JSON)")
+    p.add_argument("--preview", help="PNG to write with the board area and slots drawn")
+    p.add_argument("--board-mm", default="400x120", help="board area size WxH in mm (400x120)")
+    p.add_argument("--card-mm", default="63x88", help="card size WxH in mm (63x88)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing profile")
+    p.set_defaults(handler=run)
+
+
+def _size(text: str, what: str) -> tuple[float, float]:
+    from table_controller.errors import CalibrationError
+
+    try:
+        w, h = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise CalibrationError(f"{what}: {text!r} is not WxH in millimetres") from None
+    return w, h
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``calibrate camera``; returns the exit status."""
+    from pathlib import Path
+
+    import cv2
+    import numpy as np
+
+    from calibration.camera import calibrate_camera, draw_preview, parse_corners, save_profile
+    from calibration.faces import load_face_folder
+    from hardware.camera.geometry import BoardGeometry
+    from table_controller.errors import CalibrationError, TableError
+
+    try:
+        out = Path(args.out)
+        if out.exists() and not args.force:
+            raise CalibrationError(f"{out} exists (use --force to overwrite)")
+        geometry = BoardGeometry(board_mm=_size(args.board_mm, "--board-mm"),
+                                 card_mm=_size(args.card_mm, "--card-mm"))
+        image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+        if image is None:
+            raise CalibrationError(f"--image {args.image!r} cannot be read as an image")
+        corners = parse_corners(args.corners) if args.corners else None
+        faces = load_face_folder(args.faces)
+        design = args.design or Path(args.faces).resolve().name
+        profile = calibrate_camera(np.asarray(image, np.uint8), faces, corners=corners,
+                                   geometry=geometry, design=design)
+        faces_file = save_profile(profile, out)
+        print(f"camera profile {out} (faces {faces_file.name}); board area from "
+              f"{profile.source}: " + " ".join(f"({x:.0f},{y:.0f})"
+                                               for x, y in profile.board_corners_px))
+        if args.preview:
+            if not cv2.imwrite(args.preview, draw_preview(np.asarray(image, np.uint8), profile)):
+                raise CalibrationError(f"--preview {args.preview!r} cannot be written")
+            print(f"preview {args.preview}")
+    except TableError as exc:
+        print(f"calibrate camera: {exc}", file=sys.stderr)
+        return 1
+    return 0
