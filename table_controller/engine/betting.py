@@ -81,14 +81,19 @@ class BettingRound:
         order = self.order
         n = len(order)
         start = 0 if after is None else order.index(after) + 1
-        with_chips = sum(1 for s in live if stacks[s] > 0)
         bets, current, acted = self.bets, self.current_bet, self.acted
+        others_with_chips: bool | None = None
         for i in range(start, start + n):
             seat = order[i % n]
             if seat not in live or stacks[seat] == 0:
                 continue
-            if bets[seat] < current or (seat not in acted and with_chips >= 2):
-                return seat  # same test as needs_action, inlined: this is the hot path
+            if bets[seat] < current:
+                return seat
+            if seat not in acted:  # same test as needs_action, inlined: this is the hot path
+                if others_with_chips is None:
+                    others_with_chips = len([s for s in live if stacks[s] > 0]) >= 2
+                if others_with_chips:
+                    return seat
         return None
 
     # -- options -----------------------------------------------------------------------------
@@ -101,8 +106,11 @@ class BettingRound:
         max_to = bet + stack
         reopened = (seat not in self.acted
                     or self.current_bet - self.acted[seat] >= self.min_raise)
-        someone_can_call = any(s != seat and self.bets[s] + stacks[s] > self.current_bet
-                               for s in live)
+        someone_can_call = False
+        for s in live:
+            if s != seat and self.bets[s] + stacks[s] > self.current_bet:
+                someone_can_call = True
+                break
         can_raise = reopened and someone_can_call and max_to > self.current_bet
         return LegalActions(
             seat=seat,

@@ -629,7 +629,7 @@ _EXPECTED: dict[Phase, Callable[[Hand, _State], Step]] = {
 def _seen_cards(st: _State) -> list[Card]:
     cards: list[Card | None] = [*st.board, *st.burns]
     for seat, hole in st.hole.items():
-        if seat in st.shown and any(c is None for c in hole):
+        if seat in st.shown and (len(hole) < 2 or hole[0] is None or hole[1] is None):
             cards.extend(st.shown[seat])
         else:
             cards.extend(hole)
@@ -890,7 +890,7 @@ def _after_round(hand: Hand, st: _State, pots: tuple[PotView, ...] | None = None
     if len(live) == 1:
         _make_awards(hand, st)
         return
-    if sum(1 for s in live if st.stacks[s] > 0) < 2 and not st.tabled:
+    if not st.tabled and len([s for s in live if st.stacks[s] > 0]) < 2:
         st.tabled = True
         st.show_order = clockwise_from_button(live, hand.button)
     if st.street is _RIVER:
