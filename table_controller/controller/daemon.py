@@ -209,6 +209,15 @@ class Daemon:
         self._queue: asyncio.Queue[list[Output]] | None = None
         self._links: dict[str, str] = {}
         self._replayed = 0
+        self._offset = 0.0
+
+    def now(self) -> float:
+        """Return the daemon's monotonic time, never behind the last journaled time.
+
+        After a reboot the system's monotonic clock starts again from zero; the core's timers
+        (settle window, camera window) must not go back with it.
+        """
+        return time.monotonic() + self._offset
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -288,7 +297,8 @@ class Daemon:
         self._queue.put_nowait([])  # the recovered snapshot
         self.commands = CommandServer(ctx, cfg.endpoints.commands, table_id=cfg.table.id,
                                       journal=self.journal, handler=self._decide,
-                                      on_committed=self._committed, curve=curve)
+                                      on_committed=self._committed, curve=curve,
+                                      mono_clock=self.now)
         await self.commands.start()
         stack.push_async_callback(self.commands.stop)
         timers = asyncio.create_task(self._timers())
@@ -351,7 +361,9 @@ class Daemon:
         core, journal = self.core, self.journal
         assert core is not None and journal is not None
         n = 0
+        last = 0.0
         for entry in journal.entries():
+            last = max(last, entry.mono_time)
             if entry.kind is EntryKind.DEVICE_EVENT:
                 inp = input_from_dict(entry.payload["input"])
             elif entry.kind is EntryKind.DEALER_COMMAND:
@@ -369,7 +381,11 @@ class Daemon:
                               entry.seq, o.reason)
                 if isinstance(o, HandEnded) and not o.voided:
                     self._write_phh(o, overwrite=False)
-        now = time.monotonic()
+        if time.monotonic() < last:
+            self._offset = last - time.monotonic() + 0.001
+            log.warning("the monotonic clock is behind the journal (reboot): offset %.3f s",
+                        self._offset)
+        now = self.now()
         if journal.current_hand is not None and core.hand is None:
             journal.append("hand_end", {"text": f"hand {journal.current_hand} ends (completed "
                                                 "at recovery)"}, wall_time=time.time(),
@@ -397,7 +413,7 @@ class Daemon:
                 dev.request_report()
         inp = device_input(name, event)
         if inp is not None:
-            self.feed(inp, time.monotonic())
+            self.feed(inp, self.now())
 
     def feed(self, inp: ControllerInput, now: float) -> list[Output]:
         """Handle one device input: core, journal, then queue for publishing."""
@@ -477,7 +493,7 @@ class Daemon:
 
         core = self.core
         assert core is not None
-        out = core.preview(DealerCommand(cmd.name, dict(cmd.args)), time.monotonic())
+        out = core.preview(DealerCommand(cmd.name, dict(cmd.args)), self.now())
         reply = next(o for o in out if isinstance(o, Reply))
         result = dict(reply.result)
         if cmd.name == "status":
@@ -508,7 +524,7 @@ class Daemon:
     async def _timers(self) -> None:
         while True:
             await asyncio.sleep(TICK)
-            now = time.monotonic()
+            now = self.now()
             core = self.core
             assert core is not None
             deadline = core.next_deadline()
@@ -524,10 +540,10 @@ class Daemon:
             await asyncio.sleep(TICK)
             # recognition may take tens of ms (rendering a simulated frame 0.4 s): off the loop;
             # the source is used from this task only
-            for ev in await asyncio.to_thread(cam.poll, time.monotonic()):
+            for ev in await asyncio.to_thread(cam.poll, self.now()):
                 inp = device_input("camera", ev)
                 if inp is not None:
-                    self.feed(inp, time.monotonic())
+                    self.feed(inp, self.now())
 
     def _statuses(self) -> dict[str, DeviceStatus]:
         return {n: d.status() for n, d in self.devices.items()}
