@@ -1,0 +1,113 @@
+"""Recovery in process: the daemon's journal-first path and replay, without sockets."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from table_controller.config import loads_config
+from table_controller.controller.daemon import Daemon, build_core
+from table_controller.controller.events import (
+    CardRead,
+    DealerCommand,
+    HandEnded,
+    Reply,
+    ZoneSeen,
+)
+from table_controller.journal import EntryKind, Journal
+from tests.controller.helpers import UID
+
+CONFIG = """
+[table]
+id = "T9"
+seats = 6
+[stakes]
+small_blind = 50
+big_blind = 100
+[devices]
+shoe = "sim://shoe"
+chips = "sim://chips"
+camera = "sim://camera"
+[endpoints]
+public = "tcp://127.0.0.1:*"
+dealer = "tcp://127.0.0.1:*"
+surveillance = "tcp://127.0.0.1:*"
+snapshot = "tcp://127.0.0.1:*"
+surveillance_snapshot = "tcp://127.0.0.1:*"
+commands = "tcp://127.0.0.1:*"
+[keys]
+security = "none"
+[journal]
+path = "state/journal.db"
+phh_dir = "state/phh"
+"""
+
+
+def daemon(tmp: Path) -> Daemon:
+    cfg = loads_config(CONFIG, base_dir=tmp)
+    d = Daemon(cfg, print_ready=False)
+    d.core = build_core(cfg)
+    cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
+    d.journal = Journal.open(cfg.journal.path)
+    return d
+
+
+def command(d: Daemon, name: str, now: float, **args: object) -> None:
+    """What CommandServer + on_committed do: journal the command, then apply it."""
+    assert d.core is not None
+    out = d.core.handle(DealerCommand(name, args), now)
+    reply = next(o for o in out if isinstance(o, Reply))
+    d.journal.append_command("c1", len(list(d.journal.entries())) + 1,
+                             {"command": name, **args},
+                             {"accepted": reply.accepted, "reason": reply.reason, "result": {}},
+                             wall_time=time.time(), mono_time=now)
+    d._journal_outputs(out, now)
+
+
+def test_replay_rebuilds_the_state_and_completes_brackets(tmp_path: Path) -> None:
+    d = daemon(tmp_path)
+    t = time.monotonic() + 5_000.0  # as if journaled before a reboot: the clock must follow
+    for seat in (1, 2, 3):
+        command(d, "seat", t, seat=seat, player=f"p{seat}", stack=10_000)
+    command(d, "start", t + 1)
+    d.feed(ZoneSeen(2, ((1, 50),)), t + 2)
+    d.feed(ZoneSeen(3, ((1, 100),)), t + 3)
+    for i, code in enumerate(("Ah", "Kd", "2c")):
+        d.feed(CardRead(UID[code], None), t + 4 + i)
+    assert d.core is not None
+    before = d.core.view(secret=True)
+    assert before["prompt"]["step"] == {"kind": "deal_hole", "seat": 2, "round": 2}
+    d.journal.close()
+
+    again = daemon(tmp_path)
+    assert again.recover() == 9
+    assert again.core is not None
+    assert again.core.view(secret=True) == before
+    assert again.now() > t + 6
+    assert again.journal.current_hand == 1
+    again.journal.close()
+
+
+def test_a_hand_end_lost_in_a_crash_is_completed(tmp_path: Path) -> None:
+    d = daemon(tmp_path)
+    now = time.monotonic()
+    for seat in (1, 2):
+        command(d, "seat", now, seat=seat, player=f"p{seat}", stack=1_000)
+    command(d, "start", now)
+    # the void is journaled, but the crash comes before its hand_end entry
+    assert d.core is not None
+    out = d.core.handle(DealerCommand("void", {"reason": "test"}), now)
+    d.journal.append_command("c1", 99, {"command": "void", "reason": "test"},
+                             {"accepted": True, "reason": "", "result": {}},
+                             wall_time=time.time(), mono_time=now)
+    assert any(isinstance(o, HandEnded) for o in out)
+    assert d.journal.current_hand == 1
+    d.journal.close()
+
+    again = daemon(tmp_path)
+    again.recover()
+    assert again.core is not None and again.core.hand is None
+    assert again.journal.current_hand is None
+    kinds = [e.kind for e in again.journal.entries()]
+    assert kinds[-1] is EntryKind.HAND_END
+    again.journal.close()
