@@ -79,7 +79,8 @@ def stale_pty_targets(exclude: str) -> set[str]:
 class Rig:
     """Simulators, configuration files and the daemon process of one table."""
 
-    def __init__(self, tmp: Path, deck: list[str], *, settle: float = 1.0) -> None:
+    def __init__(self, tmp: Path, deck: list[str], *, settle: float = 1.0,
+                 camera_level: str = "exact") -> None:
         self.tmp = tmp
         self.settle = settle
         self._parked: list[SimShoe | SimChipSensor] = []
@@ -123,7 +124,7 @@ big_blind = 100
 [devices]
 shoe = "serial://{self.shoe.path}?heartbeat=0.2"
 chips = "serial://{self.chips.path}?heartbeat=0.2"
-camera = "sim://camera?board={self.board_path}&level=exact"
+camera = "sim://camera?board={self.board_path}&level={camera_level}"
 
 [calibration]
 decks_dir = "{decks}"

@@ -373,3 +373,32 @@ def test_die_with_parent_stops_an_orphaned_daemon(rig: Rig) -> None:
             break
         assert time.monotonic() < deadline, "the orphaned daemon is still running"
         time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_rendered_board_is_recognised_through_the_daemon(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, DECK, camera_level="easy")
+    try:
+        rig.start_daemon()
+
+        async def main() -> None:
+            ctx = zmq.asyncio.Context()
+            d = Dealer(rig, ctx)
+            try:
+                await d.connect()
+                await seat_three(d)
+                await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+                await d.step_once()
+                await d.play_until(lambda s: s["kind"] == "start_hand", fold_seat_1)
+                await asyncio.sleep(3.5)  # longer than the camera window
+                status = (await d.ok("status")).result
+                assert status["irregularities"] == []
+                assert status["device_health"]["camera"]["frames"] >= 2
+            finally:
+                await d.close()
+                ctx.destroy(linger=0)
+
+        arun(main(), timeout=120)
+        assert rig.terminate() == 0
+    finally:
+        rig.close()
