@@ -46,26 +46,26 @@ def build_pots(
         total = sum(contributions.values()) + dead
         if not total:
             return ()
-        eligible = tuple(sorted(s for s in live if contributions.get(s, 0) > 0))
+        eligible = tuple(sorted([s for s in live if contributions.get(s, 0) > 0]))
         return (PotView(total, eligible or tuple(sorted(live))),)
+    values = list(contributions.values())
+    reached = [(contributions.get(s, 0), s) for s in live]  # (contribution, seat)
     pots: list[PotView] = []
     prev = 0
-    for level in [*levels, None]:
-        amount = 0
-        for c in contributions.values():
-            top = c if level is None else min(c, level)
-            if top > prev:
-                amount += top - prev
-        eligible = tuple(sorted(s for s in live if contributions.get(s, 0) > prev
-                                and (level is None or contributions.get(s, 0) >= level)))
+    for level in [*levels, None]:  # None: everything above the last all-in level
+        if level is None:
+            amount = sum([c - prev for c in values if c > prev])
+            eligible = tuple(sorted([s for c, s in reached if c > prev]))
+        else:
+            amount = sum([min(c, level) - prev for c in values if c > prev])
+            eligible = tuple(sorted([s for c, s in reached if c >= level]))
+            prev = level
         if amount:
             if pots and (not eligible or pots[-1].eligible == eligible):
                 last = pots.pop()
                 pots.append(PotView(last.amount + amount, last.eligible))
             else:
                 pots.append(PotView(amount, eligible))
-        if level is not None:
-            prev = level
     if dead:
         if pots:
             pots[0] = PotView(pots[0].amount + dead, pots[0].eligible)
