@@ -179,8 +179,19 @@ def _entry_text(inp: ControllerInput, out: list[Output]) -> str:
         return "; ".join(irr)
     if isinstance(inp, ZoneSeen):
         return f"chip zone {inp.zone} reports {dict(inp.counts)}"
+    if isinstance(inp, TraySeen):
+        return f"tray reports {dict(inp.counts)}"
+    if isinstance(inp, BoardSeen):
+        board = " ".join(c or "--" for c in inp.slots)
+        hidden = f" (slots {', '.join(str(i + 1) for i in inp.occluded)} hidden)" \
+            if inp.occluded else ""
+        return f"camera sees the board {board}{hidden}"
     if isinstance(inp, CardRead):
         return f"card tag {inp.uid} read"
+    if isinstance(inp, DeviceDown):
+        return f"{inp.device} lost: {inp.reason}"
+    if isinstance(inp, DeviceUp):
+        return f"{inp.device} back: {inp.reason}"
     return f"{inp.to_dict()['kind']} input"
 
 
