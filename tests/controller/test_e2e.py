@@ -402,3 +402,42 @@ def test_rendered_board_is_recognised_through_the_daemon(tmp_path: Path) -> None
         assert rig.terminate() == 0
     finally:
         rig.close()
+
+
+def test_example_configuration_runs_and_stops_on_sigterm(tmp_path: Path) -> None:
+    import json
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    repo = Path(__file__).resolve().parents[2]
+    text = (repo / "examples" / "table.toml").read_text()
+    text = re.sub(r'tcp://127\.0\.0\.1:\d+', "tcp://127.0.0.1:*", text)
+    text = text.replace("~/.local/state/table-controller/T1", str(tmp_path / "state"))
+    config = tmp_path / "table.toml"
+    config.write_text(text)
+    ready = tmp_path / "ready.json"
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    proc = subprocess.Popen([sys.executable, "-m", "table_controller", "run", "--config",
+                             str(config), "--ready-file", str(ready), "--die-with-parent"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 20
+        while not ready.exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        info = json.loads(ready.read_text())
+        assert set(info["endpoints"]) == {"public", "dealer", "surveillance", "snapshot",
+                                          "surveillance_snapshot", "commands"}
+        proc.send_signal(signal.SIGTERM)
+        out, _err = proc.communicate(timeout=15)
+        assert proc.returncode == 0
+        assert out.decode().startswith("ready table=T1 replayed=0 ")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
