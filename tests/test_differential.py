@@ -280,11 +280,12 @@ def play_lockstep(spec: HandSpec) -> Outcome:
             if round_street is not status.street:
                 round_street = status.street
                 oracle.new_round(legal.to_call_total if status.street is Street.PREFLOP else 0)
-            if status.street is Street.PREFLOP and round_street is Street.PREFLOP:
-                # Rule 5: a short big blind still counts as a full big blind.
-                assert legal.to_call_total >= spec.big_blind or not any(
-                    k[1] is PostKind.BIG_BLIND for k in posts
-                ), legal
+            if status.street is Street.PREFLOP and any(k[1] is PostKind.BIG_BLIND for k in posts):
+                # Rule 5: a short big blind still counts as a full big blind: the bet to call is
+                # at least the big blind, and before any raise the minimum raise is to two.
+                assert legal.to_call_total >= spec.big_blind, legal
+                if legal.to_call_total == spec.big_blind and legal.can_raise:
+                    assert legal.min_raise_to == min(2 * spec.big_blind, legal.max_raise_to), legal
             out.decisions += 1
             raise_ok = legal.can_raise and legal.max_raise_to > legal.to_call_total
             lo = min(legal.min_raise_to, legal.max_raise_to)
