@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from benchmarks.bench_engine import HandSpec, play_ours, random_spec
 from table_controller.engine import AwardStep, Card, Hand, HandConfig, PostKind, PostStep
+from table_controller.errors import RuleError
 from table_controller.journal import phh
 from table_controller.journal.phh import (
     HandHistory,
@@ -395,6 +396,70 @@ def test_hands_without_small_blind_round_trip_through_pokerkit(bb_at: int) -> No
             assert _explained_by_odd_chips(hand, ours, theirs, hh.seats or ()), text
         checked += 1
     assert checked == 60
+
+
+def test_table_session_hands_are_written_and_replayed() -> None:
+    # A table over many hands: players leave, sit out, come back and join, so the button goes
+    # dead, small blinds go dead and blinds are missed. Every hand PHH can say is written, read
+    # back by us and by pokerkit to the same stacks; the others are refused for a stated reason
+    # (missed-blind and new-player posts).
+    from table_controller.engine import Table, TableConfig
+
+    rng = random.Random(77)
+    table = Table(TableConfig(seats=9, small_blind=5, big_blind=10))
+    for seat in (1, 2, 4, 5, 7, 8):
+        table.seat_player(seat, f"p{seat}", rng.randint(200, 2000))
+    written = refused = dead_small = checked = 0
+    for _ in range(150):
+        status = table.status()
+        seated = sorted(status.seats)
+        empty = [s for s in range(1, 10) if s not in status.seats]
+        roll = rng.random()
+        if roll < 0.08 and len(seated) > 3:
+            table.unseat(rng.choice(seated))
+        elif roll < 0.16 and empty:
+            table.seat_player(rng.choice(empty), "new", rng.randint(200, 2000),
+                              post=rng.random() < 0.5)
+        elif roll < 0.22 and len(seated) > 3:
+            table.sit_out(rng.choice(seated))
+        elif roll < 0.3:
+            for seat, view in status.seats.items():
+                if view.sitting_out:
+                    table.sit_in(seat, post=rng.random() < 0.5)
+        for seat, view in table.status().seats.items():
+            if view.stack == 0:
+                table.buy_in(seat, rng.randint(200, 2000))
+        try:
+            hand = table.start_hand()
+        except RuleError as exc:  # not enough players this time
+            assert exc.rule in ("not-enough-players",), exc
+            continue
+        deck = list(random_spec(rng).deck)
+        spec = HandSpec(hand.config.seats, hand.config.button,
+                        tuple(hand.config.stacks[s] for s in hand.config.seats),
+                        hand.config.small_blind, hand.config.big_blind, 0, 0, tuple(deck),
+                        rng.getrandbits(32))
+        _play_config(hand, spec)
+        table.finish_hand(hand)
+        try:
+            hh = history_from_hand(hand)
+        except PhhError as exc:
+            assert hand.config.extra_posts, exc
+            refused += 1
+            continue
+        written += 1
+        dead_small += hand.config.no_small_blind
+        text = dumps(hh)
+        assert replay(loads(text)).status == phh.MATCHED, text
+        if _known_pokerkit_difference(spec, hand):
+            continue
+        ours = [int(v) for v in hh.finishing_stacks or ()]
+        theirs = _pokerkit_final(text)
+        if theirs != ours:
+            assert _explained_by_odd_chips(hand, ours, theirs, hh.seats or ()), text
+        checked += 1
+    assert written >= 100 and checked >= 90, (written, refused, checked)
+    assert dead_small >= 1, (written, refused, dead_small)
 
 
 def _play_config(hand: Hand, spec: HandSpec) -> Hand:
