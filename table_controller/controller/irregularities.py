@@ -125,7 +125,22 @@ class CardContext:
 
 
 class IrregularityRules:
-    """Hooks consulted by the core; the default finds nothing beyond the built-in checks."""
+    """Hooks consulted by the core; the default finds nothing beyond the built-in checks.
+
+    ``core`` below is the :class:`~table_controller.controller.core.TableCore` (typed ``Any``
+    to keep this module free of the core).
+    """
+
+    def intercept(self, core: Any, inp: Any, now: float, out: list[Any]) -> bool:
+        """See each input first; return True if the rules handled it (the core then does not)."""
+        return False
+
+    def after_input(self, core: Any, now: float, out: list[Any]) -> None:
+        """Run after each input is handled, before the prompt is updated."""
+
+    def prompt(self, core: Any) -> tuple[str, dict[str, Any]] | None:
+        """Return a prompt ``(text, step)`` that replaces the engine's, or ``None``."""
+        return None
 
     def check_card(self, ctx: CardContext) -> Finding | None:
         """Inspect an identified card before it is matched to ``ctx.step``.
