@@ -176,7 +176,10 @@ class TableCore:
         self.camera_window = camera_window
         self._dealt_at: dict[int, float] = {}
         self._missing: set[int] = set()
-        self.rules = rules or IrregularityRules()
+        if rules is None:  # issue 6: the dealing irregularities by default
+            from table_controller.controller.dealing import DealingRules
+            rules = DealingRules()
+        self.rules: IrregularityRules = rules
         self.hand: Hand | None = None
         self.hand_number = 0
         self.devices: dict[str, str] = dict.fromkeys(devices, "ok")
@@ -199,7 +202,9 @@ class TableCore:
     def handle(self, inp: ControllerInput, now: float) -> list[Output]:
         """Take one input that happened at monotonic time ``now``; return what follows from it."""
         out: list[Output] = []
-        if isinstance(inp, Tick):
+        if self.rules.intercept(self, inp, now, out):
+            pass
+        elif isinstance(inp, Tick):
             self._on_tick(now, out)
         elif isinstance(inp, CardRead):
             self._on_card(inp, now, out)
@@ -217,6 +222,7 @@ class TableCore:
             self._on_command(inp, now, out)
         else:  # pragma: no cover - the union is closed
             raise TypeError(f"not a controller input: {inp!r}")
+        self.rules.after_input(self, now, out)
         self._update_prompt(out)
         return out
 
@@ -391,6 +397,9 @@ class TableCore:
                 return "Seat at least two players with chips", {"kind": "seat_players"}
             return (f"Start the next hand (button at seat {button})",
                     {"kind": "start_hand", "button": button})
+        custom = self.rules.prompt(self)
+        if custom is not None:
+            return custom
         step = self.hand.expected()
         text = describe_step(step)
         if isinstance(step, BurnStep):
