@@ -345,8 +345,29 @@ class Hand:
         :raises DuplicateCardError: a card was dealt or shown twice (as a :class:`DuplicateCard`,
             which is also a :class:`RuleError`; nothing changed).
         """
-        new, record = self._run(inp, commit=True)
-        self._st = new
+        st = self._st
+        kind = type(inp)
+        handler = _HANDLERS[st.phase].get(kind)
+        if handler is None or handler not in _VALIDATE_FIRST:
+            new, record = self._run(inp, commit=True)  # the general path
+            self._st = new
+            self.log.append(record)
+            return record
+        # The fast path (the same steps as _run, inlined): the handler validates before it
+        # changes anything, so it runs on the state itself.
+        step = st.step
+        if step is None:
+            step = _EXPECTED[st.phase](self, st)
+        st.step = None
+        record = handler(self, st, inp, step)
+        auto = _AUTOMATIC.get(st.phase)
+        while auto is not None and auto(self, st):
+            auto = _AUTOMATIC.get(st.phase)
+        if st.phase is _OVER or kind not in _LIGHT_INPUTS:
+            _check_integrity(self, st, cards=kind is not Post)
+        elif (sum(st.stacks.values()) + sum(st.round.bets.values()) + st.middle + st.rake
+              != self.total or min(st.stacks.values()) < 0):  # the chip check, inlined
+            _check_integrity(self, st, cards=False, pots=False)  # raises with the details
         self.log.append(record)
         return record
 
@@ -716,8 +737,10 @@ def _deal_card(st: _State, inp: Input, what: str, allow_unknown: bool) -> Card |
 
 
 def _on_deal_hole(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
-    assert isinstance(step, DealHoleStep)
-    card = _deal_card(st, inp, "a hole card", allow_unknown=True)
+    assert isinstance(step, DealHoleStep) and isinstance(inp, Deal)
+    card = inp.card
+    if card is not None:
+        _check_new_card(st, card)
     st.hole[step.seat] = (*st.hole[step.seat], card)
     st.deal_i += 1
     return Record(len(hand.log), step, inp, st.street, step.seat)
