@@ -22,9 +22,9 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
    only when every rule passed. ``check`` always works on a copy.
 7. After every input, chips add up to the starting total (to the chip) and no card is known twice;
    otherwise :class:`ChipConservationError` / :class:`DuplicateCardError` is raised. Each new
-   card is checked against the mask of cards out; the full recount of cards (and of the pot
-   against the contributions) runs after collects, shows, mucks, pushes and at the end (the pot
-   recount after posts too).
+   card (dealt, shown or put in by a correction) is checked against the mask of cards out; the
+   full recount of cards runs at the end of the hand and after corrections; the recount of the
+   pot against the contributions runs after every input that moves chips into or out of it.
 8. The state machine is three tables keyed by :class:`Phase`: ``_EXPECTED`` (the step each phase
    waits for), ``_HANDLERS`` (the inputs each phase accepts; any other is refused with rule
    ``wrong-step``) and ``_AUTOMATIC`` (transitions that need no input).
@@ -364,7 +364,7 @@ class Hand:
         while auto is not None and auto(self, st):
             auto = _AUTOMATIC.get(st.phase)
         if st.phase is _OVER or kind not in _LIGHT_INPUTS:
-            _check_integrity(self, st, cards=kind is not Post)
+            _check_integrity(self, st, cards=st.phase is _OVER)
         elif (sum(st.stacks.values()) + sum(st.round.bets.values()) + st.middle + st.rake
               != self.total or min(st.stacks.values()) < 0):  # the chip check, inlined
             _check_integrity(self, st, cards=False, pots=False)  # raises with the details
@@ -392,7 +392,7 @@ class Hand:
         record = handler(self, new, inp, step)
         _advance(self, new)
         if new.phase is _OVER or kind not in _LIGHT_INPUTS:
-            _check_integrity(self, new, cards=kind is not Post)
+            _check_integrity(self, new, cards=new.phase is _OVER)
         elif (sum(new.stacks.values()) + sum(new.round.bets.values()) + new.middle + new.rake
               != self.total or min(new.stacks.values()) < 0):  # the same chip check, inlined
             _check_integrity(self, new, cards=False, pots=False)  # raises with the details
