@@ -69,6 +69,11 @@ SHOWN_BY = {Fault.CORRUPT_CRC: "bad_frames", Fault.DROP_BYTES: "bad_frames",
 #: move no chips, so faults are not injected before one: a fault must meet a frame).
 SHOE_STEPS = frozenset({"deal_hole", "burn", "board"})
 CHIP_STEPS = frozenset({"post", "collect", "award"})
+#: Seconds after a card is drawn during which a SIGKILL can lose the read: the driver ACKs the
+#: frame before the daemon has journaled it (see docs/reliability.md; probed by
+#: :func:`run_crash_window`). In-flight kills after a card step wait this long first unless
+#: ``spare_card_window`` is off.
+CARD_WINDOW = 0.02
 #: State fields compared across a kill (device health and link states are left out).
 STATE_KEYS = ("hand", "hands_played", "rake_total", "button", "seats", "phase", "street",
               "board", "pots", "to_act", "current_bet", "hole_cards", "shown", "prompt", "held",
@@ -388,6 +393,9 @@ class SoakOptions:
     :param unplug_rate: chance per prompt of pulling the shoe's or the chip sensors' cable.
     :param kill_rate: chance per prompt of a SIGKILL of the daemon (then a restart).
     :param quiet_kill_share: share of kills taken at an idle table with a snapshot comparison.
+    :param spare_card_window: an in-flight kill after a card step waits :data:`CARD_WINDOW`
+        first (the known loss window right after a card read, which :func:`run_crash_window`
+        probes on its own).
     :param time_budget: seconds after which no new hand is started.
     :param taps: listen on the public side with subscribers of every kind (:class:`FeedTaps`)
         and check that none of them got a secret card (runs without kills: the hand of each
@@ -406,6 +414,7 @@ class SoakOptions:
     unplug_seconds: float = 0.3
     kill_rate: float = 0.0
     quiet_kill_share: float = 0.5
+    spare_card_window: bool = True
     time_budget: float = 300.0
     tcp: bool = True
     rake_percent: float = 0.0
@@ -426,12 +435,14 @@ class SoakReport:
     cards_drawn: int = 0
     cards_assigned: int = 0
     misassigned: list[str] = field(default_factory=list)
+    lost_cards: list[str] = field(default_factory=list)
     link_faults: dict[str, int] = field(default_factory=dict)
     link_faults_must_show: int = 0
     link_faults_shown: int = 0
     device_counters: dict[str, dict[str, int]] = field(default_factory=dict)
     unplugs: int = 0
     unplugs_shown: int = 0
+    replugs_stolen: int = 0
     kills: int = 0
     quiet_kills: int = 0
     restarts_ok: int = 0
@@ -444,6 +455,7 @@ class SoakReport:
     chips_after: int = 0
     rake: int = 0
     chip_checks: int = 0
+    rebuys: int = 0
     chip_differences: list[str] = field(default_factory=list)
     crashes: int = 0
     irregularities: dict[str, int] = field(default_factory=dict)
@@ -460,7 +472,8 @@ class SoakReport:
     @property
     def ok(self) -> bool:
         """True when nothing was lost, misassigned, duplicated or crashed, and chips agree."""
-        return (not self.misassigned and not self.state_mismatches and not self.chip_differences
+        return (not self.misassigned and not self.lost_cards and not self.state_mismatches
+                and not self.chip_differences
                 and not self.errors and self.crashes == 0 and self.duplicate_command_records == 0
                 and self.refused_on_replay == 0 and not self.incomplete_hands
                 and self.link_faults_shown >= self.link_faults_must_show
@@ -479,17 +492,19 @@ class SoakReport:
         return [
             f"hands {self.hands_played}, prompts {self.prompts}, {self.seconds:.1f} s",
             f"cards drawn {self.cards_drawn}, assigned {self.cards_assigned}, "
-            f"lost or misassigned {len(self.misassigned)}",
+            f"misassigned {len(self.misassigned)}, lost at a kill {len(self.lost_cards)}",
             f"link faults injected {sum(self.link_faults.values())} {self.link_faults}; "
             f"that must show {self.link_faults_must_show}, shown {self.link_faults_shown}",
-            f"unplugs {self.unplugs}, shown {self.unplugs_shown}",
+            f"unplugs {self.unplugs}, shown {self.unplugs_shown} (plugged in again because "
+            f"another process had locked the new pty: {self.replugs_stolen})",
             f"kills {self.kills} (quiet {self.quiet_kills}), restarts that resumed "
             f"{self.restarts_ok}, state mismatches {len(self.state_mismatches)}",
             f"resent commands {self.replays_checked}, answered from the record "
             f"{self.replays_answered_from_record}; duplicate command records "
             f"{self.duplicate_command_records}",
-            f"chips before {self.chips_before:,}, after {self.chips_after:,} + rake "
-            f"{self.rake:,}; checks {self.chip_checks}, differences {len(self.chip_differences)}",
+            f"chips bought in {self.chips_before:,} ({self.rebuys} rebuys), after "
+            f"{self.chips_after:,} + rake {self.rake:,}; checks {self.chip_checks}, "
+            f"differences {len(self.chip_differences)}",
             f"crashes {self.crashes}; irregularities {self.irregularities}; holds {self.holds}",
             f"hands in the journal {self.hands_in_journal}, incomplete {self.incomplete_hands}; "
             f"hand histories {self.hand_history_files}, missing {self.hand_histories_missing}",
@@ -500,6 +515,7 @@ class SoakReport:
             *(f"leak: {m}" for m in self.leaks.get("leaks", [])[:10]),
             *(f"error: {e}" for e in self.errors),
             *(f"misassigned: {m}" for m in self.misassigned[:10]),
+            *(f"lost card: {m}" for m in self.lost_cards[:10]),
             *(f"state mismatch: {m}" for m in self.state_mismatches[:10]),
             *(f"chip difference: {m}" for m in self.chip_differences[:10]),
         ]
@@ -730,6 +746,7 @@ class _Run:
         self.io: RecordingIO | None = None
         self.driver: DaemonDriver | None = None
         self.last_accepted: tuple[int, dict[str, Any]] | None = None
+        self.dealer: SimDealer | None = None
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -803,12 +820,31 @@ class _Run:
         lost = await self.wait_device(device, "lost", 5.0)
         await asyncio.sleep(self.opts.unplug_seconds)
         sim.replug()
-        back = await self.wait_device(device, "ok", 10.0)
+        back = await self.wait_device(device, "ok", 8.0)
+        for _ in range(3):
+            if back:
+                break
+            # On a shared machine a stray process retrying a dangling link may have opened
+            # and locked the new pty first (the driver says so): plug in again (a new pty).
+            why = await self.device_error(device)
+            if "exclusively lock" not in why:
+                break
+            self.report.replugs_stolen += 1
+            sim.unplug()
+            await asyncio.sleep(0.1)
+            sim.replug()
+            back = await self.wait_device(device, "ok", 8.0)
         if lost and back:
             self.report.unplugs_shown += 1
         else:
+            why = await self.device_error(device)
             self.report.errors.append(f"unplug {self.report.unplugs} of the {device}: lost "
-                                      f"shown {lost}, back shown {back}")
+                                      f"shown {lost}, back shown {back}; last error: {why}")
+
+    async def device_error(self, device: str) -> str:
+        """Return the daemon's last error for ``device`` (from ``status``)."""
+        health = (await self.status()).get("device_health", {})
+        return str(health.get(device, {}).get("last_error") or "")
 
     async def wait_device(self, device: str, link: str, timeout: float) -> bool:
         assert self.driver is not None
@@ -863,6 +899,31 @@ class _Run:
             await self.check_resend(after_state)
         r.restarts_ok += 1
 
+    async def check_lost_card(self, dealer: SimDealer, handled: Mapping[str, Any]) -> None:
+        """After an in-flight kill: a card drawn for ``handled`` that never reached the journal.
+
+        If the restarted daemon still shows the prompt the dealer drew a card for, and the shoe
+        holds nothing unacknowledged (so nothing will be resent), the read was acknowledged but
+        not journaled: the card is lost. It is recorded, taken off the dealer's record, and the
+        dealer draws again so the run goes on.
+        """
+        assert self.driver is not None and self.io is not None
+        if str(prompt_step(handled).get("kind")) not in SHOE_STEPS:
+            return
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end:
+            if self.driver.prompt.get("id") != handled.get("id"):
+                return
+            await self.driver.wait(0.2)
+        shoe = self.rig.sim.shoe
+        if shoe is None or shoe.pending:
+            return
+        if self.io.draws and self.io.draws[-1][1] == step_key(prompt_step(handled)):
+            hand, key, code = self.io.draws.pop()
+            self.report.lost_cards.append(f"hand {hand} {key}: {code} acknowledged by the host "
+                                          "but not in the journal after kill -9")
+            dealer.last_prompt_id = None
+
     def save_health(self, status: Mapping[str, Any]) -> None:
         health = status.get("device_health", {})
         for name in ("shoe", "chips"):
@@ -897,6 +958,7 @@ class _Run:
         dealer = SimDealer(self.io, lambda legal, pot: people[legal.seat].decide(legal, pot),
                            seats={s: (people[s].name, opts.buy_in) for s in people},
                            hands=opts.hands, seed=opts.seed, mistakes=_Recorder(self.io))
+        self.dealer = dealer
         original_send = dealer.send
 
         async def send(body: Mapping[str, Any]) -> Any:
@@ -921,6 +983,8 @@ class _Run:
                     last_hand_checked:
                 last_hand_checked = dealer.log.hands_started
                 await self.check_chips()
+                if dealer.seated and await self.rebuy():
+                    continue
                 if time.monotonic() - started > opts.time_budget:
                     dealer.hands = dealer.log.hands_started
             if dealer.finished(prompt):
@@ -936,8 +1000,13 @@ class _Run:
                 if fresh and opts.kill_rate > 0 and self.rng.random() < opts.kill_rate:
                     quiet = self.rng.random() < opts.quiet_kill_share
                     if not quiet:
-                        await asyncio.sleep(self.rng.random() * 0.05)
+                        delay = self.rng.random() * 0.05
+                        card = str(prompt_step(prompt).get("kind")) in SHOE_STEPS
+                        if card and opts.spare_card_window:
+                            delay = CARD_WINDOW + delay  # see CARD_WINDOW
+                        await asyncio.sleep(delay)
                     await self.kill_and_restart(quiet)
+                    await self.check_lost_card(dealer, prompt)
                 continue
             if not await self.driver.wait(5.0):
                 idle += 1
@@ -945,12 +1014,30 @@ class _Run:
                     raise SoakError(f"stuck at prompt {prompt.get('id')}: "
                                     f"{prompt.get('text')!r}")
 
+    async def rebuy(self) -> int:
+        """Buy busted players back in (between hands), so long runs keep going."""
+        status = await self.status()
+        n = 0
+        for seat, stack in status.get("stacks", {}).items():
+            if int(stack) == 0:
+                reply = await self.command({"command": "buy_in", "seat": int(seat),
+                                            "amount": self.opts.buy_in})
+                if reply.accepted:
+                    n += 1
+                    self.report.rebuys += 1
+                else:
+                    self.report.errors.append(f"rebuy of seat {seat} refused: {reply.reason}")
+        if n:
+            assert self.driver is not None
+            await self.driver.wait(1.0)
+        return n
+
     async def check_chips(self) -> None:
         status = await self.status()
         if not status.get("stacks"):
             return  # nobody seated yet
         self.report.chip_checks += 1
-        total = self.opts.players * self.opts.buy_in
+        total = (self.opts.players + self.report.rebuys) * self.opts.buy_in
         in_play = int(status.get("chips_in_play", 0))
         rake = int(status.get("rake_total", 0))
         if in_play + rake != total:
@@ -966,7 +1053,7 @@ class _Run:
         self.save_health(status)
         self.bank_counters()
         r.hands_played = int(status.get("hands_played", 0))
-        r.chips_before = self.opts.players * self.opts.buy_in
+        r.chips_before = (self.opts.players + r.rebuys) * self.opts.buy_in
         r.chips_after = int(status.get("chips_in_play", 0))
         r.rake = int(status.get("rake_total", 0))
         if r.chips_after + r.rake != r.chips_before:
@@ -1045,7 +1132,6 @@ async def run_soak(opts: SoakOptions) -> SoakReport:
     ctx = zmq.asyncio.Context()
     run = _Run(opts, rig, ctx)
     report = run.report
-    dealer: SimDealer | None = None
     taps: FeedTaps | None = None
     try:
         await run.connect()
@@ -1059,8 +1145,12 @@ async def run_soak(opts: SoakOptions) -> SoakReport:
             await asyncio.sleep(0.5)  # subscriptions in place (slow joiner)
             await taps.subscribe_xsub()
             await asyncio.sleep(0.3)
-        dealer = await run.play()
-        await run.finish(dealer)
+        try:
+            await run.play()
+        except (TableError, TimeoutError, OSError) as exc:
+            report.errors.append(f"{type(exc).__name__}: {exc}")
+        if run.dealer is not None and rig.alive():
+            await run.finish(run.dealer)
         if taps is not None:
             await asyncio.sleep(0.3)
     except (TableError, TimeoutError, OSError) as exc:
@@ -1088,3 +1178,194 @@ async def run_soak(opts: SoakOptions) -> SoakReport:
         await asyncio.to_thread(rig.stop)
     report.seconds = round(time.monotonic() - started, 2)
     return report
+
+
+# -- a synchronous console, and the crash window after a card read ------------------------------
+
+
+class SyncConsole:
+    """A blocking console (DEALER socket, CURVE when the rig has keys) and a snapshot socket.
+
+    Sends any JSON as a command (even what :meth:`Message.encode` would refuse), so fuzzers and
+    probes can use it; the DEALER socket reconnects by itself after a daemon restart.
+    """
+
+    def __init__(self, rig: SoakRig, name: str = "sync-console", first_seq: int = 1) -> None:
+        from table_controller.feeds import ClientKeys
+
+        self.ctx = zmq.Context()
+        self.rig = rig
+        self.name = name
+        self.table = rig.sim.options.table_id
+        self.sock = self.ctx.socket(zmq.DEALER)
+        self.sock.linger = 0
+        keys = rig.sim.console_keys()
+        if isinstance(keys, ClientKeys):
+            keys.apply(self.sock)
+        self.sock.connect(rig.endpoints["commands"])
+        self.snap = self.ctx.socket(zmq.DEALER)
+        self.snap.linger = 0
+        self.snap.connect(rig.endpoints["snapshot"])
+        self.seq = first_seq - 1
+
+    def close(self) -> None:
+        """Close the sockets."""
+        self.ctx.destroy(linger=0)
+
+    def raw(self, frames: list[bytes], timeout: float = 5.0) -> Message:
+        """Send ``frames`` (after the empty delimiter the caller includes) and decode the reply.
+
+        :raises SoakError: if no reply comes within ``timeout``.
+        """
+        self.sock.send_multipart(frames)
+        if not self.sock.poll(int(timeout * 1000)):
+            raise SoakError(f"no reply from the command endpoint in {timeout:g} s")
+        return decode(self.sock.recv_multipart()[-1])
+
+    def command(self, body: Mapping[str, Any], timeout: float = 5.0) -> Message:
+        """Send ``body`` as the next command of this console."""
+        self.seq += 1
+        msg = {"v": 1, "type": "command", "seq": self.seq, "table": self.table,
+               "ts": time.time(), "data": dict(body), "console": self.name}
+        return self.raw([b"", json.dumps(msg).encode()], timeout)
+
+    def ok(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Send a command that must be accepted; return its result.
+
+        :raises SoakError: if it is refused.
+        """
+        reply = self.command(body)
+        if not reply.data.get("accepted"):
+            raise SoakError(f"{dict(body)} refused: {reply.data.get('reason')}")
+        return dict(reply.data.get("result") or {})
+
+    def status(self) -> dict[str, Any]:
+        """Return the ``status`` result."""
+        return self.ok({"command": "status"})
+
+    def step(self) -> dict[str, Any]:
+        """Return the current prompt's step."""
+        return prompt_step(self.status().get("prompt"))
+
+    def snapshot(self, feed: str = "dealer") -> dict[str, Any]:
+        """Return the snapshot endpoint's state of ``feed``.
+
+        :raises SoakError: if none comes within 5 s.
+        """
+        req = Message("snapshot_request", 0, self.table, time.time(),
+                      {"feed": feed, "request": 1})
+        self.snap.send_multipart([b"", req.encode()])
+        if not self.snap.poll(5000):
+            raise SoakError("no snapshot in 5 s")
+        return dict(decode(self.snap.recv_multipart()[-1]).data.get("state") or {})
+
+
+def post_blinds(console: SyncConsole, rig: SoakRig, timeout: float = 10.0) -> dict[str, Any]:
+    """Put the chips of every post the table asks for on the felt; return the next step.
+
+    :raises SoakError: if the posts do not complete within ``timeout`` seconds.
+    """
+    from table_controller.simtable.dealer import LIVE_POSTS
+    from table_controller.simtable.felt import Felt
+
+    cfg = rig.sim.chip_config
+    assert rig.sim.chips is not None
+    felt = Felt(rig.sim.chips, cfg.denominations, cfg.seat_zones, cfg.pot_zone)
+    deadline = time.monotonic() + timeout
+    last: tuple[Any, ...] = ()
+    while True:
+        step = console.step()
+        if step.get("kind") != "post":
+            return step
+        if time.monotonic() > deadline:
+            raise SoakError(f"the posts did not complete: {step}")
+        key = (step.get("seat"), step.get("post_kind"), step.get("amount"))
+        if key != last:
+            last = key
+            seat, amount = int(step["seat"]), int(step["amount"])
+            if step.get("post_kind") in LIVE_POSTS:
+                felt.set_seat(seat, felt.seat(seat) + amount)
+            else:
+                felt.set_pot(felt.pot + amount)
+        time.sleep(0.05)  # the sensors report over the pty (real I/O)
+
+
+@dataclass(slots=True)
+class CrashWindowReport:
+    """Kills right after a card read: whether each card was kept (journaled or resent) or lost."""
+
+    attempts: int = 0
+    kept: int = 0
+    lost: list[dict[str, Any]] = field(default_factory=list)
+    acked_at_kill: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return dataclasses.asdict(self)
+
+
+def run_crash_window(attempts: int = 20, *, seed: int = 1, min_delay: float = 0.0,
+                     max_delay: float = 0.004, time_budget: float = 120.0,
+                     stop_at_first_loss: bool = False) -> CrashWindowReport:
+    """SIGKILL the daemon 0..``max_delay`` s after the shoe sends a card, ``attempts`` times.
+
+    After each kill the daemon is restarted on the same journal and simulators. A card is
+    *kept* when the hand moved past its step (it was journaled before the kill, or the shoe
+    resent it because it was never acknowledged); it is *lost* when the shoe had it
+    acknowledged but the restarted daemon still asks for the same card (the read was ACKed
+    before it was journaled). Each loss records the delay and whether the frame was ACKed.
+    """
+    started = time.monotonic()
+    rng = random.Random(seed ^ 0xC2A5)
+    rep = CrashWindowReport()
+    rig = start_rig(RigOptions(seats=6, security="curve", camera_level="exact",
+                               seed=seed), tcp=True)
+    console = SyncConsole(rig, f"crash-window-{os.getpid()}")
+    try:
+        shoe = rig.sim.shoe
+        assert shoe is not None
+        for seat in (1, 2, 3):
+            console.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
+        deck = [rig.sim.uid(c) for c in rig.sim.profile.cards.values()]
+        while rep.attempts < attempts and time.monotonic() - started < time_budget:
+            step = console.step()
+            kind = step.get("kind")
+            if kind in ("start_hand", "seat_players") or (kind == "act"):
+                if kind == "act":
+                    console.ok({"command": "void", "reason": "crash-window probe: next hand"})
+                rng.shuffle(deck)
+                shoe.load_deck(deck)
+                console.ok({"command": "start"})
+                post_blinds(console, rig)
+                continue
+            if kind != "deal_hole":
+                raise SoakError(f"the probe expected a hole card, the table asks for {step}")
+            rep.attempts += 1
+            uid = shoe.draw()
+            delay = rng.uniform(min_delay, max_delay)
+            time.sleep(delay)
+            rig.kill()
+            time.sleep(0.05)  # let the simulator read what the host had written
+            acked = shoe.pending == 0
+            rep.acked_at_kill += acked
+            rig.start_daemon()
+            end = time.monotonic() + 3.0
+            moved = False
+            while time.monotonic() < end:
+                if console.step() != step:
+                    moved = True
+                    break
+                time.sleep(0.05)
+            if moved:
+                rep.kept += 1
+            else:
+                rep.lost.append({"attempt": rep.attempts, "delay_ms": round(delay * 1000, 3),
+                                 "acked": acked, "step": step, "uid": uid})
+                if stop_at_first_loss:
+                    break
+    finally:
+        console.close()
+        rig.stop()
+    rep.seconds = round(time.monotonic() - started, 2)
+    return rep

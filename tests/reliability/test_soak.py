@@ -27,7 +27,8 @@ def soak(**kw: Any) -> SoakReport:
     print("\n".join(report.lines()))
     COUNTS["hands"] += report.hands_played
     COUNTS["cards drawn"] += report.cards_drawn
-    COUNTS["cards lost or misassigned"] += len(report.misassigned)
+    COUNTS["cards lost or misassigned"] += len(report.misassigned) + len(report.lost_cards)
+    COUNTS["rebuys"] += report.rebuys
     COUNTS["link faults injected"] += sum(report.link_faults.values())
     COUNTS["link faults that must show"] += report.link_faults_must_show
     COUNTS["link faults shown"] += report.link_faults_shown
@@ -46,7 +47,7 @@ def assert_clean(r: SoakReport, hands: int) -> None:
     assert not r.errors, r.errors
     assert r.hands_played == hands
     assert r.cards_drawn == r.cards_assigned > 0
-    assert r.misassigned == []
+    assert r.misassigned == [] and r.lost_cards == []
     assert r.chip_differences == [] and r.chip_checks >= 1
     assert r.chips_after + r.rake == r.chips_before
     assert r.crashes == 0 and r.daemon_exit == 0
