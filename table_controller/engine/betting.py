@@ -102,7 +102,7 @@ class BettingRound:
         """Return the options of ``seat`` (assumed to be the seat to act)."""
         stack = stacks[seat]
         bet = self.bets[seat]
-        to_call = max(self.current_bet - bet, 0)
+        to_call = self.current_bet - bet if self.current_bet > bet else 0
         max_to = bet + stack
         reopened = (seat not in self.acted
                     or self.current_bet - self.acted[seat] >= self.min_raise)
@@ -112,20 +112,15 @@ class BettingRound:
                 someone_can_call = True
                 break
         can_raise = reopened and someone_can_call and max_to > self.current_bet
+        if can_raise:
+            min_to = self.current_bet + self.min_raise
+            min_to = min_to if min_to < max_to else max_to
+        # positional (seat, can_fold, can_check, can_call, call_amount, can_raise, min_raise_to,
+        # max_raise_to, to_call_total, bet, stack, is_bet): faster than keywords on this path
         return LegalActions(
-            seat=seat,
-            can_fold=True,
-            can_check=to_call == 0,
-            can_call=to_call > 0,
-            call_amount=min(to_call, stack),
-            can_raise=can_raise,
-            min_raise_to=min(self.current_bet + self.min_raise, max_to) if can_raise else 0,
-            max_raise_to=max_to if can_raise else 0,
-            to_call_total=self.current_bet,
-            bet=bet,
-            stack=stack,
-            is_bet=not self.opened,
-        )
+            seat, True, to_call == 0, to_call > 0, to_call if to_call < stack else stack,
+            can_raise, min_to if can_raise else 0, max_to if can_raise else 0,
+            self.current_bet, bet, stack, not self.opened)
 
     def resolve(self, legal: LegalActions, kind: ActionKind, to: int) -> tuple[ActionKind, int]:
         """Check an action against ``legal`` and return it as the rules read it.

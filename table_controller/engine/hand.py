@@ -780,10 +780,9 @@ def _on_act(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
         st.stacks[inp.seat] -= added
     if st.street is _RIVER:
         st.river_aggressor = st.round.last_aggressor
-    live = _live(hand, st)
-    st.to_act = st.round.next_to_act(inp.seat, st.stacks, live)
+    st.to_act = st.round.next_to_act(inp.seat, st.stacks, st.live)
     return Record(len(hand.log), step, inp, st.street, inp.seat, kind, added,
-                  st.round.bets[inp.seat], all_in=st.stacks[inp.seat] == 0)
+                  st.round.bets[inp.seat], st.stacks[inp.seat] == 0)
 
 
 def _on_collect(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
