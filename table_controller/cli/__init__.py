@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "recall",
     "keys",
     "vision",
+    "soak",
 )
 #: Modules that add ``table-controller calibrate <what>``.
 CALIBRATE_MODULES = ("calibrate_deck", "calibrate_chips", "calibrate_camera")

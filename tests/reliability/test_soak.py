@@ -99,3 +99,13 @@ def test_kill_9_long() -> None:
     assert_clean(r, r.hands_played)
     assert r.hands_played >= min(SLOW_HANDS, 5)
     assert_kills_survived(r)
+
+
+def test_soak_cli_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from table_controller.cli import main
+
+    assert main(["soak", "--taps", "--kills", "0.1"]) == 2
+    assert "--taps needs a run without --kills" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["soak", "--faults", "1.5"])
+    assert "a rate is 0..1" in capsys.readouterr().err
