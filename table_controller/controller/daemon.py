@@ -594,7 +594,9 @@ class Daemon:
 
         hub = self.hub
         if isinstance(o, Prompt):
-            await hub.broadcast("prompt", o.to_dict())
+            # the dealer waits for it: its feed first, then the others
+            await hub.publish(Feed.DEALER, "prompt", o.to_dict())
+            await hub.broadcast("prompt", o.to_dict(), feeds=(Feed.PUBLIC, Feed.SURVEILLANCE))
         elif isinstance(o, Announcement):
             await hub.broadcast("announcement", o.to_dict())
         elif isinstance(o, Applied):
