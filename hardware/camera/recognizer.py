@@ -246,6 +246,11 @@ class CardPose:
     slot: int
 
 
+def _median(values: FloatArray) -> float:
+    """Median of a short array (``np.median`` costs more in checks than in sorting here)."""
+    return float(np.sort(values)[values.size // 2])
+
+
 def _fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
     """Fit ``x = a*y + b`` to edge points; None unless most points lie on one straight line.
 
@@ -258,13 +263,17 @@ def _fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
         return None
     half = n // 2
     dy = ys[half:] - ys[: n - half]
-    a0 = float(np.median((xs[half:] - xs[: n - half]) / np.where(dy == 0, 1, dy)))
-    b0 = float(np.median(xs - a0 * ys))
+    a0 = _median((xs[half:] - xs[: n - half]) / np.where(dy == 0, 1, dy))
+    b0 = _median(xs - a0 * ys)
     keep = np.abs(xs - (a0 * ys + b0)) <= 1.5
-    if keep.sum() < max(8, 0.6 * n):
+    k = int(np.count_nonzero(keep))
+    if k < max(8, 0.6 * n):
         return None
-    a, b = np.polyfit(ys[keep], xs[keep], 1)
-    return float(a), float(b)
+    y, x = ys[keep], xs[keep]
+    my, mx = float(y.mean()), float(x.mean())
+    vy = y - my
+    a = float(vy @ (x - mx)) / max(float(vy @ vy), 1e-9)
+    return a, mx - a * my
 
 
 def _run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -336,7 +345,9 @@ class CardLocator:
     def warp_board(self, frame: Image) -> Image:
         """Warp ``frame`` to the canonical top-down view of the board area (with margin)."""
         return np.asarray(
-            cv2.warpPerspective(frame, self._image_to_canon, self.canon_size, flags=cv2.INTER_AREA),
+            cv2.warpPerspective(
+                frame, self._image_to_canon, self.canon_size, flags=cv2.INTER_LINEAR
+            ),
             dtype=np.uint8,
         )
 
@@ -354,6 +365,28 @@ class CardLocator:
         cv2.drawContours(filled, contours, -1, 255, -1)
         return filled
 
+    def _retry_with_neighbours_cut(
+        self, fg: Image, poses: list[CardPose | None], fallbacks: list[SlotStatus]
+    ) -> bool:
+        """Retry unresolved slots with their located neighbours cut out; True if one resolved."""
+        progress = False
+        for slot, pose in enumerate(poses):
+            if pose is not None or fallbacks[slot] != "uncertain":
+                continue
+            near = [poses[n] for n in (slot - 1, slot + 1) if 0 <= n < len(poses)]
+            located = [n for n in near if n is not None]
+            if not located:
+                continue
+            cut = np.zeros_like(fg)
+            for n in located:
+                cv2.fillPoly(cut, [np.round(self._quad(n, grow=1.5)).astype(np.int32)], 255)
+            found, status = self._find_card(fg & ~cut, slot, cut)
+            if found is not None:
+                poses[slot] = found
+                fallbacks[slot] = status
+                progress = True
+        return progress
+
     def _quad(self, pose: CardPose, grow: float = 0.0) -> FloatArray:
         cw, ch = self.card_px
         a = np.deg2rad(pose.angle_deg)
@@ -367,12 +400,16 @@ class CardLocator:
         pose, _ = self._find_card(self.foreground(self.warp_board(frame)), slot)
         return pose
 
-    def _find_card(self, fg: Image, slot: int) -> tuple[CardPose | None, SlotStatus]:
+    def _find_card(
+        self, fg: Image, slot: int, cut: Image | None = None
+    ) -> tuple[CardPose | None, SlotStatus]:
         """Locate the card whose centre lies in ``slot`` from the card's straight edges.
 
         Top and bottom edges are fitted on columns near the card's middle, left and right edges
         on rows near its middle. A neighbour overlapping a little merges with the card on one
         side; then the genuine edge is the one that puts the card's centre inside this slot.
+        ``cut`` marks neighbours already located and removed from ``fg``: an edge that ends on
+        them is where the neighbour was cut away, not the card's own edge.
         """
         p = self.params
         cw, ch = self.card_px
@@ -386,7 +423,7 @@ class CardLocator:
         ys, xs = np.nonzero(cols)
         cx, cy = float(xs.mean()) + int(x0), float(ys.mean())
         for _ in range(2):
-            found = self._edges(fg, slot, cx, cy, x0, x1)
+            found = self._edges(fg, slot, cx, cy, x0, x1, cut)
             if found is None:
                 return None, "uncertain"
             (cx, cy), angle = found
@@ -403,7 +440,8 @@ class CardLocator:
         return pose, "card"
 
     def _edges(
-        self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float
+        self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
+        cut: Image | None = None,
     ) -> tuple[tuple[float, float], float] | None:
         p = self.params
         cw, ch = self.card_px
@@ -420,6 +458,12 @@ class CardLocator:
         rows += r0
         lfit = _fit_line(rows, left) if np.all(left > 0) else None
         rfit = _fit_line(rows, right) if np.all(right < w) else None
+        if cut is not None:
+            iy = rows.astype(np.intp)
+            if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
+                lfit = None
+            if np.mean(cut[iy, np.minimum(right.astype(np.intp), w - 1)] > 0) > 0.5:
+                rfit = None
         # Top and bottom edges from columns around the middle.
         c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
         seed_row = round(cy)
@@ -508,6 +552,9 @@ class BoardRecognizer(CardLocator):
             pose, status = self._find_card(fg, slot)
             poses.append(pose)
             fallbacks.append(status)
+        for _ in range(2):
+            if not self._retry_with_neighbours_cut(fg, poses, fallbacks):
+                break
         foreign = fg.copy()
         quads = [self._quad(p, grow=3.0) if p else None for p in poses]
         for q in quads:
