@@ -228,7 +228,6 @@ class Hand:
         self.starting_stacks: dict[int, int] = {s: config.stacks[s] for s in seats}
         self.total = sum(self.starting_stacks.values())
         self._clockwise = clockwise_from_button(seats, self.button)
-        self._deal_order = self._clockwise * 2
         self._deal_steps = [_deal_step(s, r) for r in (1, 2) for s in self._clockwise]
         stacks = dict(self.starting_stacks)
         posts = self._posts(stacks)

@@ -107,6 +107,9 @@ def test_random_hands_keep_invariants(config: HandConfig, rnd: random.Random) ->
             else:
                 raise AssertionError(f"{inp} was applied at {step}")
             assert hand.status() == before and len(hand.log) == log_len
+        if isinstance(step, ActStep):
+            st = hand._st
+            assert st.round.needs_action(step.seat, st.stacks, st.live)
         inp = random_input(step, rnd, deck)
         if isinstance(inp, Deal) and inp.card is not None:
             used.append(inp.card)
