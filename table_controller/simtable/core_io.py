@@ -59,10 +59,11 @@ class CoreIO:
         chips: ChipConfig,
         rake: RakeRule | None = None,
         settle: float = 1.5,
+        camera_window: float | None = 3.0,
     ) -> None:
         self.core = TableCore(TableConfig(seats=seats, small_blind=small_blind,
                                           big_blind=big_blind, rake=rake), deck, chips,
-                              settle=settle)
+                              settle=settle, camera_window=camera_window)
         self.now = 0.0
         self.uids = {card: uid for uid, card in deck.items()}
         self.outputs: list[Output] = []

@@ -22,7 +22,9 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,6 +33,8 @@ from table_controller.engine import FULL_DECK, Act, Card, LegalActions
 from table_controller.feeds import CommandReply
 from table_controller.simtable.felt import Felt, bet_after, command_for, legal_from_dict
 
+#: Prompts that only come once the bets are collected.
+AFTER_A_ROUND = frozenset({"burn", "board", "show", "award", "start_hand"})
 #: Post kinds that stay in front of the seat (the others go into the pot zone).
 LIVE_POSTS = frozenset({"small_blind", "big_blind", "new_player", "missed_big"})
 
@@ -115,6 +119,7 @@ class SimDealer:
         seed: int = 1,
         decks: Sequence[Sequence[Card]] = (),
         mistakes: Mistakes | None = None,
+        board_settle: float = 0.0,
     ) -> None:
         self.io = io
         self.decide = decide
@@ -129,6 +134,10 @@ class SimDealer:
         self.floor: Callable[[SimDealer, Mapping[str, Any]], Any] | None = None
         self._start_prompt: int | None = None
         self._to_lay: list[tuple[int, Card]] = []
+        #: seconds the camera needs to see a swept board before the next hand starts
+        self.board_settle = board_settle
+        self._board_used = False
+        self._swept_at: float | None = None
 
     @property
     def done(self) -> bool:
@@ -183,11 +192,27 @@ class SimDealer:
         while self._to_lay:
             slot, card = self._to_lay.pop(0)
             self.io.lay_board(slot, card)
+            self._board_used = True
+
+    def sweep_board(self) -> None:
+        """Take the board cards away (remembering when, for :attr:`board_settle`)."""
+        self._to_lay.clear()
+        self.io.clear_board()
+        if self._board_used:
+            self._board_used = False
+            self._swept_at = time.monotonic()
 
     async def handle_step(self, prompt: Mapping[str, Any], state: Mapping[str, Any]) -> None:
         """Do what ``prompt`` asks (without the new-prompt check and the mistakes hook)."""
         step = prompt_step(prompt)
         kind = step.get("kind", "")
+        if kind in AFTER_A_ROUND:
+            # Bets never stay out while the board is dealt, hands are shown or pots pushed: a
+            # collection the controller completed from the sensors before the last bet's chips
+            # were seen leaves them there (the uncalled part goes back to the player).
+            for seat in self.io.felt.seat_zones:
+                if self.io.felt.seat(seat):
+                    self.io.felt.set_seat(seat, 0)
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             await handler(step, prompt, state)
@@ -206,7 +231,13 @@ class SimDealer:
                              state: Mapping[str, Any]) -> None:
         if self.done:
             return
-        self.io.clear_board()
+        self.sweep_board()  # normally swept already, at the awards
+        if self._swept_at is not None and self.board_settle > 0:
+            # the camera must see the empty board before the next hand's cards matter
+            left = self._swept_at + self.board_settle - time.monotonic()
+            if left > 0:
+                await asyncio.sleep(left)
+        self._swept_at = None
         self.io.load_deck(self.next_deck())
         reply = await self.send({"command": "start"})
         if reply.accepted:
@@ -263,6 +294,7 @@ class SimDealer:
                         state: Mapping[str, Any]) -> None:
         felt = self.io.felt
         felt.set_pot(max(0, felt.pot - int(step["amount"])))
+        self.sweep_board()  # the hand is decided: sweep the board while the pots are pushed
 
     async def _on_hold(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                        state: Mapping[str, Any]) -> None:
@@ -273,7 +305,17 @@ class SimDealer:
         await self.resolve_and_resume(step, "checked by the floor (simulated)")
 
     async def resolve_and_resume(self, step: Mapping[str, Any], note: str) -> None:
-        """Resolve each open irregularity the hold names, then resume."""
+        """Correct the chips of any chip difference, resolve each irregularity, then resume.
+
+        Like a floor supervisor: the chips on a zone the controller disputes are recounted and
+        put right (to the value the hand implies) before the irregularity is resolved.
+        """
+        status = (await self.send({"command": "status"})).result
+        for irr in status.get("irregularities", []):
+            if (isinstance(irr, Mapping) and irr.get("kind") == "chip_difference"
+                    and not irr.get("resolved") and isinstance(irr.get("zone"), int)
+                    and isinstance(irr.get("expected"), int) and irr["expected"] >= 0):
+                self.io.felt.set(irr["zone"], irr["expected"])
         ids = step.get("irregularities")
         for irr in ids if isinstance(ids, list) else []:
             await self.send({"command": "resolve", "irregularity": int(irr), "note": note})

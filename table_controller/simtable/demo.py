@@ -6,7 +6,10 @@ follow the daemon's prompts for ``hands`` hands, while the dealer feed is shown 
 plain progress lines when the output is not a terminal). ``faults`` is the chance, at each
 prompt, that one link fault (bad CRC, split or dropped bytes, lost frame, duplicate, lost ACK) is
 injected into the shoe or the chip sensors: the daemon's link layer catches and repairs them,
-visible in the device counters of the summary. Everything started is stopped at the end.
+visible in the device counters of the summary; and, at an eighth of that rate, that a card whose
+tag is not in the deck comes out of the shoe while dealing: the controller raises
+``unknown_card`` and holds the table, the simulated floor resolves it and play resumes.
+Everything started is stopped at the end.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from table_controller.displays.live import DisplayModel
 from table_controller.displays.render import render_dealer
 from table_controller.feeds import FeedEvent
 from table_controller.simtable.daemon_io import open_daemon_session
-from table_controller.simtable.dealer import SimDealer, prompt_step
+from table_controller.simtable.dealer import Mistakes, SimDealer, prompt_step
 from table_controller.simtable.players import make_players
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.scenario import drive
@@ -54,6 +57,7 @@ class DemoSummary:
     irregularities: list[dict[str, Any]] = field(default_factory=list)
     holds: int = 0
     faults_injected: int = 0
+    card_faults_injected: int = 0
     device_health: dict[str, Any] = field(default_factory=dict)
     hand_histories: str = ""
     hand_history_files: int = 0
@@ -65,6 +69,28 @@ class DemoSummary:
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
         return asdict(self)
+
+
+class DemoFaults(Mistakes):
+    """Now and then a card whose tag is not in the deck comes out of the shoe while dealing.
+
+    The controller holds the table (``unknown_card``); the simulated floor resolves it and
+    resumes, and the dealer deals the step again.
+    """
+
+    def __init__(self, rig: SimRig, rate: float, rng: random.Random) -> None:
+        self.rig, self.rate, self.rng = rig, rate, rng
+        self.injected = 0
+
+    async def before(self, dealer: SimDealer, prompt: Any) -> bool:
+        """Maybe draw an unregistered tag instead of the hole card (then skip the prompt)."""
+        if self.rate <= 0 or prompt_step(prompt).get("kind") != "deal_hole":
+            return False
+        if self.rng.random() >= self.rate / 8 or self.rig.shoe is None:
+            return False
+        self.rig.shoe.draw_unregistered()
+        self.injected += 1
+        return True
 
 
 def _faulty(rig: SimRig, rate: float, rng: random.Random, counter: list[int]
@@ -99,7 +125,11 @@ async def run_demo(
     summary = DemoSummary(hands_requested=hands, seed=seed)
     started = time.monotonic()
     # No rake: a PHH hand history cannot record rake, and the demo shows where they are written.
-    rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=0.0), keep=keep)
+    # --fast: the simulated camera reports the board file as is; paced: it renders a picture of
+    # the felt and reads the cards back with the recogniser (slower, as a camera is)
+    level = "exact" if fast else "easy"
+    rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=0.0, camera_level=level),
+                 keep=keep)
     summary.hand_histories = str(rig.phh_dir)
     summary.journal = str(rig.journal_path)
     summary.workdir_kept = keep
@@ -140,13 +170,15 @@ async def run_demo(
     summary.chips_before = buy_in * len(seat_numbers)
     counter = [0]
     inject = _faulty(rig, faults, random.Random(seed ^ 0xFA17), counter)
+    card_faults = DemoFaults(rig, faults, random.Random(seed ^ 0xCA4D))
     pace = 0.0 if fast else 0.05
     try:
         io, driver, cmd_client, feed_client = await open_daemon_session(
             rig, ctx, pace=pace, on_event=on_event)
         dealer = SimDealer(io, lambda legal, pot: people[legal.seat].decide(legal, pot),
                            seats={s: (people[s].name, buy_in) for s in seat_numbers},
-                           hands=hands, seed=seed)
+                           hands=hands, seed=seed, mistakes=card_faults,
+                           board_settle=0.3 if fast else 1.5)
         original = dealer.handle
 
         async def handle(prompt: Any, state: Any = None) -> bool:
@@ -207,6 +239,7 @@ async def run_demo(
             else 0
         summary.daemon_exit = await asyncio.to_thread(rig.stop)
     summary.faults_injected = counter[0]
+    summary.card_faults_injected = card_faults.injected
     summary.chips_agree = summary.chips_after + summary.rake == summary.chips_before
     summary.seconds = round(time.monotonic() - started, 2)
     return summary
@@ -223,7 +256,8 @@ def summary_lines(s: DemoSummary) -> list[str]:
         "stacks after: " + ", ".join(f"seat {k} {v:,}" for k, v in s.stacks_after.items()),
         f"irregularities: {len(s.irregularities)}"
         + "".join(f"\n  - {i['kind']}: {i['text']}" for i in s.irregularities),
-        f"holds: {s.holds}; link faults injected: {s.faults_injected}",
+        f"holds: {s.holds}; faults injected: {s.faults_injected} on the serial links, "
+        f"{s.card_faults_injected} unknown cards from the shoe",
     ]
     for name, h in s.device_health.items():
         out.append(f"  {name}: link {h.get('link')}, frames {h.get('frames')}, bad frames "

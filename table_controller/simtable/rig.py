@@ -42,6 +42,10 @@ REPO = Path(__file__).resolve().parents[2]
 FACES = REPO / "examples" / "cards" / "kennard"
 
 
+_KEYS_SECTION = ('[keys]\nsecurity = "curve"\nserver_secret_key = "keys/server.key_secret"\n'
+                 'displays_dir = "keys/displays"\nconsoles_dir = "keys/consoles"\n')
+
+
 class RigError(TableError):
     """The simulated table could not be started (the message says which part and why)."""
 
@@ -108,6 +112,7 @@ class SimRig:
         self._reader: threading.Thread | None = None
         self._ready = threading.Event()
         self.keys: dict[str, Path] = {}
+        self._quarantine: list[SimShoe | SimChipSensor] = []
 
     # -- paths -------------------------------------------------------------------------------
 
@@ -144,7 +149,19 @@ class SimRig:
             self._start_devices()
             self._write_files()
             if daemon:
-                self._start_daemon()
+                for attempt in range(3):
+                    try:
+                        self._start_daemon()
+                        break
+                    except RigError as exc:
+                        # A pty number recycled from a port some other (orphaned) process
+                        # still holds locked: keep these ports open (so their numbers stay
+                        # taken), make new ones, and try again.
+                        if "lock" not in str(exc) or attempt == 2:
+                            raise
+                        self._quarantine += [s for s in (self.shoe, self.chips) if s]
+                        self._start_devices()
+                        self._write_files()
         except BaseException:
             self.stop()
             raise
@@ -152,9 +169,10 @@ class SimRig:
     def _start_devices(self) -> None:
         o = self.options
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.shoe = SimShoe(link_path=str(self.dir / "shoe.tty"), seed=o.seed,
+        n = len(self._quarantine)
+        self.shoe = SimShoe(link_path=str(self.dir / f"shoe{n or ''}.tty"), seed=o.seed,
                             heartbeat_interval=o.device_heartbeat)
-        self.chips = SimChipSensor(range(1, 13), link_path=str(self.dir / "chips.tty"),
+        self.chips = SimChipSensor(range(1, 13), link_path=str(self.dir / f"chips{n or ''}.tty"),
                                    heartbeat_interval=o.device_heartbeat)
         self.shoe.start()
         self.chips.start()
@@ -219,6 +237,8 @@ device_timeout = 2.0
         from table_controller.feeds import create_key_pair
 
         kdir = self.dir / "keys"
+        if self.keys:  # made already (a second attempt)
+            return _KEYS_SECTION
         for sub in ("displays", "consoles"):
             (kdir / sub).mkdir(parents=True, exist_ok=True)
         _, server_secret = create_key_pair(kdir, "server")
@@ -228,8 +248,7 @@ device_timeout = 2.0
         shutil.copy(kdir / "console.key", kdir / "consoles" / "console.key")
         self.keys = {"server_secret": server_secret, "server_public": kdir / "server.key",
                      "display_secret": display_secret, "console_secret": console_secret}
-        return ('[keys]\nsecurity = "curve"\nserver_secret_key = "keys/server.key_secret"\n'
-                'displays_dir = "keys/displays"\nconsoles_dir = "keys/consoles"\n')
+        return _KEYS_SECTION
 
     def console_keys(self) -> object | None:
         """Return the console's :class:`~table_controller.feeds.ClientKeys` (``None``: no CURVE)."""
@@ -242,7 +261,7 @@ device_timeout = 2.0
     def daemon_command(self) -> list[str]:
         """Return the command line that runs the daemon."""
         return [sys.executable, "-m", "table_controller", "run", "--config",
-                str(self.config_path), *self.options.extra_args]
+                str(self.config_path), "--die-with-parent", *self.options.extra_args]
 
     def _start_daemon(self) -> None:
         env = {**os.environ, **self.options.env, "PYTHONUNBUFFERED": "1"}
@@ -309,10 +328,11 @@ device_timeout = 2.0
         if self._reader is not None:
             self._reader.join(2)
             self._reader = None
-        for sim in (self.chips, self.shoe):
+        for sim in (self.chips, self.shoe, *self._quarantine):
             if sim is not None:
                 sim.close()
         self.chips = self.shoe = None
+        self._quarantine = []
         if not self.keep and self._own_dir and self.dir.exists():
             shutil.rmtree(self.dir, ignore_errors=True)
         return status

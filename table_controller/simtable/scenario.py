@@ -43,6 +43,8 @@ ACTIONS: Mapping[str, str] = {
     "unknown_tag": "a card whose tag is not in the deck comes out of the shoe",
     "second_copy": "a second copy of a card already drawn comes out of the shoe (card)",
     "extra_card": "a card is drawn when none is due",
+    "hide_board_card": "the dealer draws this board card but the camera does not see it for "
+                       "`seconds` (then it is laid)",
     "unplug_shoe": "the shoe's cable is pulled (and plugged back after `seconds`)",
     "misdeal": "the dealer declares a misdeal (reason), e.g. a card dealt to the wrong seat",
     "command": "the dealer sends a command (body)",
@@ -361,7 +363,7 @@ class ScenarioMistakes(Mistakes):
             if f.skips:
                 return True
             # these faults did the prompt's work themselves
-            return f.do in ("wrong_board_card", "wrong_slot", "wrong_bet")
+            return f.do in ("wrong_board_card", "wrong_slot", "wrong_bet", "hide_board_card")
         return False
 
     def bet_chips(self, dealer: SimDealer, seat: int, amount: int) -> int:
@@ -391,6 +393,11 @@ class ScenarioMistakes(Mistakes):
             await io.pause(f.seconds)
             io.lay_board(other, None)
             io.lay_board(slot, right)
+        elif f.do == "hide_board_card":
+            slot = int(step.get("slot", f.slot or 0))
+            card = io.draw()
+            await io.pause(f.seconds)
+            io.lay_board(slot, card)
         elif f.do == "board_early" and f.card is not None:
             io.lay_board(f.slot if f.slot is not None else 0, f.card)
             await io.pause(f.seconds)
