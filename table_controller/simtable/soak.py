@@ -99,6 +99,71 @@ def free_tcp_ports(n: int) -> list[int]:
     return ports
 
 
+class PtyGuard:
+    """Keeps pty numbers that stray links in ``/tmp`` point to away from our simulators.
+
+    A daemon orphaned by someone else's run retries its simulator's dangling link (say
+    ``/tmp/table-sim-x/shoe.tty -> /dev/pts/1``) and grabs whatever pty next gets that number.
+    :meth:`prepare` opens ptys until every free number such a link names is taken, keeps those
+    (the stray process may have them) and gives the others back, so the next ptys our simulators
+    make get numbers nobody else is waiting for. :meth:`close` releases what it kept.
+    """
+
+    def __init__(self, own_dir: Path | None = None) -> None:
+        self.own_dir = own_dir
+        self.held: list[tuple[int, int]] = []
+
+    def poisoned(self) -> set[str]:
+        """Return the ``/dev/pts/N`` targets of links under ``/tmp`` (not in our own dir)."""
+        out: set[str] = set()
+        with contextlib.suppress(OSError):
+            for top in os.scandir("/tmp"):
+                if not top.is_dir(follow_symlinks=False):
+                    continue
+                if self.own_dir is not None and Path(top.path) == self.own_dir:
+                    continue
+                with contextlib.suppress(OSError):
+                    for f in os.scandir(top.path):
+                        if f.is_symlink():
+                            with contextlib.suppress(OSError):
+                                target = os.readlink(f.path)
+                                if target.startswith("/dev/pts/"):
+                                    out.add(target)
+        return out
+
+    def prepare(self) -> None:
+        """Take every free pty number a stray link points to (see the class docstring)."""
+        bad = self.poisoned()
+        numbers = [int(b.rsplit("/", 1)[1]) for b in bad if b.rsplit("/", 1)[1].isdigit()]
+        if not numbers:
+            return
+        top = max(numbers)
+        spare: list[tuple[int, int]] = []
+        try:
+            for _ in range(top + 2):
+                m, sl = os.openpty()
+                name = os.ttyname(sl)
+                if name in bad:
+                    self.held.append((m, sl))
+                else:
+                    spare.append((m, sl))
+                if int(name.rsplit("/", 1)[1]) >= top:
+                    break
+        finally:
+            for m, sl in spare:
+                os.close(m)
+                os.close(sl)
+
+    def close(self) -> None:
+        """Release the ptys kept."""
+        for m, sl in self.held:
+            with contextlib.suppress(OSError):
+                os.close(m)
+            with contextlib.suppress(OSError):
+                os.close(sl)
+        self.held.clear()
+
+
 class SoakRig:
     """A :class:`~.rig.SimRig` whose daemon process is started, killed and restarted here.
 
@@ -110,6 +175,7 @@ class SoakRig:
     def __init__(self, options: RigOptions, *, tcp: bool = True, settle: float = 1.0,
                  workdir: Path | None = None, keep: bool = False) -> None:
         self.sim = SimRig(options, workdir=workdir, keep=keep)
+        self.guard = PtyGuard(self.sim.dir)
         self.tcp = tcp
         self.settle = settle
         self.process: subprocess.Popen[bytes] | None = None
@@ -134,6 +200,7 @@ class SoakRig:
         :raises SoakError: if the daemon does not become ready.
         """
         try:
+            self.guard.prepare()
             self.sim.start(daemon=False)
             if self.tcp:
                 text = self.sim.config_path.read_text()
@@ -217,6 +284,7 @@ class SoakRig:
         """Stop the daemon, then the simulators (and remove the work directory)."""
         status = self.terminate()
         self.sim.stop()
+        self.guard.close()
         return status
 
     def log_tail(self, lines: int = 30) -> str:
@@ -819,6 +887,7 @@ class _Run:
         sim.unplug()
         lost = await self.wait_device(device, "lost", 5.0)
         await asyncio.sleep(self.opts.unplug_seconds)
+        self.rig.guard.prepare()
         sim.replug()
         back = await self.wait_device(device, "ok", 8.0)
         for _ in range(3):
@@ -832,6 +901,7 @@ class _Run:
             self.report.replugs_stolen += 1
             sim.unplug()
             await asyncio.sleep(0.1)
+            self.rig.guard.prepare()
             sim.replug()
             back = await self.wait_device(device, "ok", 8.0)
         if lost and back:
