@@ -1,0 +1,98 @@
+"""The house's choices where the Poker TDA rules and Robert's Rules of Poker differ or leave room.
+
+Rules this module keeps:
+
+1. Every choice has a default that follows the Poker TDA rules (2019) and Robert's Rules of
+   Poker (v11) where they agree; the alternatives are named values, never free text.
+2. A configuration is validated whole when it is loaded: an unknown key or a bad value is a
+   :class:`~table_controller.errors.ConfigError` naming the key, and nothing is half-applied.
+
+>>> HouseRules.from_mapping({"boxed_card": "replace"}).boxed_card
+'replace'
+>>> HouseRules.from_mapping({"boxed_cards": 2})
+Traceback (most recent call last):
+...
+table_controller.errors.ConfigError: house_rules: unknown key 'boxed_cards' (known: ...)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from table_controller.errors import ConfigError
+
+#: Allowed values of the choice fields.
+CHOICES: Mapping[str, tuple[str, ...]] = {
+    "boxed_card": ("hold", "replace"),
+    "misdeal_after_substantial_action": ("refuse", "allow"),
+    "wrong_seat_misdeal": ("first_card", "any_card"),
+    "exposed_after_action": ("stays", "replace"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HouseRules:
+    """The house's choices for dealing irregularities.
+
+    :param exposed_first_two_misdeal: the first or second card of the deal exposed by the
+        dealer is a misdeal (TDA 35, RRoP "Misdeals" 1).
+    :param exposed_cards_misdeal: that many hole cards exposed by the dealer during the deal
+        make a misdeal (both rule books: 2; 0 = never).
+    :param boxed_cards_misdeal: that many boxed (face-up) cards found in the deck make a misdeal
+        (both: 2; 0 = never).
+    :param boxed_card: one boxed card: ``hold`` (the deck is suspect: hold, the floor decides,
+        then the next card replaces it) or ``replace`` (RRoP: treated as a scrap of paper and
+        replaced by the next card, no hold).
+    :param misdeal_after_substantial_action: ``refuse`` the dealer's ``misdeal`` command once
+        substantial action took place (TDA 35: the hand goes on; the floor can still ``void``),
+        or ``allow`` it.
+    :param wrong_seat_misdeal: a card pitched to the wrong seat is a misdeal when it is the
+        ``first_card`` of the deal (TDA 35) or ``any_card`` of the deal.
+    :param exposed_after_action: a hole card the dealer exposes after the action started:
+        ``stays`` (the player keeps it, RRoP) or ``replace`` (as during the deal).
+    :param premature_burn_stays: the burn before a premature board card stays the burn (RRoP,
+        TDA 37: the new card is dealt without a burn).
+    """
+
+    exposed_first_two_misdeal: bool = True
+    exposed_cards_misdeal: int = 2
+    boxed_cards_misdeal: int = 2
+    boxed_card: str = "hold"
+    misdeal_after_substantial_action: str = "refuse"
+    wrong_seat_misdeal: str = "first_card"
+    exposed_after_action: str = "stays"
+    premature_burn_stays: bool = True
+
+    def __post_init__(self) -> None:
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ConfigError(f"house_rules.{name}: one of {', '.join(allowed)}, "
+                                  f"got {value!r}")
+        for name in ("exposed_cards_misdeal", "boxed_cards_misdeal"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 52:
+                raise ConfigError(f"house_rules.{name}: an integer 0..52, got {value!r}")
+        for name in ("exposed_first_two_misdeal", "premature_burn_stays"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"house_rules.{name}: true or false, got "
+                                  f"{getattr(self, name)!r}")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> HouseRules:
+        """Build the house rules from a configuration table (``[house_rules]``).
+
+        :raises ConfigError: an unknown key or a bad value (named).
+        """
+        known = [f.name for f in fields(cls)]
+        for key in data:
+            if key not in known:
+                raise ConfigError(f"house_rules: unknown key {key!r} (known: "
+                                  f"{', '.join(known)})")
+        return cls(**dict(data))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the choices as plain data."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}

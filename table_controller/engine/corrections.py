@@ -1,0 +1,165 @@
+"""Engine-level queries and corrections that the remedies of dealing irregularities need.
+
+Pure functions over a :class:`~table_controller.engine.hand.Hand`: no I/O, no clock. They read
+the hand's log (``hand.log``) and correct cards only through the hand's own transactional
+``replace_*`` operations, so every correction is checked (a card out twice is refused) and kept
+in ``hand.corrections`` for :meth:`Hand.replay`.
+
+Rules this module keeps:
+
+1. Substantial action (Poker TDA 2019, rule 35; Robert's Rules of Poker, "Misdeals"): two
+   actions in turn, at least one of which puts chips in the pot, or any three actions in turn.
+   Posting blinds and antes is not action.
+2. The deal order is the order the engine asked for the hole cards: position 0 is the first
+   card of the deal.
+3. A correction names the card it replaces; a card not where it is said to be is a
+   :class:`~table_controller.errors.RuleError` and nothing changes.
+
+>>> from table_controller.engine import Act, ActionKind, Deal, Hand, HandConfig, Post
+>>> from table_controller.engine import parse_cards
+>>> hand = Hand(HandConfig(seats=(1, 2, 3), stacks={1: 500, 2: 500, 3: 500}, button=1,
+...                        small_blind=5, big_blind=10))
+>>> _ = hand.apply(Post(2)), hand.apply(Post(3))
+>>> for card in parse_cards("As Kd 2c Ah Kh 7d"):
+...     _ = hand.apply(Deal(card))
+>>> deal_position(hand, 2, 1), deal_position(hand, 1, 2)
+(0, 5)
+>>> _ = hand.apply(Act(1, ActionKind.FOLD)); substantial_action(hand)
+False
+>>> _ = hand.apply(Act(2, ActionKind.CALL)); substantial_action(hand)
+True
+>>> replace_exposed(hand, 3, 1, parse_cards("3c")[0]).old.code
+'Kd'
+"""
+
+from __future__ import annotations
+
+from table_controller.engine.cards import Card
+from table_controller.engine.hand import CardCorrection, Hand
+from table_controller.engine.model import (
+    ActionKind,
+    ActStep,
+    BoardStep,
+    BurnStep,
+    Deal,
+    DealHoleStep,
+    Street,
+)
+from table_controller.errors import RuleError
+
+#: The street whose betting round is open before each street's cards are dealt.
+NEXT_STREET = {Street.PREFLOP: Street.FLOP, Street.FLOP: Street.TURN, Street.TURN: Street.RIVER}
+#: Board cards each street deals.
+STREET_CARDS = {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}
+#: The burn's number (``Hand.replace_burn``) before each street.
+BURN_NUMBER = {Street.FLOP: 0, Street.TURN: 1, Street.RIVER: 2}
+
+
+def actions(hand: Hand, street: Street | None = None) -> list[ActionKind]:
+    """Return the actions taken (as the rules read them), on ``street`` or on every street."""
+    return [r.kind for r in hand.log
+            if isinstance(r.step, ActStep) and r.kind is not None
+            and (street is None or r.street is street)]
+
+
+def substantial_action(hand: Hand) -> bool:
+    """Tell whether substantial action took place (rule 1): then a misdeal is too late."""
+    acts = actions(hand)
+    if len(acts) >= 3:
+        return True
+    chips = (ActionKind.CALL, ActionKind.BET, ActionKind.RAISE, ActionKind.ALL_IN)
+    return len(acts) == 2 and any(a in chips for a in acts)
+
+
+def deal_position(hand: Hand, seat: int, round: int) -> int:
+    """Return the position (0 = first card) of hole card ``round`` of ``seat`` in the deal.
+
+    :raises RuleError: that card was not dealt (``no-such-card``).
+    """
+    pos = 0
+    for r in hand.log:
+        if isinstance(r.step, DealHoleStep):
+            if r.step.seat == seat and r.step.round == round:
+                return pos
+            pos += 1
+    raise RuleError("no-such-card", f"seat {seat} was not dealt hole card {round}")
+
+
+def deal_complete(hand: Hand) -> bool:
+    """Tell whether every hole card was dealt."""
+    return sum(isinstance(r.step, DealHoleStep) for r in hand.log) == 2 * len(hand.seats)
+
+
+def hole_card(hand: Hand, seat: int, round: int) -> Card | None:
+    """Return hole card ``round`` of ``seat`` (``None`` if dealt unknown).
+
+    :raises RuleError: that card was not dealt.
+    """
+    cards = hand.status().hole_cards.get(seat, ())
+    if not 1 <= round <= len(cards):
+        raise RuleError("no-such-card", f"seat {seat} has no hole card {round}")
+    return cards[round - 1]
+
+
+def burn_cards(hand: Hand) -> list[Card | None]:
+    """Return the burn cards, in order, as corrected."""
+    burns: list[Card | None] = [r.input.card for r in hand.log
+                                if isinstance(r.step, BurnStep) and isinstance(r.input, Deal)]
+    for c in hand.corrections:
+        if c.where == "burn" and c.index < len(burns):
+            burns[c.index] = c.new
+    return burns
+
+
+def board_cards(hand: Hand) -> list[Card | None]:
+    """Return the board cards dealt, slot by slot."""
+    return list(hand.status().board)
+
+
+def last_card(hand: Hand) -> tuple[str, int | None, int] | None:
+    """Return where the last card dealt went: ``(where, seat, index)`` as in a correction.
+
+    ``where`` is ``"hole"`` (index = round), ``"burn"`` (index = burn number) or ``"board"``
+    (index = slot); ``None`` when no card was dealt.
+    """
+    burns = 0
+    last: tuple[str, int | None, int] | None = None
+    for r in hand.log:
+        if isinstance(r.step, DealHoleStep):
+            last = ("hole", r.step.seat, r.step.round)
+        elif isinstance(r.step, BurnStep):
+            last = ("burn", None, burns)
+            burns += 1
+        elif isinstance(r.step, BoardStep):
+            last = ("board", None, r.step.slot)
+    return last
+
+
+def replace_exposed(hand: Hand, seat: int, round: int, card: Card | None) -> CardCorrection:
+    """Replace hole card ``round`` of ``seat`` (exposed or boxed) by ``card``.
+
+    The old card is free again (it becomes the burn, or is set aside).
+
+    :raises RuleError: as :meth:`Hand.replace_hole_card`.
+    """
+    return hand.replace_hole_card(seat, round, card)
+
+
+def replace_card(hand: Hand, where: str, seat: int | None, index: int,
+                 card: Card) -> CardCorrection:
+    """Replace the card at ``(where, seat, index)`` (see :func:`last_card`) by ``card``.
+
+    :raises RuleError: no such card, or ``card`` is already out.
+    """
+    if where == "hole" and seat is not None:
+        return hand.replace_hole_card(seat, index, card)
+    if where == "burn":
+        return hand.replace_burn(index, card)
+    if where == "board":
+        return hand.replace_board_card(index, card)
+    raise RuleError("no-such-card", f"no card at {where} {seat} {index}")
+
+
+def street_due(hand: Hand) -> Street | None:
+    """Return the street whose cards come after the open betting round (``None`` after river)."""
+    return NEXT_STREET.get(hand.street)

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from table_controller.simtable.scenario import CoreDriver, load_scenario, run_scenario
+
+HERE = Path(__file__).resolve().parents[2] / "scenarios" / "irregularities"
+SCENARIOS = sorted(HERE.glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_irregularity_scenario_in_process(path: Path) -> None:
+    scn = load_scenario(path)
+    result = asyncio.run(run_scenario(scn, CoreDriver(scn)))
+    assert result.passed, (result.failures, result.prompts[-12:])
+
+
+def test_every_dealing_kind_has_a_scenario_here() -> None:
+    import table_controller.controller.dealing  # noqa: F401  (registers the kinds)
+    from table_controller.controller.irregularities import KINDS
+
+    ours = {k for k in KINDS if KINDS[k].name in {
+        "misdeal", "no_misdeal", "exposed_hole_card", "boxed_card", "extra_card",
+        "premature_flop", "premature_turn", "premature_river", "missed_burn", "doubled_burn",
+        "shoe_opened", "shoe_empty", "collect_difference", "payout_difference",
+        "pot_wrong_seat"}}
+    covered = {k for p in SCENARIOS for k in load_scenario(p).covers}
+    assert ours <= covered, sorted(ours - covered)
