@@ -48,9 +48,18 @@ ACTIONS: Mapping[str, str] = {
     "unplug_shoe": "the shoe's cable is pulled (and plugged back after `seconds`)",
     "misdeal": "the dealer declares a misdeal (reason), e.g. a card dealt to the wrong seat",
     "command": "the dealer sends a command (body)",
+    # issue 6 (dealing irregularities, scenarios/irregularities/):
+    "draw_cards": "the dealer draws body.count cards, laying card i in board slot body.board[i] "
+                  "(-1 = not on the board)",
+    "set_board": "the dealer lays the board as body.slots (card codes, \"\" = empty)",
+    "reshuffle": "the dealer takes board slots body.clear back, shuffles them into the stub "
+                 "and the shoe holds body.deck (top first)",
+    "chips": "the dealer moves chips: body.moves, e.g. [\"seat 3 300\", \"pot 0\"]",
+    "shoe_status": "the shoe reports body.door_open / body.empty",
 }
 #: Faults after which the dealer does not carry on with the prompt (the table holds).
-SKIPPING = frozenset({"unknown_tag", "second_copy", "extra_card", "unplug_shoe", "misdeal"})
+SKIPPING = frozenset({"unknown_tag", "second_copy", "extra_card", "unplug_shoe", "misdeal",
+                      "draw_cards", "chips", "shoe_status"})
 FLOOR = ("resume", "fix_chips", "void", "misdeal")
 _TOP = {"name", "description", "covers", "table", "seats", "hands", "faults", "expect", "floor"}
 _TABLE = {"seats", "small_blind", "big_blind", "rake_percent", "rake_cap"}
@@ -422,7 +431,47 @@ class ScenarioMistakes(Mistakes):
             await dealer.send({"command": "misdeal", "reason": f.reason or "misdeal"})
         elif f.do == "command":
             await dealer.send(dict(f.body))
+        elif f.do in _ISSUE6:
+            await _ISSUE6[f.do](io, f.body)
         await io.pause(0.0)
+
+
+async def _draw_cards(io: Any, body: Mapping[str, Any]) -> None:
+    board = list(body.get("board", []))
+    for i in range(int(body.get("count", 1))):
+        card = io.draw()
+        if i < len(board) and int(board[i]) >= 0:
+            await io.pause(0.05)  # the shoe's read reaches the controller first
+            io.lay_board(int(board[i]), card)
+
+
+async def _set_board(io: Any, body: Mapping[str, Any]) -> None:
+    for slot, code in enumerate(body.get("slots", [])):
+        io.lay_board(slot, Card.parse(code) if code else None)
+
+
+async def _reshuffle(io: Any, body: Mapping[str, Any]) -> None:
+    for slot in body.get("clear", []):
+        io.lay_board(int(slot), None)
+    io.load_deck(parse_cards(str(body.get("deck", ""))))
+
+
+async def _chips(io: Any, body: Mapping[str, Any]) -> None:
+    for move in body.get("moves", []):
+        where, *rest = str(move).split()
+        if where == "pot":
+            io.felt.set_pot(int(rest[0]))
+        else:
+            io.felt.set_seat(int(rest[0]), int(rest[1]))
+        await io.pause(0.05)
+
+
+async def _shoe_status(io: Any, body: Mapping[str, Any]) -> None:
+    io.shoe_status(bool(body.get("door_open", False)), bool(body.get("empty", False)))
+
+
+_ISSUE6 = {"draw_cards": _draw_cards, "set_board": _set_board, "reshuffle": _reshuffle,
+           "chips": _chips, "shoe_status": _shoe_status}
 
 
 @dataclass(slots=True)
@@ -583,6 +632,11 @@ def _core_fault_io_class() -> type:
         async def pause(self, seconds: float) -> None:
             if seconds > 0:
                 self.advance(seconds)
+
+        def shoe_status(self, door_open: bool, empty: bool) -> None:
+            from table_controller.controller.dealing import ShoeState
+
+            self.feed(ShoeState(door_open, empty))  # type: ignore[arg-type]
 
     return CoreFaultIO
 
