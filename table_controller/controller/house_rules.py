@@ -7,8 +7,8 @@ Rules this module keeps:
 2. A configuration is validated whole when it is loaded: an unknown key or a bad value is a
    :class:`~table_controller.errors.ConfigError` naming the key, and nothing is half-applied.
 
->>> HouseRules.from_mapping({"boxed_card": "replace"}).boxed_card
-'replace'
+>>> HouseRules.from_mapping({"wrong_seat_misdeal": "any_card"}).wrong_seat_misdeal
+'any_card'
 >>> HouseRules.from_mapping({"boxed_cards": 2})
 Traceback (most recent call last):
 ...
@@ -25,7 +25,6 @@ from table_controller.errors import ConfigError
 
 #: Allowed values of the choice fields.
 CHOICES: Mapping[str, tuple[str, ...]] = {
-    "boxed_card": ("hold", "replace"),
     "misdeal_after_substantial_action": ("refuse", "allow"),
     "wrong_seat_misdeal": ("first_card", "any_card"),
     "exposed_after_action": ("stays", "replace"),
@@ -42,9 +41,6 @@ class HouseRules:
         make a misdeal (both rule books: 2; 0 = never).
     :param boxed_cards_misdeal: that many boxed (face-up) cards found in the deck make a misdeal
         (both: 2; 0 = never).
-    :param boxed_card: one boxed card: ``hold`` (the deck is suspect: hold, the floor decides,
-        then the next card replaces it) or ``replace`` (RRoP: treated as a scrap of paper and
-        replaced by the next card, no hold).
     :param misdeal_after_substantial_action: ``refuse`` the dealer's ``misdeal`` command once
         substantial action took place (TDA 35: the hand goes on; the floor can still ``void``),
         or ``allow`` it.
@@ -52,18 +48,14 @@ class HouseRules:
         ``first_card`` of the deal (TDA 35) or ``any_card`` of the deal.
     :param exposed_after_action: a hole card the dealer exposes after the action started:
         ``stays`` (the player keeps it, RRoP) or ``replace`` (as during the deal).
-    :param premature_burn_stays: the burn before a premature board card stays the burn (RRoP,
-        TDA 37: the new card is dealt without a burn).
     """
 
     exposed_first_two_misdeal: bool = True
     exposed_cards_misdeal: int = 2
     boxed_cards_misdeal: int = 2
-    boxed_card: str = "hold"
     misdeal_after_substantial_action: str = "refuse"
     wrong_seat_misdeal: str = "first_card"
     exposed_after_action: str = "stays"
-    premature_burn_stays: bool = True
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -75,10 +67,9 @@ class HouseRules:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 52:
                 raise ConfigError(f"house_rules.{name}: an integer 0..52, got {value!r}")
-        for name in ("exposed_first_two_misdeal", "premature_burn_stays"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"house_rules.{name}: true or false, got "
-                                  f"{getattr(self, name)!r}")
+        if not isinstance(self.exposed_first_two_misdeal, bool):
+            raise ConfigError(f"house_rules.exposed_first_two_misdeal: true or false, got "
+                              f"{self.exposed_first_two_misdeal!r}")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> HouseRules:

@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from table_controller.controller.dealing import DealingRules, ShoeState
+from table_controller.controller.events import (
+    Applied,
+    DealerCommand,
+    IrregularityRaised,
+    Prompt,
+    Resolved,
+)
+from table_controller.controller.house_rules import HouseRules
+from table_controller.engine import Card
+from table_controller.errors import ConfigError
+from tests.controller.helpers import Harness
+
+
+def started(rules: DealingRules | None = None) -> Harness:
+    h = Harness(chips=False)
+    if rules is not None:
+        h.core.rules = rules
+    h.seat_players(3)
+    h.ok("start")
+    h.post_blinds()
+    return h
+
+
+def raised(h: Harness) -> list[IrregularityRaised]:
+    return [o for o in h.outputs if isinstance(o, IrregularityRaised)]
+
+
+def test_misdeal_is_refused_after_substantial_action_and_void_still_works() -> None:
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    reply = h.cmd("misdeal", reason="late")
+    assert not reply.accepted and "substantial action" in reply.reason
+    assert h.core.hand is not None  # nothing changed
+    assert h.cmd("void", reason="floor").accepted
+    assert h.core.hand is None
+
+
+def test_misdeal_allowed_by_the_house_after_substantial_action() -> None:
+    h = started(rules=DealingRules(HouseRules(misdeal_after_substantial_action="allow")))
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    assert h.cmd("misdeal", reason="house allows").accepted
+
+
+def test_exposed_first_card_is_a_misdeal_and_the_card_is_not_named() -> None:
+    h = started()
+    h.deal("Ah")
+    h.ok("exposed", seat=2, round=1)
+    irr = raised(h)[-1]
+    assert irr.kind == "misdeal" and irr.hold and h.core.held
+    assert "Ah" not in irr.text and irr.secret == {"card": "Ah"}
+    button = h.core.hand.button if h.core.hand else None
+    assert h.ok("misdeal", reason="first card exposed")
+    h.ok("start")
+    assert h.core.hand is not None and h.core.hand.button == button
+
+
+def test_house_can_turn_off_the_first_two_rule() -> None:
+    h = started(rules=DealingRules(HouseRules(exposed_first_two_misdeal=False)))
+    h.deal("Ah")
+    h.ok("exposed", seat=2, round=1)
+    assert raised(h)[-1].kind == "exposed_hole_card" and not h.core.held
+
+
+def test_exposed_card_not_dealt_is_refused_and_changes_nothing() -> None:
+    h = started()
+    h.deal("Ah")
+    before = len(h.core.irregularities)
+    reply = h.cmd("exposed", seat=3, round=2)
+    assert not reply.accepted and "not dealt" in reply.reason
+    assert len(h.core.irregularities) == before
+    assert not h.cmd("misdealt", what="bogus").accepted
+    assert not h.cmd("exposed", seat=2).accepted  # round missing
+
+
+def test_exposed_card_replaced_after_the_deal_becomes_the_flop_burn() -> None:
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As")
+    h.ok("exposed", seat=1, round=1)  # the third card of the deal: not a misdeal
+    h.deal("Kh", "3c")
+    assert h.step() == {"kind": "deal_hole", "seat": 1, "round": 1, "replacement": "exposed"}
+    h.card("9d")
+    hand = h.core.hand
+    assert hand is not None and hand.status().hole_cards[1] == (Card.parse("9d"),
+                                                               Card.parse("3c"))
+    assert any(isinstance(o, Resolved) for o in h.outputs)
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    h.ok("check", seat=3)
+    h.ok("confirm")  # collect (no chip sensors)
+    # the burn is taken without a draw: the exposed 2c
+    burns = [o for o in h.outputs if isinstance(o, Applied) and o.data.get("event") == "burn"]
+    assert burns and burns[-1].secret == {"burn": "2c"}
+    assert h.step()["kind"] == "board"
+
+
+def test_preview_and_replay_rebuild_the_rules_state() -> None:
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.card("9d")  # an extra card during the preflop betting
+    inputs = [(DealerCommand("call", {"seat": 1}), 10.0), (DealerCommand("call", {"seat": 2}),
+                                                            10.1)]
+    twin = copy.deepcopy(h.core)
+    for inp, now in inputs:
+        h.core.handle(inp, now)
+        twin.handle(inp, now)
+    for core in (h.core, twin):
+        core.handle(DealerCommand("check", {"seat": 3}), 10.2)
+        core.handle(DealerCommand("confirm", {}), 10.3)
+    assert h.core.view(secret=True) == twin.view(secret=True)
+    assert h.core.view(secret=True)["burn_cards"] == ["9d"]
+
+
+def test_shoe_opened_holds_once_and_only_during_a_hand() -> None:
+    h = Harness(chips=False)
+    h.seat_players(3)
+    h.feed(ShoeState(door_open=True))  # type: ignore[arg-type]
+    assert raised(h) == []
+    h.ok("start")
+    h.feed(ShoeState(door_open=True))  # type: ignore[arg-type]
+    h.feed(ShoeState(door_open=True))  # type: ignore[arg-type]
+    assert [i.kind for i in raised(h)] == ["shoe_opened"]
+    assert h.core.held
+    prompt = [o for o in h.outputs if isinstance(o, Prompt)][-1]
+    assert prompt.step["kind"] == "hold" and "deck is suspect" in prompt.text
+
+
+def test_house_rules_are_validated() -> None:
+    with pytest.raises(ConfigError, match="wrong_seat_misdeal"):
+        HouseRules(wrong_seat_misdeal="sometimes")
+    with pytest.raises(ConfigError, match="unknown key 'typo'"):
+        HouseRules.from_mapping({"typo": 1})
+    with pytest.raises(ConfigError, match="exposed_cards_misdeal"):
+        HouseRules.from_mapping({"exposed_cards_misdeal": -1})
+    assert HouseRules().to_dict()["misdeal_after_substantial_action"] == "refuse"
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import table_controller.controller.house_rules as house
+    import table_controller.engine.corrections as corrections
+
+    assert doctest.testmod(corrections).failed == 0
+    assert doctest.testmod(house, optionflags=doctest.ELLIPSIS).failed == 0
