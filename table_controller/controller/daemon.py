@@ -195,6 +195,48 @@ def _entry_text(inp: ControllerInput, out: list[Output]) -> str:
     return f"{inp.to_dict()['kind']} input"
 
 
+class DeferredAcks:
+    """Wraps a device's link protocol so that what it wants written (ACK/NAK) waits.
+
+    Journal first, also towards the devices: a frame is acknowledged only once the daemon has
+    journaled what it carried, so a shoe never drops from its resend buffer a read the journal
+    does not hold (a kill between the two would lose the card). The driver calls
+    :meth:`take_outgoing` right after parsing; the bytes are kept until :meth:`release`, which
+    the daemon calls after the events of that read were handled and journaled. Everything else
+    is the wrapped protocol's.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._held: list[bytes] = []
+
+    def take_outgoing(self) -> bytes:
+        """Keep the protocol's outgoing bytes; give the driver nothing to write now."""
+        data = self._inner.take_outgoing()
+        if data:
+            self._held.append(data)
+        return b""
+
+    def release(self) -> bytes:
+        """Return (and forget) the bytes kept since the last release."""
+        data = b"".join(self._held)
+        self._held.clear()
+        return data
+
+    def reset(self, now: float) -> None:
+        """Start a new port session: ACKs kept for the old one must not reach the new one."""
+        self._held.clear()
+        self._inner.reset(now)
+
+    def mark_lost(self) -> None:
+        """Drop what was kept: the port is gone."""
+        self._held.clear()
+        self._inner.mark_lost()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
 class Daemon:
     """One table's controller process.
 
@@ -221,6 +263,9 @@ class Daemon:
         self._links: dict[str, str] = {}
         self._replayed = 0
         self._offset = 0.0
+        self._acks: dict[str, DeferredAcks] = {}
+        self._release_due = False
+        self._reads: set[tuple[str, int]] = set()
 
     def now(self) -> float:
         """Return the daemon's monotonic time, never behind the last journaled time.
@@ -277,6 +322,11 @@ class Daemon:
         self._queue = asyncio.Queue()
         for name, url in (("shoe", cfg.devices.shoe), ("chips", cfg.devices.chips)):
             dev: PolledDevice = open_shoe(url) if name == "shoe" else open_chip_sensor(url)
+            protocol = getattr(dev, "protocol", None)
+            if protocol is not None and hasattr(protocol, "take_outgoing"):
+                acks = DeferredAcks(protocol)
+                dev.protocol = acks  # type: ignore[attr-defined]
+                self._acks[name] = acks
             dev.open()
             stack.callback(dev.close)
             self.devices[name] = dev
@@ -384,7 +434,11 @@ class Daemon:
                 inp = DealerCommand(str(body.pop("command")), body)
             else:
                 continue
+            if isinstance(inp, CardRead) and inp.shoe_ms is not None:
+                self._reads.add((inp.uid, inp.shoe_ms))
             out = core.handle(inp, entry.mono_time)
+            if any(isinstance(o, HandStarted) for o in out):
+                self._reads.clear()
             n += 1
             for o in out:
                 if isinstance(o, Reply) and not o.accepted:
@@ -425,12 +479,37 @@ class Daemon:
         inp = device_input(name, event)
         if inp is not None:
             self.feed(inp, self.now())
+        if self._acks and not self._release_due:
+            # after every event of this read was handled (the driver delivers them in one go)
+            self._release_due = True
+            asyncio.get_running_loop().call_soon(self.release_acks)
+
+    def release_acks(self) -> None:
+        """Write the ACKs kept since the reads they acknowledge were journaled."""
+        self._release_due = False
+        if self.exit_code:
+            return  # a journal write failed: acknowledge nothing more
+        for name, acks in self._acks.items():
+            data = acks.release()
+            dev = self.devices.get(name)
+            if data and dev is not None:
+                for ev in dev.send(data):
+                    self._on_device_event(name, ev)
 
     def feed(self, inp: ControllerInput, now: float) -> list[Output]:
         """Handle one device input: core, journal, then queue for publishing."""
         core = self.core
         assert core is not None
+        if isinstance(inp, CardRead) and inp.shoe_ms is not None:
+            key = (inp.uid, inp.shoe_ms)
+            if key in self._reads:
+                # the same read again (a shoe resending a frame journaled before a restart)
+                log.info("read %s at shoe time %s already journaled: dropped", *key)
+                return []
+            self._reads.add(key)
         out = core.handle(inp, now)
+        if any(isinstance(o, HandStarted) for o in out):
+            self._reads.clear()
         if isinstance(inp, Tick) and not out:
             return out
         try:
@@ -535,6 +614,9 @@ class Daemon:
     async def _timers(self) -> None:
         while True:
             await asyncio.sleep(TICK)
+            # NAKs and ACKs of reads that produced no event: everything kept now was produced
+            # by reads whose events were already handled and journaled
+            self.release_acks()
             now = self.now()
             core = self.core
             assert core is not None

@@ -111,3 +111,56 @@ def test_a_hand_end_lost_in_a_crash_is_completed(tmp_path: Path) -> None:
     kinds = [e.kind for e in again.journal.entries()]
     assert kinds[-1] is EntryKind.HAND_END
     again.journal.close()
+
+
+def test_a_resent_read_is_dropped_live_and_after_recovery(tmp_path: Path) -> None:
+    d = daemon(tmp_path)
+    now = time.monotonic()
+    for seat in (1, 2, 3):
+        command(d, "seat", now, seat=seat, player=f"p{seat}", stack=10_000)
+    command(d, "start", now)
+    d.feed(ZoneSeen(2, ((1, 50),)), now)
+    d.feed(ZoneSeen(3, ((1, 100),)), now)
+    assert d.feed(CardRead(UID["Ah"], 1000), now)
+    entries = d.journal.last_seq
+    assert d.feed(CardRead(UID["Ah"], 1000), now + 0.3) == []  # the shoe resent the frame
+    assert d.journal.last_seq == entries
+    d.journal.close()
+    again = daemon(tmp_path)
+    again.recover()
+    assert again.feed(CardRead(UID["Ah"], 1000), now + 1) == []
+    assert again.feed(CardRead(UID["Kd"], 1200), now + 1)
+    again.journal.close()
+
+
+def test_deferred_acks_hold_what_the_protocol_wants_written() -> None:
+    from table_controller.controller.daemon import DeferredAcks
+
+    class Proto:
+        def __init__(self) -> None:
+            self.out = [b"ACK1"]
+            self.frames = 3
+            self.resets = 0
+
+        def take_outgoing(self) -> bytes:
+            data, self.out = b"".join(self.out), []
+            return data
+
+        def reset(self, now: float) -> None:
+            self.resets += 1
+
+        def mark_lost(self) -> None:
+            pass
+
+    inner = Proto()
+    acks = DeferredAcks(inner)
+    assert acks.take_outgoing() == b""
+    inner.out.append(b"ACK2")
+    assert acks.take_outgoing() == b""
+    assert acks.frames == 3
+    assert acks.release() == b"ACK1ACK2"
+    assert acks.release() == b""
+    inner.out.append(b"ACK3")
+    acks.take_outgoing()
+    acks.reset(1.0)
+    assert acks.release() == b"" and inner.resets == 1
