@@ -36,6 +36,7 @@ from table_controller.engine import (
     HandOverStep,
     Input,
     LegalActions,
+    Muck,
     Post,
     PostStep,
     Push,
@@ -167,9 +168,12 @@ def deal_input(spec: HandSpec, used: list[int]) -> Deal:
     return Deal(card)
 
 
-def play_ours(spec: HandSpec, choose: Callable[[random.Random, LegalActions], Act] = choose_action
-              ) -> PlayedHand:
-    """Play ``spec`` through our engine, choosing actions with ``random.Random(spec.seed)``."""
+def play_ours(spec: HandSpec, choose: Callable[[random.Random, LegalActions], Act] = choose_action,
+              muck_rate: float = 0.0) -> PlayedHand:
+    """Play ``spec`` through our engine, choosing actions with ``random.Random(spec.seed)``.
+
+    At the showdown a seat mucks instead of showing with probability ``muck_rate``.
+    """
     rng = random.Random(spec.seed)
     hand = Hand(spec.config())
     inputs: list[Input] = []
@@ -187,6 +191,8 @@ def play_ours(spec: HandSpec, choose: Callable[[random.Random, LegalActions], Ac
             inp = Collect()
         elif isinstance(step, ShowStep):
             inp = Show(step.seat)
+            if muck_rate and rng.random() < muck_rate and hand.check(Muck(step.seat)) is None:
+                inp = Muck(step.seat)
         elif isinstance(step, AwardStep):
             inp = Push(step.pot_index)
         else:

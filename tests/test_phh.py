@@ -542,10 +542,10 @@ def _explained_by_odd_chips(hand: Hand, ours: list[int], theirs: list[int],
 
 def test_written_hands_replay_in_pokerkit_to_the_same_stacks() -> None:
     rng = random.Random(4242)
-    checked = odd = skipped = all_ins = heads_up = antes = 0
-    for _ in range(300):
+    checked = odd = skipped = all_ins = heads_up = antes = mucks = 0
+    for i in range(200):
         spec = random_spec(rng)
-        played = play_ours(spec)
+        played = play_ours(spec, muck_rate=0.25 if i % 2 else 0.0)
         hh = history_from_hand(played.hand)
         text = dumps(hh)
         ours = [int(v) for v in hh.finishing_stacks or ()]
@@ -557,14 +557,16 @@ def test_written_hands_replay_in_pokerkit_to_the_same_stacks() -> None:
             continue
         theirs = _pokerkit_final(text)
         checked += 1
+        mucks += any(a.verb == "sm" and a.muck for a in hh.actions)
         all_ins += any(r.all_in for r in played.hand.log)
         heads_up += len(spec.seats) == 2
         antes += bool(spec.ante or spec.bb_ante)
         if theirs != ours:
             assert _explained_by_odd_chips(played.hand, ours, theirs, hh.seats or ()), text
             odd += 1
-    assert checked >= 250
-    assert all_ins >= 50 and heads_up >= 10 and antes >= 50
+    assert checked >= 160, (checked, skipped)
+    assert all_ins >= 30 and heads_up >= 6 and antes >= 30 and mucks >= 6, (
+        all_ins, heads_up, antes, mucks)
 
 
 def test_written_hand_text_is_readable() -> None:
@@ -593,7 +595,7 @@ def test_unfinished_hand_has_no_finishing_stacks() -> None:
 @given(st.integers(min_value=0, max_value=2**32 - 1))
 def test_property_played_hand_round_trips_through_phh(seed: int) -> None:
     spec = random_spec(random.Random(seed))
-    played = play_ours(spec)
+    played = play_ours(spec, muck_rate=0.2)
     hh = history_from_hand(played.hand)
     back = loads(dumps(hh))
     assert back == hh

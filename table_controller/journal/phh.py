@@ -808,7 +808,8 @@ def history_from_hand(
 
     Hole cards are listed per player once dealt, board cards per street, burns are left out, and
     when the hand was tabled before the board was out (all-in), the ``sm`` actions come right
-    after the last betting action, as PHH and pokerkit expect. ``seats`` holds our seat numbers.
+    after the last betting action, as PHH and pokerkit expect (unless a hand was mucked: then
+    after the board, where pokerkit also reads them). ``seats`` holds our seat numbers.
 
     :param players: optional names by seat.
     :param extra: optional further fields (``event``, ``hand``, ...).
@@ -874,7 +875,10 @@ def history_from_hand(
                         PostKind.BIG_BLIND):
             raise PhhError("blinds_or_straddles", f"a {kind.value} post cannot be written")
     if shows:
-        at = board_actions[0] if board_actions else len(actions)
+        # PHH tables the hands of an all-in before the run-out; a conceding muck stays after it
+        # (pokerkit cannot deal a board to a single hand).
+        early = board_actions and not any(a.muck for a in shows)
+        at = board_actions[0] if early else len(actions)
         actions[at:at] = shows
     actions = [replace(a, text=format_action(a)) for a in actions]
     antes = [config.ante] * n
