@@ -57,6 +57,7 @@ from table_controller.controller.events import (
     BoardSeen,
     CardRead,
     DealerCommand,
+    IrregularityRaised,
     Output,
     Reply,
     Resolved,
@@ -87,6 +88,7 @@ from table_controller.engine.corrections import (
     last_card,
     replace_card,
     substantial_action,
+    take_back_board,
 )
 from table_controller.errors import RuleError
 
@@ -117,6 +119,10 @@ register_kind(
     "premature_flop", "the flop was dealt before the betting was over",
     "Finish the betting. The burn stays; the flop cards go back into the stub, which is "
     "shuffled and cut, and a new flop is dealt without a burn.", hold=False)
+register_kind(
+    "flop_too_many", "the flop was dealt with too many cards",
+    "The burn stays; every flop card goes back into the stub, which is shuffled and cut, and "
+    "a new flop is dealt without a burn.", hold=False)
 register_kind(
     "premature_turn", "the turn was dealt before the betting was over",
     "Set the card aside and finish the betting; burn and deal the would-be river as the turn; "
@@ -246,6 +252,8 @@ class DealingRules(IrregularityRules):
     def after_input(self, core: Any, now: float, out: list[Any]) -> None:
         """Take the burns a remedy already has (premature or exposed cards) when they are due."""
         st = self._state(core)
+        if st is not None and core.hand is not None and st.reshuffle:
+            self._settle_reshuffle(core, st, list(core.hand.status().board), out)
         for _ in range(3):
             hand = core.hand
             if st is None or hand is None or core.held:
@@ -573,10 +581,13 @@ class DealingRules(IrregularityRules):
         for s, code in seen.items():
             if code in aside:
                 hidden.add(s)
-        if st.reshuffle:  # cards shuffled back are dealt again: the set-aside list shrinks
-            self._settle_reshuffle(core, st, board, out)
+        if self._flop_too_many(core, st, seen, out):
+            board = list(hand.status().board)
+            aside = {c.code for c in st.aside}
+            hidden.update(s for s, code in seen.items() if code in aside)
         if st.board_fix is None:
-            self._detect_burn_error(core, st, board, seen, out)
+            judged = {s: code for s, code in seen.items() if code not in aside}
+            self._detect_burn_error(core, st, board, judged, out)
         if st.board_fix is not None:
             codes = [None if c is None else c.code for c in board]
             right = all(s < len(codes) and codes[s] == code
@@ -587,8 +598,69 @@ class DealingRules(IrregularityRules):
                 _resolve(core, irr, "the board was laid in order", out)
             else:
                 hidden.update(range(5))
+        mark = len(out)
         core._on_board(BoardSeen(inp.slots, tuple(sorted(hidden))), out)
+        for o in out[mark:]:
+            if isinstance(o, IrregularityRaised) and o.kind == "exposed_card":
+                self._camera_exposure(core, st, o, out)
         return True
+
+    def _flop_too_many(self, core: TableCore, st: _HandState, seen: Mapping[int, str],
+                       out: list[Output]) -> bool:
+        """Tell (and act) when one more card was turned up with the flop, before any action."""
+        hand = core.hand
+        assert hand is not None
+        if (len(st.premature) != 1 or st.premature_street is not Street.TURN
+                or hand.street is not Street.FLOP or actions(hand, Street.FLOP)
+                or st.premature[0].code not in seen.values()):
+            return False
+        last = hand.log[-1] if hand.log else None
+        if last is None or not isinstance(last.step, BoardStep) or last.step.slot != 2:
+            return False  # the card was not drawn right after the flop
+        flop = take_back_board(hand, 3)
+        extra = st.premature[0]
+        cards = [*flop, extra]
+        old = list(st.premature_irr)
+        st.premature, st.premature_street, st.premature_irr = [], None, []
+        irr = core._raise(Finding("flop_too_many", "The flop was dealt with four cards",
+                                  {"street": "flop", "cards": 4},
+                                  {"cards": [c.code for c in cards]}), out)
+        for i in old:
+            _resolve(core, i, "part of a flop dealt with too many cards", out)
+        st.reshuffle[Street.FLOP] = (cards, [irr.id])
+        st.aside.extend(cards)
+        for c in cards:
+            self._forget(core, c)
+        core._board_flags.clear()
+        return True
+
+    def _camera_exposure(self, core: TableCore, st: _HandState, irr: IrregularityRaised,
+                         out: list[Output]) -> None:
+        """Apply the dealing rules to a hole card the camera saw face up before any action."""
+        hand = core.hand
+        seat = irr.secret.get("seat")
+        code = irr.secret.get("card")
+        if hand is None or not isinstance(seat, int) or not isinstance(code, str):
+            return
+        cards = hand.status().hole_cards.get(seat, ())
+        rnd = next((i + 1 for i, c in enumerate(cards) if c is not None and c.code == code), 0)
+        if not rnd or (seat, rnd) in st.exposed or actions(hand):
+            return
+        st.exposed.append((seat, rnd))
+        pos = deal_position(hand, seat, rnd)
+        data = {"seat": seat, "round": rnd, "position": pos + 1, "camera": irr.id}
+        if self.house.exposed_first_two_misdeal and pos < 2:
+            self._misdeal_or_not(core, f"the {'first' if pos == 0 else 'second'} card of the "
+                                       f"deal was exposed (seat {seat})", data, out,
+                                 secret={"card": code})
+            return
+        limit = self.house.exposed_cards_misdeal
+        if limit and len(st.exposed) >= limit:
+            self._misdeal_or_not(core, f"{len(st.exposed)} hole cards were exposed", data, out,
+                                 secret={"card": code})
+            return
+        st.replacements.append(_Replacement("hole", seat, rnd, Card.parse(code), irr.id, True,
+                                            True))
 
     def _settle_reshuffle(self, core: TableCore, st: _HandState, board: list[Card | None],
                           out: list[Output]) -> None:

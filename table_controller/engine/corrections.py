@@ -163,3 +163,27 @@ def replace_card(hand: Hand, where: str, seat: int | None, index: int,
 def street_due(hand: Hand) -> Street | None:
     """Return the street whose cards come after the open betting round (``None`` after river)."""
     return NEXT_STREET.get(hand.street)
+
+
+def take_back_board(hand: Hand, count: int) -> list[Card]:
+    """Take the last ``count`` board cards back (a flop with too many cards is dealt again).
+
+    The hand is rebuilt in place from its inputs without those cards (:meth:`Hand.replay`), so
+    the engine expects the first of them again; the cards are free to be dealt again.
+
+    :raises RuleError: the last ``count`` inputs are not board cards (``not-board-cards``);
+        nothing changes.
+    """
+    if count <= 0:
+        return []
+    tail = hand.log[-count:]
+    if len(tail) != count or not all(isinstance(r.step, BoardStep) for r in tail):
+        raise RuleError("not-board-cards", f"the last {count} inputs are not all board cards")
+    keep = len(hand.log) - count
+    rebuilt = Hand.replay(hand.config, [r.input for r in hand.log[:keep]],
+                          [c for c in hand.corrections if c.seq <= keep])
+    taken = [r.input.card for r in tail if isinstance(r.input, Deal) and r.input.card]
+    hand._st = rebuilt._st
+    hand.log[:] = rebuilt.log
+    hand.corrections[:] = rebuilt.corrections
+    return taken
