@@ -54,8 +54,10 @@ from table_controller.controller.events import (
     IrregularityRaised,
     Output,
     Prompt,
+    ReadsLost,
     Reply,
     Resolved,
+    Restarted,
     Tick,
     TraySeen,
     ZoneSeen,
@@ -218,6 +220,10 @@ class TableCore:
             self._on_device_down(inp, out)
         elif isinstance(inp, DeviceUp):
             self._on_device_up(inp, out)
+        elif isinstance(inp, ReadsLost):
+            self._on_reads_lost(inp, out)
+        elif isinstance(inp, Restarted):
+            self._on_restarted(now, out)
         elif isinstance(inp, DealerCommand):
             self._on_command(inp, now, out)
         else:  # pragma: no cover - the union is closed
@@ -734,6 +740,24 @@ class TableCore:
         if self.hand is not None and inp.device in CRITICAL_DEVICES:
             self._raise(Finding("device_lost", f"The {inp.device} was lost during the hand",
                                 {"device": inp.device, "reason": inp.reason}), out)
+
+    def _on_restarted(self, now: float, out: list[Output]) -> None:
+        """Restart the timers after a daemon restart (devices report afresh)."""
+        if self.chips is not None:
+            self.chips.restart(now)
+        self._dealt_at = {slot: now for slot in self._dealt_at}
+        self._announce("restart", "The controller restarted"
+                       + (f"; hand {self.hand_number} carries on" if self.hand else ""), out)
+
+    def _on_reads_lost(self, inp: ReadsLost, out: list[Output]) -> None:
+        """Raise the reads a device discarded: unsafe during a hand (cards or chips missing)."""
+        if self.hand is None:
+            self._announce("device", f"The {inp.device} lost {inp.count} reads between hands",
+                           out, device=inp.device, lost=inp.count)
+            return
+        self._raise(Finding("reads_lost", f"The {inp.device} discarded {inp.count} reads the "
+                                          "controller never received",
+                            {"device": inp.device, "count": inp.count}), out)
 
     def _on_device_up(self, inp: DeviceUp, out: list[Output]) -> None:
         if self.devices.get(inp.device) == "ok":

@@ -47,6 +47,7 @@ from hardware.base import (
     DeviceLost,
     DeviceRecovered,
     DeviceStatus,
+    FramesLost,
     PolledDevice,
     TrayInventory,
     ZoneReport,
@@ -73,8 +74,10 @@ from table_controller.controller.events import (
     IrregularityRaised,
     Output,
     Prompt,
+    ReadsLost,
     Reply,
     Resolved,
+    Restarted,
     Tick,
     TraySeen,
     ZoneSeen,
@@ -164,6 +167,8 @@ def device_input(name: str, event: DeviceEvent) -> ControllerInput | None:
         return DeviceDown(name, event.reason)
     if isinstance(event, DeviceRecovered):
         return DeviceUp(name, event.reason)
+    if isinstance(event, FramesLost):
+        return ReadsLost(name, event.count)
     slots = getattr(event, "slots", None)
     if slots is not None:
         return BoardSeen(tuple(slots), tuple(getattr(event, "occluded", ())))
@@ -461,6 +466,8 @@ class Daemon:
                            mono_time=now)
         self._replayed = n
         log.info("recovered %d inputs from %s", n, journal.path)
+        if n:
+            self.feed(Restarted(), self.now())
         return n
 
     # -- inputs ------------------------------------------------------------------------------

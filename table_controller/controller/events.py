@@ -109,6 +109,18 @@ class DeviceUp:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadsLost:
+    """A device discarded ``count`` frames the host never received (its buffer overflowed)."""
+
+    device: str
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"kind": "reads_lost", "device": self.device, "count": self.count}
+
+
+@dataclass(frozen=True, slots=True)
 class DealerCommand:
     """A well-formed dealer command (see ``COMMANDS`` in :mod:`table_controller.feeds.messages`)."""
 
@@ -121,6 +133,18 @@ class DealerCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class Restarted:
+    """The daemon restarted and replayed the journal: the timers start again.
+
+    Devices may have changed while it was down, and fresh reports were requested.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"kind": "restarted"}
+
+
+@dataclass(frozen=True, slots=True)
 class Tick:
     """Time passed: run the timers (chip settle window). Journaled only when it changed state."""
 
@@ -130,7 +154,7 @@ class Tick:
 
 
 ControllerInput = CardRead | ZoneSeen | TraySeen | BoardSeen | DeviceDown | DeviceUp | \
-    DealerCommand | Tick
+    ReadsLost | DealerCommand | Restarted | Tick
 
 
 def _pairs(raw: Any) -> tuple[tuple[int, int], ...]:
@@ -158,10 +182,14 @@ def input_from_dict(d: Mapping[str, Any]) -> ControllerInput:
             return DeviceDown(str(d["device"]), str(d.get("reason", "")))
         if kind == "device_up":
             return DeviceUp(str(d["device"]), str(d.get("reason", "")))
+        if kind == "reads_lost":
+            return ReadsLost(str(d["device"]), int(d["count"]))
         if kind == "command":
             return DealerCommand(str(d["name"]), dict(d.get("args", {})))
         if kind == "tick":
             return Tick()
+        if kind == "restarted":
+            return Restarted()
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{kind} input: bad or missing field: {exc}") from None
     raise InputError(f"unknown input kind {kind!r}")

@@ -77,6 +77,10 @@ register_kind(
     "Check the device's cable and power; once it is back, resolve and resume, or void the "
     "hand.", hold=True)
 register_kind(
+    "reads_lost", "a device discarded reads the controller never received",
+    "Stop dealing. Compare the cards and chips on the table with the hand shown; the floor "
+    "voids the hand, or resolves and resumes once everything is accounted for.", hold=True)
+register_kind(
     "board_mismatch", "the camera sees a different card than the shoe read for a board slot",
     "Check the board card against the shoe's read; resolve once the board is right.",
     hold=False)

@@ -505,3 +505,33 @@ def test_stale_card_in_a_slot_is_checked_when_the_card_is_dealt() -> None:
     n = len(h.outputs)
     h.deal("2h", "9s")
     assert [i.kind for i in irregularities(h, n)] == ["board_mismatch"]
+
+
+def test_reads_a_device_discarded_hold_the_hand() -> None:
+    from table_controller.controller.events import ReadsLost
+
+    h = Harness()
+    h.seat_players(2)
+    out = h.feed(ReadsLost("shoe", 2))
+    assert [o.kind for o in out if isinstance(o, Announcement)] == ["device"]
+    h.ok("start")
+    h.feed(ReadsLost("shoe", 3))
+    irr = irregularities(h)
+    assert [(i.kind, i.data["count"]) for i in irr] == [("reads_lost", 3)]
+    assert h.core.held
+    assert input_from_dict(ReadsLost("shoe", 3).to_dict()) == ReadsLost("shoe", 3)
+
+
+def test_restart_restarts_the_timers() -> None:
+    from table_controller.controller.events import Restarted
+
+    h = started(settle=1.0)
+    h.post_blinds()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)  # chips never land before the "crash"
+    out = h.feed(Restarted(), dt=10.0)
+    assert [o.kind for o in out if isinstance(o, Announcement)] == ["restart"]
+    assert h.tick(0.5) == []  # a fresh window, not the one from before the restart
+    h.add(1, 100)
+    assert h.tick(2.0) == []
+    assert not irregularities(h)

@@ -82,7 +82,10 @@ def test_replay_rebuilds_the_state_and_completes_brackets(tmp_path: Path) -> Non
     again = daemon(tmp_path)
     assert again.recover() == 9
     assert again.core is not None
-    assert again.core.view(secret=True) == before
+    after = again.core.view(secret=True)
+    assert after.pop("last_announcement")["kind"] == "restart"
+    before.pop("last_announcement")
+    assert after == before
     assert again.now() > t + 6
     assert again.journal.current_hand == 1
     again.journal.close()
@@ -108,8 +111,9 @@ def test_a_hand_end_lost_in_a_crash_is_completed(tmp_path: Path) -> None:
     again.recover()
     assert again.core is not None and again.core.hand is None
     assert again.journal.current_hand is None
-    kinds = [e.kind for e in again.journal.entries()]
-    assert kinds[-1] is EntryKind.HAND_END
+    entries = list(again.journal.entries())
+    assert entries[-2].kind is EntryKind.HAND_END
+    assert entries[-1].payload["input"] == {"kind": "restarted"}
     again.journal.close()
 
 
