@@ -501,6 +501,8 @@ class _Script:
     board: list[tuple[Card, PhhAction]]
     bets: list[tuple[PhhAction, int]]
     shows: dict[int, PhhAction]
+    show_board: dict[int, int]
+    """Player -> board cards out when the file lists its ``sm`` (all-in: before the run-out)."""
 
 
 def _script(hh: HandHistory) -> _Script:
@@ -508,6 +510,7 @@ def _script(hh: HandHistory) -> _Script:
     board: list[tuple[Card, PhhAction]] = []
     bets: list[tuple[PhhAction, int]] = []
     shows: dict[int, PhhAction] = {}
+    show_board: dict[int, int] = {}
     for action in hh.actions:
         if action.verb == "dh":
             holes.setdefault(action.player, []).extend(action.cards)
@@ -517,6 +520,7 @@ def _script(hh: HandHistory) -> _Script:
             if action.player in shows:
                 raise ReplayError(action.text, "phh", f"p{action.player} shows twice")
             shows[action.player] = action
+            show_board[action.player] = len(board)
         else:
             bets.append((action, len(board)))
     for player, cards in holes.items():
@@ -530,7 +534,7 @@ def _script(hh: HandHistory) -> _Script:
         if dealt is not None and show.cards and len(show.cards) == len(dealt):
             holes[player] = [d if d is not None else c for d, c in zip(dealt, show.cards,
                                                                        strict=True)]
-    return _Script(holes, board, bets, shows)
+    return _Script(holes, board, bets, shows, show_board)
 
 
 def _act_input(seat: int, action: PhhAction, legal: LegalActions) -> Act:
@@ -564,8 +568,34 @@ def play(hh: HandHistory) -> Hand:
         except RuleError as exc:
             raise ReplayError(action.text if action else None, exc.rule, exc.message) from exc
 
+    def show_input(seat: int) -> tuple[Input, PhhAction | None]:
+        player = player_of[seat]
+        show = script.shows.get(player)
+        known = None not in script.holes.get(player, (None,))
+        if show is None and not known:
+            return Muck(seat), None  # a hand nobody saw cannot win
+        if show is None or show.dash:
+            return Show(seat), show
+        if show.muck or None in show.cards:
+            return Muck(seat), show
+        return Show(seat, tuple(c for c in show.cards if c is not None)), show
+
+    tabled: set[int] = set()
     while True:
         step = hand.expected()
+        if isinstance(step, BurnStep | BoardStep):
+            # An all-in: the file may table (or concede) hands before the run-out.
+            out = len(hand_board(hand))
+            early = [p for p, at in script.show_board.items() if at <= out and p not in tabled]
+            fed = False
+            for player in early:
+                tabled.add(player)
+                inp, show = show_input(seats[player - 1])
+                if hand.check(inp) is None:
+                    apply(inp, show)
+                    fed = True
+            if fed:
+                continue
         if isinstance(step, PostStep):
             apply(Post(step.seat), None)
         elif isinstance(step, DealHoleStep):
@@ -597,17 +627,7 @@ def play(hh: HandHistory) -> Hand:
         elif isinstance(step, CollectStep):
             apply(Collect(), None)
         elif isinstance(step, ShowStep):
-            player = player_of[step.seat]
-            show = script.shows.get(player)
-            known = None not in script.holes.get(player, (None,))
-            if show is None and not known:
-                apply(Muck(step.seat), None)  # a hand nobody saw cannot win
-            elif show is None or show.dash:
-                apply(Show(step.seat), show)
-            elif show.muck or None in show.cards:
-                apply(Muck(step.seat), show)
-            else:
-                apply(Show(step.seat, tuple(c for c in show.cards if c is not None)), show)
+            apply(*show_input(step.seat))
         elif isinstance(step, AwardStep):
             apply(Push(step.pot_index), None)
         elif isinstance(step, HandOverStep):
