@@ -742,3 +742,32 @@ def test_tabled_all_in_muck_ends_the_hand_without_more_cards() -> None:
     assert isinstance(hand.expected(), AwardStep)
     assert finish(hand) == {1: 2000, 2: 0}
     assert len(hand.status().board) == 0
+
+
+def test_big_blind_keeps_its_option_after_a_short_all_in() -> None:
+    # seat 1 (UTG) calls, seat 2 (SB) is all-in for 150: +50, short; the big blind has not acted
+    hand = make_hand({1: 5000, 2: 150, 3: 5000}, button=1)  # SB 2, BB 3, first to act 1
+    deal_hole(hand)
+    act(hand, 1, C)
+    act(hand, 2, A)
+    step = hand.expected()
+    assert isinstance(step, ActStep) and step.seat == 3 and step.legal.can_raise
+    assert step.legal.min_raise_to == 250  # the last full raise is still the big blind
+    act(hand, 3, C)
+    step = hand.expected()
+    assert isinstance(step, ActStep) and step.seat == 1 and not step.legal.can_raise
+
+
+def test_all_in_bet_below_big_blind_sets_min_raise_from_the_big_blind() -> None:
+    hand = make_hand({1: 5000, 2: 5000, 3: 150}, button=1)  # SB 2, BB 3
+    deal_hole(hand)
+    act(hand, 1, C)
+    act(hand, 2, C)
+    act(hand, 3, X)
+    hand.apply(Collect())
+    deal_board(hand, "2c3d4h")
+    act(hand, 2, X)
+    act(hand, 3, A)  # a bet of 50, below the big blind of 100
+    step = hand.expected()
+    assert isinstance(step, ActStep) and step.seat == 1
+    assert step.legal.can_raise and step.legal.min_raise_to == 150
