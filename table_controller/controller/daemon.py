@@ -41,14 +41,19 @@ from typing import Any
 from calibration.chips import ChipConfig, default_chip_config, load_chip_config
 from calibration.deck import DeckStore
 from hardware.base import (
+    BadFrame,
     CardDrawn,
     DeviceEvent,
     DeviceHello,
     DeviceLost,
     DeviceRecovered,
     DeviceStatus,
+    DuplicateFrame,
     FramesLost,
+    LinkStale,
     PolledDevice,
+    Retransmission,
+    SequenceGap,
     TrayInventory,
     ZoneReport,
     open_chip_sensor,
@@ -90,6 +95,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds a chip difference may last before it is an irregularity.
 SETTLE = 1.5
+#: Link faults journaled (``decision`` entries, not replayed); at most this many a second per
+#: device, the rest counted in the next entry's ``suppressed_before``.
+LINK_FAULTS = (BadFrame, SequenceGap, Retransmission, DuplicateFrame, LinkStale)
+LINK_FAULTS_PER_SECOND = 5
 #: Seconds the camera may take to show a board card the shoe dealt.
 CAMERA_WINDOW = 3.0
 #: Seconds between timer runs (chip settle window, camera polling, device health).
@@ -271,6 +280,7 @@ class Daemon:
         self._acks: dict[str, DeferredAcks] = {}
         self._release_due = False
         self._reads: set[tuple[str, int]] = set()
+        self._faults: dict[str, tuple[float, int, int]] = {}
 
     def now(self) -> float:
         """Return the daemon's monotonic time, never behind the last journaled time.
@@ -486,10 +496,36 @@ class Daemon:
         inp = device_input(name, event)
         if inp is not None:
             self.feed(inp, self.now())
+        elif isinstance(event, LINK_FAULTS):
+            self._journal_link_fault(name, event)
         if self._acks and not self._release_due:
             # after every event of this read was handled (the driver delivers them in one go)
             self._release_due = True
             asyncio.get_running_loop().call_soon(self.release_acks)
+
+    def _journal_link_fault(self, name: str, event: DeviceEvent) -> None:
+        """Journal a link fault (errors must survive a power cycle), at most a few a second."""
+        now = self.now()
+        start, written, suppressed = self._faults.get(name, (now, 0, 0))
+        if now - start >= 1.0:
+            start, written = now, 0
+        if written >= LINK_FAULTS_PER_SECOND:
+            self._faults[name] = (start, written, suppressed + 1)
+            return
+        fields = {k: (v.hex() if isinstance(v, bytes) else v)
+                  for k, v in dataclasses.asdict(event).items()}
+        payload: dict[str, Any] = {
+            "text": f"{name} link: {type(event).__name__} {fields}",
+            "link_fault": {"device": name, "type": type(event).__name__, **fields},
+        }
+        if suppressed:
+            payload["suppressed_before"] = suppressed
+        try:
+            self.journal.append("decision", payload, wall_time=time.time(), mono_time=now)
+        except JournalError as exc:
+            self._fatal(exc)
+            return
+        self._faults[name] = (start, written + 1, 0)
 
     def release_acks(self) -> None:
         """Write the ACKs kept since the reads they acknowledge were journaled."""

@@ -168,3 +168,23 @@ def test_deferred_acks_hold_what_the_protocol_wants_written() -> None:
     acks.take_outgoing()
     acks.reset(1.0)
     assert acks.release() == b"" and inner.resets == 1
+
+
+def test_link_faults_are_journaled_a_few_a_second(tmp_path: Path) -> None:
+    from hardware.base import BadFrame, FramesLost, SequenceGap
+
+    d = daemon(tmp_path)
+    for _ in range(7):
+        d._on_device_event("shoe", BadFrame("bad CRC", b"\x01\x02"))
+    d._offset += 1.5
+    d._on_device_event("shoe", SequenceGap(4, 6))
+    faults = [e.payload for e in d.journal.entries() if "link_fault" in e.payload]
+    assert len(faults) == 6
+    assert faults[0]["link_fault"] == {"device": "shoe", "type": "BadFrame",
+                                       "reason": "bad CRC", "raw": "0102"}
+    assert faults[-1]["suppressed_before"] == 2
+    d._on_device_event("chips", FramesLost(3, 5))  # an input of the core, not a link fault
+    last = list(d.journal.entries())[-1]
+    assert last.kind is EntryKind.DEVICE_EVENT
+    assert last.payload["input"] == {"kind": "reads_lost", "device": "chips", "count": 2}
+    d.journal.close()
