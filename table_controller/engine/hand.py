@@ -352,21 +352,14 @@ class Hand:
             self._st = new
             self.log.append(record)
             return record
-        # The fast path (the same steps as _run, inlined): the handler validates before it
-        # changes anything, so it runs on the state itself.
+        # The fast path (the steps of _run, inlined): the handler validates before it changes
+        # anything, so it runs on the state itself.
         step = st.step
         if step is None:
             step = _EXPECTED[st.phase](self, st)
         st.step = None
         record = handler(self, st, inp, step)
-        auto = _AUTOMATIC.get(st.phase)
-        while auto is not None and auto(self, st):
-            auto = _AUTOMATIC.get(st.phase)
-        if st.phase is _OVER or kind not in _LIGHT_INPUTS:
-            _check_integrity(self, st, cards=st.phase is _OVER)
-        elif (sum(st.stacks.values()) + sum(st.round.bets.values()) + st.middle + st.rake
-              != self.total or min(st.stacks.values()) < 0):  # the chip check, inlined
-            _check_integrity(self, st, cards=False, pots=False)  # raises with the details
+        _settle(self, st, kind)
         self.log.append(record)
         return record
 
@@ -389,12 +382,7 @@ class Hand:
         else:
             new = st.copy()
         record = handler(self, new, inp, step)
-        _advance(self, new)
-        if new.phase is _OVER or kind not in _LIGHT_INPUTS:
-            _check_integrity(self, new, cards=new.phase is _OVER)
-        elif (sum(new.stacks.values()) + sum(new.round.bets.values()) + new.middle + new.rake
-              != self.total or min(new.stacks.values()) < 0):  # the same chip check, inlined
-            _check_integrity(self, new, cards=False, pots=False)  # raises with the details
+        _settle(self, new, kind)
         return new, record
 
     def legal_actions(self) -> ActStep | None:
@@ -1026,6 +1014,22 @@ _AUTOMATIC: dict[Phase, Callable[[Hand, _State], bool]] = {
     Phase.AWARDING: _auto_awarding,
 }
 """Transitions that need no input: each returns True when it moved the hand on."""
+
+
+def _settle(hand: Hand, st: _State, kind: type) -> None:
+    """After an input: run the automatic transitions, then check the chips (and cards).
+
+    :raises ChipConservationError: chips do not add up.
+    :raises DuplicateCardError: a card is known twice (full recount at the end of the hand).
+    """
+    auto = _AUTOMATIC.get(st.phase)
+    while auto is not None and auto(hand, st):
+        auto = _AUTOMATIC.get(st.phase)
+    if st.phase is _OVER or kind not in _LIGHT_INPUTS:
+        _check_integrity(hand, st, cards=st.phase is _OVER)
+    elif (sum(st.stacks.values()) + sum(st.round.bets.values()) + st.middle + st.rake
+          != hand.total or min(st.stacks.values()) < 0):  # the chip check, kept cheap
+        _check_integrity(hand, st, cards=False, pots=False)  # raises with the details
 
 
 def _advance(hand: Hand, st: _State) -> None:
