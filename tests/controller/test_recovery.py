@@ -188,3 +188,17 @@ def test_link_faults_are_journaled_a_few_a_second(tmp_path: Path) -> None:
     assert last.kind is EntryKind.DEVICE_EVENT
     assert last.payload["input"] == {"kind": "reads_lost", "device": "chips", "count": 2}
     d.journal.close()
+
+
+def test_a_journal_that_cannot_be_written_stops_the_daemon_and_publishes_nothing(
+        tmp_path: Path) -> None:
+    import asyncio
+
+    d = daemon(tmp_path)
+    d._queue = asyncio.Queue()
+    now = time.monotonic()
+    command(d, "seat", now, seat=1, player="p1", stack=1_000)
+    d.journal.close()
+    d.feed(ZoneSeen(1, ((1, 5),)), now)
+    assert d.exit_code == 3
+    assert d._queue.empty()
