@@ -69,10 +69,10 @@ SHOWN_BY = {Fault.CORRUPT_CRC: "bad_frames", Fault.DROP_BYTES: "bad_frames",
 #: move no chips, so faults are not injected before one: a fault must meet a frame).
 SHOE_STEPS = frozenset({"deal_hole", "burn", "board"})
 CHIP_STEPS = frozenset({"post", "collect", "award"})
-#: Seconds after a card is drawn during which a SIGKILL can lose the read: the driver ACKs the
-#: frame before the daemon has journaled it (see docs/reliability.md; probed by
-#: :func:`run_crash_window`). In-flight kills after a card step wait this long first unless
-#: ``spare_card_window`` is off.
+#: Seconds after a card is drawn during which a SIGKILL could lose the read while the driver
+#: acknowledged frames before the daemon journaled them (found here, fixed by the daemon's
+#: deferred ACKs; probed by :func:`run_crash_window`). With ``spare_card_window`` on, in-flight
+#: kills after a card step wait this long first.
 CARD_WINDOW = 0.02
 #: State fields compared across a kill (device health and link states are left out).
 STATE_KEYS = ("hand", "hands_played", "rake_total", "button", "seats", "phase", "street",
@@ -462,8 +462,8 @@ class SoakOptions:
     :param kill_rate: chance per prompt of a SIGKILL of the daemon (then a restart).
     :param quiet_kill_share: share of kills taken at an idle table with a snapshot comparison.
     :param spare_card_window: an in-flight kill after a card step waits :data:`CARD_WINDOW`
-        first (the known loss window right after a card read, which :func:`run_crash_window`
-        probes on its own).
+        first (to measure the rest while a loss right after a card read is being fixed;
+        :func:`run_crash_window` probes that window on its own). Off by default.
     :param time_budget: seconds after which no new hand is started.
     :param taps: listen on the public side with subscribers of every kind (:class:`FeedTaps`)
         and check that none of them got a secret card (runs without kills: the hand of each
@@ -482,7 +482,7 @@ class SoakOptions:
     unplug_seconds: float = 0.3
     kill_rate: float = 0.0
     quiet_kill_share: float = 0.5
-    spare_card_window: bool = True
+    spare_card_window: bool = False
     time_budget: float = 300.0
     tcp: bool = True
     rake_percent: float = 0.0
