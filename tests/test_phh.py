@@ -517,6 +517,33 @@ def _play_config(hand: Hand, spec: HandSpec) -> Hand:
     return hand
 
 
+def test_corrected_cards_are_written_as_corrected() -> None:
+    from table_controller.engine import BoardStep, Deal
+
+    rng = random.Random(5)
+    while True:  # a hand that reaches the showdown with a full board
+        spec = random_spec(rng, min_players=3, max_players=3, short_bb=False)
+        played = play_ours(spec)
+        if sum(isinstance(r.step, BoardStep) for r in played.hand.log) == 5:
+            break
+    board_dealt = True
+    hand = Hand(spec.config())
+    inputs = list(played.inputs)
+    used = {c for r in played.hand.log if isinstance(r.input, Deal) for c in [r.input.card] if c}
+    spare = [c for c in spec.deck if c not in used]
+    for inp in inputs:
+        hand.apply(inp)
+        if board_dealt and len(hand.status().board) == 5:
+            hand.replace_board_card(0, spare[0])  # a misread flop card, put right
+            board_dealt = False
+    hh = history_from_hand(hand)
+    assert replay(loads(dumps(hh))).status == phh.MATCHED
+    assert not board_dealt  # the correction was made
+    boards = [a for a in hh.actions if a.verb == "db"]
+    assert boards[0].cards[0] == spare[0]
+    assert hand.status().board[0] == spare[0]
+
+
 def test_writer_refuses_what_phh_cannot_say() -> None:
     from table_controller.engine import ExtraPost
 

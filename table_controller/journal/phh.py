@@ -833,8 +833,8 @@ def history_from_hand(
 
     :param players: optional names by seat.
     :param extra: optional further fields (``event``, ``hand``, ...).
-    :raises PhhError: for what PHH cannot say: missed-blind or new-player posts, a hand without
-        a small blind, blinds out of the PHH positions.
+    :raises PhhError: for what PHH cannot say: missed-blind or new-player posts, blinds out of
+        the PHH positions, ``extra`` fields that clash with the hand's own.
     """
     clash = sorted(set(extra or {}) & _KNOWN_FIELDS)
     if clash:
@@ -863,19 +863,19 @@ def history_from_hand(
             if seat in holes:
                 actions.append(PhhAction(0, number[seat], "dh", tuple(holes.pop(seat))))
 
+    # Cards as they stand now: a card corrected after the deal (a misread) is written corrected.
+    now = hand.status()
     for record in hand.log:
         step = record.step
         if isinstance(step, PostStep):
             posts.append((step.seat, step.kind))
             continue
         if isinstance(step, DealHoleStep):
-            assert isinstance(record.input, Deal)
-            holes.setdefault(step.seat, []).append(record.input.card)
+            holes.setdefault(step.seat, []).append(now.hole_cards[step.seat][step.round - 1])
             continue
         flush_holes()
         if isinstance(step, BoardStep):
-            assert isinstance(record.input, Deal)
-            street_cards.append(record.input.card)
+            street_cards.append(now.board[step.slot])
             if len(street_cards) == len(step.street.board_slots):
                 board_actions.append(len(actions))
                 actions.append(PhhAction(0, 0, "db", tuple(street_cards)))
