@@ -673,3 +673,29 @@ def test_card_text_in_actions() -> None:
     hh = HandHistory(antes=(0, 0), blinds_or_straddles=(1, 2), min_bet=2,
                      starting_stacks=(10, 10), actions=(action,))
     assert "p2 sm AhKd" in dumps(hh)
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 10**6) | st.text(max_size=8)
+    | st.decimals(allow_nan=True, allow_infinity=True, places=2),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner,
+                                                                max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.dictionaries(
+    st.sampled_from(["variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks",
+                     "actions", "finishing_stacks", "players", "seats", "ante_trimming_status",
+                     "_rake", "hand"]),
+    _values, max_size=12,
+))
+def test_property_garbage_fields_give_phh_errors_only(raw: dict[str, Any]) -> None:
+    base: dict[str, Any] = {"variant": "NT", "antes": [0, 0], "blinds_or_straddles": [1, 2],
+                            "min_bet": 2, "starting_stacks": [100, 100], "actions": []}
+    try:
+        hh = phh.from_mapping(base | raw)
+        replay(hh)  # errors come back in the result
+    except PhhError:
+        pass
