@@ -699,3 +699,22 @@ def test_property_garbage_fields_give_phh_errors_only(raw: dict[str, Any]) -> No
         replay(hh)  # errors come back in the result
     except PhhError:
         pass
+
+
+_ACTIONS = ["d dh p1 AhAd", "d dh p2 KhKd", "d dh p3 ????", "d dh p1 2c", "d db 3c4c5c",
+            "d db 9d", "d db Ah", "p1 f", "p2 f", "p3 f", "p1 cc", "p2 cc", "p3 cc",
+            "p1 cbr 20", "p2 cbr 40", "p3 cbr 1000", "p1 cbr 3", "p1 sm", "p2 sm -",
+            "p3 sm QsQd", "p3 sm ????", "# note", ""]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_ACTIONS), max_size=24))
+def test_property_any_action_list_replays_or_reports(actions: list[str]) -> None:
+    hh = loads(make(actions, extra="finishing_stacks = [1000, 1000, 1000]\n"))
+    result = replay(hh)
+    assert result.status in (phh.MATCHED, phh.MISMATCHED, phh.ODD_CHIP, phh.ERROR)
+    if result.status != phh.ERROR:
+        assert result.finishing_stacks is not None
+        assert sum(result.finishing_stacks) == 3000
+    else:
+        assert isinstance(result.error, ReplayError | PhhError)
