@@ -26,13 +26,13 @@ def crash_window(attempts: int, seed: int) -> None:
     print(json.dumps(rep.to_dict()))
     COUNTS["card-read kills"] += rep.attempts
     COUNTS["card reads lost at a kill"] += len(rep.lost)
-    assert rep.attempts >= min(attempts, 5)
+    assert rep.attempts >= min(attempts, 3)
     assert rep.lost == [], rep.lost
     assert rep.kept == rep.attempts
 
 
 def test_a_card_read_survives_a_kill_right_after_it() -> None:
-    crash_window(6, seed=2)
+    crash_window(3, seed=2)
 
 
 @pytest.mark.slow

@@ -32,7 +32,7 @@ from table_controller.simtable.soak import (
 from tests.reliability.counts import COUNTS
 
 #: Each example costs a few round trips and journal commits: fewer than the pure parsers get.
-EXAMPLES = int(os.environ.get("RELIABILITY_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("RELIABILITY_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow,
                                        HealthCheck.function_scoped_fixture])

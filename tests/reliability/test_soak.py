@@ -72,8 +72,8 @@ def assert_kills_survived(r: SoakReport) -> None:
 
 
 def test_serial_faults_short() -> None:
-    r = soak(hands=3, seed=11, link_fault_rate=0.35, unplug_rate=0.04, time_budget=40)
-    assert_clean(r, 3)
+    r = soak(hands=2, seed=11, link_fault_rate=0.4, unplug_rate=0.05, time_budget=40)
+    assert_clean(r, 2)
     assert_faults_shown(r)
 
 
