@@ -575,6 +575,23 @@ def test_duplicate_card_raises_where_pokerkit_only_warns() -> None:
     assert hand.status() == before
 
 
+def test_pokerkit_straddle_minimum_raise_is_too_small() -> None:
+    # Documented only: blinds 1/2 and a straddle of 4. A live straddle plays as the big blind of
+    # the hand, so the minimum raise is by 4, to 8 (NOTES.md: pokerkit's default minimum raise
+    # is too small); pokerkit takes the last increment (2) and allows a raise to 6. Our tables
+    # do not play straddles (the PHH reader refuses them, below).
+    spec = _spec((100,) * 5, sb=1, bb=2)
+    from pokerkit import Automation, NoLimitTexasHoldem
+
+    pk = NoLimitTexasHoldem.create_state(
+        (Automation.ANTE_POSTING, Automation.BET_COLLECTION,
+         Automation.BLIND_OR_STRADDLE_POSTING), False, 0, (1, 2, 4), 2, spec.stacks, 5)
+    for _ in range(10):
+        pk.deal_hole("??")
+    assert pk.checking_or_calling_amount == 4
+    assert pk.min_completion_betting_or_raising_to_amount == 6
+
+
 def test_straddles_are_refused_by_the_phh_reader() -> None:
     from table_controller.journal.phh import PhhError, hand_config, loads
 
