@@ -275,6 +275,16 @@ COMMANDS: Mapping[str, tuple[tuple[ArgSpec, ...], str]] = {
         "record how an irregularity (optionally by id) was resolved",
     ),
     "status": ((), "ask for the table status (changes nothing)"),
+    # issue 6 (dealing irregularities, controller/dealing.py): what no sensor sees
+    "exposed": (
+        (("seat", "seat", True), ("round", "id", True)),
+        "the dealer exposed hole card round (1 or 2) of seat",
+    ),
+    "boxed": ((), "the card just drawn was face up in the deck"),
+    "misdealt": (
+        (("what", "text", True), ("seat", "seat", False)),
+        "a deal error: what = wrong_seat | skipped | dealt_in | wrong_count | button",
+    ),
 }
 
 
