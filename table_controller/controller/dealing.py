@@ -292,9 +292,10 @@ class DealingRules(IrregularityRules):
             what = "Missed burn" if st.board_fix[1] == "missed_burn" else "Doubled burn"
             fix = ("take the burn card off the board face down" if st.board_fix[1] ==
                    "missed_burn" else "turn the second burned card up")
-            text = (f"{what}: {fix}; lay the board as {laid}; then "
-                    f"{describe_step(step)[0].lower()}{describe_step(step)[1:]}")
-            return text, {**step_to_dict(step), "remedy": st.board_fix[1], "board": board}
+            text = (f"{what}: {fix}; lay the board as {laid} (the camera checks it, or "
+                    f"confirm); then {describe_step(step)[0].lower()}{describe_step(step)[1:]}")
+            return text, {"kind": "fix_board", "remedy": st.board_fix[1], "board": board,
+                          "then": step_to_dict(step)}
         if isinstance(step, BoardStep) and step.street in st.reshuffle:
             cards, _ = st.reshuffle[step.street]
             n = len(cards)
@@ -318,6 +319,14 @@ class DealingRules(IrregularityRules):
     def _on_command(self, core: TableCore, cmd: DealerCommand, now: float,
                     out: list[Output]) -> bool:
         name = cmd.name
+        st = self._state(core)
+        if (name == "confirm" and st is not None and st.board_fix is not None
+                and not core.held and core.hand is not None):
+            irr, _kind = st.board_fix
+            st.board_fix = None
+            _resolve(core, irr, "the dealer confirmed the board is laid in order", out)
+            out.append(Reply(True, "", {"irregularity": irr}))
+            return True
         if name == "misdeal":
             reply = self._check_misdeal(core)
             if reply is None:
@@ -326,11 +335,9 @@ class DealingRules(IrregularityRules):
             refused = core._refuse_if_held() if name != "boxed" else None
             if refused is not None:
                 reply = refused
-            elif core.hand is None:
+            elif core.hand is None or st is None:
                 reply = Reply(False, "no hand in progress")
             else:
-                st = self._state(core)
-                assert st is not None
                 try:
                     if name == "exposed":
                         reply = self._cmd_exposed(core, st, cmd.args, out)
