@@ -181,6 +181,10 @@ class ShoeState:
     door_open: bool = False
     empty: bool = False
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (for the journal, once the daemon feeds it)."""
+        return {"kind": "shoe_state", "door_open": self.door_open, "empty": self.empty}
+
 
 @dataclass(slots=True)
 class _Replacement:

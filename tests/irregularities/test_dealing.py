@@ -153,3 +153,50 @@ def test_doctests() -> None:
 
     assert doctest.testmod(corrections).failed == 0
     assert doctest.testmod(house, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+def test_missed_burn_fix_is_its_own_prompt_and_confirm_completes_it() -> None:
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    h.ok("check", seat=3)
+    h.ok("confirm")  # collect
+    h.deal("9d", "Qc")  # burn (read as the burn), first flop card
+    h.board("9d", "Qc")  # the dealer laid the burn card as the first flop card
+    kinds = [i.kind for i in raised(h)]
+    assert kinds == ["missed_burn"]
+    step = h.step()
+    assert step["kind"] == "fix_board" and step["board"] == ["Qc"]
+    assert "9d" not in str(step) and "9d" not in raised(h)[0].text
+    h.ok("confirm")
+    assert h.step()["kind"] == "board" and h.step()["slot"] == 1
+    assert h.core.irregularities[-1].resolution is not None
+
+
+def test_missed_burn_after_action_is_left_to_the_board_checks() -> None:
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    h.ok("check", seat=3)
+    h.ok("confirm")
+    h.deal("9d", "Qc", "Jd", "4h")
+    h.ok("check", seat=2)
+    h.board("9d", "Qc", "Jd")
+    assert [i.kind for i in raised(h)] != ["missed_burn"]
+    assert "missed_burn" not in [i.kind for i in raised(h)]
+
+
+def test_take_back_board_refuses_other_inputs() -> None:
+    from table_controller.engine.corrections import take_back_board
+    from table_controller.errors import RuleError
+
+    h = started()
+    h.deal("Ah", "Kd")
+    hand = h.core.hand
+    assert hand is not None
+    n = len(hand.log)
+    with pytest.raises(RuleError, match="not all board cards"):
+        take_back_board(hand, 1)
+    assert len(hand.log) == n
