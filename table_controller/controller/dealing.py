@@ -218,6 +218,7 @@ class _HandState:
     #: a burn error being corrected: (irregularity, kind)
     board_fix: tuple[int, str] | None = None
     shoe_flags: set[str] = field(default_factory=set)
+    closed: bool = False
 
 
 class DealingRules(IrregularityRules):
@@ -256,6 +257,8 @@ class DealingRules(IrregularityRules):
     def after_input(self, core: Any, now: float, out: list[Any]) -> None:
         """Take the burns a remedy already has (premature or exposed cards) when they are due."""
         st = self._state(core)
+        if st is not None and core.hand is None and not st.closed:
+            self._close(core, st, out)
         if st is not None and core.hand is not None and st.reshuffle:
             self._settle_reshuffle(core, st, list(core.hand.status().board), out)
         for _ in range(3):
@@ -317,6 +320,18 @@ class DealingRules(IrregularityRules):
         if self.state is None or self.state.number != core.hand_number:
             self.state = _HandState(core.hand_number)
         return self.state
+
+    def _close(self, core: TableCore, st: _HandState, out: list[Output]) -> None:
+        """Record, once the hand is over, the remedies it never reached."""
+        st.closed = True
+        waiting = [*st.premature_irr, *(r.irregularity for r in st.replacements)]
+        for _cards, irrs in st.reshuffle.values():
+            waiting.extend(irrs)
+        waiting.extend(irr for _card, irr in st.burn_for.values() if irr is not None)
+        if st.board_fix is not None:
+            waiting.append(st.board_fix[0])
+        for irr in waiting:
+            _resolve(core, irr, "the hand ended before the remedy was needed", out)
 
     # -- commands ----------------------------------------------------------------------------
 

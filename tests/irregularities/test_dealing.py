@@ -200,3 +200,16 @@ def test_take_back_board_refuses_other_inputs() -> None:
     with pytest.raises(RuleError, match="not all board cards"):
         take_back_board(hand, 1)
     assert len(hand.log) == n
+
+
+def test_a_remedy_the_hand_never_reached_is_still_recorded() -> None:
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.card("9d")  # extra card: would be the flop burn
+    h.ok("fold", seat=1)
+    h.ok("fold", seat=2)  # seat 3 wins the blinds: no flop
+    h.ok("confirm")  # collect / push without chip sensors
+    while h.core.hand is not None:
+        h.ok("confirm")
+    extra = [i for i in h.core.irregularities if i.kind == "extra_card"]
+    assert extra and extra[0].resolution == "the hand ended before the remedy was needed"
