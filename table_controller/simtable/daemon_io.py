@@ -153,6 +153,14 @@ class DaemonDriver:
                 continue
             changed = self._take(ev) or changed
 
+    async def drain(self) -> None:
+        """Take the events already queued (no waiting), so the newest prompt is current."""
+        for _ in range(10_000):
+            ev = await self.client.next_event(timeout=0.001)
+            if ev is None:
+                return
+            self._take(ev)
+
     async def settle(self, seconds: float = 0.05) -> None:
         """Take whatever events are queued now (without waiting for a change)."""
         end = time.monotonic() + seconds
@@ -190,7 +198,7 @@ async def run_scenario_on_daemon(scn: Any, *, keep: bool = False) -> Any:
 
     options = RigOptions(seats=scn.seats, small_blind=scn.small_blind,
                          big_blind=scn.big_blind, rake_percent=scn.rake_percent,
-                         rake_cap=scn.rake_cap)
+                         rake_cap=scn.rake_cap, camera_level=scn.camera)
     rig = SimRig(options, keep=keep)
     try:
         await asyncio.to_thread(rig.start)

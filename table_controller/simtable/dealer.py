@@ -134,6 +134,8 @@ class SimDealer:
         self.floor: Callable[[SimDealer, Mapping[str, Any]], Any] | None = None
         self._start_prompt: int | None = None
         self._to_lay: list[tuple[int, Card]] = []
+        self._last_kind = ""
+        self._prev_kind = ""
         #: seconds the camera needs to see a swept board before the next hand starts
         self.board_settle = board_settle
         self._board_used = False
@@ -206,6 +208,7 @@ class SimDealer:
         """Do what ``prompt`` asks (without the new-prompt check and the mistakes hook)."""
         step = prompt_step(prompt)
         kind = step.get("kind", "")
+        self._prev_kind, self._last_kind = self._last_kind, kind
         if kind in AFTER_A_ROUND:
             # Bets never stay out while the board is dealt, hands are shown or pots pushed: a
             # collection the controller completed from the sensors before the last bet's chips
@@ -298,7 +301,8 @@ class SimDealer:
 
     async def _on_hold(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                        state: Mapping[str, Any]) -> None:
-        self.log.holds_handled += 1
+        if self._prev_kind != "hold":  # one hold, however often its prompt is reworded
+            self.log.holds_handled += 1
         if self.floor is not None:
             await self.floor(self, prompt)
             return
@@ -311,12 +315,17 @@ class SimDealer:
         put right (to the value the hand implies) before the irregularity is resolved.
         """
         status = (await self.send({"command": "status"})).result
+        if not status.get("held"):
+            return  # an older hold prompt: the table already resumed
+        open_holds = []
         for irr in status.get("irregularities", []):
-            if (isinstance(irr, Mapping) and irr.get("kind") == "chip_difference"
-                    and not irr.get("resolved") and isinstance(irr.get("zone"), int)
+            if not isinstance(irr, Mapping) or irr.get("resolved"):
+                continue
+            if (irr.get("kind") == "chip_difference" and isinstance(irr.get("zone"), int)
                     and isinstance(irr.get("expected"), int) and irr["expected"] >= 0):
                 self.io.felt.set(irr["zone"], irr["expected"])
-        ids = step.get("irregularities")
-        for irr in ids if isinstance(ids, list) else []:
-            await self.send({"command": "resolve", "irregularity": int(irr), "note": note})
+            if irr.get("hold") and isinstance(irr.get("id"), int):
+                open_holds.append(irr["id"])
+        for irr_id in open_holds:
+            await self.send({"command": "resolve", "irregularity": irr_id, "note": note})
         await self.send({"command": "resume", "note": note})

@@ -62,7 +62,10 @@ SKIPPING = frozenset({"unknown_tag", "second_copy", "extra_card", "unplug_shoe",
                       "draw_cards", "chips", "shoe_status"})
 FLOOR = ("resume", "fix_chips", "void", "misdeal")
 _TOP = {"name", "description", "covers", "table", "seats", "hands", "faults", "expect", "floor"}
-_TABLE = {"seats", "small_blind", "big_blind", "rake_percent", "rake_cap"}
+_TABLE = {"seats", "small_blind", "big_blind", "rake_percent", "rake_cap", "camera"}
+#: Simulated camera levels (``hardware/sim/camera_link.py``): ``exact`` reports the board file
+#: as is; the others render a picture of the felt and read it back with the recogniser.
+CAMERA_LEVELS = ("exact", "easy", "medium", "hard")
 _HAND = {"deck", "actions"}
 _FAULT = {"when", "hand", "do", "card", "slot", "amount", "seconds", "reason", "body", "then"}
 _EXPECT = {"prompts", "irregularities", "holds", "hands", "final_stacks", "refused"}
@@ -137,6 +140,7 @@ class Scenario:
     big_blind: int
     rake_percent: float
     rake_cap: int
+    camera: str
     players: Mapping[int, tuple[str, int]]
     decks: tuple[tuple[Card, ...], ...]
     actions: tuple[ScriptedAction, ...]
@@ -168,6 +172,12 @@ def _int(v: Any, where: str, lo: int = 0) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < lo:
         raise ScenarioError(f"{where}: must be an integer >= {lo}, got {v!r}")
     return v
+
+
+def _camera(v: Any, where: str) -> str:
+    if v not in CAMERA_LEVELS:
+        raise ScenarioError(f"{where}: one of {', '.join(CAMERA_LEVELS)}, got {v!r}")
+    return str(v)
 
 
 def parse_scenario(text: str, name: str = "scenario", path: Path | None = None) -> Scenario:
@@ -277,6 +287,7 @@ def parse_scenario(text: str, name: str = "scenario", path: Path | None = None) 
         big_blind=_int(table.get("big_blind", 100), f"{name}: table.big_blind", 1),
         rake_percent=float(table.get("rake_percent", 0.0)),
         rake_cap=_int(table.get("rake_cap", 0), f"{name}: table.rake_cap"),
+        camera=_camera(table.get("camera", "exact"), f"{name}: table.camera"),
         players=players, decks=tuple(decks), actions=tuple(actions), faults=tuple(faults),
         expect=Expect(
             prompts=tuple(str(p) for p in exp.get("prompts", [])),
@@ -348,6 +359,10 @@ class Driver(Protocol):
 
     async def wait(self, timeout: float) -> bool:
         """Wait for the prompt or state to change (or time to pass); False if nothing moved."""
+        ...
+
+    async def drain(self) -> None:
+        """Take what has already arrived (no waiting)."""
         ...
 
 
@@ -443,6 +458,7 @@ async def _draw_cards(io: Any, body: Mapping[str, Any]) -> None:
         if i < len(board) and int(board[i]) >= 0:
             await io.pause(0.05)  # the shoe's read reaches the controller first
             io.lay_board(int(board[i]), card)
+    await io.pause(0.3)  # every read is in before the dealer looks at the prompt again
 
 
 async def _set_board(io: Any, body: Mapping[str, Any]) -> None:
@@ -529,6 +545,7 @@ async def drive(dealer: SimDealer, driver: Driver, *, stuck_after: int = 4,
     """
     idle = 0
     while True:
+        await driver.drain()
         prompt, state = driver.current()
         if dealer.finished(prompt):
             return
@@ -614,6 +631,9 @@ class CoreDriver:
         before = self.io.prompt.get("id")
         self.io.advance(timeout)
         return bool(self.io.prompt.get("id") != before)
+
+    async def drain(self) -> None:
+        """Nothing to take: the core answers at once."""
 
 
 def _core_fault_io_class() -> type:
