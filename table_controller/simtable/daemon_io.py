@@ -69,6 +69,15 @@ class DaemonIO:
         """Report any tag as drawn."""
         self.shoe.draw_uid(uid)
 
+    def shoe_status(self, door_open: bool, empty: bool) -> None:
+        """Make the shoe report its door and whether it is empty (issue-6 scenarios)."""
+        from hardware.link.protocol import MsgType
+        from hardware.shoe.protocol import shoe_status_payload
+
+        self.shoe.door_open = door_open
+        self.shoe.emit(MsgType.SHOE_STATUS,
+                       shoe_status_payload(door_open, empty, self.shoe.jam, self.shoe.error))
+
     def uid_of(self, card: Card) -> str:
         """Return the simulated tag of ``card``."""
         return self.rig.uid(card)
