@@ -229,6 +229,7 @@ class Hand:
         self.total = sum(self.starting_stacks.values())
         self._clockwise = clockwise_from_button(seats, self.button)
         self._deal_steps = [_deal_step(s, r) for r in (1, 2) for s in self._clockwise]
+        self._postflop_order = tuple(self._clockwise)
         stacks = dict(self.starting_stacks)
         posts = self._posts(stacks)
         preflop = BettingRound(_rotate_after(seats, self.bb_seat), {s: 0 for s in seats},
@@ -871,8 +872,8 @@ itself instead of a copy (the property tests check that a refused input changed 
 def _start_round(hand: Hand, st: _State) -> None:
     """Start betting on the current street (after its board cards, or after the hole cards)."""
     if st.street is not _PREFLOP:
-        order = _rotate_after(list(hand.seats), hand.button)
-        st.round = BettingRound(order, {s: 0 for s in hand.seats}, 0, hand.config.big_blind)
+        st.round = BettingRound(hand._postflop_order, dict.fromkeys(hand.seats, 0), 0,
+                                hand.config.big_blind)
     st.phase = _BETTING
     st.to_act = st.round.next_to_act(None, st.stacks, _live(hand, st))
 
