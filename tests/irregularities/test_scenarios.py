@@ -48,7 +48,7 @@ def test_replaying_the_inputs_rebuilds_the_same_table(path: Path) -> None:
         seen.append((inp, now))
         return handle(inp, now)
 
-    core.handle = recording  # type: ignore[method-assign]
+    core.handle = recording
     result = asyncio.run(run_scenario(scn, driver))
     assert result.passed, result.failures
     twin = TableCore(core.table.config, dict(core.resolver._cards), core.chips.config
