@@ -12,6 +12,7 @@ MODULES = [
     "table_controller.engine.describe",
     "table_controller.engine.hand",
     "table_controller.engine.table",
+    "table_controller.engine.corrections",
 ]
 
 
