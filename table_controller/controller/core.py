@@ -58,6 +58,7 @@ from table_controller.controller.events import (
     Reply,
     Resolved,
     Restarted,
+    ShoeState,
     Tick,
     TraySeen,
     ZoneSeen,
@@ -224,6 +225,8 @@ class TableCore:
             self._on_reads_lost(inp, out)
         elif isinstance(inp, Restarted):
             self._on_restarted(now, out)
+        elif isinstance(inp, ShoeState):
+            pass  # judged by the dealing rules (issue 6), in ``rules.intercept``
         elif isinstance(inp, DealerCommand):
             self._on_command(inp, now, out)
         else:  # pragma: no cover - the union is closed

@@ -54,6 +54,7 @@ from hardware.base import (
     PolledDevice,
     Retransmission,
     SequenceGap,
+    ShoeStatus,
     TrayInventory,
     ZoneReport,
     open_chip_sensor,
@@ -83,6 +84,7 @@ from table_controller.controller.events import (
     Reply,
     Resolved,
     Restarted,
+    ShoeState,
     Tick,
     TraySeen,
     ZoneSeen,
@@ -178,6 +180,8 @@ def device_input(name: str, event: DeviceEvent) -> ControllerInput | None:
         return DeviceUp(name, event.reason)
     if isinstance(event, FramesLost):
         return ReadsLost(name, event.count)
+    if isinstance(event, ShoeStatus):
+        return ShoeState(event.door_open, event.empty)
     slots = getattr(event, "slots", None)
     if slots is not None:
         return BoardSeen(tuple(slots), tuple(getattr(event, "occluded", ())))

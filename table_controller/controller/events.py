@@ -121,6 +121,18 @@ class ReadsLost:
 
 
 @dataclass(frozen=True, slots=True)
+class ShoeState:
+    """The shoe's status flags (``hardware.base.ShoeStatus``); judged by the dealing rules."""
+
+    door_open: bool = False
+    empty: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"kind": "shoe_state", "door_open": self.door_open, "empty": self.empty}
+
+
+@dataclass(frozen=True, slots=True)
 class DealerCommand:
     """A well-formed dealer command (see ``COMMANDS`` in :mod:`table_controller.feeds.messages`)."""
 
@@ -154,7 +166,7 @@ class Tick:
 
 
 ControllerInput = CardRead | ZoneSeen | TraySeen | BoardSeen | DeviceDown | DeviceUp | \
-    ReadsLost | DealerCommand | Restarted | Tick
+    ReadsLost | ShoeState | DealerCommand | Restarted | Tick
 
 
 def _pairs(raw: Any) -> tuple[tuple[int, int], ...]:
@@ -184,6 +196,8 @@ def input_from_dict(d: Mapping[str, Any]) -> ControllerInput:
             return DeviceUp(str(d["device"]), str(d.get("reason", "")))
         if kind == "reads_lost":
             return ReadsLost(str(d["device"]), int(d["count"]))
+        if kind == "shoe_state":
+            return ShoeState(bool(d["door_open"]), bool(d["empty"]))
         if kind == "command":
             return DealerCommand(str(d["name"]), dict(d.get("args", {})))
         if kind == "tick":
