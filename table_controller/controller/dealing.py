@@ -61,6 +61,7 @@ from table_controller.controller.events import (
     Output,
     Reply,
     Resolved,
+    ShoeState,
     Tick,
     ZoneSeen,
 )
@@ -94,6 +95,8 @@ from table_controller.errors import RuleError
 
 if TYPE_CHECKING:
     from table_controller.controller.core import TableCore
+
+__all__ = ["MISDEALT", "DealingRules", "ShoeState"]
 
 register_kind(
     "misdeal", "a misdeal before substantial action",
@@ -172,18 +175,6 @@ MISDEALT: Mapping[str, str] = {
 _STREET = {Street.FLOP: "flop", Street.TURN: "turn", Street.RIVER: "river"}
 _FIRST_SLOT = {Street.FLOP: 0, Street.TURN: 3, Street.RIVER: 4}
 _BURNS_BEFORE = {Street.FLOP: 1, Street.TURN: 2, Street.RIVER: 3}
-
-
-@dataclass(frozen=True, slots=True)
-class ShoeState:
-    """Controller input: the shoe's status flags (``hardware.base.ShoeStatus``) during a hand."""
-
-    door_open: bool = False
-    empty: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form (for the journal, once the daemon feeds it)."""
-        return {"kind": "shoe_state", "door_open": self.door_open, "empty": self.empty}
 
 
 @dataclass(slots=True)

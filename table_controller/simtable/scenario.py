@@ -656,7 +656,7 @@ def _core_fault_io_class() -> type:
         def shoe_status(self, door_open: bool, empty: bool) -> None:
             from table_controller.controller.dealing import ShoeState
 
-            self.feed(ShoeState(door_open, empty))  # type: ignore[arg-type]
+            self.feed(ShoeState(door_open, empty))
 
     return CoreFaultIO
 

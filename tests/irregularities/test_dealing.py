@@ -124,11 +124,11 @@ def test_preview_and_replay_rebuild_the_rules_state() -> None:
 def test_shoe_opened_holds_once_and_only_during_a_hand() -> None:
     h = Harness(chips=False)
     h.seat_players(3)
-    h.feed(ShoeState(door_open=True))  # type: ignore[arg-type]
+    h.feed(ShoeState(door_open=True))
     assert raised(h) == []
     h.ok("start")
-    h.feed(ShoeState(door_open=True))  # type: ignore[arg-type]
-    h.feed(ShoeState(door_open=True))  # type: ignore[arg-type]
+    h.feed(ShoeState(door_open=True))
+    h.feed(ShoeState(door_open=True))
     assert [i.kind for i in raised(h)] == ["shoe_opened"]
     assert h.core.held
     prompt = [o for o in h.outputs if isinstance(o, Prompt)][-1]
