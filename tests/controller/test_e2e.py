@@ -188,6 +188,18 @@ def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: Rig) -> None:
             for key in ("hand", "button", "seats", "board", "pots", "to_act", "current_bet",
                         "prompt", "hole_cards", "held", "irregularities"):
                 assert after[key] == before[key], key
+            # a display joining now (late) gets the same table, hole cards masked
+            late = FeedClient(ctx, feed=Feed.PUBLIC, feed_endpoint=rig.endpoints["public"],
+                              snapshot_endpoint=rig.endpoints["snapshot"], table_id="T1")
+            try:
+                ev = await late.next_event(timeout=5.0)
+                assert ev is not None and ev.state is not None
+                for key in ("hand", "seats", "pots", "to_act", "prompt"):
+                    assert ev.state[key] == after[key], key
+                assert ev.state["hole_cards"] == {"1": ["??", "??"], "2": ["??", "??"],
+                                                  "3": ["??", "??"]}
+            finally:
+                await late.close()
             # the raise resent with its seq is answered from the record, not applied again
             again = await d.cmd("raise", seat=1, to=300)
             assert again.accepted and again.replayed
