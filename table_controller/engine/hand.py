@@ -13,8 +13,9 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
    the button. When all but one fold, that seat wins at once: no showdown, no more cards.
 4. Bets stay in front of the seats until the round ends; then they are collected (uncalled bets
    returned). When at most one seat still in has chips, no more betting: the hands are tabled
-   (``Show`` and ``Muck`` are accepted at once) and the board is dealt out, unless all but one
-   hand in every pot mucked (then the pots are pushed at once, like after folds).
+   (``Show`` is accepted at once, even before the collect; ``Muck`` from the collect on) and the
+   board is dealt out, unless all but one hand in every pot mucked (then the pots are pushed at
+   once, like after folds).
 5. Showdown in order (see :mod:`.showdown`); then each pot is pushed on its own, side pots first.
 6. ``apply`` is transactional: an illegal input raises :class:`RuleError` and changes nothing.
    Every handler validates fully before it changes anything and runs on the state itself
@@ -369,7 +370,7 @@ class Hand:
         kind = type(inp)
         handler = _HANDLERS[st.phase].get(kind)
         if handler is None:
-            if kind in _SHOW_INPUTS and _show_allowed(st):
+            if kind in _SHOW_INPUTS and _show_allowed(st, kind):
                 handler = _on_show if kind is Show else _on_muck
             else:
                 raise RuleError("wrong-step", f"{_input_words(inp)} does not fit now; expected: "
@@ -566,8 +567,12 @@ def _all_in(hand: Hand, st: _State) -> frozenset[int]:
     return frozenset(s for s in hand.seats if st.stacks[s] == 0)
 
 
-def _show_allowed(st: _State) -> bool:
-    return st.tabled and st.phase in (_BURNING, _BOARD)
+def _show_allowed(st: _State, kind: type) -> bool:
+    """Tell whether hands may be tabled now, before the showdown (everyone all-in)."""
+    if st.phase is _COLLECTING:  # the last bets are still in front: Show only (pots not cut)
+        return kind is Show and len(st.live) >= 2 and len(
+            [s for s in st.live if st.stacks[s] > 0]) < 2
+    return st.tabled and (st.phase is _BURNING or st.phase is _BOARD)
 
 
 def _input_words(inp: Input) -> str:

@@ -517,11 +517,16 @@ def test_tabled_all_in_shows_before_the_board_and_after() -> None:
     act(hand, 1, A)
     act(hand, 2, C)
     act(hand, 3, F)
+    hand.apply(Show(1))  # tabled at once, even before the bets are collected
+    with pytest.raises(RuleError):
+        hand.apply(Muck(2))  # a concession waits for the collect (the pots are cut then)
     hand.apply(Collect())
     assert hand.expected() == BurnStep(Street.FLOP)
-    hand.apply(Show(2))  # tabled at once, before the flop
+    hand.apply(Show(2))  # tabled before the flop
     hand.apply(Deal(None))
-    hand.apply(Show(1))
+    with pytest.raises(RuleError) as err:
+        hand.apply(Show(1))
+    assert err.value.rule == "already-shown"
     deal_board(hand, "2c3d8hJs5d")
     assert isinstance(hand.expected(), AwardStep)
     assert finish(hand) == {1: 2100, 2: 0, 3: 900}
