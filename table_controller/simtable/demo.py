@@ -48,6 +48,7 @@ class DemoSummary:
     hands_requested: int = 0
     seed: int = 0
     seconds: float = 0.0
+    startup_seconds: float = 0.0
     chips_before: int = 0
     chips_after: int = 0
     rake: int = 0
@@ -137,6 +138,7 @@ async def run_demo(
         console.print(f"starting the simulated table in {rig.dir} ...")
     try:
         await asyncio.to_thread(rig.start)
+        summary.startup_seconds = round(time.monotonic() - started, 2)
     except Exception as exc:
         summary.error = f"the simulated table did not start: {exc}"
         await asyncio.to_thread(rig.stop)
@@ -178,7 +180,7 @@ async def run_demo(
         dealer = SimDealer(io, lambda legal, pot: people[legal.seat].decide(legal, pot),
                            seats={s: (people[s].name, buy_in) for s in seat_numbers},
                            hands=hands, seed=seed, mistakes=card_faults,
-                           board_settle=0.3 if fast else 1.5)
+                           board_settle=0.15 if fast else 1.5)
         original = dealer.handle
 
         async def handle(prompt: Any, state: Any = None) -> bool:
