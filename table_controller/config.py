@@ -24,9 +24,12 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from table_controller.errors import ConfigError
+
+if TYPE_CHECKING:
+    from table_controller.controller.house_rules import HouseRules
 
 MIN_SEATS = 2
 MAX_SEATS = 10
@@ -149,6 +152,8 @@ class ControllerConfig:
     journal: JournalSection
     timing: TimingSection
     source: Path | None = None
+    #: ``[house_rules]`` (optional): the house's choices for dealing irregularities (issue 6)
+    house_rules: HouseRules | None = None
 
 
 class _Section:
@@ -444,6 +449,16 @@ def parse_config(data: Mapping[str, Any], *, base_dir: Path, source: Path | None
             f"timing.heartbeat_timeout: must be <= 600, got {timing.heartbeat_timeout}"
         )
 
+    house_rules = None
+    top.used.add("house_rules")
+    if "house_rules" in data:
+        from table_controller.controller.house_rules import HouseRules
+
+        raw = data["house_rules"]
+        if not isinstance(raw, Mapping):
+            raise ConfigError(f"house_rules: must be a table, got {raw!r}")
+        house_rules = HouseRules.from_mapping(raw)
+
     unknown = sorted(set(data) - top.used)
     if unknown:
         close = difflib.get_close_matches(unknown[0], sorted(top.used), n=1)
@@ -453,6 +468,7 @@ def parse_config(data: Mapping[str, Any], *, base_dir: Path, source: Path | None
     return ControllerConfig(
         table=table, stakes=stakes, rake=rake, devices=devices, calibration=calibration,
         endpoints=endpoints, keys=keys, journal=journal, timing=timing, source=source,
+        house_rules=house_rules,
     )
 
 
