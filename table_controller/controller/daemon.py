@@ -162,8 +162,11 @@ def camera_configured(config: ControllerConfig) -> bool:
 
 def build_core(config: ControllerConfig, settle: float = SETTLE) -> TableCore:
     """Build the core from the configuration (no I/O besides reading calibration files)."""
+    from table_controller.controller.dealing import DealingRules
+
     return TableCore(table_config(config), load_deck(config), load_chips(config), settle=settle,
-                     camera_window=CAMERA_WINDOW if camera_configured(config) else None)
+                     camera_window=CAMERA_WINDOW if camera_configured(config) else None,
+                     rules=DealingRules(config.house_rules))
 
 
 def device_input(name: str, event: DeviceEvent) -> ControllerInput | None:
