@@ -213,3 +213,23 @@ def test_a_remedy_the_hand_never_reached_is_still_recorded() -> None:
         h.ok("confirm")
     extra = [i for i in h.core.irregularities if i.kind == "extra_card"]
     assert extra and extra[0].resolution == "the hand ended before the remedy was needed"
+
+
+def test_house_rules_come_from_the_table_configuration() -> None:
+    from pathlib import Path
+
+    from table_controller.config import loads_config
+    from table_controller.controller.daemon import build_core
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    text = (examples / "table.toml").read_text()
+    cfg = loads_config(text + '\n[house_rules]\nwrong_seat_misdeal = "any_card"\n',
+                       base_dir=examples)
+    assert cfg.house_rules is not None and cfg.house_rules.wrong_seat_misdeal == "any_card"
+    assert loads_config(text, base_dir=examples).house_rules is None
+    with pytest.raises(ConfigError, match="house_rules: unknown key 'wrong_seat'"):
+        loads_config(text + "\n[house_rules]\nwrong_seat = 1\n", base_dir=examples)
+    with pytest.raises(ConfigError, match="house_rules: must be a table"):
+        loads_config("house_rules = 3\n" + text, base_dir=examples)
+    rules = build_core(cfg).rules
+    assert isinstance(rules, DealingRules) and rules.house.wrong_seat_misdeal == "any_card"
