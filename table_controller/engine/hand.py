@@ -431,6 +431,7 @@ class Hand:
             payouts=MappingProxyType(dict(st.payouts)),
             rake=st.rake,
             expected=describe_step(self.expected()),
+            tabled=st.tabled or _show_allowed(st, Show),
         )
 
     @classmethod

@@ -452,6 +452,9 @@ class HandStatus:
     rake: int
     expected: str
     extra: Mapping[str, Any] = field(default_factory=dict)
+    tabled: bool = False
+    """True once the hands are tabled (everyone all-in): ``Show`` is accepted before the
+    showdown."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (cards as text, unknown cards as ``None``)."""
@@ -481,5 +484,6 @@ class HandStatus:
             "payouts": {str(s): v for s, v in self.payouts.items()},
             "rake": self.rake,
             "expected": self.expected,
+            "tabled": self.tabled,
             **dict(self.extra),
         }

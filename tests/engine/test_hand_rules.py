@@ -517,6 +517,7 @@ def test_tabled_all_in_shows_before_the_board_and_after() -> None:
     act(hand, 1, A)
     act(hand, 2, C)
     act(hand, 3, F)
+    assert hand.status().tabled
     hand.apply(Show(1))  # tabled at once, even before the bets are collected
     with pytest.raises(RuleError):
         hand.apply(Muck(2))  # a concession waits for the collect (the pots are cut then)
