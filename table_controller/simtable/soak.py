@@ -1369,15 +1369,29 @@ class CrashWindowReport:
     lost: list[dict[str, Any]] = field(default_factory=list)
     acked_at_kill: int = 0
     seconds: float = 0.0
+    error: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
         return dataclasses.asdict(self)
 
 
+def journal_tail(rig: SoakRig, n: int = 12) -> list[str]:
+    """Return the texts of the journal's last ``n`` entries (for a failure message)."""
+    from table_controller.journal import Journal
+
+    try:
+        with contextlib.closing(Journal.open(rig.dir / "journal.db", readonly=True)) as j:
+            entries = list(j.entries())[-n:]
+    except TableError as exc:
+        return [f"(journal unreadable: {exc})"]
+    return [f"{e.seq} {e.kind.value} hand {e.hand}: {e.payload.get('text', '')}"
+            for e in entries]
+
+
 def run_crash_window(attempts: int = 20, *, seed: int = 1, min_delay: float = 0.0,
                      max_delay: float = 0.004, time_budget: float = 120.0,
-                     stop_at_first_loss: bool = False) -> CrashWindowReport:
+                     stop_at_first_loss: bool = False, keep: bool = False) -> CrashWindowReport:
     """SIGKILL the daemon 0..``max_delay`` s after the shoe sends a card, ``attempts`` times.
 
     After each kill the daemon is restarted on the same journal and simulators. A card is
@@ -1390,7 +1404,7 @@ def run_crash_window(attempts: int = 20, *, seed: int = 1, min_delay: float = 0.
     rng = random.Random(seed ^ 0xC2A5)
     rep = CrashWindowReport()
     rig = start_rig(RigOptions(seats=6, security="curve", camera_level="exact",
-                               seed=seed), tcp=True)
+                               seed=seed), tcp=True, keep=keep)
     console = SyncConsole(rig, f"crash-window-{os.getpid()}")
     try:
         shoe = rig.sim.shoe
@@ -1410,7 +1424,9 @@ def run_crash_window(attempts: int = 20, *, seed: int = 1, min_delay: float = 0.
                 post_blinds(console, rig)
                 continue
             if kind != "deal_hole":
-                raise SoakError(f"the probe expected a hole card, the table asks for {step}")
+                rep.error = (f"the probe expected a hole card, the table asks for {step}; "
+                             f"the journal ends with: {journal_tail(rig)}")
+                break
             rep.attempts += 1
             uid = shoe.draw()
             delay = rng.uniform(min_delay, max_delay)

@@ -26,6 +26,7 @@ def crash_window(attempts: int, seed: int) -> None:
     print(json.dumps(rep.to_dict()))
     COUNTS["card-read kills"] += rep.attempts
     COUNTS["card reads lost at a kill"] += len(rep.lost)
+    assert not rep.error, rep.error
     assert rep.attempts >= min(attempts, 3)
     assert rep.lost == [], rep.lost
     assert rep.kept == rep.attempts
