@@ -78,6 +78,9 @@ CARD_WINDOW = 0.02
 STATE_KEYS = ("hand", "hands_played", "rake_total", "button", "seats", "phase", "street",
               "board", "pots", "to_act", "current_bet", "hole_cards", "shown", "prompt", "held",
               "holds", "irregularities")
+#: Compared on the surveillance snapshot across a kill: the cards themselves.
+SECRET_STATE_KEYS = ("hand", "board", "hole_cards", "shown", "burn_cards", "seats", "pots",
+                     "to_act", "prompt")
 STATUS_KEYS = ("hands_played", "hand", "stacks", "chips_in_play", "rake_total", "held", "holds",
                "prompt", "irregularities")
 
@@ -515,6 +518,7 @@ class SoakReport:
     quiet_kills: int = 0
     restarts_ok: int = 0
     state_mismatches: list[str] = field(default_factory=list)
+    cards_compared: int = 0
     replays_checked: int = 0
     replays_answered_from_record: int = 0
     duplicate_command_records: int = 0
@@ -566,7 +570,8 @@ class SoakReport:
             f"unplugs {self.unplugs}, shown {self.unplugs_shown} (plugged in again because "
             f"another process had locked the new pty: {self.replugs_stolen})",
             f"kills {self.kills} (quiet {self.quiet_kills}), restarts that resumed "
-            f"{self.restarts_ok}, state mismatches {len(self.state_mismatches)}",
+            f"{self.restarts_ok}, state mismatches {len(self.state_mismatches)} (hole cards "
+            f"compared across quiet kills {self.cards_compared})",
             f"resent commands {self.replays_checked}, answered from the record "
             f"{self.replays_answered_from_record}; duplicate command records "
             f"{self.duplicate_command_records}",
@@ -595,13 +600,18 @@ def without_devices(state: Mapping[str, Any], keys: Sequence[str]) -> dict[str, 
 
 
 async def fetch_snapshot(ctx: zmq.asyncio.Context, endpoint: str, table: str,
-                         feed: str = "dealer", timeout: float = 5.0) -> dict[str, Any]:
+                         feed: str = "dealer", timeout: float = 5.0,
+                         keys: Any = None) -> dict[str, Any]:
     """Ask the snapshot endpoint for ``feed``'s state.
 
+    :param keys: CURVE client keys (:class:`~table_controller.feeds.ClientKeys`), for the
+        surveillance snapshot endpoint.
     :raises SoakError: if no snapshot comes within ``timeout``.
     """
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0
+    if keys is not None:
+        keys.apply(sock)
     sock.connect(endpoint)
     try:
         req = Message("snapshot_request", 0, table, time.time(), {"feed": feed, "request": 1})
@@ -937,11 +947,13 @@ class _Run:
         r = self.report
         before_state: dict[str, Any] = {}
         before_status: dict[str, Any] = {}
+        before_secret: dict[str, Any] = {}
         if quiet:
             await self.wait_quiet()
             before_status = await self.status()
             before_state = await fetch_snapshot(self.ctx, self.rig.endpoints["snapshot"],
                                                 self.rig.sim.options.table_id)
+            before_secret = await self.surveillance_state()
             self.save_health(before_status)
         self.bank_counters()
         self.rig.kill()
@@ -961,6 +973,14 @@ class _Run:
                 diff = [k for k in STATE_KEYS if a.get(k) != b.get(k)]
                 r.state_mismatches.append(f"kill {r.kills}: snapshot differs in {diff}: "
                                           f"{[(a.get(k), b.get(k)) for k in diff][:3]}")
+            after_secret = await self.surveillance_state()
+            if before_secret != after_secret:
+                diff = [k for k in SECRET_STATE_KEYS
+                        if before_secret.get(k) != after_secret.get(k)]
+                r.state_mismatches.append(f"kill {r.kills}: surveillance snapshot (hole and "
+                                          f"burn cards) differs in {diff}")
+            r.cards_compared += sum(len(v or []) for v in
+                                    (after_secret.get("hole_cards") or {}).values())
             s1, s2 = (without_devices(before_status, STATUS_KEYS),
                       without_devices(after_status, STATUS_KEYS))
             if s1 != s2:
@@ -1000,6 +1020,19 @@ class _Run:
             h = health.get(name, {})
             for key in ("bad_frames", "retransmissions", "duplicates", "reconnects", "frames"):
                 self.counters[name][f"now:{key}"] = int(h.get(key, 0))
+
+    async def surveillance_state(self) -> dict[str, Any]:
+        """Return the surveillance snapshot's state (hole and burn cards in the clear)."""
+        from table_controller.feeds import ClientKeys
+
+        keys = self.rig.sim.keys
+        if not keys:
+            return {}
+        display = ClientKeys.from_files(keys["display_secret"], keys["server_public"])
+        state = await fetch_snapshot(self.ctx, self.rig.endpoints["surveillance_snapshot"],
+                                     self.rig.sim.options.table_id, "surveillance",
+                                     keys=display)
+        return without_devices(state, SECRET_STATE_KEYS)
 
     async def check_resend(self, state: Mapping[str, Any]) -> None:
         """Resend the last accepted command with its seq: from the record, nothing changes."""
