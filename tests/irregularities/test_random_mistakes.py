@@ -61,7 +61,7 @@ def test_random_dealing_mistakes_keep_the_table_sound(seed: int) -> None:
         seen.append((inp, now))
         return handle(inp, now)
 
-    io.core.handle = recording
+    io.core.handle = recording  # type: ignore[method-assign]
     rng = random.Random(seed)
     players = make_players(seats, seed)
     mistakes = RandomMistakes(io, rng, rate=0.08)
