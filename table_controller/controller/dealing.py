@@ -689,9 +689,8 @@ class DealingRules(IrregularityRules):
                     if c in st.aside:
                         st.aside.remove(c)
                 for irr in irrs:
-                    _resolve(core, irr, f"the {_STREET[street]} was dealt again without a burn "
-                                        f"after {len(cards)} card(s) went back into the stub",
-                             out)
+                    _resolve(core, irr, f"the {_STREET[street]} was dealt without a burn after "
+                                        f"{len(cards)} card(s) went back into the stub", out)
 
     def _detect_burn_error(self, core: TableCore, st: _HandState, board: list[Card | None],
                            seen: Mapping[int, str], out: list[Output]) -> None:

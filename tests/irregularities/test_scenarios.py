@@ -16,6 +16,11 @@ def test_irregularity_scenario_in_process(path: Path) -> None:
     scn = load_scenario(path)
     result = asyncio.run(run_scenario(scn, CoreDriver(scn)))
     assert result.passed, (result.failures, result.prompts[-12:])
+    # the resolution of each irregularity is recorded (by its remedy, the floor or the void);
+    # "no misdeal" waits for the floor's ruling on the seat's hand
+    open_ = [i["kind"] for i in result.status["irregularities"]
+             if i["resolution"] is None and i["kind"] != "no_misdeal"]
+    assert open_ == []
 
 
 def test_every_dealing_kind_has_a_scenario_here() -> None:
