@@ -739,7 +739,8 @@ class DealingRules(IrregularityRules):
         if not isinstance(step, AwardStep):
             return
         seat = next((s for s, z in chips.config.seat_zones.items() if z == inp.zone), None)
-        if seat is None or seat in step.payouts:
+        paid = {s for a in core._awards for s in a.payouts}  # pots pushed already this hand
+        if seat is None or seat in step.payouts or seat in paid:
             return
         value = chips.see(inp.zone, inp.counts)
         if value == 0:
