@@ -24,7 +24,8 @@ from typing import Any
 
 import zmq
 import zmq.asyncio
-from rich.console import Console
+from rich.console import Console, Group
+from rich.text import Text
 
 from hardware.sim.device import Fault
 from table_controller.displays.live import DisplayModel
@@ -193,12 +194,18 @@ async def run_demo(
 
         dealer.handle = handle  # type: ignore[method-assign]
 
+        def screen() -> Group:
+            progress = Text(f"demo: hand {max(dealer.log.hands_started, 1)} of {hands} · seed "
+                            f"{seed} · {'fast' if fast else 'paced'} · faults injected "
+                            f"{counter[0] + card_faults.injected} · Ctrl-C stops",
+                            style="dim")
+            return Group(progress, render_dealer(model.ordered()[0]))
+
         async def show() -> None:
             if use_live:
-                with Live(render_dealer(model.ordered()[0]), console=console,
-                          refresh_per_second=8) as lv:
+                with Live(screen(), console=console, refresh_per_second=8) as lv:
                     while True:
-                        lv.update(render_dealer(model.ordered()[0]))
+                        lv.update(screen())
                         await asyncio.sleep(0.125)
             else:
                 while True:
