@@ -45,33 +45,55 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--no-display", action="store_true",
                    help="plain progress lines instead of the live view")
     p.add_argument("--keep", action="store_true",
-                   help="keep the work directory (journal, hand histories, daemon log)")
+                   help="keep the whole work directory (sockets, ptys' links, keys too)")
+    p.add_argument("--out", type=Path, default=Path("var/demo"), metavar="DIR",
+                   help="save the journal, hand histories and daemon log in DIR/<UTC time> "
+                        "(default var/demo)")
+    p.add_argument("--no-save", action="store_true",
+                   help="do not save the records (the work directory is removed)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo; 0 if every hand was played and the chips agree, else 1."""
     import asyncio
+    import signal
+    import time
 
     from rich.console import Console
 
-    from table_controller.simtable.demo import run_demo, summary_lines
+    from table_controller.simtable.demo import DemoSummary, run_demo, summary_lines
 
     console = Console()
     live = False if args.no_display else None
+    out = None
+    if not args.no_save:
+        out = args.out / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+    async def main() -> DemoSummary:
+        # SIGTERM stops the demo like Ctrl-C: everything it started is stopped (finally blocks)
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        return await run_demo(hands=args.hands, seed=args.seed, fast=args.fast,
+                              faults=args.faults, keep=args.keep, console=console, live=live,
+                              out=out)
+
     try:
-        summary = asyncio.run(run_demo(hands=args.hands, seed=args.seed, fast=args.fast,
-                                       faults=args.faults, keep=args.keep, console=console,
-                                       live=live))
-    except KeyboardInterrupt:
-        print("demo: interrupted", file=sys.stderr)
+        summary = asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("demo: interrupted; everything it started is stopped", file=sys.stderr)
         return 130
     print()
     print("Summary")
     for line in summary_lines(summary):
         print(line)
+    text = json.dumps(summary.to_dict(), indent=2) + "\n"
     if args.summary_json is not None:
-        args.summary_json.write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
+        args.summary_json.write_text(text)
+    if summary.saved_to:
+        (Path(summary.saved_to) / "summary.json").write_text(text)
     ok = (not summary.error and summary.chips_agree
           and summary.hands_played == summary.hands_requested)
     return 0 if ok else 1

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import time
 from collections.abc import Callable
@@ -65,6 +66,7 @@ class DemoSummary:
     hand_history_files: int = 0
     journal: str = ""
     workdir_kept: bool = False
+    saved_to: str = ""
     daemon_exit: int | None = None
     error: str = ""
 
@@ -113,6 +115,7 @@ async def run_demo(
     fast: bool = False,
     faults: float = 0.0,
     keep: bool = False,
+    out: str | os.PathLike[str] | None = None,
     console: Console | None = None,
     live: bool | None = None,
     seats: int = 6,
@@ -244,9 +247,15 @@ async def run_demo(
         summary.error = summary.error or f"{type(exc).__name__}: {exc}"
     finally:
         ctx.destroy(linger=0)
+        summary.daemon_exit = await asyncio.to_thread(rig.stop_daemon)
         summary.hand_history_files = len(list(rig.phh_dir.glob("*"))) if rig.phh_dir.exists() \
             else 0
-        summary.daemon_exit = await asyncio.to_thread(rig.stop)
+        if out is not None:
+            saved = rig.save_records(out)
+            summary.saved_to = str(saved)
+            summary.hand_histories = str(saved / "phh")
+            summary.journal = str(saved / "journal.db")
+        await asyncio.to_thread(rig.stop)
     summary.faults_injected = counter[0]
     summary.card_faults_injected = card_faults.injected
     summary.chips_agree = summary.chips_after + summary.rake == summary.chips_before
@@ -272,9 +281,13 @@ def summary_lines(s: DemoSummary) -> list[str]:
         out.append(f"  {name}: link {h.get('link')}, frames {h.get('frames')}, bad frames "
                    f"{h.get('bad_frames')}, retransmissions {h.get('retransmissions')}, "
                    f"duplicates {h.get('duplicates')}")
-    where = s.hand_histories if s.workdir_kept else f"{s.hand_histories} (removed; --keep keeps it)"
+    kept = s.workdir_kept or bool(s.saved_to)
+    where = s.hand_histories if kept else f"{s.hand_histories} (removed; --keep keeps it)"
     out.append(f"hand histories (PHH): {s.hand_history_files} files in {where}")
-    out.append(f"journal: {s.journal}" + ("" if s.workdir_kept else " (removed)"))
+    out.append(f"journal: {s.journal}" + ("" if kept else " (removed)"))
+    if s.saved_to:
+        out.append(f"records saved in {s.saved_to} (journal, hand histories, daemon log; "
+                   f"table-controller recall / replay read them)")
     if s.daemon_exit not in (0, None):
         out.append(f"the daemon exited with status {s.daemon_exit}")
     if s.error:

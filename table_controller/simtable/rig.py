@@ -113,6 +113,7 @@ class SimRig:
         self._ready = threading.Event()
         self.keys: dict[str, Path] = {}
         self._quarantine: list[SimShoe | SimChipSensor] = []
+        self._last_status: int | None = None
 
     # -- paths -------------------------------------------------------------------------------
 
@@ -305,10 +306,41 @@ device_timeout = 2.0
         """Lines the daemon printed on stdout."""
         return list(self._out)
 
+    def save_records(self, dest: str | os.PathLike[str]) -> Path:
+        """Copy the journal, the hand histories, the daemon's log and configuration to ``dest``.
+
+        Call it after :meth:`stop_daemon` (the journal is then closed). ``dest`` is created.
+        """
+        out = Path(dest)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in ("journal.db", "journal.db-wal", "journal.db-shm", "daemon.log",
+                     "table.toml"):
+            src = self.dir / name
+            if src.exists():
+                shutil.copy2(src, out / name)
+        if self.phh_dir.exists():
+            shutil.copytree(self.phh_dir, out / "phh", dirs_exist_ok=True)
+        return out
+
     def stop(self, grace: float = 10.0) -> int | None:
         """Stop the daemon (SIGTERM, then SIGKILL), the simulators; remove the work directory.
 
         :returns: the daemon's exit status (``None`` if it was not started).
+        """
+        status = self.stop_daemon(grace)
+        for sim in (self.chips, self.shoe, *self._quarantine):
+            if sim is not None:
+                sim.close()
+        self.chips = self.shoe = None
+        self._quarantine = []
+        if not self.keep and self._own_dir and self.dir.exists():
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return status if status is not None else self._last_status
+
+    def stop_daemon(self, grace: float = 10.0) -> int | None:
+        """Stop the daemon only (SIGTERM, then SIGKILL); return its exit status.
+
+        :returns: ``None`` if it was not running.
         """
         status = None
         proc, self.process = self.process, None
@@ -328,11 +360,6 @@ device_timeout = 2.0
         if self._reader is not None:
             self._reader.join(2)
             self._reader = None
-        for sim in (self.chips, self.shoe, *self._quarantine):
-            if sim is not None:
-                sim.close()
-        self.chips = self.shoe = None
-        self._quarantine = []
-        if not self.keep and self._own_dir and self.dir.exists():
-            shutil.rmtree(self.dir, ignore_errors=True)
+        if status is not None:
+            self._last_status = status
         return status

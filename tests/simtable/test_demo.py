@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,13 +15,17 @@ def test_demo_plays_hands_on_the_daemon_and_chips_agree(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "summary.json"
     status = main(["demo", "--hands", "2", "--fast", "--no-display", "--faults", "0.3",
-                   "--seed", "4", "--summary-json", str(out)])
+                   "--seed", "4", "--summary-json", str(out), "--out", str(tmp_path / "rec")])
     text = capsys.readouterr().out
     summary = json.loads(out.read_text())
     assert status == 0, text
     assert summary["hands_played"] == 2 and summary["chips_agree"]
     assert summary["chips_after"] + summary["rake"] == summary["chips_before"] == 50_000
-    assert summary["daemon_exit"] == 0 and not Path(summary["journal"]).parent.exists()
+    assert summary["daemon_exit"] == 0
+    saved = Path(summary["saved_to"])
+    assert saved.parent == tmp_path / "rec" and (saved / "journal.db").exists()
+    assert len(list((saved / "phh").glob("*.phh"))) == summary["hand_history_files"] == 2
+    assert json.loads((saved / "summary.json").read_text())["hands_played"] == 2
     assert "Hand 1: button at seat 1" in text and "(agree)" in text
 
 
@@ -26,3 +33,30 @@ def test_demo_refuses_a_bad_rate(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["demo", "--faults", "2"])
     assert "a rate is 0..1" in capsys.readouterr().err
+
+
+def test_sigterm_stops_the_demo_and_everything_it_started(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table_controller", "demo", "--hands", "200", "--no-display",
+         "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        workdir = ""
+        for line in proc.stdout:
+            if line.startswith("starting the simulated table in "):
+                workdir = line.split(" in ", 1)[1].split(" ...")[0]
+            if line.startswith("Hand 1:"):
+                break
+        assert workdir
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "everything it started is stopped" in err
+    assert not Path(workdir).exists()
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert f"{workdir}/table.toml" not in ps
+    assert list(tmp_path.glob("*/journal.db"))  # the records were saved all the same
