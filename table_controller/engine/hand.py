@@ -171,6 +171,8 @@ class _State:
     flop_dealt: bool
     pots: tuple[PotView, ...] = ()
     """Pots as of the last round's end (folded seats out, mucked seats still in)."""
+    pots_folds: int = -1
+    """How many seats had folded when :attr:`pots` was cut (-1: never cut)."""
     live: frozenset[int] = frozenset()
     """Seats neither folded nor mucked (kept with every fold and muck)."""
     seen: int = 0
@@ -186,7 +188,7 @@ class _State:
             set(self.folded), self.to_act, self.river_aggressor, self.tabled,
             list(self.show_order), dict(self.shown), set(self.mucked), list(self.awards),
             set(self.pushed), dict(self.payouts), self.rake, self.middle, self.flop_dealt,
-            self.pots, self.live, self.seen,
+            self.pots, self.pots_folds, self.live, self.seen,
         )
 
 
@@ -899,10 +901,14 @@ def _collect(hand: Hand, st: _State) -> int:
 def _after_round(hand: Hand, st: _State, pots: tuple[PotView, ...] | None = None) -> None:
     """Move on once the bets are in: award at once, next street, or the showdown."""
     live = _live(hand, st)
-    if pots is None:  # no collect (no bets this round): folds may have changed the pots
-        in_hand = frozenset(s for s in hand.seats if s not in st.folded)
-        pots = build_pots(st.contrib, in_hand, _all_in(hand, st), st.dead)
+    if pots is None:  # no collect (no bets this round): only folds may have changed the pots
+        if st.pots_folds == len(st.folded):
+            pots = st.pots
+        else:
+            in_hand = frozenset(s for s in hand.seats if s not in st.folded)
+            pots = build_pots(st.contrib, in_hand, _all_in(hand, st), st.dead)
     st.pots = pots
+    st.pots_folds = len(st.folded)
     if len(live) == 1:
         _make_awards(hand, st)
         return
