@@ -80,11 +80,12 @@ def uncalled(bets: Mapping[int, int]) -> tuple[int, int] | None:
     >>> uncalled({1: 200, 2: 200}) is None
     True
     """
-    if not bets:
-        return None
-    top_seat = max(bets, key=lambda s: bets[s])
-    top = bets[top_seat]
-    second = max((v for s, v in bets.items() if s != top_seat), default=0)
+    top_seat, top, second = 0, 0, 0
+    for seat, bet in bets.items():
+        if bet > top:
+            top_seat, top, second = seat, bet, top
+        elif bet > second:
+            second = bet
     if top > second:
         return top_seat, top - second
     return None
