@@ -144,3 +144,14 @@ def test_a_stale_last_announcement_does_not_come_back() -> None:
     v = apply_message(v, "table_state", {**STATE, "last_announcement":
                                          {"text": "Seat 2 raises to 624"}})
     assert v.announcements == ("Seat 2 raises to 624", "Seat 2 checks")
+
+
+def test_hole_cards_never_reach_a_screen_even_if_the_feed_carried_them() -> None:
+    leaky = {**STATE, "seats": {"1": {"player": "Ann", "stack": 100, "hole_cards": ["Qs", "Jd"]}},
+             "hole_cards": {"1": ["Qs", "Jd"]}}
+    v = view_from_state(leaky)
+    for role in ("public", "dealer"):
+        out = text_of(render(role, [v]))
+        assert "Q♠" not in out and "J♦" not in out and "▒▒ ▒▒" in out
+    shown = view_from_state({**leaky, "shown": {"1": ["Qs", "Jd"]}})
+    assert "Q♠ J♦" in text_of(render("public", [shown]))  # tabled at the showdown: public
