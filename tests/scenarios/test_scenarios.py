@@ -101,16 +101,17 @@ def test_cli_invalid_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "not valid TOML" in capsys.readouterr().err
 
 
-def test_clean_hand_against_the_daemon() -> None:
-    from table_controller.simtable.scenario import run_file
-
-    result = asyncio.run(run_file(load_scenario(SCENARIOS[[p.stem for p in SCENARIOS]
-                                                       .index("clean_hand")])))
-    assert result.passed, result.failures
+#: Run against the daemon in the default suite: one per path through the system (a clean hand,
+#: payouts with side pots, the chip sensors, the camera, a device lost); the rest with -m slow.
+ON_THE_DAEMON_BY_DEFAULT = {"clean_hand", "side_pots", "chip_difference", "board_mismatch",
+                            "shoe_unplugged"}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("path", [
+    pytest.param(p, id=p.stem,
+                 marks=() if p.stem in ON_THE_DAEMON_BY_DEFAULT and p.parent.name == "scenarios"
+                 else (pytest.mark.slow,))
+    for p in SCENARIOS])
 def test_scenario_against_the_daemon(path: Path) -> None:
     from table_controller.simtable.scenario import run_file
 
