@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"      prompt: {text}")
         for f in result.failures:
             print(f"      - {f}")
+        if result.workdir:
+            print(f"      kept: {result.workdir} (journal, daemon log, hand histories)")
         failed += not result.passed
     print(f"{len(scenarios) - failed} passed, {failed} failed")
     return 1 if failed else 0

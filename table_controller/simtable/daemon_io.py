@@ -218,6 +218,8 @@ async def run_scenario_on_daemon(scn: Any, *, keep: bool = False) -> Any:
         _io, driver, console, client = await open_daemon_session(rig, ctx)
         try:
             result = await run_scenario(scn, driver, wait=3.0)
+            if keep:
+                result.workdir = str(rig.dir)
         finally:
             await client.close()
             await console.close()

@@ -498,6 +498,7 @@ class ScenarioResult:
     failures: list[str]
     status: dict[str, Any]
     prompts: list[str]
+    workdir: str = ""
 
     @property
     def passed(self) -> bool:
