@@ -230,7 +230,7 @@ class Hand:
         self.sb_seat, self.bb_seat = self._blind_seats()
         self.starting_stacks: dict[int, int] = {s: config.stacks[s] for s in seats}
         self.total = sum(self.starting_stacks.values())
-        self._clockwise = clockwise_from_button(seats, self.button)
+        self._clockwise = list(_rotate_after(seats, self.button))  # clockwise from the button
         self._deal_steps = [_deal_step(s, r) for r in (1, 2) for s in self._clockwise]
         self._postflop_order = tuple(self._clockwise)
         stacks = dict(self.starting_stacks)
