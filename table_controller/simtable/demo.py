@@ -7,8 +7,9 @@ plain progress lines when the output is not a terminal). ``faults`` is the chanc
 prompt, that one link fault (bad CRC, split or dropped bytes, lost frame, duplicate, lost ACK) is
 injected into the shoe or the chip sensors: the daemon's link layer catches and repairs them,
 visible in the device counters of the summary; and, at an eighth of that rate, that a card whose
-tag is not in the deck comes out of the shoe while dealing: the controller raises
-``unknown_card`` and holds the table, the simulated floor resolves it and play resumes.
+tag is not in the deck comes out of the shoe while dealing (``unknown_card``), at a
+twenty-fourth that the shoe is unplugged for a second (``device_lost``): the controller holds
+the table, the simulated floor resolves it and play resumes.
 Everything started is stopped at the end.
 """
 
@@ -61,6 +62,7 @@ class DemoSummary:
     holds: int = 0
     faults_injected: int = 0
     card_faults_injected: int = 0
+    unplugs: int = 0
     device_health: dict[str, Any] = field(default_factory=dict)
     hand_histories: str = ""
     hand_history_files: int = 0
@@ -76,25 +78,37 @@ class DemoSummary:
 
 
 class DemoFaults(Mistakes):
-    """Now and then a card whose tag is not in the deck comes out of the shoe while dealing.
+    """Card and device faults while dealing: an unknown tag, or the shoe unplugged for a second.
 
-    The controller holds the table (``unknown_card``); the simulated floor resolves it and
-    resumes, and the dealer deals the step again.
+    The controller holds the table (``unknown_card``, ``device_lost``); the simulated floor
+    resolves it and resumes, and the dealer deals the step again.
     """
 
     def __init__(self, rig: SimRig, rate: float, rng: random.Random) -> None:
         self.rig, self.rate, self.rng = rig, rate, rng
         self.injected = 0
+        self.unplugs = 0
 
     async def before(self, dealer: SimDealer, prompt: Any) -> bool:
-        """Maybe draw an unregistered tag instead of the hole card (then skip the prompt)."""
-        if self.rate <= 0 or prompt_step(prompt).get("kind") != "deal_hole":
+        """Maybe draw an unregistered tag, or unplug the shoe, instead of dealing a hole card.
+
+        The prompt is then skipped: after the hold the controller asks for the card again.
+        """
+        shoe = self.rig.shoe
+        if self.rate <= 0 or shoe is None or prompt_step(prompt).get("kind") != "deal_hole":
             return False
-        if self.rng.random() >= self.rate / 8 or self.rig.shoe is None:
-            return False
-        self.rig.shoe.draw_unregistered()
-        self.injected += 1
-        return True
+        roll = self.rng.random()
+        if roll < self.rate / 8:
+            shoe.draw_unregistered()
+            self.injected += 1
+            return True
+        if roll < self.rate / 8 + self.rate / 24:
+            shoe.unplug()
+            await asyncio.sleep(1.0)
+            shoe.replug()
+            self.unplugs += 1
+            return True
+        return False
 
 
 def _faulty(rig: SimRig, rate: float, rng: random.Random, counter: list[int]
@@ -198,10 +212,10 @@ async def run_demo(
         dealer.handle = handle  # type: ignore[method-assign]
 
         def screen() -> Group:
+            injected = counter[0] + card_faults.injected + card_faults.unplugs
             progress = Text(f"demo: hand {max(dealer.log.hands_started, 1)} of {hands} · seed "
                             f"{seed} · {'fast' if fast else 'paced'} · faults injected "
-                            f"{counter[0] + card_faults.injected} · Ctrl-C stops",
-                            style="dim")
+                            f"{injected} · Ctrl-C stops", style="dim")
             return Group(progress, render_dealer(model.ordered()[0]))
 
         async def show() -> None:
@@ -258,6 +272,7 @@ async def run_demo(
         await asyncio.to_thread(rig.stop)
     summary.faults_injected = counter[0]
     summary.card_faults_injected = card_faults.injected
+    summary.unplugs = card_faults.unplugs
     summary.chips_agree = summary.chips_after + summary.rake == summary.chips_before
     summary.seconds = round(time.monotonic() - started, 2)
     return summary
@@ -275,7 +290,7 @@ def summary_lines(s: DemoSummary) -> list[str]:
         f"irregularities: {len(s.irregularities)}"
         + "".join(f"\n  - {i['kind']}: {i['text']}" for i in s.irregularities),
         f"holds: {s.holds}; faults injected: {s.faults_injected} on the serial links, "
-        f"{s.card_faults_injected} unknown cards from the shoe",
+        f"{s.card_faults_injected} unknown cards from the shoe, {s.unplugs} shoe unplugged",
     ]
     for name, h in s.device_health.items():
         out.append(f"  {name}: link {h.get('link')}, frames {h.get('frames')}, bad frames "
