@@ -33,6 +33,8 @@ from table_controller.engine import FULL_DECK, Act, Card, LegalActions
 from table_controller.feeds import CommandReply
 from table_controller.simtable.felt import Felt, bet_after, command_for, legal_from_dict
 
+#: Prompts after which a paced dealer pauses (so a person can follow the demo).
+PACED = frozenset({"deal_hole", "board", "act", "collect", "award"})
 #: Prompts that only come once the bets are collected.
 AFTER_A_ROUND = frozenset({"burn", "board", "show", "award", "start_hand"})
 #: Post kinds that stay in front of the seat (the others go into the pot zone).
@@ -120,6 +122,7 @@ class SimDealer:
         decks: Sequence[Sequence[Card]] = (),
         mistakes: Mistakes | None = None,
         board_settle: float = 0.0,
+        pace: float = 0.0,
     ) -> None:
         self.io = io
         self.decide = decide
@@ -138,6 +141,8 @@ class SimDealer:
         self._prev_kind = ""
         #: seconds the camera needs to see a swept board before the next hand starts
         self.board_settle = board_settle
+        #: seconds to wait after dealing a card, entering an action, moving chips (demo pacing)
+        self.pace = pace
         self._board_used = False
         self._swept_at: float | None = None
 
@@ -183,6 +188,8 @@ class SimDealer:
         if await self.mistakes.before(self, prompt):
             return True
         await self.handle_step(prompt, state or {})
+        if self.pace and prompt_step(prompt).get("kind") in PACED:
+            await asyncio.sleep(self.pace)
         return True
 
     def lay_drawn_board_cards(self) -> None:

@@ -84,8 +84,10 @@ class DemoFaults(Mistakes):
     resolves it and resumes, and the dealer deals the step again.
     """
 
-    def __init__(self, rig: SimRig, rate: float, rng: random.Random) -> None:
+    def __init__(self, rig: SimRig, rate: float, rng: random.Random,
+                 link_faults: Callable[[], None] | None = None) -> None:
         self.rig, self.rate, self.rng = rig, rate, rng
+        self.link_faults = link_faults
         self.injected = 0
         self.unplugs = 0
 
@@ -94,6 +96,8 @@ class DemoFaults(Mistakes):
 
         The prompt is then skipped: after the hold the controller asks for the card again.
         """
+        if self.link_faults is not None:
+            self.link_faults()
         shoe = self.rig.shoe
         if self.rate <= 0 or shoe is None or prompt_step(prompt).get("kind") != "deal_hole":
             return False
@@ -190,7 +194,7 @@ async def run_demo(
     summary.chips_before = buy_in * len(seat_numbers)
     counter = [0]
     inject = _faulty(rig, faults, random.Random(seed ^ 0xFA17), counter)
-    card_faults = DemoFaults(rig, faults, random.Random(seed ^ 0xCA4D))
+    card_faults = DemoFaults(rig, faults, random.Random(seed ^ 0xCA4D), link_faults=inject)
     pace = 0.0 if fast else 0.05
     try:
         io, driver, cmd_client, feed_client = await open_daemon_session(
@@ -198,19 +202,7 @@ async def run_demo(
         dealer = SimDealer(io, lambda legal, pot: people[legal.seat].decide(legal, pot),
                            seats={s: (people[s].name, buy_in) for s in seat_numbers},
                            hands=hands, seed=seed, mistakes=card_faults,
-                           board_settle=0.15 if fast else 1.5)
-        original = dealer.handle
-
-        async def handle(prompt: Any, state: Any = None) -> bool:
-            inject()
-            done = await original(prompt, state)
-            if done and not fast and prompt_step(prompt).get("kind") in (
-                    "deal_hole", "board", "act", "collect", "award"):
-                await asyncio.sleep(pace)
-            return done
-
-        dealer.handle = handle  # type: ignore[method-assign]
-
+                           board_settle=0.15 if fast else 1.5, pace=pace)
         def screen() -> Group:
             injected = counter[0] + card_faults.injected + card_faults.unplugs
             progress = Text(f"demo: hand {max(dealer.log.hands_started, 1)} of {hands} · seed "
