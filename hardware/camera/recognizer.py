@@ -56,6 +56,7 @@ class RecognizerParams:
     fill_fraction: float = 0.9
     size_tolerance: float = 0.07
     red_weight: float = 1.5
+    template_blur: tuple[float, ...] = (0.7,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,38 +162,49 @@ class FaceBank:
         if missing:
             raise CalibrationError(f"face bank lacks {len(missing)} cards: {' '.join(missing)}")
         self.patches = {c: patches[c] for c in FULL_DECK}
-        rows: list[F32] = []
-        for card in FULL_DECK:
-            p = self.patches[card]
-            if p.shape != (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3):
+        shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)
+        for card, p in self.patches.items():
+            if p.shape != shape:
                 raise CalibrationError(
-                    f"face {card.code}: stored patch has shape {p.shape}, expected "
-                    f"{(STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)}"
+                    f"face {card.code}: stored patch has shape {p.shape}, expected {shape}"
                 )
-            resized = cv2.resize(p, PATCH_SIZE, interpolation=cv2.INTER_AREA)
-            small = np.asarray(cv2.GaussianBlur(resized, (0, 0), 0.7), np.uint8)
-            views: tuple[Image, Image] = (
-                small, np.asarray(cv2.rotate(small, cv2.ROTATE_180), np.uint8)
-            )
-            for view in views:
-                rows.append(face_features(view, params.red_weight))
-        self.matrix: F32 = np.stack(rows)
+        #: One matrix per template blur (rows: card 0 upright, card 0 upside down, card 1, ...).
+        self.matrices: list[F32] = []
+        for sigma in params.template_blur:
+            rows: list[F32] = []
+            for card in FULL_DECK:
+                resized = cv2.resize(self.patches[card], PATCH_SIZE, interpolation=cv2.INTER_AREA)
+                small = np.asarray(cv2.GaussianBlur(resized, (0, 0), sigma), np.uint8)
+                for view in (small, np.asarray(cv2.rotate(small, cv2.ROTATE_180), np.uint8)):
+                    rows.append(face_features(view, params.red_weight))
+            self.matrices.append(np.stack(rows))
+        self.matrix: F32 = self.matrices[0]
 
     def match(
         self, vec: F32, params: RecognizerParams, exclude: Card | None = None
     ) -> Match:
-        """Compare an observed feature vector with every face (``exclude`` left out, for tests)."""
-        # einsum, not @: a BLAS matrix-vector product may spin up threads (slow on a busy core).
-        scores = np.einsum("ij,j->i", self.matrix, vec)
+        """Compare an observed feature vector with every face (``exclude`` left out, for tests).
+
+        The template blur whose best card scores highest is used (a blurred frame is compared
+        with equally blurred faces); margin and discriminant are taken at that blur.
+        """
+        best_level = -np.inf
+        chosen: F32 = self.matrices[0]
+        scores: F32 = np.zeros(0, np.float32)
+        for matrix in self.matrices:
+            # einsum, not @: a BLAS matrix-vector product may spin up threads (slow here).
+            s = np.einsum("ij,j->i", matrix, vec)
+            if exclude is not None:
+                s[2 * exclude.index : 2 * exclude.index + 2] = -np.inf
+            if float(s.max()) > best_level:
+                best_level, chosen, scores = float(s.max()), matrix, s
         per_card = np.maximum(scores[0::2], scores[1::2])
-        if exclude is not None:
-            per_card[exclude.index] = -np.inf
         order = np.argsort(per_card)[::-1]
         best = int(order[0])
         margin = float(per_card[best] - per_card[int(order[1])])
 
         def view(i: int) -> F32:
-            return np.asarray(self.matrix[2 * i + (0 if scores[2 * i] >= scores[2 * i + 1] else 1)])
+            return np.asarray(chosen[2 * i + (0 if scores[2 * i] >= scores[2 * i + 1] else 1)])
 
         t_best = view(best)
         disc = 1.0
@@ -244,6 +256,9 @@ class CardPose:
     centre: tuple[float, float]
     angle_deg: float
     slot: int
+    #: How far (canonical px, either way along the card's width) the centre may be off: nonzero
+    #: only for a card whose both side edges are hidden under located neighbours.
+    slack: float = 0.0
 
 
 def _median(values: FloatArray) -> float:
@@ -426,14 +441,15 @@ class CardLocator:
             found = self._edges(fg, slot, cx, cy, x0, x1, cut)
             if found is None:
                 return None, "uncertain"
-            (cx, cy), angle = found
+            (cx, cy), angle, slack = found
         if not x0 <= cx < x1:
             return None, "uncertain"
-        pose = CardPose((cx, cy), angle, slot)
+        pose = CardPose((cx, cy), angle, slot, slack)
         quad = np.zeros_like(fg)
         cv2.fillPoly(quad, [np.round(self._quad(pose)).astype(np.int32)], 255)
         inside = np.count_nonzero(quad)
-        if inside == 0 or np.count_nonzero(fg & quad) < p.fill_fraction * inside:
+        covered = fg if cut is None else fg | cut
+        if inside == 0 or np.count_nonzero(covered & quad) < p.fill_fraction * inside:
             return None, "uncertain"
         if not (0 <= cx < w and 0 <= cy < h):
             return None, "uncertain"
@@ -442,7 +458,7 @@ class CardLocator:
     def _edges(
         self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
         cut: Image | None = None,
-    ) -> tuple[tuple[float, float], float] | None:
+    ) -> tuple[tuple[float, float], float, float] | None:
         p = self.params
         cw, ch = self.card_px
         h, w = fg.shape
@@ -458,12 +474,13 @@ class CardLocator:
         rows += r0
         lfit = _fit_line(rows, left) if np.all(left > 0) else None
         rfit = _fit_line(rows, right) if np.all(right < w) else None
+        lcut = rcut = None
         if cut is not None:
             iy = rows.astype(np.intp)
             if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
-                lfit = None
+                lcut, lfit = _fit_line(rows, left), None
             if np.mean(cut[iy, np.minimum(right.astype(np.intp), w - 1)] > 0) > 0.5:
-                rfit = None
+                rcut, rfit = _fit_line(rows, right), None
         # Top and bottom edges from columns around the middle.
         c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
         seed_row = round(cy)
@@ -492,7 +509,16 @@ class CardLocator:
         new_cy = (top_y + bottom_y) / 2
         width_dx = cw / cos
         hyps: list[float] = []
-        if lfit is not None and rfit is not None:
+        slack = 0.0
+        if lcut is not None and rcut is not None:
+            # Both sides under located neighbours: the card spans the visible part between the
+            # cuts; where exactly is left to the face matching (within ``slack``).
+            lx, rx = lcut[0] * new_cy + lcut[1], rcut[0] * new_cy + rcut[1]
+            slack = (cw - (rx - lx) * cos) / 2
+            if not 0 <= slack <= 0.15 * cw:
+                return None
+            hyps.append((lx + rx) / 2)
+        elif lfit is not None and rfit is not None:
             lx, rx = lfit[0] * new_cy + lfit[1], rfit[0] * new_cy + rfit[1]
             width = (rx - lx) * cos
             if abs(width - cw) <= tol * cw:
@@ -509,7 +535,7 @@ class CardLocator:
         if len(inside) != 1:
             return None
         angle = float(np.degrees(np.arctan(slope)))
-        return (inside[0], float(new_cy)), angle
+        return (inside[0], float(new_cy)), angle, slack
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE
@@ -594,8 +620,18 @@ class BoardRecognizer(CardLocator):
         return BoardReading(tuple(out))
 
     def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
-        vec = face_features(self.card_patch(frame, pose), self.params.red_weight)
-        return decide(self.bank.match(vec, self.params), self.params)
+        if pose.slack <= 0:
+            vec = face_features(self.card_patch(frame, pose), self.params.red_weight)
+            return decide(self.bank.match(vec, self.params), self.params)
+        # Both side edges hidden: slide along the card's width, keep the best-scoring position.
+        a = np.deg2rad(pose.angle_deg)
+        matches: list[Match] = []
+        for off in np.arange(-pose.slack, pose.slack + 0.5, 1.0):
+            centre = (pose.centre[0] + off * np.cos(a), pose.centre[1] + off * np.sin(a))
+            moved = CardPose(centre, pose.angle_deg, pose.slot)
+            vec = face_features(self.card_patch(frame, moved), self.params.red_weight)
+            matches.append(self.bank.match(vec, self.params))
+        return decide(max(matches, key=lambda m: m.score), self.params)
 
 
 def read_many(recognizer: BoardRecognizer, frames: Sequence[Image]) -> list[BoardReading]:
