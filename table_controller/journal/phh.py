@@ -11,10 +11,12 @@ Rules this module keeps:
    (the button, ``p2``, posts the small blind; ``p1`` the big blind).
 2. Our seats are the file's ``seats`` when present (they must go clockwise, i.e. ascending modulo
    the table), else ``1..N``. The button is ``pN``'s seat.
-3. Antes equal for everyone are a per-player ante; an ante in the big blind's position only is a
-   big-blind ante. Other ante shapes, straddles, ``min_bet`` other than the big blind, unknown
-   (``inf``) stacks and non-integral chip amounts are refused with :class:`PhhError`, naming the
-   field.
+3. Blinds are ``[S, B, 0, ...]``; with three or more players ``[B, 0, ...]`` (``p1`` posts the
+   big blind) and ``[0, B, ...]`` (``p1`` posts nothing) are hands without a small blind (TDA
+   dead small blind). Antes equal for everyone are a per-player ante; an ante in the big blind's
+   position only is a big-blind ante. Other ante shapes, straddles, ``min_bet`` other than the
+   big blind, unknown (``inf``) stacks and non-integral chip amounts are refused with
+   :class:`PhhError`, naming the field.
 4. Replay is driven by the engine: it says what comes next (post, deal, burn, act, collect, show,
    push) and the file supplies the cards and decisions. Burns are implicit in PHH (fed as unknown
    cards). ``sm`` may come before the rest of the board (all-in run-outs); it is used whenever the
