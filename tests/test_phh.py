@@ -718,3 +718,10 @@ def test_property_any_action_list_replays_or_reports(actions: list[str]) -> None
         assert sum(result.finishing_stacks) == 3000
     else:
         assert isinstance(result.error, ReplayError | PhhError)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    result = doctest.testmod(phh)
+    assert result.attempted >= 5 and result.failed == 0
