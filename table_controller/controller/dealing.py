@@ -252,9 +252,11 @@ class DealingRules(IrregularityRules):
             self._close(core, st, out)
         if st is not None and core.hand is not None and st.reshuffle:
             self._settle_reshuffle(core, st, list(core.hand.status().board), out)
+        if st is None or not (st.burn_for or st.premature):
+            return
         for _ in range(3):
             hand = core.hand
-            if st is None or hand is None or core.held:
+            if hand is None or core.held:
                 return
             step = hand.expected()
             if not isinstance(step, BurnStep):
@@ -278,7 +280,7 @@ class DealingRules(IrregularityRules):
         """Prompt a pending remedy: a replacement card, a reshuffle, a board to re-lay."""
         st = self._state(core)
         hand = core.hand
-        if st is None or hand is None:
+        if st is None or hand is None or not (st.replacements or st.board_fix or st.reshuffle):
             return None
         step = hand.expected()
         rep = self._due_replacement(core, st)
