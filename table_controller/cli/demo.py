@@ -44,6 +44,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="write the summary as JSON")
     p.add_argument("--no-display", action="store_true",
                    help="plain progress lines instead of the live view")
+    p.add_argument("--table-id", default="T1", metavar="ID",
+                   help="the simulated table's id (run several demos for the floor display)")
     p.add_argument("--keep", action="store_true",
                    help="keep the whole work directory (sockets, ptys' links, keys too)")
     p.add_argument("--out", type=Path, default=Path("var/demo"), metavar="DIR",
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
         return await run_demo(hands=args.hands, seed=args.seed, fast=args.fast,
                               faults=args.faults, keep=args.keep, console=console, live=live,
-                              out=out)
+                              out=out, table_id=args.table_id)
 
     try:
         summary = asyncio.run(main())

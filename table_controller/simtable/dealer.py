@@ -133,6 +133,8 @@ class SimDealer:
         self.mistakes = mistakes or Mistakes()
         self.log = DealerLog()
         self.last_prompt_id: int | None = None
+        #: the table state that came with the last prompt handled
+        self.last_state: Mapping[str, Any] = {}
         self.seated = False
         self.floor: Callable[[SimDealer, Mapping[str, Any]], Any] | None = None
         self._start_prompt: int | None = None
@@ -182,6 +184,7 @@ class SimDealer:
         pid = prompt.get("id")
         if not isinstance(pid, int) or pid == self.last_prompt_id:
             return False
+        self.last_state = state or {}
         self.last_prompt_id = pid
         self.log.prompts.append(dict(prompt))
         self.lay_drawn_board_cards()

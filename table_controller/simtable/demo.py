@@ -106,7 +106,11 @@ class DemoFaults(Mistakes):
             shoe.draw_unregistered()
             self.injected += 1
             return True
-        if roll < self.rate / 8 + self.rate / 24:
+        devices = dealer.last_state.get("devices")
+        shoe_ok = isinstance(devices, dict) and devices.get("shoe") == "ok"
+        if roll < self.rate / 8 + self.rate / 24 and shoe_ok:
+            # only a shoe the controller sees as connected: a second unplug before it noticed
+            # the first one back would raise nothing, and the skipped card would never come
             shoe.unplug()
             await asyncio.sleep(1.0)
             shoe.replug()
@@ -134,6 +138,7 @@ async def run_demo(
     faults: float = 0.0,
     keep: bool = False,
     out: str | os.PathLike[str] | None = None,
+    table_id: str = "T1",
     console: Console | None = None,
     live: bool | None = None,
     seats: int = 6,
@@ -151,8 +156,8 @@ async def run_demo(
     # --fast: the simulated camera reports the board file as is; paced: it renders a picture of
     # the felt and reads the cards back with the recogniser (slower, as a camera is)
     level = "exact" if fast else "easy"
-    rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=0.0, camera_level=level),
-                 keep=keep)
+    rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=0.0, camera_level=level,
+                            table_id=table_id, name=f"Demo table {table_id}"), keep=keep)
     summary.hand_histories = str(rig.phh_dir)
     summary.journal = str(rig.journal_path)
     summary.workdir_kept = keep
