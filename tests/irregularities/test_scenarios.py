@@ -63,3 +63,12 @@ def test_replaying_the_inputs_rebuilds_the_same_table(path: Path) -> None:
         twin.handle(inp, now)
     assert twin.summary() == core.summary()
     assert twin.view(secret=True) == core.view(secret=True)
+
+
+@pytest.mark.parametrize("name", ["misdeal_two_exposed", "shoe_opened"])
+def test_against_the_daemon(name: str) -> None:
+    """The dealer's commands and the shoe's status reach the rules through the daemon."""
+    from table_controller.simtable.scenario import run_file
+
+    result = asyncio.run(run_file(load_scenario(HERE / f"{name}.toml")))
+    assert result.passed, result.failures
