@@ -269,7 +269,13 @@ class DealingRules(IrregularityRules):
             if pending is None:
                 return
             card, irr = pending
-            core._apply(Deal(card), now, out)  # drawn already: the engine takes it as the burn
+            try:
+                core._apply(Deal(card), now, out)  # drawn already: the engine takes it as the burn
+            except RuleError as err:  # never expected: the card was kept out of the hand
+                if irr is not None:
+                    _resolve(core, irr, f"the card could not be the burn ({err.message}): burn "
+                                        "from the shoe", out)
+                return
             for c in st.reshuffle.get(street, ([], []))[0]:
                 self._forget(core, c)  # back into the stub: the shoe may deal it again
             if irr is not None:
@@ -522,7 +528,13 @@ class DealingRules(IrregularityRules):
         if card is None:
             return True
         if rep is not None:
-            replace_card(hand, rep.where, rep.seat, rep.index, card)
+            try:
+                replace_card(hand, rep.where, rep.seat, rep.index, card)
+            except RuleError as err:
+                core._raise(Finding("card_not_due", f"The replacement card does not fit: "
+                                                    f"{err.message}",
+                                    {"uid": inp.uid}, {"card": card.code}), out)
+                return True
             st.replacements.remove(rep)
             what = (f"seat {rep.seat}'s card {rep.index}" if rep.where == "hole"
                     else f"the {rep.where} card")
@@ -636,7 +648,10 @@ class DealingRules(IrregularityRules):
         last = hand.log[-1] if hand.log else None
         if last is None or not isinstance(last.step, BoardStep) or last.step.slot != 2:
             return False  # the card was not drawn right after the flop
-        flop = take_back_board(hand, 3)
+        try:
+            flop = take_back_board(hand, 3)
+        except RuleError:  # pragma: no cover - the conditions above make it three board cards
+            return False
         extra = st.premature[0]
         cards = [*flop, extra]
         old = list(st.premature_irr)
