@@ -375,7 +375,7 @@ class DealingRules(IrregularityRules):
     def _check_misdeal(self, core: TableCore) -> Reply | None:
         hand = core.hand
         if (hand is None or self.house.misdeal_after_substantial_action == "allow"
-                or not substantial_action(hand)):
+                or not substantial_action(hand, self.house.substantial_action)):
             return None
         return Reply(False, "substantial action has taken place: no misdeal, the hand goes on "
                             "(the floor can void the hand)")
@@ -385,7 +385,7 @@ class DealingRules(IrregularityRules):
                         secret: Mapping[str, Any] | None = None) -> Reply:
         hand = core.hand
         assert hand is not None
-        if misdeal and not substantial_action(hand):
+        if misdeal and not substantial_action(hand, self.house.substantial_action):
             irr = core._raise(Finding("misdeal", f"Misdeal: {why}", data, secret or {}), out)
             return Reply(True, "", {"irregularity": irr.id, "kind": "misdeal"})
         tail = "substantial action has taken place" if misdeal else "not a misdeal by the rule"
@@ -472,7 +472,8 @@ class DealingRules(IrregularityRules):
         data = {"where": kind, "seat": seat, "index": index, "boxed": st.boxed}
         secret = {"card": None if old is None else old.code}
         limit = self.house.boxed_cards_misdeal
-        if limit and st.boxed >= limit and not substantial_action(hand):
+        late = substantial_action(hand, self.house.substantial_action)
+        if limit and st.boxed >= limit and not late:
             return self._misdeal_or_not(core, f"{st.boxed} boxed cards were found in the deck",
                                         data, out, secret=secret)
         irr = core._raise(Finding("boxed_card", f"A boxed card was dealt as {what}", data,

@@ -28,6 +28,7 @@ CHOICES: Mapping[str, tuple[str, ...]] = {
     "misdeal_after_substantial_action": ("refuse", "allow"),
     "wrong_seat_misdeal": ("first_card", "any_card"),
     "exposed_after_action": ("stays", "replace"),
+    "substantial_action": ("tda", "rrop"),
 }
 
 
@@ -36,18 +37,21 @@ class HouseRules:
     """The house's choices for dealing irregularities.
 
     :param exposed_first_two_misdeal: the first or second card of the deal exposed by the
-        dealer is a misdeal (TDA 35, RRoP "Misdeals" 1).
+        dealer is a misdeal (TDA 35-A; RRoP, Texas hold'em irregularities 1).
     :param exposed_cards_misdeal: that many hole cards exposed by the dealer during the deal
         make a misdeal (both rule books: 2; 0 = never).
     :param boxed_cards_misdeal: that many boxed (face-up) cards found in the deck make a misdeal
         (both: 2; 0 = never).
     :param misdeal_after_substantial_action: ``refuse`` the dealer's ``misdeal`` command once
-        substantial action took place (TDA 35: the hand goes on; the floor can still ``void``),
+        substantial action took place (TDA 35-D: the hand goes on; the floor can still ``void``),
         or ``allow`` it.
     :param wrong_seat_misdeal: a card pitched to the wrong seat is a misdeal when it is the
-        ``first_card`` of the deal (TDA 35) or ``any_card`` of the deal.
+        ``first_card`` of the deal (TDA 35-A; RRoP "Misdeals") or ``any_card`` of the deal.
     :param exposed_after_action: a hole card the dealer exposes after the action started:
-        ``stays`` (the player keeps it, RRoP) or ``replace`` (as during the deal).
+        ``stays`` (the player keeps it) or ``replace`` (as during the deal).
+    :param substantial_action: when a misdeal is too late: ``tda`` (TDA 36: two actions in
+        turn, one of them putting chips in, or any three actions) or ``rrop`` (Robert's Rules,
+        "Misdeals" 1: once two players have acted in turn).
     """
 
     exposed_first_two_misdeal: bool = True
@@ -56,6 +60,7 @@ class HouseRules:
     misdeal_after_substantial_action: str = "refuse"
     wrong_seat_misdeal: str = "first_card"
     exposed_after_action: str = "stays"
+    substantial_action: str = "tda"
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():

@@ -7,9 +7,10 @@ in ``hand.corrections`` for :meth:`Hand.replay`.
 
 Rules this module keeps:
 
-1. Substantial action (Poker TDA 2019, rule 35; Robert's Rules of Poker, "Misdeals"): two
-   actions in turn, at least one of which puts chips in the pot, or any three actions in turn.
-   Posting blinds and antes is not action.
+1. Substantial action (Poker TDA 2019, rule 36): two actions in turn, at least one of which puts
+   chips in the pot, or any three actions in turn. Robert's Rules of Poker ("Misdeals" 1): the
+   action has started once two players have acted in turn. Posting blinds and antes is not
+   action.
 2. The deal order is the order the engine asked for the hole cards: position 0 is the first
    card of the deal.
 3. A correction names the card it replaces; a card not where it is said to be is a
@@ -62,10 +63,13 @@ def actions(hand: Hand, street: Street | None = None) -> list[ActionKind]:
             and (street is None or r.street is street)]
 
 
-def substantial_action(hand: Hand) -> bool:
-    """Tell whether substantial action took place (rule 1): then a misdeal is too late."""
+def substantial_action(hand: Hand, rule: str = "tda") -> bool:
+    """Tell whether substantial action took place (rule 1): then a misdeal is too late.
+
+    :param rule: ``"tda"`` (Poker TDA) or ``"rrop"`` (Robert's Rules: any two actions).
+    """
     acts = actions(hand)
-    if len(acts) >= 3:
+    if len(acts) >= 3 or (rule == "rrop" and len(acts) >= 2):
         return True
     chips = (ActionKind.CALL, ActionKind.BET, ActionKind.RAISE, ActionKind.ALL_IN)
     return len(acts) == 2 and any(a in chips for a in acts)

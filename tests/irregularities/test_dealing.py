@@ -233,3 +233,19 @@ def test_house_rules_come_from_the_table_configuration() -> None:
         loads_config("house_rules = 3\n" + text, base_dir=examples)
     rules = build_core(cfg).rules
     assert isinstance(rules, DealingRules) and rules.house.wrong_seat_misdeal == "any_card"
+
+
+@pytest.mark.parametrize("rule, refused", [("tda", False), ("rrop", True)])
+def test_two_folds_are_substantial_action_only_under_roberts_rules(rule: str,
+                                                                   refused: bool) -> None:
+    h = Harness(chips=False)
+    h.core.rules = DealingRules(HouseRules(substantial_action=rule))
+    h.seat_players(4)
+    h.ok("start")
+    h.post_blinds()
+    h.deal("Ah", "Kd", "2c", "3c", "As", "Kh", "7d", "8d")
+    first = h.step()["seat"]
+    h.ok("fold", seat=first)
+    h.ok("fold", seat=h.step()["seat"])
+    reply = h.cmd("misdeal", reason="button in the wrong place")
+    assert reply.accepted is not refused
