@@ -214,10 +214,13 @@ def _floor_row(view: TableView) -> list[RenderableType]:
             devices.append(" ")
         devices.append(f"{name}:{state}", style=_LINK_STYLE.get(state, ""))
     alerts = Text()
+    current = view.alerts if view.open_alerts is None else view.open_alerts
     if view.holds:
         alerts.append("HOLD " + "; ".join(view.holds), style="bold white on red")
-    elif view.alerts:
-        alerts.append(view.alerts[-1], style="red")
+    elif current:
+        alerts.append(current[-1], style="red")
+        if len(current) > 1:
+            alerts.append(f" (+{len(current) - 1} more)", style="red")
     return [Text(view.table or "?", style="bold"),
             "—" if view.hand is None else str(view.hand),
             view.stage.replace("_", " ") or "—",

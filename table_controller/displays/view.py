@@ -74,6 +74,9 @@ class TableView:
     expected_next: str = ""
     holds: tuple[str, ...] = ()
     alerts: tuple[str, ...] = ()
+    """Recent irregularities and holds, as they came (a short history)."""
+    open_alerts: tuple[str, ...] | None = None
+    """Irregularities not yet resolved, when the state lists them (``None``: not known)."""
     announcements: tuple[str, ...] = ()
     devices: tuple[tuple[str, str], ...] = ()
     connection: str = "connecting"
@@ -262,6 +265,8 @@ def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
         holds=_texts(state.get("holds")) or ((_str(state.get("hold")),) if _str(
             state.get("hold")) else ()),
         alerts=(_texts(state.get("irregularities")) or base.alerts)[-KEEP:],
+        open_alerts=_texts(state["irregularities"]) if isinstance(
+            state.get("irregularities"), list) else base.open_alerts,
         announcements=announcements[-KEEP:],
         devices=_devices(state.get("devices")),
         connection="live",

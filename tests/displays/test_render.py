@@ -155,3 +155,15 @@ def test_hole_cards_never_reach_a_screen_even_if_the_feed_carried_them() -> None
         assert "Q♠" not in out and "J♦" not in out and "▒▒ ▒▒" in out
     shown = view_from_state({**leaky, "shown": {"1": ["Qs", "Jd"]}})
     assert "Q♠ J♦" in text_of(render("public", [shown]))  # tabled at the showdown: public
+
+
+def test_floor_shows_open_irregularities_not_resolved_ones() -> None:
+    v = apply_message(view_from_state(STATE), "irregularity",
+                      {"kind": "unknown_card", "text": "Tag 04AB is not in the deck"})
+    assert "unknown_card" in text_of(render_floor([v]), width=120)
+    v = apply_message(v, "table_state", {**STATE, "irregularities": []})
+    assert "unknown_card" not in text_of(render_floor([v]), width=120)
+    v = apply_message(v, "table_state", {**STATE, "irregularities": [
+        {"id": 1, "kind": "board_early", "text": "A card is in board slot 4 early"},
+        {"id": 2, "kind": "exposed_card", "text": "A hole card is face up"}]})
+    assert "A hole card is face up (+1 more)" in text_of(render_floor([v]), width=140)
