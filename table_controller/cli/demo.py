@@ -73,11 +73,13 @@ def run(args: argparse.Namespace) -> int:
         out = args.out / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
 
     async def main() -> DemoSummary:
-        # SIGTERM stops the demo like Ctrl-C: everything it started is stopped (finally blocks)
+        # SIGTERM (and SIGHUP: the terminal closed) stop the demo like Ctrl-C: everything it
+        # started is stopped (finally blocks)
         task = asyncio.current_task()
         assert task is not None
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, task.cancel)
         return await run_demo(hands=args.hands, seed=args.seed, fast=args.fast,
                               faults=args.faults, keep=args.keep, console=console, live=live,
                               out=out, table_id=args.table_id)
