@@ -31,17 +31,36 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Run the scenarios; 0 if all passed, 1 if one failed, 2 for an invalid file."""
     import asyncio
+    import signal
 
-    from table_controller.simtable.scenario import ScenarioError, load_scenario, run_file
+    from table_controller.simtable.scenario import (
+        Scenario,
+        ScenarioError,
+        ScenarioResult,
+        load_scenario,
+        run_file,
+    )
 
     try:
         scenarios = [load_scenario(f) for f in args.files]
     except ScenarioError as exc:
         print(f"scenario: {exc}", file=sys.stderr)
         return 2
+    async def one(scn: Scenario) -> ScenarioResult:
+        # SIGTERM / SIGHUP stop the run like Ctrl-C, with the daemon and simulators it started
+        task = asyncio.current_task()
+        assert task is not None
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            asyncio.get_running_loop().add_signal_handler(sig, task.cancel)
+        return await run_file(scn, in_process=args.in_process, keep=args.keep)
+
     failed = 0
     for scn in scenarios:
-        result = asyncio.run(run_file(scn, in_process=args.in_process, keep=args.keep))
+        try:
+            result = asyncio.run(one(scn))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            print("scenario: interrupted; everything it started is stopped", file=sys.stderr)
+            return 130
         mark = "PASS" if result.passed else "FAIL"
         print(f"{mark}  {scn.name}  ({scn.path})", flush=True)
         if args.verbose:
