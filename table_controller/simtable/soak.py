@@ -382,6 +382,7 @@ class JournalFacts:
     commands: Counter[tuple[str, int]] = field(default_factory=Counter)
     entries: int = 0
     refused_on_replay: int = 0
+    link_faults: int = 0
 
 
 def read_journal(config_path: Path) -> JournalFacts:
@@ -414,6 +415,9 @@ def read_journal(config_path: Path) -> JournalFacts:
                 continue
             if entry.kind is EntryKind.HAND_END:
                 facts.hand_ends[int(entry.hand or 0)] += 1
+                continue
+            if entry.kind is EntryKind.DECISION and "link_fault" in entry.payload:
+                facts.link_faults += 1
                 continue
             if entry.kind is EntryKind.DEVICE_EVENT:
                 inp = input_from_dict(entry.payload["input"])
@@ -510,6 +514,7 @@ class SoakReport:
     link_faults: dict[str, int] = field(default_factory=dict)
     link_faults_must_show: int = 0
     link_faults_shown: int = 0
+    link_faults_journaled: int = 0
     device_counters: dict[str, dict[str, int]] = field(default_factory=dict)
     unplugs: int = 0
     unplugs_shown: int = 0
@@ -566,7 +571,8 @@ class SoakReport:
             f"cards drawn {self.cards_drawn}, assigned {self.cards_assigned}, "
             f"misassigned {len(self.misassigned)}, lost at a kill {len(self.lost_cards)}",
             f"link faults injected {sum(self.link_faults.values())} {self.link_faults}; "
-            f"that must show {self.link_faults_must_show}, shown {self.link_faults_shown}",
+            f"that must show {self.link_faults_must_show}, shown {self.link_faults_shown}; "
+            f"link-fault entries in the journal {self.link_faults_journaled}",
             f"unplugs {self.unplugs}, shown {self.unplugs_shown} (plugged in again because "
             f"another process had locked the new pty: {self.replugs_stolen})",
             f"kills {self.kills} (quiet {self.quiet_kills}), restarts that resumed "
@@ -1196,6 +1202,7 @@ _NO_PHH = re.compile(r"hand (\d+): no PHH file: (\w+)")
 
 def _check_histories(report: SoakReport, rig: SoakRig, facts: JournalFacts) -> None:
     report.journal_entries = facts.entries
+    report.link_faults_journaled = facts.link_faults
     report.refused_on_replay = facts.refused_on_replay
     report.duplicate_command_records = sum(n - 1 for n in facts.commands.values() if n > 1)
     hands = sorted(set(facts.hand_starts) | set(facts.hand_ends))
