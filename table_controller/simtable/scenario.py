@@ -85,7 +85,7 @@ class Fault:
     card: Card | None = None
     slot: int | None = None
     amount: int | None = None
-    seconds: float = 0.5
+    seconds: float = 1.0
     reason: str = ""
     body: Mapping[str, Any] = field(default_factory=dict)
     then: str = ""
@@ -262,7 +262,7 @@ def parse_scenario(text: str, name: str = "scenario", path: Path | None = None) 
             card=card,
             slot=_int(f["slot"], f"{where}.slot") if "slot" in f else None,
             amount=_int(f["amount"], f"{where}.amount") if "amount" in f else None,
-            seconds=float(f.get("seconds", 0.5)), reason=str(f.get("reason", "")),
+            seconds=float(f.get("seconds", 1.0)), reason=str(f.get("reason", "")),
             body=body, then=str(f.get("then", ""))))
         if faults[-1].then not in ("", "continue", "skip"):
             raise ScenarioError(f"{where}.then: 'continue' or 'skip'")
@@ -430,7 +430,7 @@ class ScenarioMistakes(Mistakes):
             seat = int(step.get("seat", 0))
             self._bet_delta[seat] = f.amount if f.amount is not None else 100
             await dealer.handle_step(prompt, {})
-            await io.pause(max(f.seconds, 2.0))
+            await io.pause(max(f.seconds, 3.0))
         elif f.do == "unknown_tag":
             io.draw_tag("04DEADBEEF0001")
         elif f.do == "second_copy" and f.card is not None:
