@@ -732,9 +732,12 @@ class DealingRules(IrregularityRules):
             text = f"The card burned before the {_STREET[street]} is on the board"
             secret: dict[str, Any] = {"burn": burn.code}
         else:
+            shown = list(seen.values())
             for s, code in seen.items():
+                # a card in one slot only (a misread can show a card twice), the one the shoe
+                # dealt for the next slot, and the card of this slot nowhere on the board
                 if first <= s and s + 1 < len(codes) and codes[s + 1] == code \
-                        and codes[s] not in seen.values():
+                        and shown.count(code) == 1 and codes[s] not in shown:
                     kind, slot = "doubled_burn", s
                     text = (f"Board slot {s + 1} shows the card dealt for slot {s + 2}: two "
                             f"cards were burned before the {_STREET[street]}")

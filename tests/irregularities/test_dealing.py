@@ -249,3 +249,16 @@ def test_two_folds_are_substantial_action_only_under_roberts_rules(rule: str,
     h.ok("fold", seat=h.step()["seat"])
     reply = h.cmd("misdeal", reason="button in the wrong place")
     assert reply.accepted is not refused
+
+
+def test_a_card_misread_twice_is_not_a_doubled_burn() -> None:
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    h.ok("check", seat=3)
+    h.ok("confirm")
+    h.deal("9d", "Qc", "Jd")
+    h.board("Jd", "Jd")  # the recognizer reads slot 1's Qc as Jd
+    assert "doubled_burn" not in [i.kind for i in raised(h)]
+    assert h.step()["kind"] == "board"
