@@ -1099,15 +1099,23 @@ class _Run:
             if dealer.finished(prompt):
                 return dealer
             fresh = prompt.get("id") != dealer.last_prompt_id
+            kill: bool | None = None  # None: no kill at this prompt; True: quiet; False: not
             if fresh:
                 self.report.prompts += 1
                 await self.maybe_unplug()
                 prompt, state = self.driver.current()
-                self.maybe_link_fault(str(prompt_step(prompt).get("kind", "")))
+                if opts.kill_rate > 0 and self.rng.random() < opts.kill_rate:
+                    kill = self.rng.random() < opts.quiet_kill_share
+                if kill is None:
+                    self.maybe_link_fault(str(prompt_step(prompt).get("kind", "")))
+                elif kill is False and opts.link_fault_rate > 0:
+                    # the device counters die with the daemon: take them before it acts
+                    # (no fault is injected at this prompt, so none is missed)
+                    self.save_health(await self.status())
             if await dealer.handle(prompt, state):
                 idle = 0
-                if fresh and opts.kill_rate > 0 and self.rng.random() < opts.kill_rate:
-                    quiet = self.rng.random() < opts.quiet_kill_share
+                if kill is not None:
+                    quiet = kill
                     if not quiet:
                         delay = self.rng.random() * 0.05
                         card = str(prompt_step(prompt).get("kind")) in SHOE_STEPS

@@ -109,3 +109,13 @@ def test_soak_cli_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         main(["soak", "--faults", "1.5"])
     assert "a rate is 0..1" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_faults_unplugs_and_kills_together_long() -> None:
+    r = soak(hands=SLOW_HANDS, seed=31, link_fault_rate=0.3, unplug_rate=0.03, kill_rate=0.04,
+             quiet_kill_share=0.5, time_budget=SLOW_BUDGET)
+    assert_clean(r, r.hands_played)
+    assert r.hands_played >= min(SLOW_HANDS, 5)
+    assert_faults_shown(r)
+    assert_kills_survived(r)
