@@ -537,6 +537,8 @@ class DealingRules(IrregularityRules):
                                     {"uid": inp.uid}, {"card": card.code}), out)
                 return True
             st.replacements.remove(rep)
+            if rep.where == "burn" and rep.index < len(core._burns):
+                core._burns[rep.index] = card  # the surveillance record of the burns
             what = (f"seat {rep.seat}'s card {rep.index}" if rep.where == "hole"
                     else f"the {rep.where} card")
             if rep.becomes_burn and rep.old is not None:

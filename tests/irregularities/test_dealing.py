@@ -262,3 +262,25 @@ def test_a_card_misread_twice_is_not_a_doubled_burn() -> None:
     h.board("Jd", "Jd")  # the recognizer reads slot 1's Qc as Jd
     assert "doubled_burn" not in [i.kind for i in raised(h)]
     assert h.step()["kind"] == "board"
+
+
+def test_a_boxed_burn_card_is_replaced_after_the_floor_lets_play_go_on() -> None:
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=1)
+    h.ok("call", seat=2)
+    h.ok("check", seat=3)
+    h.ok("confirm")
+    h.deal("9d")  # the burn, found face up in the deck
+    h.ok("boxed")
+    assert [i.kind for i in raised(h)] == ["boxed_card"] and h.core.held
+    assert not h.cmd("call", seat=1).accepted  # held
+    h.ok("resolve", note="deck checked, play on")
+    h.ok("resume")
+    assert h.step() == {"kind": "burn", "street": "flop", "replacement": "boxed"}
+    h.card("8d")
+    burns = h.core.view(secret=True)["burn_cards"]
+    hand = h.core.hand
+    assert hand is not None and [c.new for c in hand.corrections] == [Card.parse("8d")]
+    assert burns == ["8d"]
+    assert h.step() == {"kind": "board", "street": "flop", "slot": 0}
