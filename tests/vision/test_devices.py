@@ -237,3 +237,25 @@ def test_cli_read_refuses_bad_input(cli_files: dict[str, Path], tmp_path: Path,
     assert main(["vision", "read", "--calibration", str(tmp_path / "nope.json"),
                  str(small)]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_board_watcher_confirms_cards_once_stable(kennard: Faces) -> None:
+    from hardware.camera.watcher import BoardWatcher
+
+    cam = SimCamera(kennard, level=S.Level.EASY, seed=31, fps=5)
+    cam.open()
+    empty = cam.read_frame(0.0)
+    assert empty is not None
+    watcher = BoardWatcher(cam, calibrate_camera(empty, kennard).recognizer(),
+                           BoardStabilizer(frames=2))
+    cam.place(0, AH)
+    assert watcher.poll(0.1) is None  # the camera has no new frame yet (5 fps)
+    first = watcher.poll(0.2)
+    assert first is not None and first.changes == ()
+    second = watcher.poll(0.4)
+    assert second is not None and second.changes == ((0, None, AH),)
+    cam.occlude(slot=0)
+    during = watcher.poll(0.65)
+    assert during is not None and during.cards[0] == AH and 0 in during.occluded
+    status = watcher.status()
+    assert status.frames == 3 and status.missed == 1
