@@ -562,6 +562,11 @@ class DealingRules(IrregularityRules):
                               f"becomes the burn before the {_STREET[due]}",
                 {"street": due.value}, {"card": card.code}), out)
             st.premature_irr.append(irr.id)
+        elif (n == 2 and self.house.extra_cards_after_deal == "misdeal"
+              and hand.street is Street.PREFLOP and not actions(hand)):
+            # RRoP Hold'em 2: two or more extra cards dealt after the deal
+            self._misdeal_or_not(core, "two or more extra cards were dealt", {"cards": n}, out,
+                                 secret={"cards": [c.code for c in st.premature]})
         elif n == 2:
             irr = core._raise(Finding(
                 f"premature_{_STREET[due]}",

@@ -29,6 +29,7 @@ CHOICES: Mapping[str, tuple[str, ...]] = {
     "wrong_seat_misdeal": ("first_card", "any_card"),
     "exposed_after_action": ("stays", "replace"),
     "substantial_action": ("tda", "rrop"),
+    "extra_cards_after_deal": ("premature_flop", "misdeal"),
 }
 
 
@@ -52,6 +53,9 @@ class HouseRules:
     :param substantial_action: when a misdeal is too late: ``tda`` (TDA 36: two actions in
         turn, one of them putting chips in, or any three actions) or ``rrop`` (Robert's Rules,
         "Misdeals" 1: once two players have acted in turn).
+    :param extra_cards_after_deal: two or more cards drawn after the deal before anyone acted:
+        ``premature_flop`` (the shoe cannot tell them from a flop dealt too early) or
+        ``misdeal`` (RRoP Hold'em 2: two or more extra cards dealt).
     """
 
     exposed_first_two_misdeal: bool = True
@@ -61,6 +65,7 @@ class HouseRules:
     wrong_seat_misdeal: str = "first_card"
     exposed_after_action: str = "stays"
     substantial_action: str = "tda"
+    extra_cards_after_deal: str = "premature_flop"
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():

@@ -284,3 +284,18 @@ def test_a_boxed_burn_card_is_replaced_after_the_floor_lets_play_go_on() -> None
     assert hand is not None and [c.new for c in hand.corrections] == [Card.parse("8d")]
     assert burns == ["8d"]
     assert h.step() == {"kind": "board", "street": "flop", "slot": 0}
+
+
+@pytest.mark.parametrize("choice, kind", [("premature_flop", "premature_flop"),
+                                          ("misdeal", "misdeal")])
+def test_two_cards_after_the_deal_follow_the_house_choice(choice: str, kind: str) -> None:
+    h = Harness(chips=False)
+    h.core.rules = DealingRules(HouseRules(extra_cards_after_deal=choice))
+    h.seat_players(3)
+    h.ok("start")
+    h.post_blinds()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.card("9d")
+    h.card("8d")
+    assert [i.kind for i in raised(h)] == ["extra_card", kind]
+    assert h.core.held is (kind == "misdeal")
