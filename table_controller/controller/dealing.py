@@ -15,19 +15,22 @@ Rules this module keeps:
    it, ``no_misdeal``: the hand goes on, and the dealer's ``misdeal`` command is refused (house
    choice); the floor can still ``void``. A misdeal is replayed with the same button and blinds
    (the engine's ``Table`` does not move the button after a voided hand).
-2. Other exposed hole card (``exposed_hole_card``): dealing goes on; the next card after the deal
-   replaces it, and the exposed card becomes the burn before the flop.
+2. Other exposed hole card (``exposed_hole_card``, or the core's ``exposed_card`` when the camera
+   sees it face up before any action): dealing goes on; the next card after the deal replaces
+   it, and the exposed card becomes the burn before the flop.
 3. A card drawn while a betting round is open is never applied where it does not belong: one
    card (``extra_card``) becomes the burn of the next street; more (``premature_flop``,
    ``premature_turn``, ``premature_river``) are set aside with the burn kept: after the betting,
    a premature flop or river goes back into the stub, which is shuffled and cut, and is dealt
    again without a burn; a premature turn card is set aside, the would-be river is dealt as the
    turn after a burn, and the set-aside card is shuffled into the stub for a river dealt without
-   a burn.
+   a burn. A fourth card turned up with the flop before any flop action (``flop_too_many``):
+   the flop is taken back from the engine and dealt again without a burn.
 4. Burns (``missed_burn``, ``doubled_burn``): the shoe's reads already put the cards in their
    right order in the engine; the camera then shows the board shifted by one (the burn card on
    the board, or a board card missing). Found before action on that street, the dealer is told
-   the board to lay; the irregularity is resolved once the camera shows it.
+   the board to lay (a ``fix_board`` prompt); the irregularity is resolved once the camera shows
+   it (or the dealer confirms). Later, the core's board checks apply.
 5. The deck is suspect (``boxed_card``, ``shoe_opened``, ``shoe_empty``; the core's
    ``unknown_card`` and ``duplicate_card``): the table holds and the floor decides; a fouled
    deck voids the hand. A boxed card the floor lets play is replaced by the next card.
