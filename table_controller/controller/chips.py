@@ -14,6 +14,10 @@ Rules this module keeps:
 2. Time is passed in (``now``); nothing here reads a clock.
 3. Chips of an unknown denomination cannot be valued: the zone's value is unknown (``-1``) and
    differs from anything expected.
+4. A zone *showed* its expected value once a report at that value came in while it was expected
+   (or the zone already read so when the expectation was set). The collection and the pushes
+   only complete from the sensors on zones that showed their value before the step: a zone
+   still read at 0 because the report of the chips just bet has not arrived is not "collected".
 
 >>> from calibration.chips import default_chip_config
 >>> check = ChipCheck(default_chip_config(3), settle=1.0)
@@ -54,6 +58,8 @@ class ChipCheck:
         self.settle = settle
         self.sensed: dict[int, int] = {}
         self._diffs: dict[int, _Diff] = {}
+        self._want: dict[int, int] = {}
+        self._shown: dict[int, bool] = {}
 
     def see(self, zone: int, counts: tuple[tuple[int, int], ...]) -> int:
         """Record a zone report; return its value (``-1`` if a denomination is unknown)."""
@@ -62,7 +68,13 @@ class ChipCheck:
         except CalibrationError:
             value = -1
         self.sensed[zone] = value
+        if self._want.get(zone) == value:
+            self._shown[zone] = True
         return value
+
+    def showed(self, zone: int, value: int) -> bool:
+        """Tell whether ``zone`` is expected at ``value`` and a report showed it there."""
+        return self._want.get(zone) == value and self._shown.get(zone, False)
 
     def zone_name(self, zone: int) -> str:
         """Plain words for a zone, e.g. ``"seat 3's zone (zone 3)"``."""
@@ -88,6 +100,10 @@ class ChipCheck:
 
     def refresh(self, expected: Mapping[int, int], now: float) -> None:
         """Compare every sensed zone with ``expected`` and (re)start or clear the windows."""
+        for zone, value in expected.items():
+            if self._want.get(zone) != value:
+                self._want[zone] = value
+                self._shown[zone] = self.sensed.get(zone) == value
         for zone, sensed in self.sensed.items():
             want = expected.get(zone)
             if want is None or sensed == want:
@@ -118,8 +134,10 @@ class ChipCheck:
             d.reported = False
 
     def clear(self) -> None:
-        """Forget the differences (no hand in progress)."""
+        """Forget the differences and expectations (no hand in progress)."""
         self._diffs.clear()
+        self._want.clear()
+        self._shown.clear()
 
     @property
     def pending(self) -> dict[int, tuple[int, int]]:

@@ -588,12 +588,28 @@ class TableCore:
                 return
             if not chips.matches(want):
                 return
+            if not isinstance(step, PostStep) and not self._chips_moved(want, now):
+                return
             record = hand.apply(inp)
             out.append(self._applied(record))
             self._after_record(record, out)
             if isinstance(hand.expected(), HandOverStep):
                 self._finish(now, out)
                 return
+
+    def _chips_moved(self, want: Mapping[int, int], now: float) -> bool:
+        """Tell whether the sensors saw the chips move for a collection or a push.
+
+        Each zone the step empties or lowers must first have shown what it holds before the
+        step (the bets, the pot) and then read ``want``: a zone still at 0 because the report of the
+        chips just bet has not come in is not a collection (a stale reading).
+        """
+        chips = self.chips
+        assert chips is not None and self.hand is not None
+        before = chips.layout(self.hand)
+        chips.refresh(before, now)
+        return all(chips.showed(z, before[z]) for z, v in want.items()
+                   if before.get(z, 0) not in (0, v))
 
     # -- device inputs -----------------------------------------------------------------------
 

@@ -35,8 +35,6 @@ from table_controller.simtable.felt import Felt, bet_after, command_for, legal_f
 
 #: Prompts after which a paced dealer pauses (so a person can follow the demo).
 PACED = frozenset({"deal_hole", "board", "act", "collect", "award"})
-#: Prompts that only come once the bets are collected.
-AFTER_A_ROUND = frozenset({"burn", "board", "show", "award", "start_hand"})
 #: Post kinds that stay in front of the seat (the others go into the pot zone).
 LIVE_POSTS = frozenset({"small_blind", "big_blind", "new_player", "missed_big"})
 
@@ -219,13 +217,6 @@ class SimDealer:
         step = prompt_step(prompt)
         kind = step.get("kind", "")
         self._prev_kind, self._last_kind = self._last_kind, kind
-        if kind in AFTER_A_ROUND:
-            # Bets never stay out while the board is dealt, hands are shown or pots pushed: a
-            # collection the controller completed from the sensors before the last bet's chips
-            # were seen leaves them there (the uncalled part goes back to the player).
-            for seat in self.io.felt.seat_zones:
-                if self.io.felt.seat(seat):
-                    self.io.felt.set_seat(seat, 0)
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             await handler(step, prompt, state)

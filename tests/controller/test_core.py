@@ -535,3 +535,41 @@ def test_restart_restarts_the_timers() -> None:
     h.add(1, 100)
     assert h.tick(2.0) == []
     assert not irregularities(h)
+
+
+def test_collection_waits_for_the_report_of_the_last_bet() -> None:
+    """A zone still read at 0 (the bet's report not in yet) is not a completed collection."""
+    h = started()
+    to_flop(h)
+    h.deal("9s", "Qc", "Jd", "7h")
+    h.ok("bet", seat=2, amount=514)  # the 514 chips are on seat 2's zone, not reported yet
+    h.ok("fold", seat=3)
+    h.ok("fold", seat=1)
+    assert h.step()["kind"] == "collect"  # not completed from the stale 0 on seat 2's zone
+    h.add(2, 514)  # the report comes in
+    assert h.step()["kind"] == "collect"
+    h.zone(2, 0)  # the uncalled bet goes back to the player
+    assert h.step()["kind"] == "award"
+    h.zone(POT_ZONE, 0)
+    assert h.step()["kind"] == "start_hand"
+    h.tick(5.0)
+    assert not irregularities(h)
+
+
+def test_push_waits_for_the_pot_zone_to_show_the_pot() -> None:
+    """A pot zone still read at 0 (collection confirmed, chips not reported) is not a push."""
+    h = started()
+    h.post_blinds()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("raise", seat=1, to=300)
+    h.add(1, 300)
+    h.ok("fold", seat=2)
+    h.ok("fold", seat=3)
+    h.ok("confirm")  # the collection, confirmed before the chips' reports came in
+    assert h.step()["kind"] == "award"  # the pot zone still reads 0: not pushed
+    for z in (1, 2, 3):
+        h.zone(z, 0)
+    h.zone(POT_ZONE, h.step()["amount"])
+    assert h.step()["kind"] == "award"
+    h.zone(POT_ZONE, 0)
+    assert h.step()["kind"] == "start_hand"
