@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -119,3 +120,16 @@ def test_faults_unplugs_and_kills_together_long() -> None:
     assert r.hands_played >= min(SLOW_HANDS, 5)
     assert_faults_shown(r)
     assert_kills_survived(r)
+
+
+@pytest.mark.slow
+def test_soak_cli_runs_and_writes_its_report(tmp_path: Path) -> None:
+    import json
+
+    from table_controller.cli import main
+
+    out = tmp_path / "soak.json"
+    assert main(["soak", "--hands", "2", "--seed", "7", "--faults", "0.3", "--kills", "0.03",
+                 "--budget", "60", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["ok"] and report["hands_played"] == 2
