@@ -27,6 +27,7 @@ from table_controller.simtable.soak import (
     STATUS_KEYS,
     SoakRig,
     start_rig,
+    unmasked_secrets,
     without_devices,
 )
 from tests.reliability.counts import COUNTS
@@ -116,6 +117,16 @@ def rig() -> Iterator[SoakRig]:
                 felt.set_seat(int(step["seat"]), felt.seat(int(step["seat"]))
                               + int(step["amount"]))
                 time.sleep(0.1)  # the sensors report over the pty (real I/O)
+            # two hole cards out, so a snapshot has something secret to give away
+            shoe = r.sim.shoe
+            assert shoe is not None
+            shoe.load_deck([r.sim.uid(card) for card in r.sim.profile.cards.values()])
+            for _ in range(2):
+                before = c.command({"command": "status"}).data["result"]["prompt"]
+                shoe.draw()
+                while c.command({"command": "status"}).data["result"]["prompt"] == before:
+                    assert time.monotonic() < deadline + 10
+                    time.sleep(0.05)
         finally:
             c.close()
         yield r
@@ -220,3 +231,39 @@ def test_the_daemon_still_answers_and_replays(rig: SoakRig, fuzz_console: Consol
     again = fuzz_console.raw([b"", Message("command", fuzz_console.seq, "T1", time.time(),
                                            {"command": "status"}, fuzz_console.name).encode()])
     assert again.data["replayed"]
+
+
+feeds = st.sampled_from(["public", "dealer", "surveillance", "Surveillance", "", "all"]) | \
+    json_values
+
+
+@FUZZ
+@given(st.one_of(
+    st.binary(max_size=200),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    st.fixed_dictionaries({"v": st.just(1), "type": st.sampled_from(["snapshot_request",
+                                                                     "command", "x"]),
+                           "seq": st.integers(-5, 5), "table": st.sampled_from(["T1", "T2"]),
+                           "ts": st.floats(0, 1e10), "data": st.fixed_dictionaries(
+                               {"feed": feeds, "request": json_values})}).map(
+        lambda d: json.dumps(d).encode())))
+def test_snapshot_endpoint_never_gives_away_a_hole_card(fuzz_console: Console,
+                                                        raw: bytes) -> None:
+    snap = fuzz_console.snap
+    snap.send_multipart([b"", raw])
+    assert snap.poll(5000), f"no answer to {raw!r}"
+    reply = decode(snap.recv_multipart()[-1])
+    assert reply.type in ("snapshot", "error"), reply
+    if reply.type == "error":
+        assert str(reply.data.get("reason", "")).strip()
+    else:
+        assert reply.data["feed"] in ("public", "dealer")
+        assert unmasked_secrets(reply.data["state"]) == []
+    COUNTS["snapshot inputs fuzzed"] += 1
+
+
+def test_the_public_snapshot_hides_the_hole_cards_that_are_out(fuzz_console: Console) -> None:
+    state = fuzz_console.snapshot()
+    holes = state["hole_cards"]
+    assert sum(len(v) for v in holes.values()) >= 2
+    assert {c for v in holes.values() for c in v} == {"??"}
