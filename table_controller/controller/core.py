@@ -989,7 +989,7 @@ class TableCore:
         return Reply(True, "", {"confirmed": step_to_dict(step)})
 
     def _cmd_show(self, args: Mapping[str, Any], now: float, out: list[Output]) -> Reply:
-        """``show`` (seat, optional ``cards`` text): not in ``COMMANDS`` yet; ready for it."""
+        """``show`` (seat, optional ``cards``): the seat tables its hand, in full, to win."""
         refused = self._refuse_if_held()
         if refused is not None:
             return refused
@@ -1001,7 +1001,7 @@ class TableCore:
         return Reply(True, "", {"seat": seat})
 
     def _cmd_muck(self, args: Mapping[str, Any], now: float, out: list[Output]) -> Reply:
-        """``muck`` (seat): not in ``COMMANDS`` yet; ready for it."""
+        """``muck`` (seat): the seat throws its hand away at the showdown; it cannot win."""
         refused = self._refuse_if_held()
         if refused is not None:
             return refused

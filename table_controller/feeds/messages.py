@@ -275,6 +275,11 @@ COMMANDS: Mapping[str, tuple[tuple[ArgSpec, ...], str]] = {
         "record how an irregularity (optionally by id) was resolved",
     ),
     "status": ((), "ask for the table status (changes nothing)"),
+    "show": (
+        (("seat", "seat", True), ("cards", "text", False)),
+        "at the showdown seat shows its hand in full (cards: both, if the shoe did not read them)",
+    ),
+    "muck": ((("seat", "seat", True),), "at the showdown seat throws its hand away unshown"),
     # issue 6 (dealing irregularities, controller/dealing.py): what no sensor sees
     "exposed": (
         (("seat", "seat", True), ("round", "id", True)),

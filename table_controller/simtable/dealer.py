@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from table_controller.engine import FULL_DECK, Act, Card, LegalActions
+from table_controller.engine.showdown import strength
 from table_controller.feeds import CommandReply
 from table_controller.simtable.felt import Felt, bet_after, command_for, legal_from_dict
 
@@ -39,6 +40,8 @@ PACED = frozenset({"deal_hole", "board", "act", "collect", "award"})
 LIVE_POSTS = frozenset({"small_blind", "big_blind", "new_player", "missed_big"})
 
 Decider = Callable[[LegalActions, int], Act]
+#: Whether the player in a seat mucks a hand beaten by one already shown.
+MuckPolicy = Callable[[int], bool]
 
 
 class TableIO(Protocol):
@@ -76,6 +79,7 @@ class DealerLog:
     refused: list[tuple[dict[str, Any], str]] = field(default_factory=list)
     hands_started: int = 0
     holds_handled: int = 0
+    mucked: int = 0
 
 
 class Mistakes:
@@ -107,6 +111,8 @@ class SimDealer:
     :param hands: how many hands to start.
     :param seed: seeds the deck shuffles.
     :param decks: explicit deck orders, one per hand (scenarios); shuffled decks after them.
+    :param mucks: seat -> whether its player mucks a hand beaten by one already shown (the
+        dealer knows the cards it dealt); ``None``: every hand is shown.
     """
 
     def __init__(
@@ -121,6 +127,7 @@ class SimDealer:
         mistakes: Mistakes | None = None,
         board_settle: float = 0.0,
         pace: float = 0.0,
+        mucks: MuckPolicy | None = None,
     ) -> None:
         self.io = io
         self.decide = decide
@@ -145,6 +152,10 @@ class SimDealer:
         self.pace = pace
         self._board_used = False
         self._swept_at: float | None = None
+        self.mucks = mucks
+        self._holes: dict[int, list[Card]] = {}
+        self._board: list[Card] = []
+        self._shown: list[int] = []
 
     @property
     def done(self) -> bool:
@@ -243,6 +254,7 @@ class SimDealer:
                 await asyncio.sleep(left)
         self._swept_at = None
         self.io.load_deck(self.next_deck())
+        self._holes, self._board, self._shown = {}, [], []
         reply = await self.send({"command": "start"})
         if reply.accepted:
             self.log.hands_started += 1
@@ -259,7 +271,8 @@ class SimDealer:
 
     async def _on_deal_hole(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                             state: Mapping[str, Any]) -> None:
-        self.io.draw()
+        card = self.io.draw()
+        self._holes.setdefault(int(step["seat"]), []).append(card)
 
     async def _on_burn(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                        state: Mapping[str, Any]) -> None:
@@ -267,7 +280,9 @@ class SimDealer:
 
     async def _on_board(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                         state: Mapping[str, Any]) -> None:
-        self._to_lay.append((int(step["slot"]), self.io.draw()))
+        card = self.io.draw()
+        self._board.append(card)
+        self._to_lay.append((int(step["slot"]), card))
 
     async def _on_act(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                       state: Mapping[str, Any]) -> None:
@@ -292,7 +307,27 @@ class SimDealer:
 
     async def _on_show(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                        state: Mapping[str, Any]) -> None:
-        await self.send({"command": "confirm", "prompt": int(prompt["id"])})
+        seat = int(step["seat"])
+        if self.mucks is None:
+            await self.send({"command": "confirm", "prompt": int(prompt["id"])})
+            return
+        pots = state.get("pots")
+        one_pot = isinstance(pots, list) and len(pots) == 1  # side pots: always show
+        if one_pot and self._beaten(seat) and self.mucks(seat):
+            reply = await self.send({"command": "muck", "seat": seat})
+            if reply.accepted:
+                self.log.mucked += 1
+                return
+        await self.send({"command": "show", "seat": seat})
+        self._shown.append(seat)
+
+    def _beaten(self, seat: int) -> bool:
+        """Tell whether ``seat``'s hand loses to one already shown (the dealer dealt them all)."""
+        mine = self._holes.get(seat, [])
+        if not self._shown or len(mine) != 2 or len(self._board) != 5:
+            return False
+        best = max(strength(self._holes[s], self._board) for s in self._shown)
+        return strength(mine, self._board) < best
 
     async def _on_award(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                         state: Mapping[str, Any]) -> None:

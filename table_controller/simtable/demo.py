@@ -60,6 +60,7 @@ class DemoSummary:
     stacks_after: dict[str, int] = field(default_factory=dict)
     irregularities: list[dict[str, Any]] = field(default_factory=list)
     holds: int = 0
+    mucked: int = 0
     faults_injected: int = 0
     card_faults_injected: int = 0
     unplugs: int = 0
@@ -207,7 +208,8 @@ async def run_demo(
         dealer = SimDealer(io, lambda legal, pot: people[legal.seat].decide(legal, pot),
                            seats={s: (people[s].name, buy_in) for s in seat_numbers},
                            hands=hands, seed=seed, mistakes=card_faults,
-                           board_settle=0.15 if fast else 1.5, pace=pace)
+                           board_settle=0.15 if fast else 1.5, pace=pace,
+                           mucks=lambda seat: people[seat].mucks_losers)
         def screen() -> Group:
             injected = counter[0] + card_faults.injected + card_faults.unplugs
             progress = Text(f"demo: hand {max(dealer.log.hands_started, 1)} of {hands} · seed "
@@ -248,6 +250,7 @@ async def run_demo(
             {k: i.get(k) for k in ("id", "kind", "text", "resolved")}
             for i in status.get("irregularities", [])]
         summary.holds = dealer.log.holds_handled
+        summary.mucked = dealer.log.mucked
         summary.device_health = {
             n: {k: h.get(k) for k in ("link", "frames", "bad_frames", "retransmissions",
                                       "duplicates", "reconnects")}
@@ -284,6 +287,7 @@ def summary_lines(s: DemoSummary) -> list[str]:
         f"chips in play: before {s.chips_before:,}, after {s.chips_after:,} + rake "
         f"{s.rake:,} = {s.chips_after + s.rake:,} ({agree})",
         "stacks after: " + ", ".join(f"seat {k} {v:,}" for k, v in s.stacks_after.items()),
+        f"hands mucked at the showdown: {s.mucked}",
         f"irregularities: {len(s.irregularities)}"
         + "".join(f"\n  - {i['kind']}: {i['text']}" for i in s.irregularities),
         f"holds: {s.holds}; faults injected: {s.faults_injected} on the serial links, "

@@ -73,6 +73,9 @@ class Player:
         self.style = style
         self._rng = random.Random(seed)
         self._w = _WEIGHTS[style]
+        #: whether the player mucks a hand beaten by one already shown (tight and aggressive
+        #: players do; the others show every hand)
+        self.mucks_losers = style in (Style.TIGHT, Style.AGGRESSIVE)
 
     def decide(self, legal: LegalActions, pot: int = 0) -> Act:
         """Choose a legal action for ``legal`` (``pot``: chips in the middle and in bets)."""

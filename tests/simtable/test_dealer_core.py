@@ -47,3 +47,30 @@ def test_the_dealer_plays_hands_through_the_controller_core() -> None:
     assert dealer.log.refused == []
     summary = io.core.summary()
     assert summary["chips_in_play"] + summary["rake_total"] == 25_000
+
+
+def test_players_muck_beaten_hands_and_the_chips_still_agree() -> None:
+    seats = {1: 20_000, 2: 20_000, 4: 20_000, 6: 20_000}
+    io = CoreIO(seats=6, small_blind=50, big_blind=100, deck=sim_deck_profile(1),
+                chips=default_chip_config(6))
+    players = make_players(seats, 1)
+    dealer = SimDealer(io, lambda legal, pot: players[legal.seat].decide(legal, pot),
+                       seats={s: (players[s].name, v) for s, v in seats.items()},
+                       hands=10, seed=1, mucks=lambda seat: True)
+
+    async def run() -> None:
+        idle = 0
+        while not dealer.finished(io.prompt):
+            if await dealer.handle(io.prompt, io.state()):
+                idle = 0
+                continue
+            idle += 1
+            assert idle < 3, f"stuck at {io.prompt}"
+            io.advance(2.0)
+
+    asyncio.run(run())
+    assert io.irregularities == [] and dealer.log.refused == []
+    sent = [body["command"] for body, _ in dealer.log.commands]
+    assert dealer.log.mucked > 0 and sent.count("muck") == dealer.log.mucked
+    assert "show" in sent and "confirm" not in sent
+    assert io.core.summary()["chips_in_play"] == 80_000
