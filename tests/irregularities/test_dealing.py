@@ -299,3 +299,13 @@ def test_two_cards_after_the_deal_follow_the_house_choice(choice: str, kind: str
     h.card("8d")
     assert [i.kind for i in raised(h)] == ["extra_card", kind]
     assert h.core.held is (kind == "misdeal")
+
+
+def test_shoe_state_round_trips_through_the_journal_form() -> None:
+    from hardware.base import ShoeStatus
+    from table_controller.controller.daemon import device_input
+    from table_controller.controller.events import input_from_dict
+
+    inp = device_input("shoe", ShoeStatus(door_open=True, empty=False, jam=False))
+    assert inp == ShoeState(door_open=True, empty=False)
+    assert input_from_dict(inp.to_dict()) == inp
