@@ -62,6 +62,7 @@ from hardware.base import (
     open_shoe,
     parse_device_url,
 )
+from hardware.link.protocol import MsgType, encode_frame
 from table_controller.config import ControllerConfig
 from table_controller.controller.core import TableCore
 from table_controller.controller.events import (
@@ -105,6 +106,8 @@ LINK_FAULTS_PER_SECOND = 5
 CAMERA_WINDOW = 3.0
 #: Seconds between timer runs (chip settle window, camera polling, device health).
 TICK = 0.05
+#: Seconds the daemon waits for the serial devices' HELLO before it says ready anyway.
+SYNC_TIMEOUT = 3.0
 #: Exit statuses.
 EXIT_OK, EXIT_CONFIG, EXIT_JOURNAL = 0, 2, 3
 
@@ -288,6 +291,7 @@ class Daemon:
         self._release_due = False
         self._reads: set[tuple[str, int]] = set()
         self._faults: dict[str, tuple[float, int, int]] = {}
+        self._synced: set[str] = set()
 
     def now(self) -> float:
         """Return the daemon's monotonic time, never behind the last journaled time.
@@ -356,9 +360,16 @@ class Daemon:
             adev.subscribe(self._listener(name))
             adev.start()
             stack.push_async_callback(adev.stop)
+            if name in self._acks:
+                # Ask for the device's HELLO now (an empty NAK, docs of hardware.link.protocol):
+                # its power-on HELLO went out before the port was open. Until the link is
+                # synced every data frame is refused and comes again as a retransmission.
+                for ev in self.devices[name].send(encode_frame(MsgType.NAK, 0)):
+                    self._on_device_event(name, ev)
         self._open_camera(stack)
-        chips = self.devices["chips"]
-        chips.request_report()
+        # No chip report is asked for here: before the link is synced (HELLO) the device's
+        # answer would be refused (NAK) and come again as retransmissions. The device's HELLO
+        # (or its recovery) asks for one (_on_device_event).
 
         ctx = zmq.asyncio.Context()
         stack.callback(ctx.destroy, 0)
@@ -389,7 +400,22 @@ class Daemon:
         if "camera" in self.devices:
             camera = asyncio.create_task(self._camera_loop(self.devices["camera"]))
             stack.push_async_callback(_cancel, camera)
+        await self._wait_synced(SYNC_TIMEOUT)
         self._announce_ready()
+
+    async def _wait_synced(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) for the serial links' HELLO before saying ready.
+
+        A dealer (or a simulator) that acts before the link is synced sends frames the daemon
+        must refuse, which the device then resends: retransmissions on a clean link.
+        """
+        deadline = time.monotonic() + timeout
+        while set(self._acks) - self._synced and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+        missing = sorted(set(self._acks) - self._synced)
+        if missing:
+            log.warning("no HELLO from %s after %.1f s: ready without it", ", ".join(missing),
+                        timeout)
 
     def _open_camera(self, stack: contextlib.AsyncExitStack) -> None:
         """Open the board source: a ``board`` driver for the URL, else camera + profile."""
@@ -496,6 +522,8 @@ class Daemon:
         return listen
 
     def _on_device_event(self, name: str, event: DeviceEvent) -> None:
+        if isinstance(event, DeviceHello | DeviceRecovered):
+            self._synced.add(name)
         if isinstance(event, DeviceHello | DeviceRecovered) and name == "chips":
             dev = self.devices.get("chips")
             if dev is not None:

@@ -84,8 +84,10 @@ class Rig:
         self.tmp = tmp
         self.settle = settle
         self._parked: list[SimShoe | SimChipSensor] = []
-        self.shoe = self._unpoisoned(lambda: SimShoe([UID[c] for c in deck],
-                                                     heartbeat_interval=0.2))
+        # the deck goes in once the daemon listens (a frame sent before would be resent: a
+        # retransmission on a clean link)
+        self.shoe = self._unpoisoned(lambda: SimShoe(heartbeat_interval=0.2))
+        self._deck: list[str] | None = [UID[c] for c in deck]
         self.chips = self._unpoisoned(lambda: SimChipSensor(range(1, 13), tray={ONE: 60_000},
                                                             heartbeat_interval=0.2))
         self.shoe.start()
@@ -184,6 +186,9 @@ heartbeat_interval = 0.25
                 raise AssertionError("daemon not ready in time")
             time.sleep(0.02)
         self.ready = json.loads(ready.read_text())
+        if self._deck is not None:
+            self.shoe.load_deck(self._deck)
+            self._deck = None
         return self.ready
 
     def kill(self) -> None:

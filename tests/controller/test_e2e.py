@@ -117,6 +117,11 @@ def test_full_hand_end_to_end_and_public_feed_never_sees_a_hole_card(rig: Rig) -
                 await watcher.close()
             assert status["irregularities"] == []
             assert status["device_health"]["shoe"]["link"] == "ok"
+            # a clean link: nothing resent, nothing twice (the technicians' health signal)
+            health = {n: (h["retransmissions"], h["duplicates"])
+                      for n, h in status["device_health"].items() if n in ("shoe", "chips")}
+            assert health == {"shoe": (0, 0), "chips": (0, 0)}
+
             def texts() -> list[str]:
                 return [m.data["text"] for m in [*d.messages, *tap.messages]
                         if m.type == "announcement"]

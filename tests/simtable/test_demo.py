@@ -29,6 +29,19 @@ def test_demo_plays_hands_on_the_daemon_and_chips_agree(
     assert "Hand 1: button at seat 1" in text and "(agree)" in text
 
 
+def test_a_clean_demo_run_shows_no_retransmission(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No fault injected: the links' retransmission counters (a health signal) stay at 0."""
+    out = tmp_path / "summary.json"
+    status = main(["demo", "--hands", "3", "--fast", "--no-display", "--seed", "1",
+                   "--summary-json", str(out), "--no-save"])
+    text = capsys.readouterr().out
+    assert status == 0, text
+    health = json.loads(out.read_text())["device_health"]
+    assert {n: (h["retransmissions"], h["duplicates"], h["bad_frames"])
+            for n, h in health.items()} == {n: (0, 0, 0) for n in ("shoe", "chips", "camera")}
+
+
 def test_demo_refuses_a_bad_rate(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["demo", "--faults", "2"])
