@@ -219,11 +219,8 @@ class SoakRig:
             self.stop()
             raise
 
-    def start_daemon(self, timeout: float = 30.0) -> dict[str, Any]:
-        """Start ``table-controller run`` and wait for its ready file.
-
-        :raises SoakError: if it exits or is not ready within ``timeout`` seconds.
-        """
+    def spawn_daemon(self) -> Path:
+        """Start ``table-controller run`` without waiting; return the ready file's path."""
         ready = self.dir / "ready.json"
         ready.unlink(missing_ok=True)
         cmd = [*self.sim.daemon_command(), "--ready-file", str(ready),
@@ -233,6 +230,15 @@ class SoakRig:
             self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err,
                                             cwd=str(self.dir), env=env, start_new_session=True)
         self.starts += 1
+        return ready
+
+    def start_daemon(self, timeout: float = 30.0) -> dict[str, Any]:
+        """Start ``table-controller run`` and wait for its ready file.
+
+        :raises SoakError: if it exits or is not ready within ``timeout`` seconds.
+        """
+        ready = self.spawn_daemon()
+        assert self.process is not None
         deadline = time.monotonic() + timeout
         while not ready.exists():
             code = self.process.poll()
@@ -1498,6 +1504,107 @@ def run_crash_window(attempts: int = 20, *, seed: int = 1, min_delay: float = 0.
                                  "acked": acked, "step": step, "uid": uid})
                 if stop_at_first_loss:
                     break
+    finally:
+        console.close()
+        rig.stop()
+    rep.seconds = round(time.monotonic() - started, 2)
+    return rep
+
+
+
+@dataclass(slots=True)
+class StartupKillReport:
+    """Kills during the daemon's start (journal replay, devices, feeds) and the state after."""
+
+    kills: int = 0
+    ready_before_kill: int = 0
+    mismatches: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return dataclasses.asdict(self)
+
+
+def run_startup_kills(kills: int = 10, *, seed: int = 1, max_delay: float = 2.0
+                      ) -> StartupKillReport:
+    """SIGKILL the daemon at random points of its start (0..``max_delay`` s), ``kills`` times.
+
+    A table is left mid-hand first (seated, blinds in, two hole cards out); its status, dealer
+    snapshot and surveillance snapshot are taken, then the daemon is killed and, ``kills``
+    times, started and killed again after a random delay (during the journal replay, the device
+    sync, the feeds' start, or after it is ready). The last start must come up with the same
+    state, and the journal must verify.
+    """
+    import asyncio
+
+    from table_controller.journal import Journal
+
+    started = time.monotonic()
+    rng = random.Random(seed ^ 0x57A7)
+    rep = StartupKillReport()
+    rig = start_rig(RigOptions(seats=6, security="curve", camera_level="exact", seed=seed),
+                    tcp=True)
+    console = SyncConsole(rig, f"startup-kills-{os.getpid()}")
+
+    def states() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        from table_controller.feeds import ClientKeys
+
+        status = without_devices(console.status(), STATUS_KEYS)
+        snap = without_devices(console.snapshot(), STATE_KEYS)
+        keys = rig.sim.keys
+        display = ClientKeys.from_files(keys["display_secret"], keys["server_public"])
+
+        async def secret() -> dict[str, Any]:
+            ctx = zmq.asyncio.Context()
+            try:
+                return await fetch_snapshot(ctx, rig.endpoints["surveillance_snapshot"],
+                                            rig.sim.options.table_id, "surveillance",
+                                            keys=display)
+            finally:
+                ctx.destroy(linger=0)
+
+        return status, snap, without_devices(asyncio.run(secret()), SECRET_STATE_KEYS)
+
+    try:
+        for seat in (1, 2, 3):
+            console.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
+        shoe = rig.sim.shoe
+        assert shoe is not None
+        shoe.load_deck([rig.sim.uid(c) for c in rig.sim.profile.cards.values()])
+        console.ok({"command": "start"})
+        post_blinds(console, rig)
+        for _ in range(2):
+            before = console.step()
+            shoe.draw()
+            deadline = time.monotonic() + 5
+            while console.step() == before:
+                if time.monotonic() > deadline:
+                    raise SoakError("a hole card was not dealt")
+                time.sleep(0.05)
+        time.sleep(0.5)
+        first = states()
+        rig.kill()
+        for _ in range(kills):
+            ready = rig.spawn_daemon()
+            time.sleep(rng.uniform(0.0, max_delay))
+            rep.ready_before_kill += ready.exists()
+            rig.kill()
+            rep.kills += 1
+        try:
+            rig.start_daemon()
+        except SoakError as exc:
+            rep.mismatches.append(f"the last start failed: {exc}\n{rig.log_tail(80)}")
+            return rep
+        time.sleep(0.5)
+        last = states()
+        for name, a, b in zip(("status", "dealer snapshot", "surveillance snapshot"), first,
+                              last, strict=True):
+            if a != b:
+                diff = [k for k in a if a.get(k) != b.get(k)]
+                rep.mismatches.append(f"{name} differs in {diff}")
+        with contextlib.closing(Journal.open(rig.dir / "journal.db", readonly=True)) as j:
+            j.verify()
     finally:
         console.close()
         rig.stop()
