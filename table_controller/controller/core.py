@@ -357,6 +357,11 @@ class TableCore:
             "prompt": self.prompt.to_dict() if self.prompt else None,
             "irregularities": [i.to_dict() for i in self.irregularities],
             "devices": dict(self.devices),
+            # what the camera last reported (None: no camera report yet): a dealer may wait for
+            # it to show the board cards dealt, or an empty board before the next hand
+            "camera_board": None if self.board_seen is None else list(self.board_seen.slots),
+            "board": [None if c is None else c.code for c in self.hand.status().board]
+            if self.hand is not None else [],
         }
 
     # -- holds -------------------------------------------------------------------------------

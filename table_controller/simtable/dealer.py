@@ -80,6 +80,7 @@ class DealerLog:
     hands_started: int = 0
     holds_handled: int = 0
     mucked: int = 0
+    camera_timeouts: int = 0
 
 
 class Mistakes:
@@ -113,6 +114,9 @@ class SimDealer:
     :param decks: explicit deck orders, one per hand (scenarios); shuffled decks after them.
     :param mucks: seat -> whether its player mucks a hand beaten by one already shown (the
         dealer knows the cards it dealt); ``None``: every hand is shown.
+    :param camera_wait: at most this many seconds, after laying board cards (or sweeping the
+        board before a new hand), the dealer waits for the controller's ``status`` to show the
+        camera sees them, as a dealer waits for the prompt (a rendering camera is slow).
     """
 
     def __init__(
@@ -128,6 +132,7 @@ class SimDealer:
         board_settle: float = 0.0,
         pace: float = 0.0,
         mucks: MuckPolicy | None = None,
+        camera_wait: float = 0.0,
     ) -> None:
         self.io = io
         self.decide = decide
@@ -153,6 +158,9 @@ class SimDealer:
         self._board_used = False
         self._swept_at: float | None = None
         self.mucks = mucks
+        #: seconds the dealer waits for the controller to confirm the camera sees the board it
+        #: laid (or the empty board before a new hand); 0 = it does not wait (exact camera)
+        self.camera_wait = camera_wait
         self._holes: dict[int, list[Card]] = {}
         self._board: list[Card] = []
         self._shown: list[int] = []
@@ -196,13 +204,40 @@ class SimDealer:
         self.last_state = state or {}
         self.last_prompt_id = pid
         self.log.prompts.append(dict(prompt))
+        laid = bool(self._to_lay)
         self.lay_drawn_board_cards()
+        if laid and self.camera_wait > 0:
+            await self.wait_for_camera(empty=False)
         if await self.mistakes.before(self, prompt):
             return True
         await self.handle_step(prompt, state or {})
         if self.pace and prompt_step(prompt).get("kind") in PACED:
             await asyncio.sleep(self.pace)
         return True
+
+    async def wait_for_camera(self, *, empty: bool) -> bool:
+        """Wait until the controller says its camera sees the board laid (or an empty board).
+
+        Returns False if :attr:`camera_wait` passed first (counted in the log).
+        """
+        deadline = time.monotonic() + self.camera_wait
+        while True:
+            status = (await self.io.command({"command": "status"})).result
+            cam, board = status.get("camera_board"), status.get("board")
+            if not isinstance(cam, list):
+                return True  # no camera report at all: nothing to wait for
+            if empty:
+                seen = all(c is None for c in cam)
+            else:
+                dealt = board if isinstance(board, list) else []
+                seen = all(c is None or (i < len(cam) and cam[i] == c)
+                           for i, c in enumerate(dealt))
+            if seen:
+                return True
+            if time.monotonic() >= deadline:
+                self.log.camera_timeouts += 1
+                return False
+            await asyncio.sleep(0.05)
 
     def lay_drawn_board_cards(self) -> None:
         """Lay the board cards drawn for earlier prompts.
@@ -247,7 +282,9 @@ class SimDealer:
         if self.done:
             return
         self.sweep_board()  # normally swept already, at the awards
-        if self._swept_at is not None and self.board_settle > 0:
+        if self.camera_wait > 0:
+            await self.wait_for_camera(empty=True)
+        elif self._swept_at is not None and self.board_settle > 0:
             # the camera must see the empty board before the next hand's cards matter
             left = self._swept_at + self.board_settle - time.monotonic()
             if left > 0:

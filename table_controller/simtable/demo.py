@@ -39,6 +39,10 @@ from table_controller.simtable.players import make_players
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.scenario import drive
 
+#: The camera of the paced demo: rendered frames read back by the recognizer (``--fast``: exact).
+CAMERA_LEVEL = "easy"
+#: Seconds the paced dealer waits at most for the controller to confirm the camera's board.
+CAMERA_WAIT = 5.0
 LINK_FAULTS = (Fault.CORRUPT_CRC, Fault.SPLIT, Fault.DROP_BYTES, Fault.DROP_FRAME,
                Fault.DUPLICATE, Fault.LOSE_ACK)
 
@@ -61,6 +65,8 @@ class DemoSummary:
     irregularities: list[dict[str, Any]] = field(default_factory=list)
     holds: int = 0
     mucked: int = 0
+    camera: str = ""
+    camera_timeouts: int = 0
     faults_injected: int = 0
     card_faults_injected: int = 0
     unplugs: int = 0
@@ -156,7 +162,8 @@ async def run_demo(
     # No rake: a PHH hand history cannot record rake, and the demo shows where they are written.
     # --fast: the simulated camera reports the board file as is; paced: it renders a picture of
     # the felt and reads the cards back with the recogniser (slower, as a camera is)
-    level = "exact" if fast else "easy"
+    level = "exact" if fast else CAMERA_LEVEL
+    summary.camera = camera_mode(level)
     rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=0.0, camera_level=level,
                             table_id=table_id, name=f"Demo table {table_id}"), keep=keep)
     summary.hand_histories = str(rig.phh_dir)
@@ -209,7 +216,8 @@ async def run_demo(
                            seats={s: (people[s].name, buy_in) for s in seat_numbers},
                            hands=hands, seed=seed, mistakes=card_faults,
                            board_settle=0.15 if fast else 1.5, pace=pace,
-                           mucks=lambda seat: people[seat].mucks_losers)
+                           mucks=lambda seat: people[seat].mucks_losers,
+                           camera_wait=0.0 if fast else CAMERA_WAIT)
         def screen() -> Group:
             injected = counter[0] + card_faults.injected + card_faults.unplugs
             progress = Text(f"demo: hand {max(dealer.log.hands_started, 1)} of {hands} · seed "
@@ -251,6 +259,7 @@ async def run_demo(
             for i in status.get("irregularities", [])]
         summary.holds = dealer.log.holds_handled
         summary.mucked = dealer.log.mucked
+        summary.camera_timeouts = dealer.log.camera_timeouts
         summary.device_health = {
             n: {k: h.get(k) for k in ("link", "frames", "bad_frames", "retransmissions",
                                       "duplicates", "reconnects")}
@@ -278,6 +287,14 @@ async def run_demo(
     return summary
 
 
+def camera_mode(level: str) -> str:
+    """Say how the simulated camera ran (``level`` of ``sim://camera``)."""
+    if level == "exact":
+        return "board file read as is (level exact, --fast)"
+    return (f"rendered frames (level {level}) read back by the recognizer and the stabiliser, "
+            "as a real camera")
+
+
 def summary_lines(s: DemoSummary) -> list[str]:
     """Return the summary in plain words."""
     agree = "agree" if s.chips_agree else "DO NOT AGREE"
@@ -287,6 +304,8 @@ def summary_lines(s: DemoSummary) -> list[str]:
         f"chips in play: before {s.chips_before:,}, after {s.chips_after:,} + rake "
         f"{s.rake:,} = {s.chips_after + s.rake:,} ({agree})",
         "stacks after: " + ", ".join(f"seat {k} {v:,}" for k, v in s.stacks_after.items()),
+        f"camera: {s.camera}" + (f" (the dealer waited in vain {s.camera_timeouts} times)"
+                                 if s.camera_timeouts else ""),
         f"hands mucked at the showdown: {s.mucked}",
         f"irregularities: {len(s.irregularities)}"
         + "".join(f"\n  - {i['kind']}: {i['text']}" for i in s.irregularities),

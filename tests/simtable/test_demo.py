@@ -42,6 +42,21 @@ def test_a_clean_demo_run_shows_no_retransmission(
             for n, h in health.items()} == {n: (0, 0, 0) for n in ("shoe", "chips", "camera")}
 
 
+def test_the_paced_demo_runs_the_camera_on_rendered_frames(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --fast the camera renders the felt and the recognizer reads it back."""
+    out = tmp_path / "summary.json"
+    status = main(["demo", "--hands", "1", "--no-display", "--seed", "3",
+                   "--summary-json", str(out), "--no-save"])
+    text = capsys.readouterr().out
+    assert status == 0, text
+    summary = json.loads(out.read_text())
+    assert summary["camera"].startswith("rendered frames (level easy)")
+    assert "camera: rendered frames (level easy) read back by the recognizer" in text
+    assert summary["irregularities"] == [] and summary["camera_timeouts"] == 0
+    assert summary["device_health"]["camera"]["frames"] >= 2
+
+
 def test_demo_refuses_a_bad_rate(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["demo", "--faults", "2"])
