@@ -39,6 +39,9 @@ from table_controller.simtable.players import make_players
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.scenario import drive
 
+#: The demo's rake: 5 % of each pot, at most 500 (five big blinds), none without a flop.
+DEMO_RAKE_PERCENT = 5.0
+DEMO_RAKE_CAP = 500
 #: The camera of the paced demo: rendered frames read back by the recognizer (``--fast``: exact).
 CAMERA_LEVEL = "easy"
 #: Seconds the paced dealer waits at most for the controller to confirm the camera's board.
@@ -159,12 +162,14 @@ async def run_demo(
     use_live = console.is_terminal if live is None else live
     summary = DemoSummary(hands_requested=hands, seed=seed)
     started = time.monotonic()
-    # No rake: a PHH hand history cannot record rake, and the demo shows where they are written.
+    # A typical rake (DEMO_RAKE_PERCENT of each pot, capped): the hand histories carry it (PHH
+    # user field ``_rake``) and the summary shows chips before = after + rake.
     # --fast: the simulated camera reports the board file as is; paced: it renders a picture of
     # the felt and reads the cards back with the recogniser (slower, as a camera is)
     level = "exact" if fast else CAMERA_LEVEL
     summary.camera = camera_mode(level)
-    rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=0.0, camera_level=level,
+    rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=DEMO_RAKE_PERCENT,
+                            rake_cap=DEMO_RAKE_CAP, camera_level=level,
                             table_id=table_id, name=f"Demo table {table_id}"), keep=keep)
     summary.hand_histories = str(rig.phh_dir)
     summary.journal = str(rig.journal_path)

@@ -34,10 +34,17 @@ def test_a_clean_demo_run_shows_no_retransmission(
     """No fault injected: the links' retransmission counters (a health signal) stay at 0."""
     out = tmp_path / "summary.json"
     status = main(["demo", "--hands", "3", "--fast", "--no-display", "--seed", "1",
-                   "--summary-json", str(out), "--no-save"])
+                   "--summary-json", str(out), "--out", str(tmp_path / "rec")])
     text = capsys.readouterr().out
     assert status == 0, text
-    health = json.loads(out.read_text())["device_health"]
+    summary = json.loads(out.read_text())
+    # with a rake (5 %, capped): chips before = after + rake, and every hand has its history
+    assert summary["rake"] > 0 and summary["chips_agree"]
+    assert summary["chips_after"] + summary["rake"] == summary["chips_before"]
+    phh = sorted(Path(summary["hand_histories"]).glob("*.phh"))
+    assert len(phh) == summary["hands_played"] == 3
+    assert any("_rake" in p.read_text() for p in phh)
+    health = summary["device_health"]
     assert {n: (h["retransmissions"], h["duplicates"], h["bad_frames"])
             for n, h in health.items()} == {n: (0, 0, 0) for n in ("shoe", "chips", "camera")}
 
