@@ -125,7 +125,8 @@ def rss(pid: int) -> dict[str, int]:
     return out
 
 
-async def _play(rig: Any, dealer: Any, bare: Bare, hands: int, seed: int) -> list[float]:
+async def _play(rig: Any, dealer: Any, bare: Bare | None, hands: int, seed: int
+                ) -> list[float]:
     from tests.controller.rig import UID
 
     ctx = dealer.ctx
@@ -164,7 +165,8 @@ async def _play(rig: Any, dealer: Any, bare: Bare, hands: int, seed: int) -> lis
             if step["kind"] == "board":
                 rig.place_board(step["slot"], uid)
             await dealer.wait(lambda b=before: dealer.prompt["id"] > b)
-            bare.sample()
+            if bare is not None:
+                bare.sample()
     tap.close(linger=0)
     return latencies
 
@@ -206,6 +208,87 @@ def run(hands: int = 12, seed: int = 7) -> dict[str, Any]:
             "rss": mem, "exit": code, "hands": hands}
 
 
+def run_camera_rss(level: str = "medium", hands: int = 6, seed: int = 7) -> dict[str, Any]:
+    """Play ``hands`` with the camera on rendered frames at ``level``; return the daemon's RSS.
+
+    The daemon reads ``sim://camera?board=...&level=LEVEL``: every board change is rendered
+    (1920x1080, in the daemon's process) and read back by the recognizer and the stabiliser.
+    RSS is sampled after every hand and at the end (kB); ``hands_played`` may fall short if the
+    camera misread a card and the table was held (the RSS figures stand).
+    """
+    from tests.controller.rig import Dealer, Rig
+
+    with tempfile.TemporaryDirectory(prefix="bench-daemon-cam-") as d:
+        tmp = Path(d)
+        rig = Rig(tmp, [c.code for c in FULL_DECK], settle=1.5, camera_level=level)
+        samples: list[int] = []
+        error = ""
+        try:
+            rig.start_daemon(timeout=60.0)
+            assert rig.proc is not None
+            pid = rig.proc.pid
+            start = rss(pid)
+
+            async def main() -> dict[str, Any]:
+                nonlocal error
+                ctx = zmq.asyncio.Context()
+                dealer = Dealer(rig, ctx, console="bench-cam")
+                try:
+                    await dealer.connect()
+                    for n in range(hands):
+                        try:
+                            await _play(rig, dealer, None, 1, seed + n) if n == 0 else \
+                                await _more(rig, dealer, seed + n)
+                        except (AssertionError, TimeoutError) as exc:
+                            error = f"hand {n + 1}: {exc}"[:200]
+                            break
+                        samples.append(rss(pid)["VmRSS"])
+                    await asyncio.sleep(2.0)  # the last boards rendered and read
+                    status = (await dealer.ok("status")).result
+                    return {"hands_played": status["hands_played"],
+                            "camera_frames": status["device_health"]["camera"]["frames"]}
+                finally:
+                    await dealer.close()
+                    ctx.destroy(linger=0)
+
+            played = asyncio.run(main())
+            end = rss(pid)
+            code = rig.terminate()
+        finally:
+            rig.close()
+    return {"level": level, "start": start, "end": end, "samples": samples, "exit": code,
+            "error": error, **played}
+
+
+async def _more(rig: Any, dealer: Any, seed: int) -> None:
+    """One more hand with the players already seated (see :func:`_play`)."""
+    from tests.controller.rig import UID
+
+    await dealer.wait(lambda: dealer.prompt["step"]["kind"] == "start_hand")
+    order = [c.code for c in FULL_DECK]
+    random.Random(seed).shuffle(order)
+    rig.shoe.load_deck([UID[c] for c in order])
+    await dealer.step_once()
+    while dealer.prompt["step"]["kind"] != "start_hand":
+        await dealer.step_once()
+
+
+def camera_report(c: dict[str, Any], exact_rss_kb: int) -> str:
+    """Format the camera run's RSS beside the exact camera's."""
+    mb = 1024
+    line = (f"daemon RSS with the camera on rendered frames (level {c['level']}): at start "
+            f"{c['start']['VmRSS'] / mb:.1f} MB, after {c['hands_played']} hands "
+            f"{c['end']['VmRSS'] / mb:.1f} MB (peak {c['end']['VmHWM'] / mb:.1f} MB; "
+            f"{c['camera_frames']} camera reports); exact camera (board file): "
+            f"{exact_rss_kb / mb:.1f} MB; target < 200 MB: "
+            f"{'met' if c['end']['VmHWM'] < 200 * mb else 'NOT met'}")
+    if c["samples"]:
+        line += "; per hand: " + ", ".join(f"{x / mb:.0f}" for x in c["samples"]) + " MB"
+    if c["error"]:
+        line += f" (stopped: {c['error']})"
+    return line
+
+
 def report(r: dict[str, Any]) -> str:
     """Format the figures as a Markdown table plus the verdicts."""
     def row(name: str, xs: list[float]) -> str:
@@ -237,8 +320,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="bench_daemon")
     parser.add_argument("--hands", type=int, default=12)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--camera-level", default="medium",
+                        help="rendered camera level for the RSS run (easy, medium, hard; "
+                             "'none' skips it)")
+    parser.add_argument("--camera-hands", type=int, default=6)
     args = parser.parse_args(argv if argv is not None else [])
-    print(report(run(args.hands, args.seed)), flush=True)
+    r = run(args.hands, args.seed)
+    print(report(r), flush=True)
+    if args.camera_level != "none":
+        c = run_camera_rss(args.camera_level, args.camera_hands, args.seed)
+        print(camera_report(c, r["rss"].get("VmRSS", 0)), flush=True)
 
 
 if __name__ == "__main__":
