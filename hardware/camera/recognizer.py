@@ -57,7 +57,6 @@ class RecognizerParams:
     size_tolerance: float = 0.07
     red_weight: float = 1.5
     template_blur: tuple[float, ...] = (0.7,)
-    refine_above: float = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -623,18 +622,7 @@ class BoardRecognizer(CardLocator):
     def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
         if pose.slack <= 0:
             vec = face_features(self.card_patch(frame, pose), self.params.red_weight)
-            reading = decide(self.bank.match(vec, self.params), self.params)
-            if reading.status == "card" or reading.score < self.params.refine_above:
-                return reading
-            # Not sure: the pose may be a pixel off. Try the eight one-pixel shifts and keep the
-            # best-scoring position (same decision rule; costs nothing on clear reads).
-            tries = [self.bank.match(vec, self.params)]
-            for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, 1), (-1, 1), (1, -1)):
-                moved = CardPose((pose.centre[0] + dx, pose.centre[1] + dy), pose.angle_deg,
-                                 pose.slot)
-                shifted = face_features(self.card_patch(frame, moved), self.params.red_weight)
-                tries.append(self.bank.match(shifted, self.params))
-            return decide(max(tries, key=lambda m: m.score), self.params)
+            return decide(self.bank.match(vec, self.params), self.params)
         # Both side edges hidden: slide along the card's width, keep the best-scoring position.
         a = np.deg2rad(pose.angle_deg)
         matches: list[Match] = []
