@@ -524,6 +524,12 @@ class Daemon:
     def _on_device_event(self, name: str, event: DeviceEvent) -> None:
         if isinstance(event, DeviceHello | DeviceRecovered):
             self._synced.add(name)
+            core = self.core
+            if (isinstance(event, DeviceHello) and core is not None
+                    and core.devices.get(name) not in (None, "ok")):
+                # back while the daemon was down (the journal's last word was it lost): the
+                # core hears it is up, as an input (journaled, so replay agrees)
+                self.feed(DeviceUp(name, "the device said hello"), self.now())
         if isinstance(event, DeviceHello | DeviceRecovered) and name == "chips":
             dev = self.devices.get("chips")
             if dev is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -458,3 +459,29 @@ def test_example_configuration_runs_and_stops_on_sigterm(tmp_path: Path) -> None
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_device_back_while_the_daemon_was_down_is_ok_after_the_restart(rig: Rig) -> None:
+    rig.start_daemon()
+    probes = iter(range(1000))
+
+    async def devices() -> dict[str, str]:
+        ctx = zmq.asyncio.Context()
+        d = Dealer(rig, ctx, console=f"probe-{next(probes)}")
+        try:
+            await d.connect()
+            return dict((await d.ok("status")).result["devices"])
+        finally:
+            await d.close()
+            ctx.destroy(linger=0)
+
+    rig.shoe.unplug()
+    deadline = time.monotonic() + 8
+    while arun(devices())["shoe"] != "lost":
+        assert time.monotonic() < deadline, "the shoe never became lost"
+        time.sleep(0.1)
+    rig.kill()  # the daemon dies before it sees the shoe come back
+    rig.shoe.replug()
+    rig.start_daemon()  # ready once the links are synced: the shoe said hello
+    assert arun(devices())["shoe"] == "ok"
+    assert rig.terminate() == 0
