@@ -21,6 +21,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 import contextlib
+import errno
 import select
 import threading
 import time
@@ -92,15 +93,21 @@ class SerialDevice(Generic[P]):
         self._lost_reported = False
         self._next_retry = 0.0
         self._attempts = 0
+        self._pending: list[DeviceEvent] = []
         self.generation = 0
         self.reconnects = 0
         self.last_error: str | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    def open(self) -> None:
+    def open(self, *, missing_ok: bool = False) -> None:
         """Open the port.
 
+        :param missing_ok: a port *path* that does not exist (a cable out, an adapter not
+            plugged in) is not an error: the device counts as open but lost; the next
+            :meth:`tick` reports one :class:`~hardware.base.DeviceLost` and the reopen
+            attempts with back-off begin, as for an unplug while running (what a daemon
+            restarting after a power cut needs). Busy or forbidden ports still raise.
         :raises DeviceError: if the port cannot be opened (missing, busy, no permission).
         """
         with self._lock:
@@ -109,13 +116,20 @@ class SerialDevice(Generic[P]):
             try:
                 self._open_port()
             except (serial.SerialException, OSError) as exc:
-                raise DeviceError(f"cannot open {self.kind} port {self.path!r}: {exc}") from exc
+                if not (missing_ok and _is_missing(exc)):
+                    raise DeviceError(
+                        f"cannot open {self.kind} port {self.path!r}: {exc}") from exc
+                self._opened = True
+                self._pending.extend(self._lost(exc))
+                self._next_retry = self._clock()  # first attempt at the first tick
+                return
             self._opened = True
 
     def close(self) -> None:
         """Close the port, then everything the device owns (in reverse order)."""
         with self._lock:
             self._opened = False
+            self._pending = []
             self._close_port()
         for resource in reversed(self._owned):
             resource.close()
@@ -179,10 +193,11 @@ class SerialDevice(Generic[P]):
         with self._lock:
             if not self._opened:
                 return []
+            events, self._pending = self._pending, []
             now = self._clock()
             if self._port is None:
-                return self._retry(now) if now >= self._next_retry else []
-            return self.protocol.tick(now)
+                return events + (self._retry(now) if now >= self._next_retry else [])
+            return events + self.protocol.tick(now)
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -276,6 +291,14 @@ class SerialDevice(Generic[P]):
         attempts, self._attempts = self._attempts, 0
         reason = f"{self.kind} port {self.path} reopened after {attempts} attempt(s)"
         return [DeviceRecovered(reason)]
+
+
+def _is_missing(exc: BaseException) -> bool:
+    """Tell whether a port open failed because the path does not exist (errno 2)."""
+    if isinstance(exc, FileNotFoundError) or getattr(exc, "errno", None) == errno.ENOENT:
+        return True
+    cause = exc.__cause__ or exc.__context__
+    return cause is not None and cause is not exc and _is_missing(cause)
 
 
 def check_query(url: DeviceUrl, allowed: Iterable[str]) -> Mapping[str, str]:

@@ -63,6 +63,7 @@ from hardware.base import (
     parse_device_url,
 )
 from hardware.link.protocol import MsgType, encode_frame
+from hardware.link.serial_driver import SerialDevice
 from table_controller.config import ControllerConfig
 from table_controller.controller.core import TableCore
 from table_controller.controller.events import (
@@ -353,7 +354,13 @@ class Daemon:
                 acks = DeferredAcks(protocol)
                 dev.protocol = acks  # type: ignore[attr-defined]
                 self._acks[name] = acks
-            dev.open()
+            if isinstance(dev, SerialDevice):
+                # A cable out must not keep the table down after a power cut: the device
+                # starts lost (DeviceDown holds a hand in progress) and the driver keeps
+                # trying to reopen it with back-off (reliability entry 6).
+                dev.open(missing_ok=True)
+            else:
+                dev.open()
             stack.callback(dev.close)
             self.devices[name] = dev
             adev = AsyncDevice(dev, queue_size=1, tick_interval=TICK)
@@ -410,9 +417,15 @@ class Daemon:
         must refuse, which the device then resends: retransmissions on a clean link.
         """
         deadline = time.monotonic() + timeout
-        while set(self._acks) - self._synced and time.monotonic() < deadline:
+
+        def unsynced() -> set[str]:
+            # a device whose port is missing (lost at start) has nothing to wait for
+            return {n for n in set(self._acks) - self._synced
+                    if self.devices[n].status().connected}
+
+        while unsynced() and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
-        missing = sorted(set(self._acks) - self._synced)
+        missing = sorted(unsynced())
         if missing:
             log.warning("no HELLO from %s after %.1f s: ready without it", ", ".join(missing),
                         timeout)

@@ -485,3 +485,59 @@ def test_a_device_back_while_the_daemon_was_down_is_ok_after_the_restart(rig: Ri
     rig.start_daemon()  # ready once the links are synced: the shoe said hello
     assert arun(devices())["shoe"] == "ok"
     assert rig.terminate() == 0
+
+
+def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(rig: Rig) -> None:
+    # a power cut during a hand; the shoe's cable is out when the controller comes back
+    rig.start_daemon()
+
+    async def first_half() -> None:
+        ctx = zmq.asyncio.Context()
+        d = Dealer(rig, ctx)
+        try:
+            await d.connect()
+            await seat_three(d)
+            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+            await d.play_until(lambda s: s["kind"] == "deal_hole")
+            await d.step_once()  # one hole card dealt
+        finally:
+            await d.close()
+            ctx.destroy(linger=0)
+
+    arun(first_half())
+    rig.kill()
+    rig.shoe.unplug()
+    t0 = time.monotonic()
+    ready = rig.start_daemon()  # starts anyway: journal recovered, the shoe lost
+    assert ready["replayed"] > 5
+    assert time.monotonic() - t0 < 10
+
+    async def second_half() -> None:
+        ctx = zmq.asyncio.Context()
+        d = Dealer(rig, ctx, console="dealer-2")
+        try:
+            await d.connect()
+            await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
+            status = (await d.ok("status")).result
+            assert status["devices"]["shoe"] == "lost"
+            assert status["device_health"]["shoe"]["link"] == "lost"
+            assert [i["kind"] for i in status["irregularities"]] == ["device_lost"]
+            assert d.prompt["step"]["kind"] == "hold"
+            refused = await d.cmd("resume")
+            assert not refused.accepted
+            rig.shoe.replug()  # the driver's reopen loop finds it
+            await d.wait(lambda: d.state["devices"]["shoe"] == "ok", timeout=8.0)
+            await d.ok("resolve", note="shoe plugged back in")
+            await d.ok("resume", note="shoe back")
+            await d.wait(lambda: d.prompt["step"]["kind"] == "deal_hole")
+            await d.play_until(lambda s: s["kind"] == "start_hand")
+            status = (await d.ok("status")).result
+            assert status["hands_played"] == 1
+            assert status["chips_in_play"] == 30_000
+            assert [i["resolved"] for i in status["irregularities"]] == [True]
+        finally:
+            await d.close()
+            ctx.destroy(linger=0)
+
+    arun(second_half())
+    assert rig.terminate() == 0

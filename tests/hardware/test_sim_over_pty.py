@@ -486,3 +486,46 @@ def test_move_value_pays_with_largest_chips() -> None:
         assert sim.value(1) == 37
     finally:
         sim.close()
+
+
+def test_port_missing_at_open_is_lost_then_recovers() -> None:
+    # a cable out when the daemon starts (after a power cut): open(missing_ok=True) does not
+    # raise; the first tick says lost, reopen attempts fail quietly until the path appears
+    sim = SimShoe(tag_uids(3), retransmit_after=0.05, heartbeat_interval=0.1)
+    try:
+        sim.unplug()
+        dev = open_shoe(f"serial://{sim.path}?heartbeat=0.1")
+        assert isinstance(dev, SerialShoe)
+        with pytest.raises(DeviceError, match="No such file"):
+            dev.open()  # the default stays strict (calibrate deck fails fast)
+        dev.open(missing_ok=True)
+        st = dev.status()
+        assert not st.connected and st.link == "lost" and "No such file" in (st.last_error or "")
+        events = dev.read_events(0.2)
+        assert len(of(DeviceLost, events)) == 1 and not of(DeviceRecovered, events)
+        assert dev.fileno() is None
+        sim.draw()
+        sim.replug()
+        events = pump_until(sim, dev, lambda ev: len(drawn(ev)) == 1 and sim.pending == 0)
+        assert len(of(DeviceRecovered, events)) == 1 and not of(DeviceLost, events)
+        assert drawn(events) == sim.drawn
+        st = dev.status()
+        assert st.connected and st.link == "ok" and st.reconnects == 1
+        dev.close()
+    finally:
+        sim.close()
+
+
+def test_missing_ok_does_not_hide_a_busy_port() -> None:
+    sim = SimShoe(())
+    try:
+        first = open_shoe(f"serial://{sim.path}")
+        first.open()
+        second = open_shoe(f"serial://{sim.path}")
+        assert isinstance(second, SerialShoe)
+        with pytest.raises(DeviceError, match="cannot open"):
+            second.open(missing_ok=True)
+        assert second.status().link == "closed"
+        first.close()
+    finally:
+        sim.close()
