@@ -1,7 +1,7 @@
 """A daemon restarted (after a crash) while a device is unplugged, or after it was replugged.
 
 Real ptys, the daemon process, CURVE on 127.0.0.1. Both found here and filed in
-``/work/notes/bugs-from-reliability.md`` (entries 6 and 7): strict xfails until fixed.
+``/work/notes/bugs-from-reliability.md`` (entries 6 and 7); fixed by the daemon since.
 """
 
 from __future__ import annotations
@@ -29,10 +29,6 @@ def seat_three(c: SyncConsole) -> None:
         c.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "table_controller/controller/daemon.py Daemon.start opens every device with dev.open(), "
-    "which raises DeviceError for a missing port: a daemon restarted after a crash while a "
-    "cable is out exits 1 instead of running and reporting the device lost (entry 6)"))
 def test_the_daemon_restarts_while_the_shoe_is_unplugged(rig: SoakRig) -> None:
     c = SyncConsole(rig, "restart-unplugged")
     try:
@@ -52,10 +48,6 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged(rig: SoakRig) -> None:
         c.close()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "after a restart the core's device state comes from the journal (DeviceDown replayed) and "
-    "nothing says the device is back: the shoe opens fine but no DeviceRecovered/DeviceUp is "
-    "fed, so status().devices.shoe stays 'lost' (entry 7)"))
 def test_a_device_back_before_a_restart_is_ok_after_it(rig: SoakRig) -> None:
     c = SyncConsole(rig, "restart-replugged")
     try:
