@@ -107,6 +107,8 @@ LINK_FAULTS_PER_SECOND = 5
 CAMERA_WINDOW = 3.0
 #: Seconds between timer runs (chip settle window, camera polling, device health).
 TICK = 0.05
+#: How many journaled reads the resend filter remembers (a shoe buffers at most 1,024).
+READ_MEMORY = 8192
 #: Seconds the daemon waits for the serial devices' HELLO before it says ready anyway.
 SYNC_TIMEOUT = 3.0
 #: Exit statuses.
@@ -290,7 +292,10 @@ class Daemon:
         self._offset = 0.0
         self._acks: dict[str, DeferredAcks] = {}
         self._release_due = False
-        self._reads: set[tuple[str, int]] = set()
+        # Reads journaled lately, by (uid, shoe time): a shoe resends what it never saw
+        # acknowledged, whatever hand the table is in by then, so this is not cleared at hand
+        # starts; it keeps the last READ_MEMORY reads (far more than a shoe's resend buffer).
+        self._reads: dict[tuple[str, int], None] = {}
         self._faults: dict[str, tuple[float, int, int]] = {}
         self._synced: set[str] = set()
 
@@ -440,6 +445,11 @@ class Daemon:
         source: Any
         if parsed.key == "sim://camera" and "board" in parsed.query:
             source = open_device(url, kind="board")
+        elif parsed.key == "sim://camera" and "frames" in parsed.query:
+            # frames rendered by the dealer's process, read like a camera: decode, recognizer
+            # (the configured profile), stabiliser
+            options = {} if profile_path is None else {"profile": profile_path}
+            source = open_device(url, kind="board", **options)
         elif profile_path is not None:
             from calibration.camera import load_profile
             from hardware.base import open_camera
@@ -496,10 +506,8 @@ class Daemon:
             else:
                 continue
             if isinstance(inp, CardRead) and inp.shoe_ms is not None:
-                self._reads.add((inp.uid, inp.shoe_ms))
+                self._remember_read((inp.uid, inp.shoe_ms))
             out = core.handle(inp, entry.mono_time)
-            if any(isinstance(o, HandStarted) for o in out):
-                self._reads.clear()
             n += 1
             for o in out:
                 if isinstance(o, Reply) and not o.accepted:
@@ -593,6 +601,15 @@ class Daemon:
                 for ev in dev.send(data):
                     self._on_device_event(name, ev)
 
+    def _remember_read(self, key: tuple[str, int]) -> None:
+        """Remember a journaled read so that a resend of it is dropped.
+
+        The oldest is forgotten beyond :data:`READ_MEMORY`.
+        """
+        self._reads[key] = None
+        if len(self._reads) > READ_MEMORY:
+            del self._reads[next(iter(self._reads))]
+
     def feed(self, inp: ControllerInput, now: float) -> list[Output]:
         """Handle one device input: core, journal, then queue for publishing."""
         core = self.core
@@ -603,10 +620,8 @@ class Daemon:
                 # the same read again (a shoe resending a frame journaled before a restart)
                 log.info("read %s at shoe time %s already journaled: dropped", *key)
                 return []
-            self._reads.add(key)
+            self._remember_read(key)
         out = core.handle(inp, now)
-        if any(isinstance(o, HandStarted) for o in out):
-            self._reads.clear()
         if isinstance(inp, Tick) and not out:
             return out
         try:

@@ -80,11 +80,6 @@ def test_reads_a_device_discarded_hold_the_table() -> None:
         assert rig.stop() == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "table_controller/controller/daemon.py Daemon.recover clears the resent-read filter "
-    "(_reads) at every replayed hand start, so after a restart a read of an earlier hand that "
-    "the shoe still resends is dealt again in the new hand (see "
-    "/work/notes/bugs-from-reliability.md, entry 5)"))
 def test_a_resent_read_of_an_earlier_hand_is_not_dealt_again_after_a_restart() -> None:
     rig = start_rig(RigOptions(seats=6, security="curve", camera_level="exact"), tcp=True)
     c = SyncConsole(rig, "stale-read")
