@@ -211,9 +211,10 @@ def run(hands: int = 12, seed: int = 7) -> dict[str, Any]:
 def run_camera_rss(level: str = "medium", hands: int = 6, seed: int = 7) -> dict[str, Any]:
     """Play ``hands`` with the camera on rendered frames at ``level``; return the daemon's RSS.
 
-    The daemon reads ``sim://camera?board=...&level=LEVEL``: every board change is rendered
-    (1920x1080, in the daemon's process) and read back by the recognizer and the stabiliser.
-    RSS is sampled after every hand and at the end (kB); ``hands_played`` may fall short if the
+    Every board change is rendered (1920x1080) in *this* process, the dealer's
+    (:class:`hardware.sim.camera_link.BoardRenderer`), into a PNG file the daemon reads as
+    ``sim://camera?frames=...`` with the calibrated profile: the daemon only decodes the frame
+    and runs the recognizer and the stabiliser, as on a real table. RSS is sampled after every hand and at the end (kB); ``hands_played`` may fall short if the
     camera misread a card and the table was held (the RSS figures stand).
     """
     from tests.controller.rig import Dealer, Rig

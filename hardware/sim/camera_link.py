@@ -9,15 +9,21 @@ and the controller daemon, in another process, opens ``sim://camera?board=PATH``
 source* (registry kind ``"board"``): :meth:`BoardFileCamera.poll` notices a new file and reports
 a :class:`BoardObserved` (the stable board, as a camera stabiliser would) when the board changed.
 
-Options: ``board`` (required: the JSON path), ``faces`` (the deck's face folder, default the
-repository's kennard deck), ``level`` and ``seed``. With ``level=exact`` (default) the board file
-is reported as read. With ``easy``, ``medium`` or ``hard`` every change of the file is laid out
-on a :class:`hardware.sim.camera.SimCamera` (same seed, same camera all along), one frame is
-rendered with :mod:`hardware.sim.scene` and read back by the recognizer calibrated on the empty
-board (ArUco markers), through the stabiliser
-(:class:`~table_controller.controller.camera.FrameBoardSource`): what the controller gets is then
-what a camera would see, misreads included. Rendering costs about 0.4 s a frame (1920x1080), and
-the calibration about 1.5 s on the first poll.
+Options: ``board`` (required: the JSON path). The daemon reads it as is (``level=exact``, the
+only level of a board file; used by ``--fast`` runs and most tests).
+
+Rendered frames (what a camera would see, misreads included) are made *outside the daemon*,
+as on a real table where the daemon only receives frames: whoever plays dealer runs a
+:class:`BoardRenderer` that, when the board file changes, lays the board out on a
+:class:`hardware.sim.camera.SimCamera` (1920x1080, about 0.4 s a frame), and replaces a PNG
+file atomically. The daemon opens ``sim://camera?frames=PNG`` (registry kind ``"board"``, with
+the configured ``calibration.camera_profile``, which :meth:`BoardRenderer.calibrate` writes from
+the empty board): a :class:`FrameFileCamera` decodes the file when it was replaced, and the real
+recognizer and stabiliser (:class:`~table_controller.controller.camera.FrameBoardSource`) read
+it. PNG, not JPEG: lossless, so the daemon recognises exactly the pixels rendered (the same
+results as a render in the daemon's process), and one file replaced with ``os.replace`` is the
+simplest handover a reader can never see half of (a video stream would need a writer and a
+reader kept in step across restarts of either).
 
 Rules: a file that is missing means an empty board; a file that is not valid board JSON is a
 :class:`~hardware.base.BadFrame` (never raised), and the previous board stands.
@@ -38,6 +44,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,7 +58,8 @@ LEVELS = ("exact", "easy", "medium", "hard")
 EMPTY: tuple[str | None, ...] = (None,) * 5
 
 
-__all__ = ["BoardFileCamera", "BoardObserved", "open_board_file", "parse_board", "write_board"]
+__all__ = ["BoardFileCamera", "BoardObserved", "BoardRenderer", "FrameFileCamera",
+           "FrameFileSource", "open_board_file", "parse_board", "write_board"]
 
 
 def write_board(path: str | os.PathLike[str], slots: Sequence[str | None],
@@ -96,18 +105,11 @@ class BoardFileCamera:
 
     :param url: the configured URL.
     :param path: the board JSON file.
-    :param level: rendering level asked for (only ``exact`` is implemented).
     """
 
-    def __init__(self, url: str, path: str, *, level: str = "exact",
-                 faces: str | None = None, seed: int = 0) -> None:
+    def __init__(self, url: str, path: str) -> None:
         self.url = url
         self.path = path
-        self.level = level
-        self.faces = faces
-        self.seed = seed
-        self._sim: Any = None
-        self._source: FrameBoardSource | None = None
         self._opened = False
         self._stamp: tuple[int, int] | None = None
         self._last: BoardObserved | None = None
@@ -154,45 +156,10 @@ class BoardFileCamera:
                 return [BadFrame(str(exc))]
         self._frames += 1
         self._last_at = now
-        if self.level != "exact":
-            try:
-                return self._render(board, now)
-            except TableError as exc:
-                self._bad += 1
-                self._error = str(exc)
-                return [BadFrame(str(exc))]
         if board == self._last:
             return []
         self._last = board
         return [board]
-
-    def _render(self, board: BoardObserved, now: float) -> list[DeviceEvent]:
-        """Lay ``board`` out on the simulated camera, render one frame and read it back."""
-        if self._source is None:
-            from calibration.camera import calibrate_camera
-            from calibration.faces import load_face_folder
-            from hardware.camera.stabilizer import BoardStabilizer
-            from hardware.sim.camera import DEFAULT_FACES, SimCamera
-            from hardware.sim.scene import Level
-
-            faces = load_face_folder(self.faces or str(DEFAULT_FACES))
-            sim = SimCamera(faces, url=self.url, level=Level(self.level), seed=self.seed)
-            sim.open()
-            empty = sim.read_frame(now)
-            assert empty is not None
-            profile = calibrate_camera(empty, faces)
-            self._sim = sim
-            self._source = FrameBoardSource(sim, profile.recognizer(), BoardStabilizer(frames=1),
-                                            interval=0.0)
-        sim = self._sim
-        sim.clear()
-        sim.uncover()
-        for slot, code in enumerate(board.slots):
-            if code is not None:
-                sim.place(slot, Card.parse(code))
-        if board.occluded:
-            sim.occlude(board.occluded[0])
-        return self._source.poll(now)
 
     def status(self) -> DeviceStatus:
         """Return the source's health."""
@@ -205,26 +172,267 @@ class BoardFileCamera:
         )
 
 
-def open_board_file(url: DeviceUrl, options: Mapping[str, Any]) -> BoardFileCamera:
-    """Registry factory for ``sim://camera?board=PATH`` as a board source (kind ``"board"``).
+def open_board_file(url: DeviceUrl,
+                    options: Mapping[str, Any]) -> BoardFileCamera | FrameFileSource:
+    """Registry factory for ``sim://camera?board=PATH`` or ``?frames=PATH`` (kind ``"board"``).
 
-    :raises ConfigError: for a missing ``board`` or an unknown option or level.
+    :param options: ``profile``: the camera profile for ``frames=`` (the daemon passes its
+        ``calibration.camera_profile``; a ``profile=PATH`` query option also works).
+    :raises ConfigError: for a missing ``board``/``frames``, an unknown option or a level that
+        would render in the reader's process.
+    :raises CalibrationError: for a profile that cannot be loaded.
     """
+    if "frames" in url.query:
+        return _open_frames(url, options)
     unknown = sorted(set(url.query) - {"board", "faces", "level", "seed"})
     if unknown:
         raise ConfigError(f"{url.url!r}: unknown option {unknown[0]!r} (board, faces, level, "
-                          "seed)")
+                          "seed; or frames, profile)")
     path = url.query.get("board")
     if not path:
-        raise ConfigError(f"{url.url!r}: board=PATH is required for a board-file camera")
+        raise ConfigError(f"{url.url!r}: board=PATH (a board file) or frames=PATH (rendered "
+                          "frames) is required for a simulated board camera")
     level = url.query.get("level", "exact")
     if level not in LEVELS:
         raise ConfigError(f"{url.url!r}: level must be one of {', '.join(LEVELS)}, got {level!r}")
-    try:
-        seed = int(url.query.get("seed", "0"))
-    except ValueError:
-        raise ConfigError(f"{url.url!r}: seed must be an integer") from None
-    return BoardFileCamera(url.url, path, level=level, faces=url.query.get("faces"), seed=seed)
+    if level != "exact":
+        raise ConfigError(f"{url.url!r}: level={level} is not rendered in the reader's process "
+                          "any more: run a BoardRenderer beside the dealer and open "
+                          "sim://camera?frames=PATH (hardware.sim.camera_link)")
+    return BoardFileCamera(url.url, path)
+
+
+def _open_frames(url: DeviceUrl, options: Mapping[str, Any]) -> FrameFileSource:
+    unknown = sorted(set(url.query) - {"frames", "profile"})
+    if unknown:
+        raise ConfigError(f"{url.url!r}: unknown option {unknown[0]!r} (frames, profile)")
+    bad = sorted(set(options) - {"profile"})
+    if bad:
+        raise ConfigError(f"{url.url!r}: unknown driver option {bad[0]!r} (profile)")
+    path = url.query["frames"]
+    if not path:
+        raise ConfigError(f"{url.url!r}: frames=PATH names no file")
+    profile = options.get("profile") or url.query.get("profile")
+    if not profile:
+        raise ConfigError(f"{url.url!r}: rendered frames need a camera profile "
+                          "(calibration.camera_profile, or profile=PATH)")
+    from calibration.camera import load_profile
+    from hardware.camera.stabilizer import BoardStabilizer
+
+    recognizer = load_profile(os.fspath(profile)).recognizer()
+    # one read a frame: a frame file changes only when the board does, and a rendered frame
+    # read twice reads the same
+    return FrameFileSource(FrameFileCamera(url.url, path), recognizer,
+                           BoardStabilizer(frames=1), interval=0.0)
+
+
+class FrameFileCamera:
+    """A camera whose frames are an image file another process replaces atomically.
+
+    :meth:`read_frame` decodes the file (``cv2.imread``) only when it was replaced since the
+    last read (its mtime, inode or size changed), else returns ``None``: nothing new.
+
+    :param url: the configured URL.
+    :param path: the image file (PNG).
+    """
+
+    def __init__(self, url: str, path: str) -> None:
+        self.url = url
+        self.path = path
+        self._opened = False
+        self._stamp: tuple[int, int, int] | None = None
+        self._frames = 0
+        self._bad = 0
+        self._last_at: float | None = None
+        self._error: str | None = None
+
+    def open(self) -> None:
+        """Start watching the file (its directory must exist).
+
+        :raises ConfigError: if the directory does not exist.
+        """
+        d = os.path.dirname(os.path.abspath(self.path))
+        if not os.path.isdir(d):
+            raise ConfigError(f"camera frames directory {d!r} does not exist")
+        self._opened = True
+
+    def close(self) -> None:
+        """Stop watching."""
+        self._opened = False
+
+    def read_frame(self, now: float) -> Any | None:
+        """Return the frame if the file was replaced since the last read, else ``None``."""
+        if not self._opened:
+            return None
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None  # no frame yet
+        stamp = (st.st_mtime_ns, st.st_ino, st.st_size)
+        if stamp == self._stamp:
+            return None
+        self._stamp = stamp
+        import cv2
+
+        frame = cv2.imread(self.path, cv2.IMREAD_COLOR)
+        if frame is None:
+            self._bad += 1
+            self._error = f"camera frame {self.path!r} cannot be decoded"
+            return None
+        self._frames += 1
+        self._last_at = now
+        return frame
+
+    def status(self) -> DeviceStatus:
+        """Return the camera's health."""
+        return DeviceStatus(
+            url=self.url, kind="camera", connected=self._opened,
+            link="ok" if self._opened else "closed", last_frame_at=self._last_at,
+            frames=self._frames, bad_frames=self._bad, retransmissions=0, duplicates=0,
+            reconnects=0, last_error=self._error,
+        )
+
+
+class FrameFileSource(FrameBoardSource):
+    """:class:`FrameBoardSource` over a :class:`FrameFileCamera`.
+
+    A recognizer error is a :class:`~hardware.base.BadFrame`, not raised.
+    """
+
+    def poll(self, now: float) -> list[DeviceEvent]:
+        """Read the frame if a new one is there; return a board that changed."""
+        try:
+            return super().poll(now)
+        except TableError as exc:
+            return [BadFrame(str(exc))]
+
+
+class BoardRenderer:
+    """Render the dealer's board file into camera frames, in the dealer's process.
+
+    :param board: the board JSON file the dealer writes (:func:`write_board`).
+    :param frames: the PNG file replaced atomically with each new frame.
+    :param faces: the deck's face folder (default the repository's kennard deck).
+    :param level: ``easy``, ``medium`` or ``hard`` (:class:`hardware.sim.scene.Level`).
+    :param seed: the simulated camera's seed (same camera all along).
+    :raises ConfigError: for a level that does not render.
+    """
+
+    def __init__(self, board: str | os.PathLike[str], frames: str | os.PathLike[str], *,
+                 faces: str | os.PathLike[str] | None = None, level: str = "easy",
+                 seed: int = 0) -> None:
+        if level not in LEVELS or level == "exact":
+            raise ConfigError(f"renderer level must be easy, medium or hard, got {level!r}")
+        from calibration.faces import load_face_folder
+        from hardware.sim.camera import DEFAULT_FACES, SimCamera
+        from hardware.sim.scene import Level
+
+        self.board = os.fspath(board)
+        self.frames = os.fspath(frames)
+        self.faces = load_face_folder(os.fspath(faces or DEFAULT_FACES))
+        self.sim = SimCamera(self.faces, url=f"sim://camera?level={level}&seed={seed}",
+                             level=Level(level), seed=seed)
+        self.sim.open()
+        self.rendered = 0
+        self.last_error: str | None = None
+        self._stamp: tuple[int, int] | None = None
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def calibrate(self, profile: str | os.PathLike[str], now: float = 0.0) -> None:
+        """Calibrate on the empty board (ArUco markers), save the profile, write that frame.
+
+        :raises CalibrationError: if the rendered board cannot be calibrated.
+        """
+        from calibration.camera import calibrate_camera, save_profile
+
+        with self._lock:
+            frame = self._frame(BoardObserved(EMPTY), now)
+            save_profile(calibrate_camera(frame, self.faces), os.fspath(profile))
+            self._write(frame)
+
+    def render(self, board: BoardObserved, now: float) -> None:
+        """Lay ``board`` out, render one frame and replace the frames file with it."""
+        with self._lock:
+            self._write(self._frame(board, now))
+
+    def poll(self, now: float) -> bool:
+        """Render the board file if it changed since the last poll; tell whether it did.
+
+        A board file that is not valid keeps the last frame (the error is kept in
+        :attr:`last_error`); a missing one is an empty board.
+        """
+        try:
+            st = os.stat(self.board)
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_ino)
+        except FileNotFoundError:
+            stamp = None
+        if stamp == self._stamp:
+            return False
+        self._stamp = stamp
+        if stamp is None:
+            board = BoardObserved(EMPTY)
+        else:
+            try:
+                with open(self.board, encoding="utf-8") as fh:
+                    board = parse_board(fh.read())
+            except (OSError, ValueError) as exc:
+                self.last_error = str(exc)
+                return False
+        self.render(board, now)
+        return True
+
+    def start(self, interval: float = 0.02) -> None:
+        """Render in a thread: poll the board file every ``interval`` seconds until stopped."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+
+        def run() -> None:
+            while not self._stop.is_set():
+                try:
+                    self.poll(time.monotonic())
+                except TableError as exc:
+                    self.last_error = str(exc)
+                self._stop.wait(interval)
+
+        self._thread = threading.Thread(target=run, name="board-renderer", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (a frame being rendered is finished first)."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stop.set()
+            thread.join(10.0)
+
+    def close(self) -> None:
+        """Stop and release the simulated camera."""
+        self.stop()
+        self.sim.close()
+
+    def _frame(self, board: BoardObserved, now: float) -> Any:
+        sim = self.sim
+        sim.clear()
+        sim.uncover()
+        for slot, code in enumerate(board.slots):
+            if code is not None:
+                sim.place(slot, Card.parse(code))
+        if board.occluded:
+            sim.occlude(board.occluded[0])
+        frame = sim.read_frame(now)
+        assert frame is not None
+        return frame
+
+    def _write(self, frame: Any) -> None:
+        import cv2
+
+        tmp = f"{self.frames}.{os.getpid()}.tmp.png"
+        if not cv2.imwrite(tmp, frame, [cv2.IMWRITE_PNG_COMPRESSION, 1]):
+            raise TableError(f"cannot write camera frame {tmp!r}")
+        os.replace(tmp, self.frames)
+        self.rendered += 1
 
 
 register_scheme("sim://camera", open_board_file, kind="board")

@@ -3,7 +3,10 @@
 :class:`SimRig` makes a working directory with the calibration a real table has (a registered
 deck profile for the simulated deck, chip zones, CURVE keys) and a table configuration whose
 shoe and chip sensors are ``serial://`` paths to pseudo-terminals the simulators own — the same
-code path a real shoe takes — and whose camera reads the board file the dealer writes. It then
+code path a real shoe takes — and whose camera reads the board file the dealer writes (level
+``exact``), or, for the other levels, the frames a :class:`~hardware.sim.camera_link.BoardRenderer`
+renders from that file in *this* process (a thread), the daemon running only the recognizer on
+them, as on a real table. It then
 starts ``table-controller run --config ...`` as a child process and waits until it says it is
 ready.
 
@@ -32,6 +35,7 @@ from types import TracebackType
 
 from calibration.chips import ChipConfig, default_chip_config
 from calibration.deck import DeckProfile, DeckStore
+from hardware.sim.camera_link import BoardRenderer
 from hardware.sim.chips import SimChipSensor
 from hardware.sim.shoe import SimShoe, sim_deck_profile
 from table_controller.engine import Card
@@ -60,7 +64,8 @@ class RigOptions:
     :param heartbeat: feed heartbeat interval (seconds).
     :param device_heartbeat: simulated devices' heartbeat interval (seconds).
     :param security: ``"curve"`` (keys made here) or ``"none"``.
-    :param camera_level: difficulty of the simulated camera's pictures.
+    :param camera_level: difficulty of the simulated camera's pictures (``exact``: the daemon
+        reads the board file as written; ``easy``/``medium``/``hard``: frames rendered here).
     :param extra_args: more arguments for ``table-controller run``.
     """
 
@@ -107,6 +112,9 @@ class SimRig:
         self.log_path = self.dir / "daemon.log"
         self.config_path = self.dir / "table.toml"
         self.board_path = self.dir / "board.json"
+        self.frames_path = self.dir / "board.png"
+        self.camera_profile_path = self.dir / "camera_profile.json"
+        self.renderer: BoardRenderer | None = None
         self.endpoints: dict[str, str] = {}
         self._out: deque[str] = deque(maxlen=200)
         self._reader: threading.Thread | None = None
@@ -149,6 +157,8 @@ class SimRig:
         try:
             self._start_devices()
             self._write_files()
+            if self.renderer is not None:
+                self.renderer.start()
             if daemon:
                 for attempt in range(3):
                     try:
@@ -193,7 +203,15 @@ class SimRig:
         if o.security == "curve":
             keys = self._make_keys()
         assert self.shoe is not None and self.chips is not None
-        camera = (f"sim://camera?board={self.board_path}&faces={FACES}&level={o.camera_level}")
+        camera = f"sim://camera?board={self.board_path}"
+        profile = ""
+        if o.camera_level != "exact":
+            if self.renderer is None:
+                self.renderer = BoardRenderer(self.board_path, self.frames_path, faces=FACES,
+                                              level=o.camera_level)
+                self.renderer.calibrate(self.camera_profile_path)
+            camera = f"sim://camera?frames={self.frames_path}"
+            profile = f'camera_profile = "{self.camera_profile_path.name}"\n'
         endpoints = "\n".join(f'{n} = "{ep}"' for n, ep in self.endpoints.items())
         self.config_path.write_text(f"""# Written by table_controller.simtable.rig
 [table]
@@ -218,7 +236,7 @@ camera = "{camera}"
 decks_dir = "decks"
 active_deck = "{self.profile.name}"
 chip_zones = "chip_zones.toml"
-
+{profile}
 [endpoints]
 {endpoints}
 
@@ -328,6 +346,9 @@ device_timeout = 2.0
         :returns: the daemon's exit status (``None`` if it was not started).
         """
         status = self.stop_daemon(grace)
+        renderer, self.renderer = self.renderer, None
+        if renderer is not None:
+            renderer.close()
         for sim in (self.chips, self.shoe, *self._quarantine):
             if sim is not None:
                 sim.close()

@@ -26,7 +26,7 @@ import zmq.asyncio
 
 from calibration.chips import default_chip_config
 from calibration.deck import DeckProfile, DeckStore
-from hardware.sim.camera_link import write_board
+from hardware.sim.camera_link import BoardRenderer, write_board
 from hardware.sim.chips import TRAY, SimChipSensor
 from hardware.sim.shoe import SimShoe, sim_deck_profile
 from table_controller.engine import Card
@@ -95,6 +95,16 @@ class Rig:
         self.board_path = tmp / "board.json"
         self.board: list[str | None] = [None] * 5
         write_board(self.board_path, self.board)
+        # a rendering camera renders here, in the dealer's process; the daemon reads the frames
+        self.renderer: BoardRenderer | None = None
+        camera = f"sim://camera?board={self.board_path}"
+        profile = ""
+        if camera_level != "exact":
+            self.renderer = BoardRenderer(self.board_path, tmp / "board.png", level=camera_level)
+            self.renderer.calibrate(tmp / "camera_profile.json")
+            self.renderer.start()
+            camera = f"sim://camera?frames={tmp / 'board.png'}"
+            profile = f'camera_profile = "{tmp / "camera_profile.json"}"'
         decks = tmp / "decks"
         store = DeckStore(decks)
         store.save(DeckProfile.build("sim-1", DECK))
@@ -126,12 +136,13 @@ big_blind = 100
 [devices]
 shoe = "serial://{self.shoe.path}?heartbeat=0.2"
 chips = "serial://{self.chips.path}?heartbeat=0.2"
-camera = "sim://camera?board={self.board_path}&level={camera_level}"
+camera = "{camera}"
 
 [calibration]
 decks_dir = "{decks}"
 active_deck = "sim-1"
 chip_zones = "{tmp / 'chip_zones.toml'}"
+{profile}
 
 [endpoints]
 {eps}
@@ -205,6 +216,8 @@ heartbeat_interval = 0.25
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+        if self.renderer is not None:
+            self.renderer.close()
         self.shoe.close()
         self.chips.close()
         for sim in self._parked:
