@@ -214,8 +214,9 @@ def run_camera_rss(level: str = "medium", hands: int = 6, seed: int = 7) -> dict
     Every board change is rendered (1920x1080) in *this* process, the dealer's
     (:class:`hardware.sim.camera_link.BoardRenderer`), into a PNG file the daemon reads as
     ``sim://camera?frames=...`` with the calibrated profile: the daemon only decodes the frame
-    and runs the recognizer and the stabiliser, as on a real table. RSS is sampled after every hand and at the end (kB); ``hands_played`` may fall short if the
-    camera misread a card and the table was held (the RSS figures stand).
+    and runs the recognizer and the stabiliser, as on a real table. RSS is sampled after every
+    hand and at the end (kB); ``hands_played`` may fall short if the camera misread a card and
+    the table was held (the RSS figures stand).
     """
     from tests.controller.rig import Dealer, Rig
 
