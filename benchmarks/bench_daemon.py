@@ -255,11 +255,13 @@ def run_camera_rss(level: str = "medium", hands: int = 6, seed: int = 7) -> dict
 
             played = asyncio.run(main())
             end = rss(pid)
+            renderer = rig.renderer
             code = rig.terminate()
         finally:
             rig.close()
     return {"level": level, "start": start, "end": end, "samples": samples, "exit": code,
-            "error": error, **played}
+            "error": error, "dealer": rss(os.getpid()),
+            "rendered": renderer.rendered if renderer is not None else 0, **played}
 
 
 async def _more(rig: Any, dealer: Any, seed: int) -> None:
@@ -281,7 +283,8 @@ def camera_report(c: dict[str, Any], exact_rss_kb: int) -> str:
     line = (f"daemon RSS with the camera on rendered frames (level {c['level']}): at start "
             f"{c['start']['VmRSS'] / mb:.1f} MB, after {c['hands_played']} hands "
             f"{c['end']['VmRSS'] / mb:.1f} MB (peak {c['end']['VmHWM'] / mb:.1f} MB; "
-            f"{c['camera_frames']} camera reports); exact camera (board file): "
+            f"{c['camera_frames']} frames read, {c['rendered']} rendered by the dealer's "
+            f"process, peak {c['dealer']['VmHWM'] / mb:.1f} MB); exact camera (board file): "
             f"{exact_rss_kb / mb:.1f} MB; target < 200 MB: "
             f"{'met' if c['end']['VmHWM'] < 200 * mb else 'NOT met'}")
     if c["samples"]:
