@@ -380,6 +380,56 @@ class CardLocator:
         cv2.drawContours(filled, contours, -1, 255, -1)
         return filled
 
+    def _merged_with_unknown(
+        self, fg: Image, poses: Sequence[CardPose | None], slot: int, unknown: Sequence[int]
+    ) -> bool:
+        """Whether the card in ``slot`` runs on, past a side edge, into something not a card.
+
+        Non-felt just outside a side edge belongs to a located neighbour, to an unlocated but
+        card-sized neighbour (overlapping cards), or else to something else: a hand.
+        """
+        pose = poses[slot]
+        if pose is None:
+            return False
+        cw, ch = self.card_px
+        a = np.deg2rad(pose.angle_deg)
+        along = np.array([np.cos(a), np.sin(a)])
+        down = np.array([-np.sin(a), np.cos(a)])
+        h, w = fg.shape
+        others = np.zeros_like(fg)
+        for n, p in enumerate(poses):
+            if p is not None and n != slot:
+                cv2.fillPoly(others, [np.round(self._quad(p, grow=3.0)).astype(np.int32)], 255)
+        for side in (-1, 1):
+            ts = np.linspace(-0.35 * ch, 0.35 * ch, 15)
+            pts = (np.asarray(pose.centre) + side * (cw / 2 + 3) * along
+                   + ts[:, None] * down[None, :])
+            xs = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
+            ys = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
+            outside = fg[ys, xs] > 0
+            if np.mean(outside) <= 0.5:
+                continue
+            if np.mean(others[ys, xs][outside] > 0) > 0.5:
+                continue
+            if slot + side in unknown:
+                continue
+            return True
+        return False
+
+    def _card_sized(self, fg: Image, slot: int) -> bool:
+        """Whether ``slot``'s non-felt spans at most a card's height, inside the view.
+
+        A hand and forearm reach in from beyond the canonical view.
+        """
+        x0 = int(self.canon_x(slot * self.geometry.slot_width_mm))
+        x1 = int(np.ceil(self.canon_x((slot + 1) * self.geometry.slot_width_mm)))
+        rows = np.nonzero(fg[:, x0:x1].any(axis=1))[0]
+        if rows.size == 0:
+            return True
+        top, bottom = int(rows[0]), int(rows[-1])
+        h = fg.shape[0]
+        return top > 0 and bottom < h - 1 and bottom - top <= 1.15 * self.card_px[1]
+
     def _retry_with_neighbours_cut(
         self, fg: Image, poses: list[CardPose | None], fallbacks: list[SlotStatus]
     ) -> bool:
@@ -588,6 +638,7 @@ class BoardRecognizer(CardLocator):
                 cv2.fillPoly(foreign, [np.round(q).astype(np.int32)], 0)
         card_area = self.card_px[0] * self.card_px[1]
         unresolved = [s for s, st in enumerate(fallbacks) if st == "uncertain"]
+        unknown = [s for s in unresolved if self._card_sized(fg, s)]
         out: list[SlotReading] = []
         for slot, pose in enumerate(poses):
             region = np.zeros_like(fg)
@@ -600,17 +651,23 @@ class BoardRecognizer(CardLocator):
             cv2.fillPoly(region, [np.round(q).astype(np.int32)], 255)
             for other in unresolved:
                 if other != slot:
-                    # A neighbour we could not resolve is unknown, not foreign.
-                    reach = 0.15 * self.card_px[0]
+                    # A neighbour that could not be located is unknown, not foreign, in its own
+                    # columns; if it spans no more than a card's height it is taken for an
+                    # overlapping card, and a little of our side is left to it as well. A hand
+                    # reaching over our card is caught below (our card merges with it).
+                    reach = 0.15 * self.card_px[0] if other in unknown else 0.0
                     a = int(self.canon_x(other * self.geometry.slot_width_mm) - reach)
                     b = int(np.ceil(
                         self.canon_x((other + 1) * self.geometry.slot_width_mm) + reach
                     ))
-                    region[:, a:b] = 0
+                    region[:, max(a, 0) : max(b, 0)] = 0
             n_foreign = int(np.count_nonzero(foreign & region))
             if n_foreign > self.params.foreign_fraction * card_area:
                 conf = min(1.0, n_foreign / (0.2 * card_area))
                 out.append(SlotReading("occluded", confidence=conf))
+                continue
+            if pose is not None and self._merged_with_unknown(fg, poses, slot, unknown):
+                out.append(SlotReading("occluded", confidence=0.5))
                 continue
             if pose is None:
                 status = fallbacks[slot]
