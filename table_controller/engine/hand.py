@@ -33,7 +33,7 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -87,6 +87,9 @@ _BOARD, _SHOWDOWN, _AWARDING, _OVER, _VOID = (
     Phase.BOARD, Phase.SHOWDOWN, Phase.AWARDING, Phase.OVER, Phase.VOID)
 _PREFLOP, _FLOP, _TURN, _RIVER = Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER
 _FOLD = ActionKind.FOLD
+_new = tuple.__new__
+"""Builds a named tuple (``Record``) from a plain tuple: about half the cost of calling the class
+(whose generated ``__new__`` fills in defaults and keywords in Python)."""
 
 _LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
                          PostKind.MISSED_BIG})
@@ -350,20 +353,29 @@ class Hand:
         """
         st = self._st
         kind = type(inp)
-        handler = _HANDLERS[st.phase].get(kind)
-        if handler is None or handler not in _VALIDATE_FIRST:
+        handler = _FAST_HANDLERS[st.phase].get(kind)
+        if handler is None:
             new, record = self._run(inp, commit=True)  # the general path
             self._st = new
             self.log.append(record)
             return record
-        # The fast path (the steps of _run, inlined): the handler validates before it changes
-        # anything, so it runs on the state itself.
+        # The fast path (the steps of _run and _settle, inlined): the handler validates before
+        # it changes anything, so it runs on the state itself.
         step = st.step
         if step is None:
             step = _EXPECTED[st.phase](self, st)
         st.step = None
         record = handler(self, st, inp, step)
-        _settle(self, st, kind)
+        auto = _AUTOMATIC.get(st.phase)
+        while auto is not None and auto(self, st):
+            auto = _AUTOMATIC.get(st.phase)
+        if kind in _LIGHT_INPUTS and st.phase is not _OVER:
+            stacks = st.stacks.values()
+            if (sum(stacks) + sum(st.round.bets.values()) + st.middle + st.rake != self.total
+                    or min(stacks) < 0):  # the chip check, kept cheap
+                _check_integrity(self, st, cards=False, pots=False)  # raises with the details
+        else:
+            _check_integrity(self, st, cards=st.phase is _OVER)
         self.log.append(record)
         return record
 
@@ -720,8 +732,8 @@ def _on_post(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     else:
         st.contrib[post.seat] += post.amount
         st.middle += post.amount
-    return Record(len(hand.log), post, inp, st.street, post.seat, amount=post.amount,
-                  all_in=st.stacks[post.seat] == 0)
+    return _new(Record, (len(hand.log), post, inp, st.street, post.seat, None, post.amount, 0,
+                         st.stacks[post.seat] == 0))
 
 
 def _deal_card(st: _State, inp: Input, what: str, allow_unknown: bool) -> Card | None:
@@ -739,14 +751,14 @@ def _on_deal_hole(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
         _check_new_card(st, card)
     st.hole[step.seat] = (*st.hole[step.seat], card)
     st.deal_i += 1
-    return Record(len(hand.log), step, inp, st.street, step.seat)
+    return _new(Record, (len(hand.log), step, inp, st.street, step.seat, None, 0, 0, False))
 
 
 def _on_burn(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     card = _deal_card(st, inp, "a burn", allow_unknown=True)
     st.burns.append(card)
     st.phase = _BOARD
-    return Record(len(hand.log), step, inp, st.street)
+    return _new(Record, (len(hand.log), step, inp, st.street, None, None, 0, 0, False))
 
 
 def _on_board(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
@@ -756,36 +768,40 @@ def _on_board(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
         st.flop_dealt = True
     if len(st.board) >= 3:  # the flop's third card, the turn, the river
         _start_round(hand, st)
-    return Record(len(hand.log), step, inp, st.street)
+    return _new(Record, (len(hand.log), step, inp, st.street, None, None, 0, 0, False))
 
 
 def _on_act(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     assert isinstance(inp, Act) and isinstance(step, ActStep)
-    if inp.seat not in hand.seats:
-        raise RuleError("unknown-seat", f"seat {inp.seat} is not in this hand")
-    if inp.seat != step.seat:
-        raise RuleError("out-of-turn", f"seat {inp.seat} acted out of turn: it is seat "
+    seat = inp.seat
+    if seat != step.seat:
+        if seat not in hand.seats:
+            raise RuleError("unknown-seat", f"seat {seat} is not in this hand")
+        raise RuleError("out-of-turn", f"seat {seat} acted out of turn: it is seat "
                         f"{step.seat}'s turn")
-    kind, to = st.round.resolve(step.legal, inp.kind, inp.to)
+    rnd = st.round
+    kind, to = rnd.resolve(step.legal, inp.kind, inp.to)
+    stacks = st.stacks
     added = 0
     if kind is _FOLD:
-        st.folded.add(inp.seat)
-        st.live = st.live - {inp.seat}
+        st.folded.add(seat)
+        st.live = st.live - {seat}
     else:
-        added = st.round.act(inp.seat, kind, to)
-        st.stacks[inp.seat] -= added
-    if st.street is _RIVER:
-        st.river_aggressor = st.round.last_aggressor
-    st.to_act = st.round.next_to_act(inp.seat, st.stacks, st.live)
-    return Record(len(hand.log), step, inp, st.street, inp.seat, kind, added,
-                  st.round.bets[inp.seat], st.stacks[inp.seat] == 0)
+        added = rnd.act(seat, kind, to)
+        stacks[seat] -= added
+    street = st.street
+    if street is _RIVER:
+        st.river_aggressor = rnd.last_aggressor
+    st.to_act = rnd.next_to_act(seat, stacks, st.live)
+    return _new(Record, (len(hand.log), step, inp, street, seat, kind, added, rnd.bets[seat],
+                         stacks[seat] == 0))
 
 
 def _on_collect(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     assert isinstance(step, CollectStep)
-    moved = _collect(hand, st)
+    moved = _collect(hand, st, step.returned)
     _after_round(hand, st, step.into_pots)
-    return Record(len(hand.log), step, inp, st.street, amount=moved)
+    return _new(Record, (len(hand.log), step, inp, st.street, None, None, moved, 0, False))
 
 
 def _on_show(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
@@ -814,7 +830,7 @@ def _on_show(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
         for c in fresh:
             _check_new_card(st, c)
     st.shown[seat] = cards
-    return Record(len(hand.log), ShowStep(seat), inp, st.street, seat)
+    return _new(Record, (len(hand.log), ShowStep(seat), inp, st.street, seat, None, 0, 0, False))
 
 
 def _on_muck(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
@@ -829,7 +845,7 @@ def _on_muck(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     if st.phase is not _SHOWDOWN and all(
             sum(1 for s in pot.eligible if s not in st.mucked) <= 1 for pot in st.pots):
         _make_awards(hand, st)  # hands tabled, all but one mucked: no more cards, as after folds
-    return Record(len(hand.log), ShowStep(seat), inp, st.street, seat)
+    return _new(Record, (len(hand.log), ShowStep(seat), inp, st.street, seat, None, 0, 0, False))
 
 
 def _on_push(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
@@ -845,7 +861,8 @@ def _on_push(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
         st.payouts[seat] = st.payouts.get(seat, 0) + amount
     st.rake += award.rake
     st.middle -= award.amount
-    return Record(len(hand.log), award, inp, st.street, amount=award.amount)
+    return _new(Record, (len(hand.log), award, inp, st.street, None, None, award.amount, 0,
+                         False))
 
 
 _Handler = Callable[[Hand, _State, Input, Step], Record]
@@ -873,6 +890,11 @@ _VALIDATE_FIRST = frozenset({_on_post, _on_deal_hole, _on_burn, _on_board, _on_a
 """Handlers that check everything before they change anything: ``apply`` runs them on the state
 itself instead of a copy (the property tests check that a refused input changed nothing)."""
 
+_FAST_HANDLERS: dict[Phase, dict[type, _Handler]] = {
+    phase: {k: h for k, h in handlers.items() if h in _VALIDATE_FIRST}
+    for phase, handlers in _HANDLERS.items()}
+"""``_HANDLERS`` less any handler that would need a copy: ``apply`` runs these in place."""
+
 
 # -- automatic transitions -----------------------------------------------------------------------
 
@@ -886,15 +908,20 @@ def _start_round(hand: Hand, st: _State) -> None:
     st.to_act = st.round.next_to_act(None, st.stacks, _live(hand, st))
 
 
-def _collect(hand: Hand, st: _State) -> int:
-    contrib, returned = _collect_preview(hand, st)
+def _collect(hand: Hand, st: _State, returned: Mapping[int, int]) -> int:
+    """Move the bets into the pot, less ``returned`` (the uncalled bets, from the CollectStep)."""
+    stacks, contrib = st.stacks, st.contrib
     moved = 0
-    for seat in hand.seats:
-        moved += contrib[seat] - st.contrib[seat]
-        st.stacks[seat] += returned.get(seat, 0)
-    st.contrib = contrib
+    for seat, bet in st.round.bets.items():
+        if bet:
+            back = returned.get(seat, 0)
+            if back:
+                stacks[seat] += back
+                bet -= back
+            contrib[seat] += bet
+            moved += bet
     st.middle += moved
-    st.round.bets = {s: 0 for s in hand.seats}
+    st.round.bets = dict.fromkeys(hand.seats, 0)
     return moved
 
 
@@ -1006,7 +1033,9 @@ def _auto_betting(hand: Hand, st: _State) -> bool:
 
 
 def _auto_showdown(hand: Hand, st: _State) -> bool:
-    if _next_shower(hand, st) is not None:
+    seat = _next_shower(hand, st)
+    if seat is not None:
+        st.step = ShowStep(seat)  # the expected step, found here already
         return False
     _make_awards(hand, st)
     return True
