@@ -26,6 +26,11 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
    card (dealt, shown or put in by a correction) is checked against the mask of cards out; the
    full recount of cards runs at the end of the hand and after corrections; the recount of the
    pot against the contributions runs after every input that moves chips into or out of it.
+   The chip recount (stacks + bets + pot + rake) runs from scratch after every input except an
+   ``Act`` or ``Deal`` that started no transition: an action moves chips only between its seat's
+   stack and bet, so it checks in O(1) that the seat's stack + bet equal those of its
+   :class:`LegalActions` (taken before it) and that the stack is not negative; a deal moves no
+   chips. Any round end, street, showdown or award is followed by the full recount.
 8. The state machine is three tables keyed by :class:`Phase`: ``_EXPECTED`` (the step each phase
    waits for), ``_HANDLERS`` (the inputs each phase accepts; any other is refused with rule
    ``wrong-step``) and ``_AUTOMATIC`` (transitions that need no input).
@@ -365,11 +370,14 @@ class Hand:
         if step is None:
             step = _EXPECTED[st.phase](self, st)
         st.step = None
+        phase = st.phase
         record = handler(self, st, inp, step)
         auto = _AUTOMATIC.get(st.phase)
         while auto is not None and auto(self, st):
             auto = _AUTOMATIC.get(st.phase)
-        if kind in _LIGHT_INPUTS and st.phase is not _OVER:
+        if kind in _LIGHT_INPUTS and st.phase is phase:
+            pass  # only the handler ran: a Deal moves no chips, an Act checked its seat's chips
+        elif kind in _LIGHT_INPUTS and st.phase is not _OVER:
             stacks = st.stacks.values()
             if (sum(stacks) + sum(st.round.bets.values()) + st.middle + st.rake != self.total
                     or min(stacks) < 0):  # the chip check, kept cheap
@@ -792,6 +800,11 @@ def _on_act(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     street = st.street
     if street is _RIVER:
         st.river_aggressor = rnd.last_aggressor
+    legal = step.legal
+    if stacks[seat] < 0 or stacks[seat] + rnd.bets[seat] != legal.stack + legal.bet:
+        raise ChipConservationError(
+            f"chips do not add up: seat {seat} had {legal.stack} + bet {legal.bet}, now "
+            f"{stacks[seat]} + bet {rnd.bets[seat]}")
     st.to_act = rnd.next_to_act(seat, stacks, st.live)
     return _new(Record, (len(hand.log), step, inp, street, seat, kind, added, rnd.bets[seat],
                          stacks[seat] == 0))
@@ -883,7 +896,8 @@ _HANDLERS: dict[Phase, dict[type, _Handler]] = {
 
 _SHOW_INPUTS = frozenset({Show, Muck})
 _LIGHT_INPUTS = frozenset({Act, Deal})
-"""Inputs after which the pot recount is skipped (they move no chips into or out of the pot)."""
+"""Inputs after which the pot recount is skipped (they move no chips into or out of the pot), and
+the whole chip recount when no transition followed (see rule 7)."""
 
 _VALIDATE_FIRST = frozenset({_on_post, _on_deal_hole, _on_burn, _on_board, _on_act, _on_collect,
                              _on_show, _on_muck, _on_push})
