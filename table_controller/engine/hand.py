@@ -238,22 +238,22 @@ class Hand:
         self.sb_seat, self.bb_seat = self._blind_seats()
         self.starting_stacks: dict[int, int] = {s: config.stacks[s] for s in seats}
         self.total = sum(self.starting_stacks.values())
-        self._clockwise = list(_rotate_after(seats, self.button))  # clockwise from the button
-        self._deal_steps = [_deal_step(s, r) for r in (1, 2) for s in self._clockwise]
-        self._postflop_order = tuple(self._clockwise)
+        clockwise = _rotate_after(seats, self.button)  # clockwise from the button
+        self._postflop_order = clockwise
+        steps = _DEAL_STEPS
+        self._deal_steps = [steps.get((s, 1)) or _deal_step(s, 1) for s in clockwise]
+        self._deal_steps += [steps.get((s, 2)) or _deal_step(s, 2) for s in clockwise]
         stacks = dict(self.starting_stacks)
         posts = self._posts(stacks)
-        preflop = BettingRound(_rotate_after(seats, self.bb_seat), {s: 0 for s in seats},
+        preflop = BettingRound(_rotate_after(seats, self.bb_seat), dict.fromkeys(seats, 0),
                                config.big_blind, config.big_blind)
+        # positional (see _State's fields): faster than keywords on this path
         self._st = _State(
-            phase=_POSTING, street=_PREFLOP, stacks=dict(self.starting_stacks),
-            round=preflop, contrib={s: 0 for s in seats}, dead=0, posts=posts, deal_i=0,
-            hole={s: () for s in seats}, board=[], burns=[], folded=set(), to_act=None,
-            river_aggressor=None, tabled=False, show_order=[], shown={}, mucked=set(),
-            awards=[], pushed=set(), payouts={}, rake=0, middle=0, flop_dealt=False,
-            live=frozenset(seats),
-        )
-        _advance(self, self._st)
+            _POSTING, _PREFLOP, dict(self.starting_stacks), preflop, dict.fromkeys(seats, 0), 0,
+            posts, 0, dict.fromkeys(seats, ()), [], [], set(), None, None, False, [], {}, set(),
+            [], set(), {}, 0, 0, False, (), -1, frozenset(seats))
+        if not posts:
+            _advance(self, self._st)
 
     # -- set-up ------------------------------------------------------------------------------
 

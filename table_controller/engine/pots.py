@@ -22,7 +22,9 @@ Rules this module keeps (issue 2, rules 6 and 8; rake from rule 9):
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable, Mapping
+from itertools import accumulate
 
 from table_controller.engine.model import PotView, RakeRule
 
@@ -41,24 +43,37 @@ def build_pots(
     :param dead: dead money (belongs to the main pot).
     :return: main pot first; pots of no chips are left out.
     """
-    levels = sorted({contributions[s] for s in live if s in all_in and contributions.get(s, 0)})
+    reached: list[tuple[int, int]] = []  # (contribution, seat) of the seats still in
+    levels = set()
+    for s in live:
+        c = contributions.get(s, 0)
+        reached.append((c, s))
+        if c and s in all_in:
+            levels.add(c)
     if not levels:  # nobody all-in: one pot (the common case, kept fast)
         total = sum(contributions.values()) + dead
         if not total:
             return ()
-        eligible = tuple(sorted([s for s in live if contributions.get(s, 0) > 0]))
+        eligible = tuple(sorted([s for c, s in reached if c > 0]))
         return (PotView(total, eligible or tuple(sorted(live))),)
-    values = list(contributions.values())
-    reached = [(contributions.get(s, 0), s) for s in live]  # (contribution, seat)
+    # One sort and prefix sums: the chips of the level (prev, level] are
+    # sum(min(c, level) - prev for every contribution c > prev), found by bisection.
+    values = sorted(contributions.values())
+    n = len(values)
+    prefix = list(accumulate(values, initial=0))
+    reached.sort()
+    reached_c = [c for c, _ in reached]
     pots: list[PotView] = []
     prev = 0
-    for level in [*levels, None]:  # None: everything above the last all-in level
+    for level in [*sorted(levels), None]:  # None: everything above the last all-in level
+        a = bisect_right(values, prev)
         if level is None:
-            amount = sum([c - prev for c in values if c > prev])
-            eligible = tuple(sorted([s for c, s in reached if c > prev]))
+            amount = prefix[n] - prefix[a] - prev * (n - a)
+            eligible = tuple(sorted([s for _, s in reached[bisect_right(reached_c, prev):]]))
         else:
-            amount = sum([min(c, level) - prev for c in values if c > prev])
-            eligible = tuple(sorted([s for c, s in reached if c >= level]))
+            b = bisect_left(values, level)
+            amount = prefix[b] - prefix[a] + level * (n - b) - prev * (n - a)
+            eligible = tuple(sorted([s for _, s in reached[bisect_left(reached_c, level):]]))
             prev = level
         if amount:
             if pots and (not eligible or pots[-1].eligible == eligible):
