@@ -283,8 +283,8 @@ class Hand:
         cfg = self.config
         wanted: list[tuple[int, PostKind, int]] = []
         if cfg.ante:
-            wanted += [(s, PostKind.ANTE, cfg.ante) for s in clockwise_from_button(
-                self.seats, self.button)]
+            ante = (PostKind.ANTE, cfg.ante)
+            wanted += [(s, *ante) for s in self._postflop_order]  # clockwise from the button
         if self.sb_seat is not None and cfg.small_blind:
             wanted.append((self.sb_seat, PostKind.SMALL_BLIND, cfg.small_blind))
         wanted.append((self.bb_seat, PostKind.BIG_BLIND, cfg.big_blind))
@@ -300,9 +300,11 @@ class Hand:
             wanted.append((extra.seat, extra.kind, extra.amount))
         out = []
         for seat, kind, amount in wanted:
-            amount = min(amount, stacks[seat])
+            stack = stacks[seat]
+            if amount > stack:
+                amount = stack
             if amount:
-                stacks[seat] -= amount
+                stacks[seat] = stack - amount
                 out.append(PostStep(seat, kind, amount))
         return out
 
@@ -641,7 +643,11 @@ def _expect_show(hand: Hand, st: _State) -> Step:
 
 
 def _expect_push(hand: Hand, st: _State) -> Step:
-    return [a for a in st.awards if a.pot_index not in st.pushed][-1]
+    pushed = st.pushed
+    for award in reversed(st.awards):
+        if award.pot_index not in pushed:
+            return award
+    raise AssertionError("no pot waiting")
 
 
 def _expect_over(hand: Hand, st: _State) -> Step:
@@ -863,8 +869,12 @@ def _on_muck(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
 
 def _on_push(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     assert isinstance(inp, Push)
-    award = next((a for a in st.awards if a.pot_index == inp.pot_index), None)
-    if award is None or inp.pot_index in st.pushed:
+    index, awards = inp.pot_index, st.awards
+    if type(index) is int and 0 <= index < len(awards):  # awards[i] is pot i
+        award: AwardStep | None = awards[index]
+    else:
+        award = next((a for a in awards if a.pot_index == index), None)
+    if award is None or index in st.pushed:
         pending = sorted(a.pot_index for a in st.awards if a.pot_index not in st.pushed)
         raise RuleError("no-such-pot", f"pot {inp.pot_index} is not waiting to be pushed "
                         f"(waiting: {pending})")
@@ -994,12 +1004,15 @@ def _sole_contender(hand: Hand, st: _State, seat: int) -> bool:
 
 def _next_shower(hand: Hand, st: _State) -> int | None:
     """Return the next seat that must show: one still contested by another hand in some pot."""
+    shown, mucked, pots = st.shown, st.mucked, st.pots
     for seat in st.show_order:
-        if seat in st.shown or seat in st.mucked:
+        if seat in shown or seat in mucked:
             continue
-        if all(c == [seat] for c in _contenders_by_pot(hand, st, seat)):
-            continue
-        return seat
+        for pot in pots:
+            if seat in pot.eligible:
+                for s in pot.eligible:
+                    if s != seat and s not in mucked:
+                        return seat  # another hand still contends for this pot
     return None
 
 
