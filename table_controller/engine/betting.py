@@ -28,6 +28,7 @@ from table_controller.errors import RuleError
 # Enum members as module constants (faster to read than ``ActionKind.FOLD`` on Python 3.11).
 _FOLD, _CHECK, _CALL = ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL
 _BET, _RAISE, _ALL_IN = ActionKind.BET, ActionKind.RAISE, ActionKind.ALL_IN
+_new = tuple.__new__
 
 
 class BettingRound:
@@ -116,11 +117,12 @@ class BettingRound:
             min_to = self.current_bet + self.min_raise
             min_to = min_to if min_to < max_to else max_to
         # positional (seat, can_fold, can_check, can_call, call_amount, can_raise, min_raise_to,
-        # max_raise_to, to_call_total, bet, stack, is_bet): faster than keywords on this path
-        return LegalActions(
+        # max_raise_to, to_call_total, bet, stack, is_bet), built as a plain tuple: faster than
+        # calling the named tuple's class on this path
+        return _new(LegalActions, (
             seat, True, to_call == 0, to_call > 0, to_call if to_call < stack else stack,
             can_raise, min_to if can_raise else 0, max_to if can_raise else 0,
-            self.current_bet, bet, stack, not self.opened)
+            self.current_bet, bet, stack, not self.opened))
 
     def resolve(self, legal: LegalActions, kind: ActionKind, to: int) -> tuple[ActionKind, int]:
         """Check an action against ``legal`` and return it as the rules read it.

@@ -27,10 +27,11 @@ Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../
    full recount of cards runs at the end of the hand and after corrections; the recount of the
    pot against the contributions runs after every input that moves chips into or out of it.
    The chip recount (stacks + bets + pot + rake) runs from scratch after every input except an
-   ``Act`` or ``Deal`` that started no transition: an action moves chips only between its seat's
-   stack and bet, so it checks in O(1) that the seat's stack + bet equal those of its
-   :class:`LegalActions` (taken before it) and that the stack is not negative; a deal moves no
-   chips. Any round end, street, showdown or award is followed by the full recount.
+   ``Act``, ``Deal``, ``Show`` or ``Muck`` that started no transition: an action moves chips only
+   between its seat's stack and bet, so it checks in O(1) that the seat's stack + bet equal those
+   of its :class:`LegalActions` (taken before it) and that the stack is not negative; deals,
+   shows and mucks move no chips. Any round end, street, showdown or award is followed by the
+   full recount.
 8. The state machine is three tables keyed by :class:`Phase`: ``_EXPECTED`` (the step each phase
    waits for), ``_HANDLERS`` (the inputs each phase accepts; any other is refused with rule
    ``wrong-step``) and ``_AUTOMATIC`` (transitions that need no input).
@@ -377,8 +378,8 @@ class Hand:
         auto = _AUTOMATIC.get(st.phase)
         while auto is not None and auto(self, st):
             auto = _AUTOMATIC.get(st.phase)
-        if kind in _LIGHT_INPUTS and st.phase is phase:
-            pass  # only the handler ran: a Deal moves no chips, an Act checked its seat's chips
+        if st.phase is phase and kind in _SELF_CHECKED_INPUTS:
+            pass  # only the handler ran: it moved no chips (Deal, Show, Muck) or checked them (Act)
         elif kind in _LIGHT_INPUTS and st.phase is not _OVER:
             stacks = st.stacks.values()
             if (sum(stacks) + sum(st.round.bets.values()) + st.middle + st.rake != self.total
@@ -905,6 +906,9 @@ _HANDLERS: dict[Phase, dict[type, _Handler]] = {
 """The transition table: which input each phase accepts (``Show`` also while hands are tabled)."""
 
 _SHOW_INPUTS = frozenset({Show, Muck})
+_SELF_CHECKED_INPUTS = frozenset({Act, Deal, Show, Muck})
+"""Inputs whose handler moves no chips (``Deal``, ``Show``, ``Muck``) or checks in O(1) the only
+chips it moves (``Act``): when no transition follows, the chip recount is not needed (rule 7)."""
 _LIGHT_INPUTS = frozenset({Act, Deal})
 """Inputs after which the pot recount is skipped (they move no chips into or out of the pot), and
 the whole chip recount when no transition followed (see rule 7)."""
