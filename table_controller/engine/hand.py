@@ -607,15 +607,6 @@ def _input_words(inp: Input) -> str:
     return f"{name} for seat {seat}" if seat is not None else name
 
 
-def _collect_preview(hand: Hand, st: _State) -> tuple[dict[int, int], dict[int, int]]:
-    """Return the contributions after collecting, and the uncalled bets returned."""
-    bets = st.round.bets
-    back = uncalled(bets)
-    returned = {back[0]: back[1]} if back else {}
-    contrib = {s: st.contrib[s] + bets[s] - returned.get(s, 0) for s in hand.seats}
-    return contrib, returned
-
-
 _BURN_STEPS: dict[Street, BurnStep] = {s: BurnStep(s) for s in (_FLOP, _TURN, _RIVER)}
 _BOARD_STEPS: list[BoardStep] = [BoardStep(street, slot) for street in (_FLOP, _TURN, _RIVER)
                                  for slot in street.board_slots]
@@ -632,9 +623,20 @@ def _expect_act(hand: Hand, st: _State) -> Step:
 
 
 def _expect_collect(hand: Hand, st: _State) -> Step:
-    contrib, returned = _collect_preview(hand, st)
-    pots = build_pots(contrib, st.live, _all_in(hand, st), st.dead)
-    return CollectStep(pots, MappingProxyType(returned))
+    # the contributions after the collect (uncalled bet returned) and the seats all-in
+    bets = st.round.bets
+    back = uncalled(bets)
+    contrib = dict(st.contrib)
+    for seat, bet in bets.items():
+        if bet:
+            contrib[seat] += bet
+    returned = {}
+    if back:
+        contrib[back[0]] -= back[1]
+        returned[back[0]] = back[1]
+    stacks = st.stacks
+    all_in = frozenset([s for s in hand.seats if stacks[s] == 0])
+    return CollectStep(build_pots(contrib, st.live, all_in, st.dead), MappingProxyType(returned))
 
 
 def _expect_show(hand: Hand, st: _State) -> Step:
@@ -830,9 +832,9 @@ def _on_show(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     _check_contender(hand, st, seat)
     hole = st.hole[seat]
     if not inp.cards:
-        if len(hole) != 2 or any(c is None for c in hole):
+        if len(hole) != 2 or hole[0] is None or hole[1] is None:
             raise RuleError("show-unknown", f"seat {seat}'s hole cards are not known: name them")
-        cards = tuple(c for c in hole if c is not None)
+        cards: tuple[Card, ...] = (hole[0], hole[1])
     else:
         cards = inp.cards
         if len(cards) != 2 or cards[0] == cards[1]:
@@ -850,7 +852,9 @@ def _on_show(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
         for c in fresh:
             _check_new_card(st, c)
     st.shown[seat] = cards
-    return _new(Record, (len(hand.log), ShowStep(seat), inp, st.street, seat, None, 0, 0, False))
+    if not (isinstance(step, ShowStep) and step.seat == seat):
+        step = ShowStep(seat)
+    return _new(Record, (len(hand.log), step, inp, st.street, seat, None, 0, 0, False))
 
 
 def _on_muck(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
