@@ -375,9 +375,13 @@ class Hand:
         st.step = None
         phase = st.phase
         record = handler(self, st, inp, step)
-        auto = _AUTOMATIC.get(st.phase)
-        while auto is not None and auto(self, st):
-            auto = _AUTOMATIC.get(st.phase)
+        # the automatic transitions; the two commonest "nothing to do" cases tested inline
+        now = st.phase
+        if not ((now is _BETTING and st.to_act is not None)
+                or (now is _DEALING and st.deal_i < len(self._deal_steps))):
+            auto = _AUTOMATIC.get(now)
+            while auto is not None and auto(self, st):
+                auto = _AUTOMATIC.get(st.phase)
         if st.phase is phase and kind in _SELF_CHECKED_INPUTS:
             pass  # only the handler ran: it moved no chips (Deal, Show, Muck) or checked them (Act)
         elif kind in _LIGHT_INPUTS and st.phase is not _OVER:
@@ -764,8 +768,12 @@ def _deal_card(st: _State, inp: Input, what: str, allow_unknown: bool) -> Card |
 def _on_deal_hole(hand: Hand, st: _State, inp: Input, step: Step) -> Record:
     assert isinstance(step, DealHoleStep) and isinstance(inp, Deal)
     card = inp.card
-    if card is not None:
-        _check_new_card(st, card)
+    if card is not None:  # _check_new_card, inlined
+        bit = 1 << (card.rank * 4 + card.suit)
+        if st.seen & bit:
+            raise DuplicateCard("duplicate-card",
+                                f"the {card.describe()} ({card}) is already out")
+        st.seen |= bit
     st.hole[step.seat] = (*st.hole[step.seat], card)
     st.deal_i += 1
     return _new(Record, (len(hand.log), step, inp, st.street, step.seat, None, 0, 0, False))
@@ -937,7 +945,7 @@ def _start_round(hand: Hand, st: _State) -> None:
         st.round = BettingRound(hand._postflop_order, dict.fromkeys(hand.seats, 0), 0,
                                 hand.config.big_blind)
     st.phase = _BETTING
-    st.to_act = st.round.next_to_act(None, st.stacks, _live(hand, st))
+    st.to_act = st.round.next_to_act(None, st.stacks, st.live)
 
 
 def _collect(hand: Hand, st: _State, returned: Mapping[int, int]) -> int:
