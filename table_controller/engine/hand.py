@@ -150,6 +150,14 @@ def _rotate_after(order: list[int], seat: int) -> tuple[int, ...]:
     return tuple(after + [s for s in order if s <= seat])
 
 
+def _left_of(seats: list[int], seat: int) -> int:
+    """Return the first of ``seats`` (sorted) clockwise after ``seat`` (seat may be absent)."""
+    for s in seats:
+        if s > seat:
+            return s
+    return seats[0]
+
+
 @dataclass(slots=True)
 class _State:
     """Mutable state of a hand; copied for every input (see rule 6)."""
@@ -271,11 +279,11 @@ class Hand:
         elif len(seats) == 2 and cfg.button in seats:
             sb = cfg.button
         else:
-            sb = _rotate_after(seats, cfg.button)[0]
+            sb = _left_of(seats, cfg.button)
         if cfg.bb_seat is not None:
             bb = cfg.bb_seat
         else:
-            bb = _rotate_after(seats, sb if sb is not None else cfg.button)[0]
+            bb = _left_of(seats, sb if sb is not None else cfg.button)
         if sb == bb:
             raise HandConfigError("config", f"seat {bb} cannot post both blinds")
         return sb, bb
