@@ -419,16 +419,17 @@ def test_hands_without_small_blind_round_trip_through_pokerkit(bb_at: int) -> No
 
 def test_table_session_hands_are_written_and_replayed() -> None:
     # A table over many hands: players leave, sit out, come back and join, so the button goes
-    # dead, small blinds go dead and blinds are missed. Every hand PHH can say is written, read
-    # back by us and by pokerkit to the same stacks; the others are refused for a stated reason
-    # (missed-blind and new-player posts).
+    # dead, small blinds go dead and blinds are missed. Every hand is written and read back by
+    # us to the same stacks; pokerkit too, except hands with missed-blind or new-player posts
+    # (the user-defined field _posts, which pokerkit ignores).
     from table_controller.engine import Table, TableConfig
 
     rng = random.Random(77)
     table = Table(TableConfig(seats=9, small_blind=5, big_blind=10))
     for seat in (1, 2, 4, 5, 7, 8):
         table.seat_player(seat, f"p{seat}", rng.randint(200, 2000))
-    written = refused = dead_small = checked = 0
+    written = with_posts = dead_small = checked = 0
+    kinds: set[str] = set()
     for _ in range(150):
         status = table.status()
         seated = sorted(status.seats)
@@ -460,16 +461,20 @@ def test_table_session_hands_are_written_and_replayed() -> None:
                         rng.getrandbits(32))
         _play_config(hand, spec)
         table.finish_hand(hand)
-        try:
-            hh = history_from_hand(hand)
-        except PhhError as exc:
-            assert hand.config.extra_posts, exc
-            refused += 1
-            continue
+        hh = history_from_hand(hand)
         written += 1
         dead_small += hand.config.no_small_blind
         text = dumps(hh)
-        assert replay(loads(text)).status == phh.MATCHED, text
+        back = loads(text)
+        assert replay(back).status == phh.MATCHED, text
+        assert dict(play(back).status().stacks) == dict(hand.status().stacks), text
+        if hand.config.extra_posts:
+            with_posts += 1
+            assert "_posts = [" in text
+            assert hand_config(back)[0].extra_posts == hand.config.extra_posts
+            kinds |= {p.kind.value for p in hand.config.extra_posts}
+            continue
+        assert "_posts" not in text
         if _known_pokerkit_difference(spec, hand):
             continue
         ours = [int(v) for v in hh.finishing_stacks or ()]
@@ -477,8 +482,9 @@ def test_table_session_hands_are_written_and_replayed() -> None:
         if theirs != ours:
             assert _explained_by_odd_chips(hand, ours, theirs, hh.seats or ()), text
         checked += 1
-    assert written >= 100 and checked >= 90, (written, refused, checked)
-    assert dead_small >= 1, (written, refused, dead_small)
+    assert written >= 110 and checked >= 90, (written, with_posts, checked)
+    assert with_posts >= 5 and dead_small >= 1, (written, with_posts, dead_small)
+    assert kinds == {"dead_small", "new_player", "missed_big"}, kinds
 
 
 def _play_config(hand: Hand, spec: HandSpec) -> Hand:
@@ -544,13 +550,54 @@ def test_corrected_cards_are_written_as_corrected() -> None:
     assert hand.status().board[0] == spare[0]
 
 
-def test_writer_refuses_what_phh_cannot_say() -> None:
+def test_missed_blind_and_new_player_posts_are_written_as_a_user_field() -> None:
     from table_controller.engine import ExtraPost
 
-    config = HandConfig((1, 2, 3), {1: 100, 2: 100, 3: 100}, button=3, small_blind=1,
-                        big_blind=2, extra_posts=(ExtraPost(3, PostKind.NEW_PLAYER, 2),))
-    with pytest.raises(PhhError):
-        history_from_hand(Hand(config))
+    posts = (ExtraPost(3, PostKind.NEW_PLAYER, 10), ExtraPost(4, PostKind.MISSED_BIG, 10),
+             ExtraPost(4, PostKind.DEAD_SMALL, 5))
+    config = HandConfig((1, 2, 3, 4), {1: 1000, 2: 1000, 3: 1000, 4: 8}, button=4,
+                        small_blind=5, big_blind=10, extra_posts=posts)
+    spec = HandSpec(config.seats, config.button, tuple(config.stacks[s] for s in config.seats),
+                    5, 10, 0, 0, random_spec(random.Random(1)).deck, 9)
+    hand = _play_config(Hand(config), spec)
+    hh = history_from_hand(hand)
+    text = dumps(hh)
+    assert ('_posts = [{player = "p3", kind = "new_player", amount = 10, live = true}, '
+            '{player = "p4", kind = "missed_big", amount = 10, live = true}, '
+            '{player = "p4", kind = "dead_small", amount = 5, live = false}]') in text
+    assert hh.blinds_or_straddles == (5, 10, 0, 0)  # the regular blinds only
+    back = loads(text)
+    assert hand_config(back)[0] == config
+    assert replay(back).status == phh.MATCHED
+    assert dict(play(back).status().stacks) == dict(hand.status().stacks)
+    with pytest.raises(PhhError, match="extra"):
+        history_from_hand(hand, extra={"_posts": []})
+
+
+@pytest.mark.parametrize("value", [
+    '"p3"',
+    '[{player = "p9", kind = "missed_big", amount = 10}]',
+    '[{player = 3, kind = "missed_big", amount = 10}]',
+    '[{player = "p3", kind = "straddle", amount = 10}]',
+    '[{player = "p3", kind = "big_blind", amount = 10}]',
+    '[{player = "p3", kind = "missed_big", amount = 0}]',
+    '[{player = "p3", kind = "missed_big", amount = 2.5}]',
+    '[{player = "p3", kind = "missed_big", amount = 10, live = false}]',
+    '[{player = "p3", kind = "dead_small", amount = 5, live = true}]',
+    '[{player = "p3", kind = "missed_big"}]',
+    '[{player = "p3", kind = "missed_big", amount = 10, seat = 3}]',
+])
+def test_bad_posts_field_is_refused_naming_it(value: str) -> None:
+    with pytest.raises(PhhError, match="_posts"):
+        hand_config(loads(make([], extra=f"_posts = {value}\n")))
+
+
+def test_posts_field_missing_live_defaults_to_the_kind() -> None:
+    from table_controller.engine import ExtraPost
+
+    config, _ = hand_config(loads(make([], extra='_posts = [{player = "p3", kind = '
+                                             '"dead_small", amount = 5}]\n')))
+    assert config.extra_posts == (ExtraPost(3, PostKind.DEAD_SMALL, 5),)
 
 
 def _pokerkit_final(text: str) -> list[int]:

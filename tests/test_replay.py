@@ -95,6 +95,34 @@ def test_mismatch_and_error_give_exit_status_1(tmp_path: Path) -> None:
                                     "errors": 2, "no_expected": 0}
 
 
+POSTS = """variant = "NT"
+antes = [0, 0, 0, 0]
+blinds_or_straddles = [5, 10, 0, 0]
+min_bet = 10
+starting_stacks = [1000, 1000, 1000, 1000]
+actions = ["d dh p1 AhAd", "d dh p2 KhKd", "d dh p3 2c2d", "d dh p4 7s8s", "p3 cc", "p4 f",
+  "p1 f", "p2 f"]
+finishing_stacks = [995, 990, 1030, 985]
+_posts = [{player = "p4", kind = "missed_big", amount = 10, live = true},
+  {player = "p4", kind = "dead_small", amount = 5, live = false}]
+"""
+
+
+def test_missed_blind_posts_field_is_applied(tmp_path: Path) -> None:
+    # p4 comes back posting a live big blind and a dead small blind: p3 calls the big blind,
+    # p4 folds its live blind, and p3 wins 40 (blinds 5 + 10, p4's 10 live + 5 dead, its call).
+    (tmp_path / "posts.phh").write_text(POSTS)
+    status, text = run(["--json", str(tmp_path / "posts.phh")])
+    assert status == 0, text
+    hand = json_lines(text)[0]
+    assert hand["status"] == "matched", hand
+    assert hand["finishing_stacks"] == [995, 990, 1030, 985]
+    (tmp_path / "without.phh").write_text(POSTS.split("_posts")[0])
+    status, text = run(["--json", str(tmp_path / "without.phh")])
+    assert status == 1  # without the posts the file no longer adds up
+    assert json_lines(text)[0]["status"] in ("mismatched", "error")
+
+
 def test_only_mismatch_fails(tmp_path: Path) -> None:
     (tmp_path / "bad.phh").write_text(GOOD.replace("[995, 1005, 1000]", "[995, 1000, 1005]"))
     status, text = run([str(tmp_path / "bad.phh")])

@@ -25,7 +25,12 @@ Rules this module keeps:
 5. Rake has no PHH field: it is written as the user-defined field ``_rake = {percent_bp, cap,
    no_flop_no_drop}`` (underscore fields are allowed by the spec), which this reader applies.
    ``finishing_stacks`` are after rake; pokerkit ignores the field (its stacks differ by the rake).
-6. Nothing here rounds chips: a stack that the file records with a fraction (the Pluribus logs
+6. Missed-blind and new-player posts (a live big blind out of position, a dead small blind
+   besides the blinds) have no PHH form either (a live big blind out of position would read as
+   a straddle): they are written as the user-defined field ``_posts = [{player = "p3", kind =
+   "missed_big", amount = 100, live = true}, ...]`` in the order posted, which this reader
+   applies; pokerkit ignores it (its stacks then differ by those posts).
+7. Nothing here rounds chips: a stack that the file records with a fraction (the Pluribus logs
    split ties into half chips) is compared as is and reported as an odd-chip difference when our
    whole-chip split explains it, never hidden.
 
@@ -64,6 +69,7 @@ from table_controller.engine import (
     CollectStep,
     Deal,
     DealHoleStep,
+    ExtraPost,
     Hand,
     HandConfig,
     HandOverStep,
@@ -94,6 +100,11 @@ _KNOWN_FIELDS = frozenset(
 )
 #: User-defined field (PHH: underscore prefix) carrying the house rake rule of the hand.
 RAKE_FIELD = "_rake"
+#: User-defined field carrying missed-blind and new-player posts (no PHH form: module rule 6).
+POSTS_FIELD = "_posts"
+#: Posts written in :data:`POSTS_FIELD`, and whether each is live (part of the player's bet).
+_EXTRA_POST_LIVE = {PostKind.DEAD_SMALL: False, PostKind.NEW_PLAYER: True,
+                    PostKind.MISSED_BIG: True}
 _VERBS_PLAYER = frozenset({"f", "cc", "cbr", "sm"})
 _VERBS_DEALER = frozenset({"dh", "db"})
 
@@ -430,8 +441,12 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
     blind; ``[0, B, ...]`` one where ``p1`` is skipped and ``p2`` posts the big blind. The
     big-blind ante sits at the big blind's index of ``antes``.
 
+    Missed-blind and new-player posts come from the user-defined field ``_posts`` (module
+    rule 6), the house rake from ``_rake`` (rule 5).
+
     :raises PhhError: for straddles, other ante shapes, a ``min_bet`` that is not the big blind,
-        or an ante larger than a stack with ``ante_trimming_status = false``.
+        an ante larger than a stack with ``ante_trimming_status = false``, or a malformed
+        ``_rake`` / ``_posts``.
     """
     n = hh.player_count
     seats = engine_seats(hh)
@@ -470,6 +485,7 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
         bb_ante=bb_ante,
         bb_seat=seats[bb_index] if no_small else None,
         no_small_blind=no_small,
+        extra_posts=_extra_posts(hh, seats),
         rake=_rake_rule(hh),
     )
     return config, seats
@@ -689,7 +705,7 @@ def _split_tolerance(hand: Hand) -> dict[int, int]:
 
 
 def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
-    """Compare a replayed hand's finishing stacks with the file's (module rule 5).
+    """Compare a replayed hand's finishing stacks with the file's (module rule 7).
 
     Differences are odd-chip differences when chips add up to the same total and every player's
     difference is within the number of split pots it shared; otherwise a mismatch.
@@ -835,18 +851,19 @@ def history_from_hand(
 
     :param players: optional names by seat.
     :param extra: optional further fields (``event``, ``hand``, ...).
-    :raises PhhError: for what PHH cannot say: missed-blind or new-player posts, blinds out of
-        the PHH positions, ``extra`` fields that clash with the hand's own.
+    Missed-blind and new-player posts are written in the user-defined field ``_posts`` (module
+    rule 6), the rake rule in ``_rake`` (rule 5).
+
+    :raises PhhError: for what PHH cannot say: blinds out of the PHH positions, ``extra`` fields
+        that clash with the hand's own.
     """
-    clash = sorted(set(extra or {}) & _KNOWN_FIELDS)
+    clash = sorted(set(extra or {}) & (_KNOWN_FIELDS | {POSTS_FIELD}))
     if clash:
         raise PhhError("extra", f"{clash} are written from the hand itself")
     config = hand.config
     order = player_order(config)
     n = len(order)
     number = {seat: i + 1 for i, seat in enumerate(order)}
-    if config.extra_posts:
-        raise PhhError("blinds_or_straddles", "missed-blind and new-player posts cannot be written")
     sb_at, bb_at = _blind_seats(config, order)
     slot = {seat: (1 - i if n == 2 else i) for i, seat in enumerate(order)}
     if not ((sb_at, bb_at) in ((order[0], order[1]), (None, order[0]), (None, order[1]))
@@ -890,6 +907,8 @@ def history_from_hand(
     flush_holes()
     for seat, kind in posts:
         wanted = {PostKind.SMALL_BLIND: sb_at, PostKind.BIG_BLIND: bb_at}.get(kind, seat)
+        if kind in _EXTRA_POST_LIVE:
+            continue  # written in the user-defined field _posts (module rule 6)
         if seat != wanted:
             raise PhhError("blinds_or_straddles", f"the {kind.value} of seat {seat} is not in a "
                            "PHH position (p1 small blind, p2 big blind; heads-up reversed)")
@@ -923,8 +942,8 @@ def history_from_hand(
         finishing_stacks=tuple(stacks[s] for s in order) if finished else None,
         players=None if players is None else tuple(players.get(s, "") for s in order),
         seats=order,
-        extra=_rake_fields(config.rake) | {k: v for k, v in (extra or {}).items()
-                                           if v is not None},
+        extra=_rake_fields(config.rake) | _posts_fields(config.extra_posts, number)
+        | {k: v for k, v in (extra or {}).items() if v is not None},
     )
 
 
@@ -933,6 +952,51 @@ def _rake_fields(rule: RakeRule | None) -> dict[str, Any]:
         return {}
     return {RAKE_FIELD: {"percent_bp": rule.percent_bp, "cap": rule.cap,
                          "no_flop_no_drop": rule.no_flop_no_drop}}
+
+
+def _posts_fields(posts: Sequence[ExtraPost], number: Mapping[int, int]) -> dict[str, Any]:
+    if not posts:
+        return {}
+    for post in posts:
+        if post.kind not in _EXTRA_POST_LIVE or post.seat not in number:
+            raise PhhError(POSTS_FIELD, f"cannot write a {post.kind.value} post for seat "
+                           f"{post.seat}")
+    return {POSTS_FIELD: [{"player": f"p{number[p.seat]}", "kind": p.kind.value,
+                           "amount": p.amount, "live": _EXTRA_POST_LIVE[p.kind]}
+                          for p in posts]}
+
+
+def _extra_posts(hh: HandHistory, seats: Sequence[int]) -> tuple[ExtraPost, ...]:
+    """Read ``_posts`` (module rule 6): the missed-blind and new-player posts, in order."""
+    raw = hh.extra.get(POSTS_FIELD)
+    if raw is None:
+        return ()
+    shape = '[{player = "pN", kind = "missed_big", amount = N, live = true}, ...]'
+    if not isinstance(raw, list):
+        raise PhhError(POSTS_FIELD, f"expected an array {shape}")
+    kinds = {k.value: k for k in _EXTRA_POST_LIVE}
+    out: list[ExtraPost] = []
+    for i, item in enumerate(raw):
+        where = f"{POSTS_FIELD}[{i}]"
+        if not isinstance(item, Mapping) or not {"player", "kind", "amount"} <= set(item) \
+                or not set(item) <= {"player", "kind", "amount", "live"}:
+            raise PhhError(where, f"expected {{player, kind, amount, live}} as in {shape}")
+        player = item["player"]
+        if not isinstance(player, str):
+            raise PhhError(where, f"player {player!r} is not a player (p1..p{len(seats)})")
+        number = _player(player, len(seats), where)
+        kind = kinds.get(item["kind"]) if isinstance(item["kind"], str) else None
+        if kind is None:
+            raise PhhError(where, f"kind {item['kind']!r} is not one of {sorted(kinds)}")
+        amount = _whole(item["amount"], f"{where}.amount")
+        if amount <= 0:
+            raise PhhError(where, f"amount {amount} must be positive")
+        live = item.get("live", _EXTRA_POST_LIVE[kind])
+        if live is not _EXTRA_POST_LIVE[kind]:
+            raise PhhError(where, f"live = {live!r}, but a {kind.value} post is "
+                           f"{'live' if _EXTRA_POST_LIVE[kind] else 'dead'}")
+        out.append(ExtraPost(seats[number - 1], kind, amount))
+    return tuple(out)
 
 
 def _rake_rule(hh: HandHistory) -> RakeRule | None:
