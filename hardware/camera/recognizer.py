@@ -57,6 +57,11 @@ class RecognizerParams:
     size_tolerance: float = 0.07
     red_weight: float = 1.5
     template_blur: tuple[float, ...] = (0.7,)
+    #: Stricter thresholds for a located card that something not a card touches (a hand next to
+    #: it): read only when the face wins this clearly, else ``"occluded"``.
+    near_hand_min_score: float = 0.90
+    near_hand_min_margin: float = 0.04
+    near_hand_min_discriminant: float = 0.75
 
 
 @dataclass(frozen=True, slots=True)
@@ -662,12 +667,16 @@ class BoardRecognizer(CardLocator):
                     ))
                     region[:, max(a, 0) : max(b, 0)] = 0
             n_foreign = int(np.count_nonzero(foreign & region))
+            occluded: SlotReading | None = None
             if n_foreign > self.params.foreign_fraction * card_area:
                 conf = min(1.0, n_foreign / (0.2 * card_area))
-                out.append(SlotReading("occluded", confidence=conf))
-                continue
-            if pose is not None and self._merged_with_unknown(fg, poses, slot, unknown):
-                out.append(SlotReading("occluded", confidence=0.5))
+                occluded = SlotReading("occluded", confidence=conf)
+            elif pose is not None and self._merged_with_unknown(fg, poses, slot, unknown):
+                occluded = SlotReading("occluded", confidence=0.5)
+            if occluded is not None:
+                # A located card beside a hand may still be read, but only on a clear win.
+                near = self._identify(frame, pose) if pose is not None else None
+                out.append(near if near is not None and self._clear(near) else occluded)
                 continue
             if pose is None:
                 status = fallbacks[slot]
@@ -675,6 +684,13 @@ class BoardRecognizer(CardLocator):
                 continue
             out.append(self._identify(frame, pose))
         return BoardReading(tuple(out))
+
+    def _clear(self, reading: SlotReading) -> bool:
+        """Whether a card read beside something not a card meets the stricter thresholds."""
+        p = self.params
+        return (reading.status == "card" and reading.score >= p.near_hand_min_score
+                and reading.margin >= p.near_hand_min_margin
+                and reading.discriminant >= p.near_hand_min_discriminant)
 
     def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
         if pose.slack <= 0:

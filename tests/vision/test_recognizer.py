@@ -193,3 +193,30 @@ def test_benchmark_run4_wrong_read_replayed(kennard: Faces) -> None:
                 assert slot.status in ("occluded", "uncertain"), slot
                 return
             frame += 1
+
+
+def test_card_beside_a_hand_is_read_only_on_a_clear_win(kennard: Faces) -> None:
+    """A tuning scene (kennard medium, seed 3000, frame 57): a hand in slot 4 touches the band
+    around Ts in slot 3 without covering it. The card is read when its face wins by the
+    stricter near-hand thresholds, and reported occluded when those cannot be met."""
+    from calibration.camera import calibrate_camera
+    from hardware.camera.recognizer import RecognizerParams
+
+    rng = np.random.default_rng(3000)
+    frame = 0
+    for _ in range(3):
+        cam = S.make_camera(rng, S.Level.MEDIUM)
+        calib = S.render(kennard, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
+        profile = calibrate_camera(calib.image, kennard)
+        for _ in range(20):
+            scene = S.render_board(kennard, S.random_board(rng), rng, S.Level.MEDIUM, cam)
+            if frame == 57:
+                assert scene.truth[3].status == "card"
+                assert scene.truth[3].card == Card.parse("Ts")
+                assert scene.truth[4].status == "occluded"
+                slot = profile.recognizer().read(scene.image).slots[3]
+                assert slot.status == "card" and slot.card == Card.parse("Ts"), slot
+                strict = RecognizerParams(near_hand_min_score=1.01)
+                assert profile.recognizer(strict).read(scene.image).slots[3].status == "occluded"
+                return
+            frame += 1
