@@ -18,7 +18,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -370,3 +370,16 @@ class Dealer:
 
 def board_cards(deck: list[str]) -> list[Card]:
     return [Card.parse(c) for c in deck]
+
+
+@contextlib.asynccontextmanager
+async def dealer_session(rig: Rig, console: str = "dealer-1") -> AsyncIterator[Dealer]:
+    """A connected :class:`Dealer` on its own ZeroMQ context, closed and destroyed on exit."""
+    ctx = zmq.asyncio.Context()
+    d = Dealer(rig, ctx, console=console)
+    try:
+        await d.connect()
+        yield d
+    finally:
+        await d.close()
+        ctx.destroy(linger=0)

@@ -19,7 +19,7 @@ import zmq.asyncio
 
 from table_controller.feeds import Feed, FeedClient, Message, check_no_hole_cards, decode
 from table_controller.journal import EntryKind, Journal, thaw
-from tests.controller.rig import Dealer, Rig, passive
+from tests.controller.rig import Dealer, Rig, dealer_session, passive
 
 # Button seat 1, small blind 2, big blind 3; hole cards go 2, 3, 1, 2, 3, 1.
 DECK = ["Ah", "Kd", "2c", "As", "Kh", "3c",  # hole cards
@@ -159,10 +159,7 @@ def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: Rig) -> None:
 
     async def first_half() -> None:
         nonlocal raise_seq
-        ctx = zmq.asyncio.Context()
-        d = Dealer(rig, ctx)
-        try:
-            await d.connect()
+        async with dealer_session(rig) as d:
             await seat_three(d)
             await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
             await d.step_once()
@@ -175,9 +172,6 @@ def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: Rig) -> None:
             await d.wait(lambda: d.state.get("prompt", {}).get("id") == d.prompt["id"]
                          and d.state["seats"]["2"]["bet"] == 300)
             before.update(d.state)
-        finally:
-            await d.close()
-            ctx.destroy(linger=0)
 
     arun(first_half())
     rig.kill()
@@ -325,19 +319,13 @@ def test_card_drawn_while_the_daemon_is_dead_is_not_lost(rig: Rig) -> None:
     rig.start_daemon()
 
     async def deal_two() -> None:
-        ctx = zmq.asyncio.Context()
-        d = Dealer(rig, ctx)
-        try:
-            await d.connect()
+        async with dealer_session(rig) as d:
             await seat_three(d)
             await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
             await d.step_once()
             await d.play_until(lambda s: s["kind"] == "deal_hole")
             await d.step_once()
             assert d.prompt["step"] == {"kind": "deal_hole", "seat": 3, "round": 1}
-        finally:
-            await d.close()
-            ctx.destroy(linger=0)
 
     arun(deal_two())
     rig.kill()
@@ -345,16 +333,10 @@ def test_card_drawn_while_the_daemon_is_dead_is_not_lost(rig: Rig) -> None:
     rig.start_daemon()
 
     async def check() -> None:
-        ctx = zmq.asyncio.Context()
-        d = Dealer(rig, ctx)
-        try:
-            await d.connect()
+        async with dealer_session(rig) as d:
             await d.wait(lambda: d.prompt["step"] == {"kind": "deal_hole", "seat": 1,
                                                       "round": 1})
             await d.wait(lambda: d.state.get("hole_cards", {}).get("3") == ["??"])
-        finally:
-            await d.close()
-            ctx.destroy(linger=0)
 
     arun(check())
     assert rig.terminate() == 0
@@ -400,10 +382,7 @@ def test_rendered_board_is_recognised_through_the_daemon(tmp_path: Path) -> None
         rig.start_daemon()
 
         async def main() -> None:
-            ctx = zmq.asyncio.Context()
-            d = Dealer(rig, ctx)
-            try:
-                await d.connect()
+            async with dealer_session(rig) as d:
                 await seat_three(d)
                 await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
                 await d.step_once()
@@ -412,9 +391,6 @@ def test_rendered_board_is_recognised_through_the_daemon(tmp_path: Path) -> None
                 status = (await d.ok("status")).result
                 assert status["irregularities"] == []
                 assert status["device_health"]["camera"]["frames"] >= 2
-            finally:
-                await d.close()
-                ctx.destroy(linger=0)
 
         arun(main(), timeout=120)
         assert rig.terminate() == 0
@@ -466,14 +442,8 @@ def test_a_device_back_while_the_daemon_was_down_is_ok_after_the_restart(rig: Ri
     probes = iter(range(1000))
 
     async def devices() -> dict[str, str]:
-        ctx = zmq.asyncio.Context()
-        d = Dealer(rig, ctx, console=f"probe-{next(probes)}")
-        try:
-            await d.connect()
+        async with dealer_session(rig, console=f"probe-{next(probes)}") as d:
             return dict((await d.ok("status")).result["devices"])
-        finally:
-            await d.close()
-            ctx.destroy(linger=0)
 
     rig.shoe.unplug()
     deadline = time.monotonic() + 8
@@ -492,17 +462,11 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(ri
     rig.start_daemon()
 
     async def first_half() -> None:
-        ctx = zmq.asyncio.Context()
-        d = Dealer(rig, ctx)
-        try:
-            await d.connect()
+        async with dealer_session(rig) as d:
             await seat_three(d)
             await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
             await d.play_until(lambda s: s["kind"] == "deal_hole")
             await d.step_once()  # one hole card dealt
-        finally:
-            await d.close()
-            ctx.destroy(linger=0)
 
     arun(first_half())
     rig.kill()
@@ -513,10 +477,7 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(ri
     assert time.monotonic() - t0 < 10
 
     async def second_half() -> None:
-        ctx = zmq.asyncio.Context()
-        d = Dealer(rig, ctx, console="dealer-2")
-        try:
-            await d.connect()
+        async with dealer_session(rig, console="dealer-2") as d:
             await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
             status = (await d.ok("status")).result
             assert status["devices"]["shoe"] == "lost"
@@ -535,9 +496,6 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(ri
             assert status["hands_played"] == 1
             assert status["chips_in_play"] == 30_000
             assert [i["resolved"] for i in status["irregularities"]] == [True]
-        finally:
-            await d.close()
-            ctx.destroy(linger=0)
 
     arun(second_half())
     assert rig.terminate() == 0
