@@ -8,7 +8,8 @@ Rules this module keeps:
    registered face clearly better than every other), ``"occluded"`` (something that is neither felt
    nor a card covers or touches it: a dealer's hand) or ``"uncertain"``.
 3. Never a guess: a card is reported only when the best face scores at least
-   ``min_score``, beats the second-best card by ``min_margin`` and wins every pairwise
+   ``min_score``, is separated from the second-best card by ``min_separation`` (the margin
+   measured in units of how far apart the two faces are) and wins every pairwise
    discriminant test against the next candidates by ``min_discriminant``; otherwise the slot is
    ``"uncertain"`` with the best candidate kept only as a hint (``SlotReading.candidate``).
 4. Faces are compared in both orientations (a card may lie upside down).
@@ -47,7 +48,7 @@ class RecognizerParams:
     """Decision thresholds. Tuned on kennard scenes only (see ``docs/vision.md``)."""
 
     min_score: float = 0.80
-    min_margin: float = 0.025
+    min_separation: float = 0.05
     min_discriminant: float = 0.40
     discriminant_rivals: int = 4
     empty_fraction: float = 0.06
@@ -60,7 +61,7 @@ class RecognizerParams:
     #: Stricter thresholds for a located card that something not a card touches (a hand next to
     #: it): read only when the face wins this clearly, else ``"occluded"``.
     near_hand_min_score: float = 0.90
-    near_hand_min_margin: float = 0.04
+    near_hand_min_separation: float = 0.08
     near_hand_min_discriminant: float = 0.75
 
 
@@ -80,6 +81,7 @@ class SlotReading:
     score: float = 0.0
     margin: float = 0.0
     discriminant: float = 0.0
+    separation: float = 0.0
 
     def as_json(self) -> dict[str, object]:
         """Return the JSON form used by ``table-controller vision read --json``."""
@@ -191,7 +193,7 @@ class FaceBank:
         """Compare an observed feature vector with every face (``exclude`` left out, for tests).
 
         The template blur whose best card scores highest is used (a blurred frame is compared
-        with equally blurred faces); margin and discriminant are taken at that blur.
+        with equally blurred faces); margin, separation and discriminant are taken at that blur.
         """
         best_level = -np.inf
         chosen: F32 = self.matrices[0]
@@ -212,12 +214,17 @@ class FaceBank:
             return np.asarray(chosen[2 * i + (0 if scores[2 * i] >= scores[2 * i + 1] else 1)])
 
         t_best = view(best)
+        # The margin in units of the two faces' distance: |t_best - t_second| = sqrt(2 (1 - c)).
+        # Two faces that differ only in a few small pips (a club and a spade of the same rank,
+        # court cards drawn alike) cannot produce a large margin however clear the observation.
+        c_second = float(t_best @ view(int(order[1])))
+        separation = margin / float(np.sqrt(max(2.0 * (1.0 - c_second), 1e-6)))
         disc = 1.0
         for rival in order[1 : 1 + params.discriminant_rivals]:
             diff = t_best - view(int(rival))
             d = float(vec @ diff) / max(float(diff @ diff) / 2, 1e-6)
             disc = min(disc, d)
-        return Match(FULL_DECK[best], float(per_card[best]), margin, disc)
+        return Match(FULL_DECK[best], float(per_card[best]), margin, disc, separation)
 
     @classmethod
     def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
@@ -233,24 +240,28 @@ class Match:
     :param margin: best score minus the second-best card's.
     :param discriminant: the worst, over the next rivals, of where the observation falls between
         the best face (1) and the rival's face (-1) along the line joining them.
+    :param separation: the margin divided by the distance between the best and the second-best
+        faces' feature vectors (both unit vectors).
     """
 
     card: Card
     score: float
     margin: float
     discriminant: float
+    separation: float = 0.0
 
 
 def decide(match: Match, params: RecognizerParams) -> SlotReading:
     """Turn a :class:`Match` into a reading: ``"card"`` only if every threshold is met."""
     p = params
     conf = float(np.clip(min(match.score, match.discriminant), 0.0, 1.0))
-    ok = (match.score >= p.min_score and match.margin >= p.min_margin
+    ok = (match.score >= p.min_score and match.separation >= p.min_separation
           and match.discriminant >= p.min_discriminant)
     status: SlotStatus = "card" if ok else "uncertain"
     return SlotReading(
         status, match.card if ok else None, conf if ok else 0.5 * conf,
         None if ok else match.card, match.score, match.margin, match.discriminant,
+        match.separation,
     )
 
 
@@ -689,7 +700,7 @@ class BoardRecognizer(CardLocator):
         """Whether a card read beside something not a card meets the stricter thresholds."""
         p = self.params
         return (reading.status == "card" and reading.score >= p.near_hand_min_score
-                and reading.margin >= p.near_hand_min_margin
+                and reading.separation >= p.near_hand_min_separation
                 and reading.discriminant >= p.near_hand_min_discriminant)
 
     def _identify(self, frame: Image, pose: CardPose) -> SlotReading:

@@ -220,3 +220,30 @@ def test_card_beside_a_hand_is_read_only_on_a_clear_win(kennard: Faces) -> None:
                 assert profile.recognizer(strict).read(scene.image).slots[3].status == "occluded"
                 return
             frame += 1
+
+
+@pytest.mark.parametrize("pair", [("3c", "3s"), ("Kh", "Kd"), ("8d", "7d")])
+def test_separation_is_the_margin_in_units_of_the_faces_distance(
+    kennard: Faces, pair: tuple[str, str]
+) -> None:
+    """The registered face itself: margin = 1 - c and separation = sqrt((1 - c) / 2), where c is
+    the correlation of the two faces. Halfway between the two faces: separation ~0, uncertain,
+    even with a score above min_score."""
+    from hardware.camera.recognizer import FaceBank, RecognizerParams, decide
+
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(kennard, params)
+    a, b = (Card.parse(c) for c in pair)
+    t_a, t_b = bank.matrix[2 * a.index], bank.matrix[2 * b.index]
+    m = bank.match(t_a, params)
+    assert m.card == a and m.score == pytest.approx(1.0, abs=1e-5)
+    second = max((float(t_a @ bank.matrix[2 * i + k]), i) for i in range(52) if i != a.index
+                 for k in (0, 1))
+    c = second[0]
+    assert m.margin == pytest.approx(1 - c, abs=1e-4)
+    assert m.separation == pytest.approx(np.sqrt((1 - c) / 2), abs=1e-4)
+    assert decide(m, params).status == "card"
+    mid = (t_a + t_b) / np.linalg.norm(t_a + t_b)
+    m_mid = bank.match(mid.astype(np.float32), params)
+    assert m_mid.card in (a, b) and m_mid.separation < 0.01 and m_mid.score > 0.8
+    assert decide(m_mid, params).status == "uncertain"
