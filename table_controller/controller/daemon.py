@@ -458,7 +458,8 @@ class Daemon:
 
             profile = load_profile(profile_path)
             source = FrameBoardSource(open_camera(url), profile.recognizer(),
-                                      BoardStabilizer(frames=3), interval=0.1)
+                                      BoardStabilizer(frames=3), interval=0.1,
+                                      design=profile.design)
         else:
             log.warning("camera %s: no board file (board=PATH) and no calibration."
                         "camera_profile; the board is not checked", url)
@@ -745,10 +746,39 @@ class Daemon:
             await asyncio.sleep(TICK)
             # recognition may take tens of ms (rendering a simulated frame 0.4 s): off the loop;
             # the source is used from this task only
-            for ev in await asyncio.to_thread(cam.poll, self.now()):
-                inp = device_input("camera", ev)
-                if inp is not None:
-                    self.feed(inp, self.now())
+            self.camera_events(await asyncio.to_thread(cam.poll, self.now()))
+
+    def camera_events(self, events: list[DeviceEvent]) -> None:
+        """Handle what the board source reported: board changes, deck check alerts."""
+        from table_controller.controller.camera import DeckMatched, DeckMismatch
+
+        for ev in events:
+            if isinstance(ev, DeckMismatch | DeckMatched):
+                bad = isinstance(ev, DeckMismatch)
+                self.device_alert("camera", "deck_mismatch" if bad else "deck_matched", ev.text,
+                                  {"median": ev.median, "cards": ev.cards,
+                                   "link": "deck_mismatch" if bad else "ok"})
+                continue
+            inp = device_input("camera", ev)
+            if inp is not None:
+                self.feed(inp, self.now())
+
+    def device_alert(self, device: str, kind: str, text: str, data: dict[str, Any]) -> None:
+        """Journal, then announce on every feed, a device alert that is not a core input.
+
+        The deck check's verdict is the camera's, not the table's state: it is journaled as a
+        ``decision`` entry (like link faults; not replayed) and published as a ``device``
+        announcement (like a device lost), after the journal.
+        """
+        now = self.now()
+        try:
+            self.journal.append("decision", {"text": text, "device_alert": {
+                "device": device, "kind": kind, **data}}, wall_time=time.time(), mono_time=now)
+        except JournalError as exc:
+            self._fatal(exc)
+            return
+        self._publish([Announcement("device", text, {"device": device, "alert": kind,
+                                                     **data})])
 
     def _statuses(self) -> dict[str, DeviceStatus]:
         return {n: d.status() for n, d in self.devices.items()}
