@@ -53,6 +53,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 import math
+import numbers
 import statistics
 from collections import deque
 from dataclasses import dataclass
@@ -184,7 +185,7 @@ class DeckFitMonitor:
         :raises DeckFitError: for a negative slot or a score that is not a number in -1..1.
         """
         self._check(slot, score)
-        self._note(slot, card, score)
+        self._note(slot, card, float(score))
         return self._evaluate(now)
 
     def clear(self, slot: int) -> None:
@@ -312,4 +313,5 @@ class DeckFitMonitor:
 
 
 def _finite(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+    """Whether ``x`` is a finite real number (NumPy scalars included, booleans not)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(float(x))

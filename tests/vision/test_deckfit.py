@@ -218,3 +218,12 @@ def test_doctests() -> None:
 
     result = doctest.testmod(hardware.camera.deckfit)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_numpy_scores_are_numbers() -> None:
+    m = DeckFitMonitor(min_frames=1)
+    m.observe(0, Card.parse("Ah"), np.float32(0.5), 0.0)  # type: ignore[arg-type]
+    m.observe(1, Card.parse("Kd"), np.float64(0.75), 0.0)
+    assert m.scores == pytest.approx((0.5, 0.75))
+    with pytest.raises(DeckFitError, match="score must be a number"):
+        m.observe(2, Card.parse("Qs"), True, 0.0)
