@@ -15,7 +15,9 @@ score is under 0.5, on the same card positions.
 
 Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
 ``BENCH_VISION_PER_CAMERA`` (frames per calibrated camera, default 20),
-``BENCH_VISION_SEED`` (seed base, default :data:`SEED_BASE`).
+``BENCH_VISION_SEED`` (seed base, default :data:`SEED_BASE`), ``BENCH_VISION_EXTRA`` (folders of
+other deck designs, ``<rank><suit>.png`` each, separated by commas: measured after the two designs
+of the repository, with our method only, same levels and frames).
 """
 
 from __future__ import annotations
@@ -122,11 +124,18 @@ def _score(truth: tuple[S.SlotTruth, ...], cards: list[tuple[str, Card | None]],
     c.boards_all_correct += all_ok
 
 
+def _folder(design: str) -> Path:
+    return Path(design) if "/" in design else ROOT / "examples" / "cards" / design
+
+
 def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: int,
-               show: str | None = None) -> tuple[Counts, Counts]:
-    """Measure one design and level; ``show`` renders another design's faces (wrong deck)."""
-    faces = load_face_folder(ROOT / "examples" / "cards" / design)
-    shown = faces if show is None else load_face_folder(ROOT / "examples" / "cards" / show)
+               show: str | None = None, baseline_too: bool = True) -> tuple[Counts, Counts]:
+    """Measure one design and level; ``show`` renders another design's faces (wrong deck).
+
+    ``design`` is a folder name under ``examples/cards`` or a path to a folder of faces.
+    """
+    faces = load_face_folder(_folder(design))
+    shown = faces if show is None else load_face_folder(_folder(show))
     baseline = CornerBaseline(load_face_folder(ROOT / "examples" / "cards" / "kennard"))
     rng = np.random.default_rng(seed)
     ours, base = Counts(), Counts()
@@ -142,6 +151,9 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
             ours.ms.append((time.perf_counter() - t0) * 1000)
             ours.cpu_ms.append((time.thread_time() - c0) * 1000)
             _score(scene.truth, [(s.status, s.card) for s in reading.slots], ours)
+            if not baseline_too:
+                done += 1
+                continue
             fg = recognizer.foreground(recognizer.warp_board(scene.image))
             t0, c0 = time.perf_counter(), time.thread_time()
             answers: list[tuple[str, Card | None]] = []
@@ -203,6 +215,13 @@ def main() -> None:
         extra.append(f"wrong deck (profile {design}, cards {show}, medium): {ours.cards} cards, "
                      f"{ours.correct} read (same rank and suit), {ours.uncertain} uncertain, "
                      f"{ours.wrong} wrong")
+    others = [d for d in os.environ.get("BENCH_VISION_EXTRA", "").split(",") if d]
+    for d_i, folder in enumerate(others):
+        for l_i, level in enumerate(LEVELS):
+            ours, _ = run_config(folder.rstrip("/") + "/", level, frames, per_camera,
+                                 seed_base + 1000 + 100 * d_i + 10 * l_i, baseline_too=False)
+            rows.append(_row("face matching (ours)", Path(folder).name, level.value, ours))
+            print(rows[-1], flush=True)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     print(header)
     print("\n".join(rows))
