@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Render other deck designs (for measuring the recogniser on designs it was not tuned on).
+
+Needs: root (apt-get), npm, and the tools this script installs:
+  apt-get install -y librsvg2-bin inkscape      (rsvg-convert, inkscape 1.2)
+  python3 -m venv /tmp/deckvenv && /tmp/deckvenv/bin/pip install cairosvg pillow numpy opencv-python-headless
+Run:  /tmp/deckvenv/bin/python tools/extra_decks/render.py [design ...]
+then: /tmp/deckvenv/bin/python tools/extra_decks/check.py var/decks/*
+
+Sources are fetched into /tmp/deckbuild (npm pack cardsJS; apt-get download
+kdegames-card-data-kf5 gnome-cards-data; dpkg-deb -x).  Each card is rendered
+alone (rsvg-convert for single-card SVGs; inkscape --export-id ... --export-id-only
+for the multi-card SVGs) at twice the target height, downscaled with Lanczos to one
+size per design (height 420, width clamped to 280-320 keeping the aspect ratio),
+then the inside of the card outline is composited over opaque white (alpha 255) and
+everything outside stays transparent.
+"""
+import glob
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+from PIL import Image
+
+#: Where the design folders go: $DECKS_OUT, else var/decks in the repository.
+OUT = os.environ.get("DECKS_OUT") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "var", "decks")
+BUILD = "/tmp/deckbuild"
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+SUITNAME = {"c": "club", "d": "diamond", "h": "heart", "s": "spade"}
+KDE_RANK = {"A": "1", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
+KDE_RANK.update({str(i): str(i) for i in range(2, 10)})
+
+
+def kde_id(r, s):
+    return f"{KDE_RANK[r]}_{SUITNAME[s]}"
+
+
+def gnome_id(r, s):
+    return f"{SUITNAME[s]}_{KDE_RANK[r]}"
+
+
+KDE = "/tmp/deckbuild/kde/usr/share/carddecks"
+GNOME = "/tmp/deckbuild/gnome/usr/share/aisleriot/cards"
+# design name -> (kind, source file, id function)
+DESIGNS = {
+    "cardsjs": ("files", "/tmp/deckbuild/package/cards", None),
+    "kde-dondorf": ("multi", f"{KDE}/svg-dondorf/dondorf.svgz", kde_id),
+    "kde-paris": ("multi", f"{KDE}/svg-gm-paris/paris.svgz", kde_id),
+    "kde-standard": ("multi", f"{KDE}/svg-standard/standard.svgz", kde_id),
+    "kde-nicu-white": ("multi", f"{KDE}/svg-nicu-white/white.svgz", kde_id),
+    "kde-jolly-royal": ("multi", f"{KDE}/svg-jolly-royal/jolly-royal.svgz", kde_id),
+    "kde-oxygen-white": ("multi", f"{KDE}/svg-oxygen-white/oxygen-white.svgz", kde_id),
+    "gnome-anglo": ("multi", f"{GNOME}/anglo.svgz", gnome_id),
+    "gnome-neoclassical": ("multi", f"{GNOME}/neoclassical.svgz", gnome_id),
+}
+
+
+PKG = {
+    "cardsjs": ("npm cardsJS 1.1.1 (package license MIT; the card faces in package/cards are "
+                "Chris Aguilar's 'Vectorized Playing Cards 1.3', LGPL-3.0-or-later per package/cards/readme.txt)",
+                "cd /tmp/deckbuild && npm pack cardsJS@1.1.1 && tar xzf cardsJS-1.1.1.tgz\n"
+                "for each card: rsvg-convert -h 840 package/cards/<10|2..9|J|Q|K|A><C|D|H|S>.svg -o raw.png"),
+    "kde": ("Debian kdegames-card-data-kf5 4:22.12.3-1 (source libkdegames), file {src}; license per "
+            "/usr/share/doc/kdegames-card-data-kf5/copyright: {lic}",
+            "cd /tmp/deckbuild && apt-get download kdegames-card-data-kf5 && dpkg-deb -x kdegames-card-data-kf5_*.deb kde\n"
+            "zcat {src} > deck.svg\n"
+            "inkscape --export-id='<52 ids, e.g. 1_heart;10_club;king_spade>' --export-id-only --export-type=png --export-height=840 deck.svg"),
+    "gnome": ("Debian gnome-cards-data 1:3.22.23-1 (source aisleriot), file {src}; license per "
+              "/usr/share/doc/gnome-cards-data/copyright: GPL-3+ (Files: *)",
+              "cd /tmp/deckbuild && apt-get download gnome-cards-data && dpkg-deb -x gnome-cards-data_*.deb gnome\n"
+              "zcat {src} > deck.svg\n"
+              "inkscape --export-id='<52 ids, e.g. heart_1;club_10;spade_king>' --export-id-only --export-type=png --export-height=840 deck.svg"),
+}
+KDE_LIC = {"kde-standard": "GPL-2+ (carddecks/svg-standard/*)"}
+
+
+def write_source(name, size):
+    kind, src, _ = DESIGNS[name]
+    key = "cardsjs" if kind == "files" else name.split("-")[0]
+    pkg, cmds = PKG[key]
+    pkg = pkg.format(src=src.replace("/tmp/deckbuild/kde", "").replace("/tmp/deckbuild/gnome", ""),
+                     lic=KDE_LIC.get(name, "GPL-2+ (falls under 'Files: *')"))
+    cmds = cmds.format(src=src)
+    with open(os.path.join(OUT, name, "SOURCE.txt"), "w") as f:
+        f.write(f"design: {name}\nsource: {pkg}\n\ncommands (run by tools/extra_decks/render.py, "
+                f"wrapper tools/extra_decks/render.sh):\n{cmds}\n"
+                f"then per card (render.py): drop shadow/glow outside the card outline and crop to it, "
+                f"Lanczos-resize to {size[0]}x{size[1]}, composite the inside of the outline over opaque white; "
+                f"cut rounded corners only if the corner pixels were not already transparent.\n"
+                f"full rebuild: sh tools/extra_decks/render.sh {name}\n")
+
+
+def sh(cmd, **kw):
+    print("+", cmd if isinstance(cmd, str) else " ".join(cmd), flush=True)
+    return subprocess.run(cmd, shell=isinstance(cmd, str), check=True, **kw)
+
+
+def fetch():
+    os.makedirs(BUILD, exist_ok=True)
+    if not os.path.isdir(f"{BUILD}/package/cards"):
+        sh(f"cd {BUILD} && npm pack cardsJS@1.1.1 && tar xzf cardsJS-1.1.1.tgz")
+    for pkg, d in [("kdegames-card-data-kf5", "kde"), ("gnome-cards-data", "gnome")]:
+        if not os.path.isdir(f"{BUILD}/{d}/usr"):
+            sh(f"cd {BUILD} && apt-get download {pkg} && dpkg-deb -x {pkg}_*.deb {d}")
+    if not (shutil.which("rsvg-convert") and shutil.which("inkscape")):
+        sh("apt-get update -q && apt-get install -y -q --no-install-recommends librsvg2-bin inkscape")
+
+
+def target_size(w, h):
+    """height 420, width clamped to 280-320 keeping the aspect ratio."""
+    ar = w / h
+    W, H = 420 * ar, 420.0
+    if W < 280:
+        W, H = 280.0, 280 / ar
+    elif W > 320:
+        W, H = 320.0, 320 / ar
+    return int(round(W)), int(round(H))
+
+
+def outline(alpha, thr):
+    """Mask of the card: solid pixels (alpha >= thr) plus every hole inside them."""
+    h, w = alpha.shape
+    solid = (alpha >= thr).astype(np.uint8)
+    flood = np.pad(1 - solid, 1, constant_values=1).astype(np.uint8)
+    cv2.floodFill(flood, np.zeros((h + 4, w + 4), np.uint8), (0, 0), 2)
+    return flood[1:-1, 1:-1] != 2
+
+
+def trim(im):
+    """At render resolution: drop drop-shadows / glow outside the card outline, crop to it."""
+    a = np.array(im.convert("RGBA"))
+    inside = outline(a[..., 3], 200)
+    # keep one pixel of anti-aliased edge around the outline
+    keep = cv2.dilate(inside.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    a[~keep] = 0
+    ys, xs = np.nonzero(inside)
+    a = a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    return Image.fromarray(a, "RGBA")
+
+
+def finish(im, size):
+    """Resize, make the inside of the card opaque white-backed, outside transparent."""
+    im = im.convert("RGBA").resize(size, Image.LANCZOS)
+    a = np.asarray(im).astype(np.float32)
+    h, w = a.shape[:2]
+    alpha = a[..., 3] / 255.0
+    inside = outline(a[..., 3], 128)
+    rgb = a[..., :3] * alpha[..., None] + 255.0 * (1 - alpha[..., None])
+    out = a.copy()
+    out[inside, :3] = rgb[inside]
+    out[inside, 3] = 255
+    # square-cornered or bleeding designs: cut a rounded corner so the corner pixels are clear
+    if any(out[y, x, 3] > 0 for y, x in [(0, 0), (0, w - 1), (h - 1, 0), (h - 1, w - 1)]):
+        r = max(6, int(0.045 * w))
+        m = np.zeros((h * 4, w * 4), np.uint8)
+        cv2.rectangle(m, (4 * r, 0), (4 * (w - r), 4 * h - 1), 255, -1)
+        cv2.rectangle(m, (0, 4 * r), (4 * w - 1, 4 * (h - r)), 255, -1)
+        for cx, cy in [(r, r), (w - r, r), (r, h - r), (w - r, h - r)]:
+            cv2.circle(m, (4 * cx, 4 * cy), 4 * r, 255, -1)
+        m = cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
+        out[..., 3] *= m
+        for y, x in [(0, 0), (0, w - 1), (h - 1, 0), (h - 1, w - 1)]:
+            out[y, x, 3] = 0
+    out[out[..., 3] == 0, :3] = 0
+    return Image.fromarray(np.clip(out + 0.5, 0, 255).astype(np.uint8), "RGBA")
+
+
+def render_files(name, src):
+    raw = f"/tmp/deckraw/{name}"
+    os.makedirs(raw, exist_ok=True)
+    files = {}
+    for r in RANKS:
+        for s in SUITS:
+            fn = ("10" if r == "T" else r) + s.upper() + ".svg"
+            p = f"{raw}/{r}{s}.png"
+            sh(["rsvg-convert", "-h", "840", os.path.join(src, fn), "-o", p])
+            files[r + s] = p
+    return files
+
+
+def render_multi(name, src, idf):
+    raw = f"/tmp/deckraw/{name}"
+    shutil.rmtree(raw, ignore_errors=True)
+    os.makedirs(raw)
+    svg = f"{raw}/deck.svg"
+    data = open(src, "rb").read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    open(svg, "wb").write(data)
+    ids = [idf(r, s) for r in RANKS for s in SUITS]
+    sh(["inkscape", "--export-id=" + ";".join(ids), "--export-id-only", "--export-type=png",
+        "--export-height=840", svg], stderr=subprocess.DEVNULL)
+    files = {}
+    for r in RANKS:
+        for s in SUITS:
+            p = f"{raw}/deck_{idf(r, s)}.png"
+            assert os.path.exists(p), p
+            files[r + s] = p
+    return files
+
+
+def build(name):
+    kind, src, idf = DESIGNS[name]
+    files = render_files(name, src) if kind == "files" else render_multi(name, src, idf)
+    ims = {card: trim(Image.open(p)) for card, p in files.items()}
+    sizes = [im.size for im in ims.values()]
+    ws = sorted(w / h for w, h in sizes)
+    size = target_size(ws[len(ws) // 2], 1.0)
+    d = os.path.join(OUT, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    for card, im in ims.items():
+        finish(im, size).save(os.path.join(d, card + ".png"))
+    write_source(name, size)
+    print(f"{name}: 52 cards at {size}", flush=True)
+
+
+#: Held out: never used to choose a threshold; measured once (benchmark run 8).
+HELD_OUT = {
+    "kde-nicu-ornamental": ("multi", f"{KDE}/svg-nicu-ornamental/ornamental.svgz", kde_id),
+    "kde-ancient-egyptians": ("multi", f"{KDE}/svg-ancient-egyptians/Ancient_Egyptians.svgz", kde_id),
+    "gnome-tango": ("multi", f"{GNOME}/tango.svgz", gnome_id),
+    "gnome-plastic": ("multi", f"{GNOME}/plastic.svgz", gnome_id),
+}
+DESIGNS.update(HELD_OUT)
+
+
+if __name__ == "__main__":
+    fetch()
+    for n in sys.argv[1:] or list(DESIGNS):
+        build(n)

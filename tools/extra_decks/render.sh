@@ -1,0 +1,10 @@
+#!/bin/sh
+# Render the other deck designs into $DECKS_OUT (default var/decks) (needs root for apt-get; npm; internet to the registries).
+set -e
+apt-get update -q
+apt-get install -y -q --no-install-recommends librsvg2-bin inkscape
+[ -x /tmp/deckvenv/bin/python ] || python3 -m venv /tmp/deckvenv
+/tmp/deckvenv/bin/pip install -q cairosvg pillow numpy opencv-python-headless
+rm -rf /tmp/deckbuild /tmp/deckraw
+/tmp/deckvenv/bin/python "$(dirname "$0")/render.py" "$@"
+/tmp/deckvenv/bin/python "$(dirname "$0")/check.py"
