@@ -10,6 +10,9 @@ Rules this module keeps:
 3. Loading validates everything: unknown or missing keys, types, ranges, the corner quad, the
    homography against the corners, the faces file and its hash. Any problem raises
    :class:`~table_controller.errors.CalibrationError` naming the key or file.
+4. The felt's colour is calibrated: its dominant channel (blue, green or red) and that channel's
+   ratio ``(P - max(other two)) / P``, median over the board area. Version 1 profiles (green
+   felt only, ``felt_greenness``) still load, as channel green.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ import numpy.typing as npt
 
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.recognizer import (
+    FELT_CHANNELS,
     STORED_PATCH_SIZE,
     BoardRecognizer,
     CardLocator,
     FaceBank,
+    FeltChannel,
     RecognizerParams,
     face_patch,
 )
@@ -43,15 +48,20 @@ Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
 
 PROFILE_FORMAT = "table-controller/camera-profile"
-PROFILE_VERSION = 1
-#: Greenness ``(G - max(R, B)) / G`` below which the board area is not felt we can work with.
-MIN_FELT_GREENNESS = 0.15
+PROFILE_VERSION = 2
+#: Felt ratio ``(P - max(other two)) / P`` (P the felt's dominant channel) below which the board
+#: area is not felt we can work with (grey, black, two-colour).
+MIN_FELT_RATIO = 0.15
 MAX_REPROJECTION_PX = 3.0
 
-_KEYS = {
+_COMMON_KEYS = {
     "format", "version", "design", "source", "image_size", "board_corners_px", "homography",
-    "board_mm", "card_mm", "slots", "marker_mm", "marker_margin_mm", "felt_greenness",
-    "faces_file", "faces_sha256",
+    "board_mm", "card_mm", "slots", "marker_mm", "marker_margin_mm", "faces_file", "faces_sha256",
+}
+#: Keys by profile version (version 1: green felt only, its ratio called ``felt_greenness``).
+_KEYS = {
+    1: _COMMON_KEYS | {"felt_greenness"},
+    2: _COMMON_KEYS | {"felt_channel", "felt_ratio"},
 }
 
 
@@ -60,6 +70,7 @@ class CameraProfile:
     """A calibrated board camera and the deck design registered with it.
 
     :param world_to_image: homography, board millimetres to image pixels.
+    :param felt_ratio: the felt's ``(P - max(other two)) / P``, ``P`` its ``felt_channel``.
     :param patches: card -> BGR face patch of ``STORED_PATCH_SIZE``.
     :param source: ``"markers"`` or ``"corners"``.
     """
@@ -68,17 +79,24 @@ class CameraProfile:
     geometry: BoardGeometry
     board_corners_px: FloatArray
     world_to_image: FloatArray
-    felt_greenness: float
+    felt_ratio: float
     design: str
     patches: Mapping[Card, Image]
     source: str
+    felt_channel: FeltChannel = "green"
 
     def recognizer(self, params: RecognizerParams | None = None) -> BoardRecognizer:
         """Build a :class:`BoardRecognizer` for this camera and deck."""
         p = params or RecognizerParams()
         return BoardRecognizer(
-            self.world_to_image, self.geometry, FaceBank(self.patches, p), self.felt_greenness, p
+            self.world_to_image, self.geometry, FaceBank(self.patches, p), self.felt_ratio, p,
+            self.felt_channel,
         )
+
+    def face_capture(self, slot: int = 2) -> FaceCapture:
+        """Return a :class:`FaceCapture` for this camera and felt."""
+        return FaceCapture(self.world_to_image, self.geometry, self.felt_ratio, slot,
+                           felt_channel=self.felt_channel)
 
     def slot_quads_px(self) -> list[FloatArray]:
         """Image quads of the slots (clockwise from top-left), left to right."""
@@ -201,23 +219,32 @@ def homography_from_corners(corners: FloatArray, geometry: BoardGeometry) -> Flo
     return np.asarray(m, np.float64)
 
 
-def measure_felt(image: Image, world_to_image: FloatArray, geometry: BoardGeometry) -> float:
-    """Median greenness ``(G - max(R, B)) / G`` over the board area.
+def measure_felt(
+    image: Image, world_to_image: FloatArray, geometry: BoardGeometry
+) -> tuple[FeltChannel, float]:
+    """Measure the felt's dominant channel and its median ratio ``(P - max(other two)) / P``.
 
-    :raises CalibrationError: if the board area is not green felt.
+    The channel is the largest of the median B, G, R over the board area (with its margin, the
+    marker corners left out, as the recogniser sees it); for green felt the ratio is the
+    greenness ``(G - max(R, B)) / G`` measured before felt colour was calibrated.
+
+    :raises CalibrationError: naming the median colour and ratio if the board area is not
+        coloured felt (grey, black, two-colour).
     """
     locator = CardLocator(world_to_image, geometry, 0.5)
     canon = locator.warp_board(image).astype(np.float32)
-    b, g, r = cv2.split(canon)
-    green = (g - np.maximum(r, b)) / np.maximum(g, 8.0)
-    inner = green[locator._ignore > 0]
-    value = float(np.median(inner))
-    if value < MIN_FELT_GREENNESS:
+    inside = locator._ignore > 0
+    median_bgr = [float(np.median(canon[..., i][inside])) for i in range(3)]
+    channel = FELT_CHANNELS[int(np.argmax(median_bgr))]
+    value = float(np.median(CardLocator.felt_ratio(canon, channel)[inside]))
+    if value < MIN_FELT_RATIO:
+        bgr = ", ".join(f"{v:.0f}" for v in median_bgr)
         raise CalibrationError(
-            f"the board area does not look like green felt (greenness {value:.2f} < "
-            f"{MIN_FELT_GREENNESS}); check the corners or markers"
+            f"the board area does not look like coloured felt: median BGR ({bgr}), "
+            f"{channel} ratio {value:.2f} < {MIN_FELT_RATIO}; grey, black or two-colour felts "
+            "are not supported (check the corners or markers)"
         )
-    return value
+    return channel, value
 
 
 def calibrate_camera(
@@ -251,10 +278,10 @@ def calibrate_camera(
     if missing:
         raise CalibrationError(f"faces lack {len(missing)} of 52 cards: {' '.join(missing)}")
     patches = {c: face_patch(faces[c]) for c in FULL_DECK}
+    channel, ratio = measure_felt(image, homography, geo)
     return CameraProfile(
         image_size=size, geometry=geo, board_corners_px=board, world_to_image=homography,
-        felt_greenness=measure_felt(image, homography, geo), design=design, patches=patches,
-        source=source,
+        felt_ratio=ratio, felt_channel=channel, design=design, patches=patches, source=source,
     )
 
 
@@ -290,7 +317,8 @@ def save_profile(profile: CameraProfile, path: str | Path) -> Path:
         "slots": geo.slots,
         "marker_mm": geo.marker_mm,
         "marker_margin_mm": geo.marker_margin_mm,
-        "felt_greenness": round(profile.felt_greenness, 5),
+        "felt_channel": profile.felt_channel,
+        "felt_ratio": round(profile.felt_ratio, 5),
         "faces_file": fp.name,
         "faces_sha256": hashlib.sha256(data).hexdigest(),
     }
@@ -347,18 +375,21 @@ def load_profile(path: str | Path) -> CameraProfile:
 
 
 def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
-    unknown = sorted(set(doc) - _KEYS)
+    version = doc.get("version")
+    if isinstance(version, bool) or version not in _KEYS:
+        supported = ", ".join(str(v) for v in sorted(_KEYS))
+        raise CalibrationError(
+            f"camera profile: version {version!r} is not supported ({supported})"
+        )
+    keys = _KEYS[version]
+    unknown = sorted(set(doc) - keys)
     if unknown:
-        raise CalibrationError(f"camera profile: unknown keys {unknown}")
-    missing = sorted(_KEYS - set(doc))
+        raise CalibrationError(f"camera profile: unknown keys {unknown} (version {version})")
+    missing = sorted(keys - set(doc))
     if missing:
-        raise CalibrationError(f"camera profile: missing keys {missing}")
+        raise CalibrationError(f"camera profile: missing keys {missing} (version {version})")
     if doc["format"] != PROFILE_FORMAT:
         raise CalibrationError(f"camera profile: format must be {PROFILE_FORMAT!r}")
-    if doc["version"] != PROFILE_VERSION:
-        raise CalibrationError(
-            f"camera profile: version {doc['version']!r} is not supported ({PROFILE_VERSION})"
-        )
     for key in ("design", "source", "faces_file", "faces_sha256"):
         if not isinstance(doc[key], str):
             raise CalibrationError(f"camera profile: {key} must be a string")
@@ -387,7 +418,12 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
             f"camera profile: homography does not map the board to board_corners_px "
             f"(off by {err:.1f} px)"
         )
-    felt = _number(doc, "felt_greenness", MIN_FELT_GREENNESS, 1.0)
+    channel: FeltChannel
+    if version == 1:
+        channel, felt = "green", _number(doc, "felt_greenness", MIN_FELT_RATIO, 1.0)
+    else:
+        channel = _felt_channel(doc["felt_channel"])
+        felt = _number(doc, "felt_ratio", MIN_FELT_RATIO, 1.0)
     fp = p.with_name(doc["faces_file"])
     if fp.name != doc["faces_file"] or not fp.is_file():
         raise CalibrationError(f"camera profile: faces file {doc['faces_file']!r} not found")
@@ -397,7 +433,17 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
     patches = _load_patches(data, fp.name)
     return CameraProfile(
         image_size=size, geometry=geometry, board_corners_px=corners, world_to_image=homography,
-        felt_greenness=felt, design=doc["design"], patches=patches, source=doc["source"],
+        felt_ratio=felt, felt_channel=channel, design=doc["design"], patches=patches,
+        source=doc["source"],
+    )
+
+
+def _felt_channel(value: object) -> FeltChannel:
+    for channel in FELT_CHANNELS:
+        if value == channel:
+            return channel
+    raise CalibrationError(
+        f"camera profile: felt_channel must be one of {', '.join(FELT_CHANNELS)}, got {value!r}"
     )
 
 
@@ -454,16 +500,18 @@ def draw_preview(image: Image, profile: CameraProfile) -> Image:
 class FaceCapture:
     """Register a deck's faces from the camera, one card at a time, in one slot.
 
-    Show each card face up in ``slot`` (any way up) and call :meth:`add`.
+    Show each card face up in ``slot`` (any way up) and call :meth:`add`. ``felt_ratio`` and
+    ``felt_channel`` are the calibrated felt's (:meth:`CameraProfile.face_capture` passes them).
     """
 
     def __init__(
-        self, world_to_image: FloatArray, geometry: BoardGeometry, felt_greenness: float,
-        slot: int = 2,
+        self, world_to_image: FloatArray, geometry: BoardGeometry, felt_ratio: float,
+        slot: int = 2, *, felt_channel: FeltChannel = "green",
     ) -> None:
         if not 0 <= slot < geometry.slots:
             raise CalibrationError(f"capture slot {slot} is not 0..{geometry.slots - 1}")
-        self._locator = CardLocator(world_to_image, geometry, felt_greenness)
+        self._locator = CardLocator(world_to_image, geometry, felt_ratio,
+                                    felt_channel=felt_channel)
         self.slot = slot
         self._patches: dict[Card, Image] = {}
 
@@ -505,6 +553,6 @@ def profile_with_patches(profile: CameraProfile, patches: Mapping[Card, Image]) 
     return CameraProfile(
         image_size=profile.image_size, geometry=profile.geometry,
         board_corners_px=profile.board_corners_px, world_to_image=profile.world_to_image,
-        felt_greenness=profile.felt_greenness, design=profile.design, patches=dict(patches),
-        source=profile.source,
+        felt_ratio=profile.felt_ratio, felt_channel=profile.felt_channel, design=profile.design,
+        patches=dict(patches), source=profile.source,
     )

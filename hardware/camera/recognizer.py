@@ -332,20 +332,44 @@ def _run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArra
     return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)
 
 
+#: The felt's dominant colour channel (calibrated): the felt mask is that channel's ratio.
+FeltChannel = Literal["blue", "green", "red"]
+FELT_CHANNELS: tuple[FeltChannel, ...] = ("blue", "green", "red")
+# BGR plane of the channel and the two others (green: red then blue, as the mask always had it).
+_FELT_PLANES: dict[str, tuple[int, int, int]] = {
+    "blue": (0, 2, 1), "green": (1, 2, 0), "red": (2, 1, 0),
+}
+#: Blue and red felt: a pixel is felt when its ratio is at least this times the felt's (green
+#: felt: 0.45, as always). Set on rendered scenes: a dark navy or maroon sleeve passes 0.45 of
+#: the felt's ratio and hid a card under it ("empty"); 0.6 did not, at no loss on medium scenes.
+COLOURED_FELT_FRACTION = 0.6
+#: Blue and red felt only: a pixel whose felt channel is brighter than this times the frame's
+#: felt level (median over the felt) is not felt, whatever its ratio. A dealer's skin can be as
+#: red as burgundy felt by the ratio, but is far brighter (green felt keeps the ratio alone).
+FELT_MAX_BRIGHTNESS = 1.3
+
+
 class CardLocator:
     """Finds cards in the slots of a fixed, calibrated camera's frames (no identification).
 
     :param world_to_image: homography from board millimetres to image pixels.
-    :param felt_greenness: typical ``(G - max(R, B)) / G`` of the empty felt (from calibration).
+    :param felt_ratio: typical ``(P - max(other two)) / P`` of the empty felt, ``P`` its
+        dominant channel ``felt_channel`` (from calibration; green: ``(G - max(R, B)) / G``).
     """
 
     def __init__(
         self,
         world_to_image: FloatArray,
         geometry: BoardGeometry,
-        felt_greenness: float,
+        felt_ratio: float,
         params: RecognizerParams | None = None,
+        felt_channel: FeltChannel = "green",
     ) -> None:
+        if felt_channel not in _FELT_PLANES:
+            raise CalibrationError(
+                f"felt channel {felt_channel!r} is not one of {', '.join(FELT_CHANNELS)}"
+            )
+        self.felt_channel = felt_channel
         self.geometry = geometry
         self.params = params or RecognizerParams()
         self.world_to_image = np.asarray(world_to_image, np.float64)
@@ -357,7 +381,8 @@ class CardLocator:
         bw, bh = geometry.board_mm
         self.canon_size = (round((bw + 2 * m) * s), round((bh + 2 * m) * s))
         self.card_px = (geometry.card_mm[0] * s, geometry.card_mm[1] * s)
-        self.green_threshold = max(0.08, 0.45 * felt_greenness)
+        fraction = 0.45 if felt_channel == "green" else COLOURED_FELT_FRACTION
+        self.felt_threshold = max(0.08, fraction * felt_ratio)
         self._ignore = self._ignore_mask()
 
     def _ignore_mask(self) -> Image:
@@ -382,12 +407,33 @@ class CardLocator:
             dtype=np.uint8,
         )
 
+    @staticmethod
+    def felt_ratio(
+        image: npt.NDArray[np.float32], channel: FeltChannel
+    ) -> npt.NDArray[np.float32]:
+        """Per pixel ``(P - max(other two)) / max(P, 8)``, ``P`` the ``channel`` plane (BGR)."""
+        k, o1, o2 = _FELT_PLANES[channel]
+        planes = cv2.split(image)
+        p = planes[k]
+        return np.asarray((p - np.maximum(planes[o1], planes[o2])) / np.maximum(p, 8.0),
+                          np.float32)
+
     def foreground(self, canon: Image) -> Image:
-        """Mask (0/255) of everything that is not felt in the canonical view, holes filled."""
+        """Mask (0/255) of everything that is not felt in the canonical view, holes filled.
+
+        Felt: the calibrated channel's ratio at least 0.45 times the felt's (blue or red felt:
+        :data:`COLOURED_FELT_FRACTION`, and no brighter than :data:`FELT_MAX_BRIGHTNESS` times
+        the frame's felt level).
+        """
         img = cv2.blur(canon, (3, 3)).astype(np.float32)
-        b, g, r = cv2.split(img)
-        green = (g - np.maximum(r, b)) / np.maximum(g, 8.0)
-        mask = np.where(green < self.green_threshold, 255, 0).astype(np.uint8)
+        ratio = self.felt_ratio(img, self.felt_channel)
+        not_felt = ratio < self.felt_threshold
+        if self.felt_channel != "green":
+            plane = img[..., _FELT_PLANES[self.felt_channel][0]]
+            felt = plane[~not_felt & (self._ignore > 0)]
+            if felt.size >= 0.1 * plane.size:
+                not_felt |= plane > FELT_MAX_BRIGHTNESS * float(np.median(felt))
+        mask = np.where(not_felt, 255, 0).astype(np.uint8)
         mask &= self._ignore
         mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
                           np.uint8)
@@ -632,10 +678,11 @@ class BoardRecognizer(CardLocator):
         world_to_image: FloatArray,
         geometry: BoardGeometry,
         bank: FaceBank,
-        felt_greenness: float,
+        felt_ratio: float,
         params: RecognizerParams | None = None,
+        felt_channel: FeltChannel = "green",
     ) -> None:
-        super().__init__(world_to_image, geometry, felt_greenness, params)
+        super().__init__(world_to_image, geometry, felt_ratio, params, felt_channel)
         self.bank = bank
 
     def read(self, frame: Image) -> BoardReading:

@@ -2,7 +2,7 @@
 
 It sits behind the same interface as the real camera (:class:`hardware.camera.capture.CvCamera`):
 ``open()``, ``close()``, ``read_frame(now)``, ``status()``; open it with
-``open_camera("sim://camera?faces=DIR&level=medium&seed=3")``.
+``open_camera("sim://camera?faces=DIR&level=medium&seed=3")`` (``&felt=blue`` for another felt).
 
 Rules this module keeps:
 
@@ -41,6 +41,8 @@ class SimCamera:
     :param faces: BGRA faces by card (``calibration.faces.load_face_folder``).
     :param level: how hard the camera's conditions are.
     :param seed: seeds the camera pose, the lighting and every placement.
+    :param felt: the felt's colour (:data:`hardware.sim.scene.FELTS`; the draws do not depend
+        on it).
     """
 
     def __init__(
@@ -51,6 +53,7 @@ class SimCamera:
         level: S.Level = S.Level.MEDIUM,
         seed: int = 0,
         fps: float | None = None,
+        felt: S.Felt = "green",
     ) -> None:
         if fps is not None and not fps > 0:
             raise ConfigError(f"sim camera fps must be positive, got {fps}")
@@ -59,7 +62,7 @@ class SimCamera:
         self.level = level
         self.fps = fps
         self._rng = np.random.default_rng(seed)
-        self.camera = S.make_camera(self._rng, level)
+        self.camera = S.make_camera(self._rng, level, felt=felt)
         self._pert = replace(S.sample_perturbations(self._rng, level, self.camera), glare=())
         self._placements: dict[int, S.Placement] = {}
         self._hand: S.Hand | None = None
@@ -157,13 +160,14 @@ def sim_camera_from_options(url: str, options: Mapping[str, Any]) -> SimCamera:
     """Build a :class:`SimCamera` from URL query / keyword options.
 
     Options: ``faces`` (folder or a mapping of faces; default the repository's kennard deck),
-    ``level`` (easy, medium, hard), ``seed`` (int), ``fps`` (float).
+    ``level`` (easy, medium, hard), ``seed`` (int), ``fps`` (float), ``felt`` (green, blue,
+    red, grey; default green).
 
     :raises ConfigError: for unknown options or bad values.
     """
     from calibration.faces import load_face_folder
 
-    known = {"faces", "level", "seed", "fps", "device"}
+    known = {"faces", "level", "seed", "fps", "device", "felt"}
     unknown = sorted(set(options) - known)
     if unknown:
         raise ConfigError(f"sim camera {url!r}: unknown options {unknown}")
@@ -180,4 +184,8 @@ def sim_camera_from_options(url: str, options: Mapping[str, Any]) -> SimCamera:
         fps = float(options["fps"]) if "fps" in options else None
     except (TypeError, ValueError):
         raise ConfigError(f"sim camera {url!r}: seed must be an integer and fps a number") from None
-    return SimCamera(faces, url=url, level=level, seed=seed, fps=fps)
+    felt = str(options.get("felt", "green"))
+    for choice in S.FELTS:
+        if felt == choice:
+            return SimCamera(faces, url=url, level=level, seed=seed, fps=fps, felt=choice)
+    raise ConfigError(f"sim camera {url!r}: felt {felt!r} is not one of {', '.join(S.FELTS)}")

@@ -5,7 +5,9 @@ Rules this module keeps:
 1. Everything random comes from the :class:`numpy.random.Generator` passed in: the same seed
    gives the same image and the same truth.
 2. The camera is fixed for a table: :func:`make_camera` draws the pose, the felt and the markers
-   once; :func:`render` draws cards, shadows, a dealer's hand and the per-frame perturbations
+   once (the felt green by default, or blue, red or grey: the same random draws in another
+   colour, so a seed gives the same scene whatever the felt); :func:`render` draws cards,
+   shadows, a dealer's hand and the per-frame perturbations
    (lighting gradient, vignetting, glare, blur, motion blur, noise, JPEG) on top.
 3. The truth of a slot is ``"occluded"`` when the hand covers at least
    :data:`OCCLUDED_FRACTION` of the card (or, for an empty slot, of the card-sized area at the
@@ -25,6 +27,7 @@ import numpy.typing as npt
 
 from hardware.camera.geometry import BoardGeometry
 from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.errors import ConfigError
 
 Image = npt.NDArray[np.uint8]
 FloatImage = npt.NDArray[np.float32]
@@ -33,6 +36,9 @@ FloatArray = npt.NDArray[np.float64]
 FRAME_SIZE = (1920, 1080)
 OCCLUDED_FRACTION = 0.001
 SlotStatus = Literal["card", "empty", "occluded"]
+#: Felt colours :func:`make_camera` can draw (grey is not a felt the camera accepts).
+Felt = Literal["green", "blue", "red", "grey"]
+FELTS: tuple[Felt, ...] = ("green", "blue", "red", "grey")
 
 
 class Level(StrEnum):
@@ -189,11 +195,20 @@ def _aruco_marker(marker_id: int, side: int) -> Image:
     return np.asarray(cv2.aruco.generateImageMarker(dictionary, marker_id, side), dtype=np.uint8)
 
 
-def _felt(rng: np.random.Generator, size: tuple[int, int]) -> FloatImage:
+def _felt(rng: np.random.Generator, size: tuple[int, int], felt: Felt = "green") -> FloatImage:
     w, h = size
     base = np.array(
         [rng.uniform(25, 60), rng.uniform(95, 135), rng.uniform(20, 55)], dtype=np.float32
     )
+    # Other felts: the same draws in another order (no extra draw), so a seed's scene is the
+    # same but for the felt's hue. Blue: B 95-135, G 25-60, R 20-55. Red (burgundy): R 95-135,
+    # G 25-60, B 20-55. Grey: the three draws' mean in every channel.
+    if felt == "blue":
+        base = base[[1, 0, 2]]
+    elif felt == "red":
+        base = base[[2, 0, 1]]
+    elif felt == "grey":
+        base = np.full(3, base.mean(), np.float32)
     coarse = rng.standard_normal((h // 4, w // 4)).astype(np.float32)
     grain = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR)
     fine = rng.standard_normal((h, w)).astype(np.float32)
@@ -206,8 +221,15 @@ def make_camera(
     level: Level = Level.MEDIUM,
     geometry: BoardGeometry | None = None,
     size: tuple[int, int] = FRAME_SIZE,
+    felt: Felt = "green",
 ) -> CameraSetup:
-    """Draw a fixed camera pose over the board and render the empty table with its markers."""
+    """Draw a fixed camera pose over the board and render the empty table with its markers.
+
+    :param felt: the felt's colour, one of :data:`FELTS` (the draws do not depend on it).
+    :raises ConfigError: for another felt.
+    """
+    if felt not in FELTS:
+        raise ConfigError(f"felt {felt!r} is not one of {', '.join(FELTS)}")
     geo = geometry or BoardGeometry()
     p = LEVELS[level]
     w, h = size
@@ -227,7 +249,7 @@ def make_camera(
     homography = cv2.getPerspectiveTransform(
         geo.board_corners_mm().astype(np.float32), quad.astype(np.float32)
     ).astype(np.float64)
-    background = _felt(rng, size)
+    background = _felt(rng, size, felt)
     setup = CameraSetup(
         size=size, geometry=geo, homography=homography, background=background,
         shadow_offset=(0.0, 0.0), px_per_mm=width / bw_mm,

@@ -73,7 +73,7 @@ def test_bad_corner_quads(kennard: Faces) -> None:
     with pytest.raises(CalibrationError, match="leave the 1920x1080 image"):
         calibrate_camera(image, kennard, corners=outside)
     grey = np.full((1080, 1920, 3), 128, np.uint8)
-    with pytest.raises(CalibrationError, match="does not look like green felt"):
+    with pytest.raises(CalibrationError, match="does not look like coloured felt"):
         calibrate_camera(grey, kennard, corners=parse_corners("100,100,1800,100,1800,900,100,900"))
 
 
@@ -114,7 +114,7 @@ def _mutate(path: Path, key: str, value: object) -> None:
         ("board_corners_px", [[0, 0], [1, 0]], "board_corners_px must be"),
         ("board_corners_px", [[10, 10], [10, 900], [1800, 900], [1800, 10]], "not a convex quad"),
         ("homography", [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "homography does not map the board"),
-        ("felt_greenness", 0.01, "felt_greenness = 0.01 is outside"),
+        ("felt_ratio", 0.01, "felt_ratio = 0.01 is outside"),
         ("faces_sha256", "0" * 64, "does not match faces_sha256"),
         ("faces_file", "nope.npz", "faces file 'nope.npz' not found"),
     ],
@@ -141,7 +141,7 @@ def test_unreadable_profile(tmp_path: Path) -> None:
 def test_capture_faces_one_at_a_time(kennard: Faces) -> None:
     rig = make_rig(kennard, 15)
     prof = rig.profile
-    capture = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_greenness, slot=2)
+    capture = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=2)
     rng = np.random.default_rng(16)
     clean = S.Perturbations(noise_sigma=2.0, jpeg_quality=92)
     shown = [Card.parse(c) for c in ("Ah", "Kd", "7c", "7s", "Qh")]
@@ -165,8 +165,8 @@ def test_capture_faces_one_at_a_time(kennard: Faces) -> None:
 def test_capture_incomplete(kennard: Faces) -> None:
     rig = make_rig(kennard, 17)
     prof = rig.profile
-    capture = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_greenness)
+    capture = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio)
     with pytest.raises(CalibrationError, match="52 cards not captured yet"):
         capture.patches()
     with pytest.raises(CalibrationError, match="capture slot 7"):
-        FaceCapture(prof.world_to_image, prof.geometry, prof.felt_greenness, slot=7)
+        FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=7)
