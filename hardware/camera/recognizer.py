@@ -9,7 +9,8 @@ Rules this module keeps:
    nor a card covers or touches it: a dealer's hand) or ``"uncertain"``.
 3. Never a guess: a card is reported only when the best face scores at least
    ``min_score``, is separated from the second-best card by ``min_separation`` (the margin
-   measured in units of how far apart the two faces are) and wins every pairwise
+   measured in units of how far apart the two faces are; or by ``min_separation_residual`` times
+   the residual's norm when the face matches closely) and wins every pairwise
    discriminant test against the next candidates by ``min_discriminant``; otherwise the slot is
    ``"uncertain"`` with the best candidate kept only as a hint (``SlotReading.candidate``).
 4. Faces are compared in both orientations (a card may lie upside down).
@@ -49,6 +50,10 @@ class RecognizerParams:
 
     min_score: float = 0.80
     min_separation: float = 0.05
+    #: ... or, when the observation matches the best face closely, a separation of at least this
+    #: fraction of the residual's norm ``sqrt(1 - score**2)`` (faces that differ only in a small
+    #: corner index: court cards drawn alike in all four suits).
+    min_separation_residual: float = 0.2
     min_discriminant: float = 0.40
     discriminant_rivals: int = 4
     empty_fraction: float = 0.06
@@ -255,8 +260,10 @@ def decide(match: Match, params: RecognizerParams) -> SlotReading:
     """Turn a :class:`Match` into a reading: ``"card"`` only if every threshold is met."""
     p = params
     conf = float(np.clip(min(match.score, match.discriminant), 0.0, 1.0))
-    ok = (match.score >= p.min_score and match.separation >= p.min_separation
-          and match.discriminant >= p.min_discriminant)
+    residual = float(np.sqrt(max(1.0 - match.score * match.score, 0.0)))
+    separated = (match.separation >= p.min_separation
+                 or match.separation >= p.min_separation_residual * residual)
+    ok = match.score >= p.min_score and separated and match.discriminant >= p.min_discriminant
     status: SlotStatus = "card" if ok else "uncertain"
     return SlotReading(
         status, match.card if ok else None, conf if ok else 0.5 * conf,

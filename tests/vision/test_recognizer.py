@@ -247,3 +247,18 @@ def test_separation_is_the_margin_in_units_of_the_faces_distance(
     m_mid = bank.match(mid.astype(np.float32), params)
     assert m_mid.card in (a, b) and m_mid.separation < 0.01 and m_mid.score > 0.8
     assert decide(m_mid, params).status == "uncertain"
+
+
+def test_separation_may_be_smaller_when_the_face_matches_closely() -> None:
+    """Two faces that differ only in a corner index (c = 0.999): the separation cannot reach
+    0.05, but an observation that matches the best face closely (small residual) and sits
+    clearly on its side is read; the same separation with a large residual is not."""
+    from hardware.camera.recognizer import Match, RecognizerParams, decide
+
+    p = RecognizerParams()
+    card = Card.parse("Jc")
+    close = Match(card, score=0.995, margin=0.0012, discriminant=0.9, separation=0.03)
+    assert decide(close, p).status == "card"          # 0.03 >= 0.2 * sqrt(1 - 0.995^2) = 0.020
+    loose = Match(card, score=0.95, margin=0.0012, discriminant=0.9, separation=0.03)
+    assert decide(loose, p).status == "uncertain"     # 0.03 < 0.2 * sqrt(1 - 0.95^2) = 0.062
+    assert decide(close, RecognizerParams(min_separation_residual=1.0)).status == "uncertain"
