@@ -347,8 +347,9 @@ _FELT_PLANES: dict[str, tuple[int, int, int]] = {
     "blue": (0, 2, 1), "green": (1, 2, 0), "red": (2, 1, 0),
 }
 #: Blue and red felt: a pixel is felt when its ratio is at least this times the felt's (green
-#: felt: 0.45, as always). Set on rendered scenes: a dark navy or maroon sleeve passes 0.45 of
-#: the felt's ratio and hid a card under it ("empty"); 0.6 did not, at no loss on medium scenes.
+#: felt: 0.45, as always). Set on rendered scenes: a dark navy sleeve passed 0.45 of the felt's
+#: ratio and hid a card under it ("empty"); 0.6 did not. It costs nothing on medium scenes and
+#: 1-3% of the cards (occluded) on hard ones (docs/vision.md, "Known limits").
 COLOURED_FELT_FRACTION = 0.6
 #: Blue and red felt only: a pixel whose felt channel is brighter than this times the frame's
 #: felt level (median over the felt) is not felt, whatever its ratio. A dealer's skin can be as
