@@ -122,6 +122,9 @@ def detect_markers(image: Image) -> dict[int, FloatArray]:
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    # A marker whose white quiet zone the frame edge cuts is still whole: accept candidates up to
+    # the border (default 3 px). Its corners are checked by the homography's reprojection error.
+    params.minDistanceToBorder = 0
     detector = cv2.aruco.ArucoDetector(dictionary, params)
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     corners, ids, _ = detector.detectMarkers(gray)

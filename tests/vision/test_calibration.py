@@ -9,6 +9,7 @@ import pytest
 from calibration.camera import (
     FaceCapture,
     calibrate_camera,
+    detect_markers,
     draw_preview,
     load_profile,
     parse_corners,
@@ -29,6 +30,22 @@ def test_markers_give_the_board_corners(kennard: Faces) -> None:
     err = np.abs(rig.profile.board_corners_px - rig.camera.board_corners_px()).max()
     assert err < 1.5
     assert rig.profile.source == "markers"
+
+
+def test_marker_at_the_frame_edge_is_found(kennard: Faces) -> None:
+    """A camera rolled so that a marker's white quiet zone is cut by the frame edge (benchmark
+    seed 140010, hard camera 16): the marker itself is whole and must be found, its corners
+    where they are."""
+    rng = np.random.default_rng(12)
+    cam = S.make_camera(rng, S.Level.MEDIUM)
+    image = S.render(kennard, [], cam, rng, S.Perturbations(noise_sigma=2.0)).image
+    whole = detect_markers(image)
+    assert sorted(whole)[:4] == [0, 1, 2, 3]
+    left = int(np.floor(whole[3][:, 0].min())) - 1  # 1 px of the quiet zone left
+    cut = np.ascontiguousarray(image[:, left:])
+    found = detect_markers(cut)
+    assert all(i in found for i in range(4)), sorted(found)
+    assert np.abs(found[3] - (whole[3] - [left, 0])).max() < 0.5
 
 
 def test_corners_instead_of_markers(kennard: Faces) -> None:
