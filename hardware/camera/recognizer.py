@@ -46,7 +46,10 @@ STORED_PATCH_SIZE = (120, 168)
 
 @dataclass(frozen=True, slots=True)
 class RecognizerParams:
-    """Decision thresholds. Tuned on kennard scenes only (see ``docs/vision.md``)."""
+    """Decision thresholds, set on kennard and nine tuning designs, never on a measured one.
+
+    See ``docs/vision.md``, "How the thresholds were set".
+    """
 
     min_score: float = 0.80
     min_separation: float = 0.05
