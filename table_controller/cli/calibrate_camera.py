@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"camera profile {out} (faces {faces_file.name}); board area from "
               f"{profile.source}: " + " ".join(f"({x:.0f},{y:.0f})"
                                                for x, y in profile.board_corners_px))
+        print(f"felt: {profile.felt_channel}, ratio {profile.felt_ratio:.2f} (cards are told "
+              f"from felt by it; recalibrate if the cloth or the lighting changes)")
         if args.preview:
             if not cv2.imwrite(args.preview, draw_preview(np.asarray(image, np.uint8), profile)):
                 raise CalibrationError(f"--preview {args.preview!r} cannot be written")

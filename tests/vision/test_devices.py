@@ -191,7 +191,8 @@ def test_cli_calibrate_and_read(cli_files: dict[str, Path], tmp_path: Path,
                str(FACES["svg-cards"]), "--out", str(profile), "--preview", str(preview)])
     assert rc == 0
     assert preview.exists() and (tmp_path / "cam.faces.npz").exists()
-    assert "board area from markers" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "board area from markers" in out and "felt: green, ratio 0." in out
     rc = main(["vision", "read", "--calibration", str(profile), "--json",
                str(cli_files["f1"]), str(cli_files["f2"])])
     assert rc == 0
