@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from calibration.chips import build_chip_config
 from hardware.sim.shoe import sim_deck_profile
@@ -19,9 +20,52 @@ from table_controller.controller.events import (
 )
 from table_controller.engine import Card, TableConfig
 
+if TYPE_CHECKING:
+    from table_controller.controller.daemon import Daemon
+
 DECK = sim_deck_profile(1)
 UID = {card.code: uid for uid, card in DECK.items()}
 POT_ZONE = 11
+
+#: A daemon configuration on simulated devices and loopback endpoints, for in-process daemons.
+DAEMON_CONFIG = """
+[table]
+id = "{table_id}"
+seats = 6
+[stakes]
+small_blind = 50
+big_blind = 100
+[devices]
+shoe = "sim://shoe"
+chips = "sim://chips"
+camera = "sim://camera"
+[endpoints]
+public = "tcp://127.0.0.1:*"
+dealer = "tcp://127.0.0.1:*"
+surveillance = "tcp://127.0.0.1:*"
+snapshot = "tcp://127.0.0.1:*"
+surveillance_snapshot = "tcp://127.0.0.1:*"
+commands = "tcp://127.0.0.1:*"
+[keys]
+security = "none"
+[journal]
+path = "state/journal.db"
+phh_dir = "state/phh"
+"""
+
+
+def inprocess_daemon(tmp: Path, table_id: str = "T1") -> Daemon:
+    """A daemon with its core and journal (under ``tmp``) but no devices, sockets or loop."""
+    from table_controller.config import loads_config
+    from table_controller.controller.daemon import Daemon, build_core
+    from table_controller.journal import Journal
+
+    cfg = loads_config(DAEMON_CONFIG.format(table_id=table_id), base_dir=tmp)
+    d = Daemon(cfg, print_ready=False)
+    d.core = build_core(cfg)
+    cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
+    d.journal = Journal.open(cfg.journal.path)
+    return d
 
 
 def chip_config(seats: int = 10) -> Any:

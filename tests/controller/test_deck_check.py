@@ -23,7 +23,6 @@ from hardware.base import DeviceEvent
 from hardware.camera.stabilizer import BoardStabilizer
 from hardware.sim.camera import SimCamera
 from hardware.sim.scene import Level
-from table_controller.config import loads_config
 from table_controller.controller.camera import (
     DECK_MISMATCH_LINK,
     BoardObserved,
@@ -31,41 +30,15 @@ from table_controller.controller.camera import (
     DeckMismatch,
     FrameBoardSource,
 )
-from table_controller.controller.daemon import Daemon, build_core
 from table_controller.controller.events import Announcement, Output
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.feeds import Feed, FeedClient, FeedEndpoints, FeedEventKind, FeedHub
-from table_controller.journal import EntryKind, Journal
+from table_controller.journal import EntryKind
+from tests.controller.helpers import inprocess_daemon
 from tests.feeds.helpers import arun, next_kind
 
 ROOT = Path(__file__).resolve().parents[2]
 Faces = dict[Card, Any]
-
-CONFIG = """
-[table]
-id = "T1"
-seats = 6
-[stakes]
-small_blind = 50
-big_blind = 100
-[devices]
-shoe = "sim://shoe"
-chips = "sim://chips"
-camera = "sim://camera"
-[endpoints]
-public = "tcp://127.0.0.1:*"
-dealer = "tcp://127.0.0.1:*"
-surveillance = "tcp://127.0.0.1:*"
-snapshot = "tcp://127.0.0.1:*"
-surveillance_snapshot = "tcp://127.0.0.1:*"
-commands = "tcp://127.0.0.1:*"
-[keys]
-security = "none"
-[journal]
-path = "state/journal.db"
-phh_dir = "state/phh"
-"""
-
 
 @pytest.fixture(scope="module")
 def decks() -> dict[str, Faces]:
@@ -83,11 +56,7 @@ class Table:
         profile = calibrate_camera(empty, registered, design="kennard")
         self.source = FrameBoardSource(self.cam, profile.recognizer(), BoardStabilizer(frames=2),
                                        interval=0.0, design=profile.design)
-        cfg = loads_config(CONFIG, base_dir=tmp)
-        self.daemon = d = Daemon(cfg, print_ready=False)
-        d.core = build_core(cfg)
-        cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
-        d.journal = Journal.open(cfg.journal.path)
+        self.daemon = d = inprocess_daemon(tmp)
         d._queue = asyncio.Queue()
         d.devices["camera"] = self.source
         self.now = 0.0

@@ -5,8 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from table_controller.config import loads_config
-from table_controller.controller.daemon import Daemon, build_core
+from table_controller.controller.daemon import Daemon
 from table_controller.controller.events import (
     CardRead,
     DealerCommand,
@@ -14,42 +13,12 @@ from table_controller.controller.events import (
     Reply,
     ZoneSeen,
 )
-from table_controller.journal import EntryKind, Journal
-from tests.controller.helpers import UID
-
-CONFIG = """
-[table]
-id = "T9"
-seats = 6
-[stakes]
-small_blind = 50
-big_blind = 100
-[devices]
-shoe = "sim://shoe"
-chips = "sim://chips"
-camera = "sim://camera"
-[endpoints]
-public = "tcp://127.0.0.1:*"
-dealer = "tcp://127.0.0.1:*"
-surveillance = "tcp://127.0.0.1:*"
-snapshot = "tcp://127.0.0.1:*"
-surveillance_snapshot = "tcp://127.0.0.1:*"
-commands = "tcp://127.0.0.1:*"
-[keys]
-security = "none"
-[journal]
-path = "state/journal.db"
-phh_dir = "state/phh"
-"""
+from table_controller.journal import EntryKind
+from tests.controller.helpers import UID, inprocess_daemon
 
 
 def daemon(tmp: Path) -> Daemon:
-    cfg = loads_config(CONFIG, base_dir=tmp)
-    d = Daemon(cfg, print_ready=False)
-    d.core = build_core(cfg)
-    cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
-    d.journal = Journal.open(cfg.journal.path)
-    return d
+    return inprocess_daemon(tmp, "T9")
 
 
 def command(d: Daemon, name: str, now: float, **args: object) -> None:
