@@ -238,6 +238,19 @@ def test_profile_round_trip_keeps_the_felt(kennard: Faces, tmp_path: Path) -> No
     assert capture.add(Card.parse("Ah"), S.render(kennard, placement, cam, rng, CLEAN).image).shape
 
 
+def _refused(path: Path, edit: dict[str, object], message: str) -> None:
+    """Edit the saved profile (None deletes a key): loading it must fail with ``message``."""
+    doc = json.loads(path.read_text())
+    for key, value in edit.items():
+        if value is None:
+            del doc[key]
+        else:
+            doc[key] = value
+    path.write_text(json.dumps(doc))
+    with pytest.raises(CalibrationError, match=message):
+        load_profile(path)
+
+
 def _as_version_1(path: Path) -> None:
     doc = json.loads(path.read_text())
     doc["version"] = 1
@@ -282,15 +295,7 @@ def test_bad_felt_keys_are_refused(
     _rng, _cam, profile = _calibrated(kennard, 47, "red")
     path = tmp_path / "camera.json"
     save_profile(profile, path)
-    doc = json.loads(path.read_text())
-    for key, value in edit.items():
-        if value is None:
-            del doc[key]
-        else:
-            doc[key] = value
-    path.write_text(json.dumps(doc))
-    with pytest.raises(CalibrationError, match=message):
-        load_profile(path)
+    _refused(path, edit, message)
 
 
 @pytest.mark.parametrize(
@@ -308,15 +313,7 @@ def test_bad_version_1_profiles_are_refused(
     path = tmp_path / "camera.json"
     save_profile(profile, path)
     _as_version_1(path)
-    doc = json.loads(path.read_text())
-    for key, value in edit.items():
-        if value is None:
-            del doc[key]
-        else:
-            doc[key] = value
-    path.write_text(json.dumps(doc))
-    with pytest.raises(CalibrationError, match=message):
-        load_profile(path)
+    _refused(path, edit, message)
 
 
 def test_locator_refuses_an_unknown_channel(kennard: Faces) -> None:
