@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ from table_controller.feeds import (
     Message,
     decode,
 )
+from table_controller.feeds.messages import _CARD_TOKEN
 from tests.feeds.helpers import arun, next_kind
 
 
@@ -196,7 +196,7 @@ def test_public_subscriber_never_sees_a_hole_card() -> None:
             secret = {c for cards in HOLE.values() for c in cards}
             for raw in raw_public:
                 text = raw.decode()
-                tokens = set(re.findall(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])", text))
+                tokens = set(_CARD_TOKEN.findall(text))
                 assert not tokens & secret, text
             dealt = [decode(r) for r in raw_public if b"card_dealt" in r]
             assert all(m.data["hole_card"] == MASK for m in dealt)
