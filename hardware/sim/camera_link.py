@@ -100,19 +100,16 @@ def parse_board(text: str) -> BoardObserved:
     return BoardObserved(tuple(out), tuple(sorted(set(occ))))
 
 
-class BoardFileCamera:
-    """A board source reading the dealer's board file (see the module docstring).
+class _WatchedFile:
+    """A file another process replaces, watched by polling: open/close and the counts."""
 
-    :param url: the configured URL.
-    :param path: the board JSON file.
-    """
+    #: What the file's directory is, for the error when it does not exist.
+    _what = "directory"
 
     def __init__(self, url: str, path: str) -> None:
         self.url = url
         self.path = path
         self._opened = False
-        self._stamp: tuple[int, int] | None = None
-        self._last: BoardObserved | None = None
         self._frames = 0
         self._bad = 0
         self._last_at: float | None = None
@@ -125,12 +122,27 @@ class BoardFileCamera:
         """
         d = os.path.dirname(os.path.abspath(self.path))
         if not os.path.isdir(d):
-            raise ConfigError(f"camera board file directory {d!r} does not exist")
+            raise ConfigError(f"{self._what} {d!r} does not exist")
         self._opened = True
 
     def close(self) -> None:
         """Stop watching."""
         self._opened = False
+
+
+class BoardFileCamera(_WatchedFile):
+    """A board source reading the dealer's board file (see the module docstring).
+
+    :param url: the configured URL.
+    :param path: the board JSON file.
+    """
+
+    _what = "camera board file directory"
+
+    def __init__(self, url: str, path: str) -> None:
+        super().__init__(url, path)
+        self._stamp: tuple[int, int] | None = None
+        self._last: BoardObserved | None = None
 
     def poll(self, now: float) -> list[DeviceEvent]:
         """Return a :class:`BoardObserved` if the board changed since the last poll."""
@@ -226,7 +238,7 @@ def _open_frames(url: DeviceUrl, options: Mapping[str, Any]) -> FrameFileSource:
                            BoardStabilizer(frames=1), interval=0.0)
 
 
-class FrameFileCamera:
+class FrameFileCamera(_WatchedFile):
     """A camera whose frames are an image file another process replaces atomically.
 
     :meth:`read_frame` decodes the file (``cv2.imread``) only when it was replaced since the
@@ -236,29 +248,11 @@ class FrameFileCamera:
     :param path: the image file (PNG).
     """
 
+    _what = "camera frames directory"
+
     def __init__(self, url: str, path: str) -> None:
-        self.url = url
-        self.path = path
-        self._opened = False
+        super().__init__(url, path)
         self._stamp: tuple[int, int, int] | None = None
-        self._frames = 0
-        self._bad = 0
-        self._last_at: float | None = None
-        self._error: str | None = None
-
-    def open(self) -> None:
-        """Start watching the file (its directory must exist).
-
-        :raises ConfigError: if the directory does not exist.
-        """
-        d = os.path.dirname(os.path.abspath(self.path))
-        if not os.path.isdir(d):
-            raise ConfigError(f"camera frames directory {d!r} does not exist")
-        self._opened = True
-
-    def close(self) -> None:
-        """Stop watching."""
-        self._opened = False
 
     def read_frame(self, now: float) -> Any | None:
         """Return the frame if the file was replaced since the last read, else ``None``."""
