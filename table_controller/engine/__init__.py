@@ -4,6 +4,7 @@ No I/O, clock or randomness in this package: cards are passed in (they come from
 The API contract is ``docs/engine.md``.
 """
 
+from table_controller.engine.answers import card_input, default_input, wants_card
 from table_controller.engine.cards import FULL_DECK, Card, CardError, parse_cards
 from table_controller.engine.describe import describe_legal, describe_record, describe_step
 from table_controller.engine.hand import CardCorrection, DuplicateCard, Hand, HandConfigError
@@ -81,8 +82,11 @@ __all__ = [
     "Table",
     "TableConfig",
     "TableStatus",
+    "card_input",
+    "default_input",
     "describe_legal",
     "describe_record",
     "describe_step",
     "parse_cards",
+    "wants_card",
 ]
