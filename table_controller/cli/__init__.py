@@ -43,12 +43,26 @@ def _load(name: str) -> object | None:
         raise
 
 
+def version() -> str:
+    """Return the installed distribution's version (the package's own when not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("table-controller")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree without install
+        from table_controller import __version__
+
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every available subcommand."""
     parser = argparse.ArgumentParser(
         prog="table-controller",
         description="Casino table controller for Texas hold'em.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = _load(name)
