@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "keys",
     "vision",
     "soak",
+    "service",
 )
 #: Modules that add ``table-controller calibrate <what>``.
 CALIBRATE_MODULES = ("calibrate_deck", "calibrate_chips", "calibrate_camera")
