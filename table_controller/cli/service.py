@@ -25,7 +25,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                       help="the table-controller command the unit starts "
                            "(default: this one, as an absolute path)")
     inst.set_defaults(handler=install)
-    p.set_defaults(handler=lambda _args: (p.print_help(), 2)[1])
+
+    def usage(_args: argparse.Namespace) -> int:
+        p.print_help()
+        return 2
+
+    p.set_defaults(handler=usage)
 
 
 def install(args: argparse.Namespace) -> int:
