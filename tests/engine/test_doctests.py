@@ -4,6 +4,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "table_controller.engine.answers",
     "table_controller.engine.cards",
     "table_controller.engine.model",
     "table_controller.engine.betting",
