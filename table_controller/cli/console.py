@@ -9,6 +9,11 @@ line; ``name=value`` sets an argument by name)::
     resume            confirm          resolve 2 chips recounted, count correct
     status            retry            help               quit
 
+Interactive use has line editing (arrows, Ctrl-A/E, ...), a history kept across sessions
+(``--history FILE``, default under ``$XDG_STATE_HOME``), Tab completion of command and argument
+names and a "did you mean" for a mistyped command (prompt_toolkit). ``status`` is shown as a few
+readable lines. Piped input and ``-c`` read plain lines.
+
 Commands go through :class:`~table_controller.feeds.commands.CommandClient` (timeout, resend with
 the same sequence number, reconnect); ``retry`` resends the last unanswered command with its seq.
 """
@@ -21,93 +26,30 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from table_controller.cli.console_text import (
+    LineError,
+    completions,
+    format_status,
+    help_text,
+    parse_line,
+)
+
 if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+
     from table_controller.feeds.commands import CommandClient
 
-ALIASES = {
-    "allin": "all_in", "all-in": "all_in", "buyin": "buy_in", "buy-in": "buy_in",
-    "sitout": "sit_out", "sit-out": "sit_out", "sitin": "sit_in", "sit-in": "sit_in",
-    "raise_to": "raise",
-}
-INT_KINDS = ("seat", "chips", "id")
+__all__ = ["ConsoleSession", "LineError", "help_text", "parse_line", "register", "run"]
 
 
-class LineError(ValueError):
-    """A console line that is not a command."""
-
-
-def parse_line(line: str) -> dict[str, Any]:
-    """Turn a console line into a command body.
-
-    >>> parse_line("raise 3 400")
-    {'command': 'raise', 'seat': 3, 'to': 400}
-    >>> parse_line("hold chip count does not match")
-    {'command': 'hold', 'reason': 'chip count does not match'}
-    >>> parse_line("resolve 2 recounted")
-    {'command': 'resolve', 'irregularity': 2, 'note': 'recounted'}
-
-    :raises LineError: on an unknown command or a bad argument (the message says which).
-    """
-    from table_controller.feeds.messages import COMMANDS, CommandError, parse_command
-
-    tokens = line.split()
-    if not tokens:
-        raise LineError("empty line")
-    name = ALIASES.get(tokens[0].lower(), tokens[0].lower())
-    if name not in COMMANDS:
-        raise LineError(f"unknown command {tokens[0]!r}; type 'help' for the list")
-    specs, _ = COMMANDS[name]
-    kinds = {s[0]: s[1] for s in specs}
-    body: dict[str, Any] = {"command": name}
-    rest: list[str] = []
-    for tok in tokens[1:]:
-        key, eq, value = tok.partition("=")
-        if eq and key in kinds and key not in body:
-            body[key] = value
-        else:
-            rest.append(tok)
-    for i, (arg, kind, required) in enumerate(specs):
-        if not rest:
-            break
-        if arg in body:
-            continue
-        if kind in INT_KINDS and not required and not rest[0].lstrip("-").isdigit():
-            continue
-        if kind == "text" and i == len(specs) - 1:
-            body[arg] = " ".join(rest)
-            rest = []
-        else:
-            body[arg] = rest.pop(0)
-    if rest:
-        raise LineError(f"{name}: too many arguments: {' '.join(rest)!r}")
-    for arg, kind in kinds.items():
-        if arg in body and kind in INT_KINDS:
-            try:
-                body[arg] = int(body[arg])
-            except ValueError:
-                raise LineError(f"{name}.{arg}: must be a number, got {body[arg]!r}") from None
-    try:
-        parse_command(body)
-    except CommandError as exc:
-        raise LineError(str(exc)) from None
-    return body
-
-
-def help_text() -> str:
-    """Return the list of commands with their arguments."""
-    from table_controller.feeds.messages import COMMANDS
-
-    lines = ["commands (arguments in order; text arguments take the rest of the line):"]
-    for name, (specs, summary) in COMMANDS.items():
-        args = " ".join(f"<{a}>" if req else f"[{a}]" for a, _, req in specs)
-        lines.append(f"  {name} {args}".rstrip().ljust(36) + f" {summary}")
-    lines.append("  retry".ljust(36) + " resend the last unanswered command (same seq)")
-    lines.append("  help, quit")
-    return "\n".join(lines)
+def _result_text(body: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    if body.get("command") == "status":
+        return format_status(result)
+    return json.dumps(dict(result), sort_keys=True)
 
 
 def _show_reply(body: Mapping[str, Any], accepted: bool, reason: str,
@@ -121,7 +63,7 @@ def _show_reply(body: Mapping[str, Any], accepted: bool, reason: str,
     if replayed:
         out += " (answer from the record: already applied once)"
     if result:
-        out += "\n  " + json.dumps(dict(result), sort_keys=True)
+        out += "\n  " + _result_text(body, result).replace("\n", "\n  ")
     return out
 
 
@@ -169,6 +111,63 @@ class ConsoleSession:
         return _show_reply(body, reply.accepted, reply.reason, reply.result, reply.replayed)
 
 
+def history_path(given: Path | None) -> Path:
+    """Return where the console keeps its history."""
+    if given is not None:
+        return given
+    base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return Path(base) / "table-controller" / "console-history"
+
+
+def prompt_session(history: Path | None, **kwargs: Any) -> PromptSession[str]:
+    """Build the interactive line editor: history file, Tab completion, Emacs keys.
+
+    A history file that cannot be written (a read-only home) falls back to memory.
+    """
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+    from prompt_toolkit.document import Document
+    from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+
+    class CommandCompleter(Completer):
+        """Complete command names, then argument names (``name=``)."""
+
+        def get_completions(self, document: Document,
+                            complete_event: CompleteEvent) -> Iterator[Completion]:
+            before = document.text_before_cursor
+            words = before.split()
+            partial = "" if before.endswith(" ") or not words else words[-1]
+            for word in completions(before):
+                yield Completion(word, start_position=-len(partial))
+
+    hist: History
+    path = history_path(history)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(exist_ok=True)
+        hist = FileHistory(str(path))
+    except OSError as exc:
+        print(f"console: history not kept ({path}: {exc.strerror})", file=sys.stderr)
+        hist = InMemoryHistory()
+    return PromptSession(history=hist, completer=CommandCompleter(),
+                         complete_while_typing=False, **kwargs)
+
+
+async def interactive(handle: Callable[[str], Awaitable[str | None]],
+                      editor: PromptSession[str]) -> None:
+    """Read lines with the editor until ``quit``, Ctrl-D or Ctrl-C."""
+    while True:
+        try:
+            line = await editor.prompt_async("table> ")
+        except (EOFError, KeyboardInterrupt):
+            return
+        out = await handle(line)
+        if out is None:
+            return
+        if out:
+            print(out, flush=True)
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``console`` subcommand."""
     p = subparsers.add_parser(
@@ -184,6 +183,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--id", dest="console_id", help="console id (default: host-pid)")
     p.add_argument("--timeout", type=float, default=None, help="seconds before a resend (2.5)")
     p.add_argument("--retries", type=int, default=3, help="sends before giving up (3)")
+    p.add_argument("--history", type=Path, default=None,
+                   help="file keeping the typed commands across sessions (default: "
+                        "$XDG_STATE_HOME/table-controller/console-history)")
     p.add_argument("-c", "--command", action="append", default=[],
                    help="run this command and exit (repeatable)")
     p.set_defaults(handler=run)
@@ -232,16 +234,16 @@ def run(args: argparse.Namespace) -> int:
                     print(out, flush=True)
                 return 1 if session.refused or session.unanswered else 0
             print(f"console {console_id} -> {endpoint} (table {table or 'T1'}); type 'help'")
-            while True:
-                try:
-                    line = input("table> ")
-                except EOFError:
-                    break
-                out = loop.run_until_complete(session.handle_line(line))
-                if out is None:
-                    break
-                if out:
-                    print(out, flush=True)
+            if sys.stdin.isatty() and sys.stdout.isatty():
+                loop.run_until_complete(interactive(session.handle_line,
+                                                        prompt_session(args.history)))
+            else:
+                for line in sys.stdin:
+                    out = loop.run_until_complete(session.handle_line(line))
+                    if out is None:
+                        break
+                    if out:
+                        print(out, flush=True)
             return 0
         finally:
             loop.run_until_complete(client.close())

@@ -9,6 +9,7 @@ MODULES = [
     "table_controller.feeds.messages",
     "table_controller.feeds.security",
     "table_controller.cli.console",
+    "table_controller.cli.console_text",
 ]
 
 
