@@ -37,8 +37,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--snapshot", metavar="ENDPOINT", help="the table's snapshot endpoint")
     p.add_argument("--table", action="append", default=[], metavar="ID[=SNAPSHOT]",
                    help="table id; for the floor ID=SNAPSHOT_ENDPOINT, repeatable")
-    p.add_argument("--heartbeat-timeout", type=float, default=3.0, metavar="S",
-                   help="seconds without a message before 'connection lost' (default 3)")
+    p.add_argument("--heartbeat-timeout", type=float, default=None, metavar="S",
+                   help="seconds without a message before 'connection lost' (default: the "
+                        "table's timing.heartbeat_timeout with --config, else 3)")
     p.add_argument("--duration", type=float, default=None, metavar="S",
                    help="quit after S seconds (default: run until Ctrl-C)")
     p.set_defaults(handler=run)
@@ -75,6 +76,26 @@ def sources_from_args(args: argparse.Namespace) -> list[tuple[str, str, str]]:
     return [(args.table[0] if args.table else "", args.connect, args.snapshot)]
 
 
+def heartbeat_timeout(args: argparse.Namespace) -> float:
+    """Return the seconds of silence after which the display says the connection is lost.
+
+    The option wins; else the table's configured ``timing.heartbeat_timeout`` (a table with a
+    5 s heartbeat must not flash "connection lost" at 3 s); else 3 s.
+
+    :raises ValueError: a timeout that is not a positive number.
+    """
+    if args.heartbeat_timeout is not None:
+        value = float(args.heartbeat_timeout)
+        if not 0 < value <= 600:
+            raise ValueError(f"--heartbeat-timeout: must be > 0 and <= 600, got {value}")
+        return value
+    if args.config:
+        from table_controller.config import load_config
+
+        return load_config(args.config).timing.heartbeat_timeout
+    return 3.0
+
+
 def _local(endpoint: str) -> str:
     """Turn a bind address (``tcp://*:5561``, ``tcp://0.0.0.0:5561``) into one to connect to."""
     for wildcard in ("tcp://*:", "tcp://0.0.0.0:"):
@@ -92,10 +113,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         sources = [TableSource(*s) for s in sources_from_args(args)]
+        timeout = heartbeat_timeout(args)
     except (ValueError, TableError) as exc:
         print(f"display: {exc}", file=sys.stderr)
         return 2
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run_display(args.role, sources, duration=args.duration,
-                                heartbeat_timeout=args.heartbeat_timeout))
+                                heartbeat_timeout=timeout))
     return 0

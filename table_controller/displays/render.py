@@ -69,6 +69,60 @@ def _hold_banner(view: TableView) -> RenderableType | None:
                       justify="center"), box=box.HEAVY, style="red")
 
 
+#: What the players are told while the table is held, by the kind of irregularity: plain
+#: words, no internal names, no amounts or cards (the dealer's and floor's screens say those).
+PLAYER_WORDS = {
+    "chip_difference": "the dealer is checking the chips",
+    "collect_difference": "the dealer is checking the chips",
+    "payout_difference": "the dealer is checking the payout",
+    "pot_wrong_seat": "the dealer is checking the payout",
+    "unknown_card": "the dealer is checking the deck",
+    "duplicate_card": "the dealer is checking the deck",
+    "boxed_card": "the dealer is checking the deck",
+    "shoe_opened": "the dealer is checking the deck",
+    "shoe_empty": "the dealer is checking the deck",
+    "misdeal": "misdeal: the hand will be dealt again",
+    "device_lost": "the table's card and chip readers are being checked",
+    "reads_lost": "the table's card and chip readers are being checked",
+    "card_not_due": "the dealer is correcting the deal",
+    "extra_card": "the dealer is correcting the deal",
+    "premature_flop": "the dealer is correcting the deal",
+    "premature_turn": "the dealer is correcting the deal",
+    "premature_river": "the dealer is correcting the deal",
+    "flop_too_many": "the dealer is correcting the deal",
+    "exposed_hole_card": "the dealer is correcting the deal",
+}
+#: When the hold's kind is not known (a hold the dealer or floor called).
+PLAYER_DEFAULT = "the floor has been called to the table"
+
+
+def player_hold_text(view: TableView) -> str:
+    """Return the players' words for the hold in force (``""`` when the table is not held).
+
+    >>> player_hold_text(TableView(holds=("seat 2's zone shows 0",),
+    ...                            hold_kinds=("chip_difference",)))
+    'Please wait: the dealer is checking the chips'
+    >>> player_hold_text(TableView(holds=("floor called",)))
+    'Please wait: the floor has been called to the table'
+    """
+    if not view.holds and not view.hold_kinds:
+        return ""
+    words: list[str] = []
+    for kind in view.hold_kinds:
+        text = PLAYER_WORDS.get(kind, PLAYER_DEFAULT)
+        if text not in words:
+            words.append(text)
+    return "Please wait: " + "; ".join(words or [PLAYER_DEFAULT])
+
+
+def _public_hold_banner(view: TableView) -> RenderableType | None:
+    text = player_hold_text(view)
+    if not text:
+        return None
+    return Panel(Text(text, style="bold white on dark_orange3", justify="center"),
+                 box=box.HEAVY, style="dark_orange3")
+
+
 def _header(view: TableView, role: str) -> Text:
     title = view.name or view.table or "table"
     played = view.extra.get("hands_played")
@@ -152,7 +206,7 @@ def _recent(lines: Sequence[str], title: str, style: str, n: int) -> Panel:
 def render_public(view: TableView) -> RenderableType:
     """Render the players' screen (never hole cards)."""
     parts: list[RenderableType] = [_header(view, "public")]
-    for banner in (_connection_banner(view), _hold_banner(view)):
+    for banner in (_connection_banner(view), _public_hold_banner(view)):
         if banner is not None:
             parts.append(banner)
     board = Text("Board  ", style="bold")

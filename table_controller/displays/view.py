@@ -73,6 +73,8 @@ class TableView:
     prompt: Prompt | None = None
     expected_next: str = ""
     holds: tuple[str, ...] = ()
+    hold_kinds: tuple[str, ...] = ()
+    """Kinds of the irregularities holding the table (for the players' words)."""
     alerts: tuple[str, ...] = ()
     """Recent irregularities and holds, as they came (a short history)."""
     open_alerts: tuple[str, ...] | None = None
@@ -264,6 +266,8 @@ def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
         expected_next=_str(source.get("expected")) or _str(state.get("expected_next")),
         holds=_texts(state.get("holds")) or ((_str(state.get("hold")),) if _str(
             state.get("hold")) else ()),
+        hold_kinds=_hold_kinds(state.get("irregularities")) if isinstance(
+            state.get("irregularities"), list) else base.hold_kinds,
         alerts=(_texts(state.get("irregularities")) or base.alerts)[-KEEP:],
         open_alerts=_texts(state["irregularities"]) if isinstance(
             state.get("irregularities"), list) else base.open_alerts,
@@ -275,6 +279,17 @@ def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
         extra={k: v for k, v in state.items()
                if k in ("rake", "rake_total", "hands_played", "status")},
     )
+
+
+def _hold_kinds(v: Any) -> tuple[str, ...]:
+    """Return the kinds of the open irregularities holding the table, in order, once each."""
+    kinds: list[str] = []
+    for x in v if isinstance(v, list | tuple) else ():
+        if isinstance(x, Mapping) and x.get("hold") is True and not x.get("resolved"):
+            kind = _str(x.get("kind"))
+            if kind and kind not in kinds:
+                kinds.append(kind)
+    return tuple(kinds)
 
 
 def _push(items: Iterable[str], text: str) -> tuple[str, ...]:
@@ -305,11 +320,13 @@ def apply_message(view: TableView, mtype: str, data: Mapping[str, Any], *, seq: 
         kind = _str(data.get("kind"))
         line = f"{kind}: {text}" if kind and text else (text or kind or "irregularity")
         v = dataclasses.replace(v, alerts=_push(v.alerts, line))
+        if kind and data.get("hold") is True and kind not in v.hold_kinds:
+            v = dataclasses.replace(v, hold_kinds=(*v.hold_kinds, kind))
     elif mtype == "hold":
         v = dataclasses.replace(v, holds=(*v.holds, text or "table held"),
                                 alerts=_push(v.alerts, f"HOLD: {text or 'table held'}"))
     elif mtype == "resume":
-        v = dataclasses.replace(v, holds=())
+        v = dataclasses.replace(v, holds=(), hold_kinds=())
     elif mtype == "device":
         name = _str(data.get("device")) or _str(data.get("kind"))
         link = _str(data.get("link")) or _str(data.get("status"))

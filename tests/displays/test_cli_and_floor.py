@@ -82,3 +82,21 @@ def test_floor_display_through_the_proxy(tmp_path: Path) -> None:
     arun(body, timeout=20)
     text = out.getvalue()
     assert "T1" in text and "T2" in text and "HOLD shoe unplugged" in text
+
+
+def test_the_display_waits_as_long_as_the_table_is_configured_to(tmp_path: Path) -> None:
+    from table_controller.cli.display import heartbeat_timeout
+
+    text = Path("examples/table.toml").read_text()
+    slow = text.replace("heartbeat_interval = 1.0", "heartbeat_interval = 5.0").replace(
+        "heartbeat_timeout = 3.0", "heartbeat_timeout = 15.0")
+    assert slow != text
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(slow)
+    assert heartbeat_timeout(parse("--role", "public", "--config", str(cfg))) == 15.0
+    assert heartbeat_timeout(parse("--role", "public", "--config", str(cfg),
+                                   "--heartbeat-timeout", "7")) == 7.0
+    assert heartbeat_timeout(parse("--role", "public", "--connect", "tcp://127.0.0.1:1",
+                                   "--snapshot", "tcp://127.0.0.1:2")) == 3.0
+    with pytest.raises(ValueError, match="--heartbeat-timeout"):
+        heartbeat_timeout(parse("--role", "public", "--heartbeat-timeout", "0"))

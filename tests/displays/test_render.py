@@ -167,3 +167,41 @@ def test_floor_shows_open_irregularities_not_resolved_ones() -> None:
         {"id": 1, "kind": "board_early", "text": "A card is in board slot 4 early"},
         {"id": 2, "kind": "exposed_card", "text": "A hole card is face up"}]})
     assert "A hole card is face up (+1 more)" in text_of(render_floor([v]), width=140)
+
+
+def test_players_are_told_plain_words_while_the_table_is_held() -> None:
+    v = view_from_state(STATE)
+    v = apply_message(v, "irregularity", {"kind": "chip_difference", "hold": True,
+                                          "text": "seat 2's zone (zone 2) shows 0, expected 50"})
+    v = apply_message(v, "hold", {"reason": "seat 2's zone (zone 2) shows 0, expected 50 "
+                                            "(irregularity 2)", "irregularity": 2})
+    public = text_of(render("public", [v]))
+    assert "Please wait: the dealer is checking the chips" in public
+    for internal in ("zone", "irregularity", "expected 50", "TABLE ON HOLD"):
+        assert internal not in public
+    # the dealer still reads what is wrong
+    assert "TABLE ON HOLD" in text_of(render("dealer", [v]))
+    v = apply_message(v, "resume", {"note": "recounted"})
+    assert "Please wait" not in text_of(render("public", [v]))
+
+
+def test_a_hold_of_unknown_kind_calls_the_floor_in_players_words() -> None:
+    v = apply_message(view_from_state(STATE), "hold", {"reason": "dealer called the floor"})
+    assert "Please wait: the floor has been called to the table" in text_of(
+        render("public", [v]))
+
+
+def test_hold_kinds_come_from_the_snapshot_too() -> None:
+    v = view_from_state({**STATE, "holds": ["x"], "irregularities": [
+        {"id": 4, "kind": "duplicate_card", "text": "t", "hold": True, "resolved": False},
+        {"id": 5, "kind": "board_mismatch", "text": "t", "hold": False, "resolved": False}]})
+    assert v.hold_kinds == ("duplicate_card",)
+    assert "the dealer is checking the deck" in text_of(render("public", [v]))
+
+
+def test_render_doctests() -> None:
+    import doctest
+
+    import table_controller.displays.render as module
+
+    assert doctest.testmod(module).failed == 0
