@@ -5,10 +5,12 @@ Examples::
     table-controller display --role public --config examples/table.toml
     table-controller display --role dealer --connect tcp://127.0.0.1:5562 \\
         --snapshot tcp://127.0.0.1:5564
+    table-controller display --role surveillance --config /etc/table-controller/table.toml \\
+        --key keys/displays/monitor-1.key_secret --server-key keys/server.key
     table-controller display --role floor --connect tcp://127.0.0.1:6000 \\
         --table T1=tcp://10.0.0.11:5564 --table T2=tcp://10.0.0.12:5564
 
-The public and dealer screens follow one table (``--config`` or ``--connect`` + ``--snapshot``);
+The public, dealer and surveillance screens follow one table (``--config`` or ``--connect`` + ``--snapshot``);
 the floor follows the public feeds of many tables through ``table-controller floor-proxy``
 (``--connect`` = the proxy's backend) and takes each table's snapshot from its own endpoint.
 """
@@ -18,6 +20,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from table_controller.feeds import ClientKeys
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "it. Takes a snapshot on start and after a gap; says 'connection lost' when heartbeats "
         "stop and recovers by itself. Ctrl-C to quit.",
     )
-    p.add_argument("--role", choices=("public", "dealer", "floor"), required=True)
+    p.add_argument("--role", choices=("public", "dealer", "surveillance", "floor"),
+                   required=True, help="surveillance: every hole card (needs --key)")
     p.add_argument("--config", metavar="PATH",
                    help="the table's configuration (endpoints and table id)")
     p.add_argument("--connect", metavar="ENDPOINT",
@@ -40,6 +48,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--heartbeat-timeout", type=float, default=None, metavar="S",
                    help="seconds without a message before 'connection lost' (default: the "
                         "table's timing.heartbeat_timeout with --config, else 3)")
+    p.add_argument("--key", type=Path, metavar="FILE",
+                   help="this display's secret key file (NAME.key_secret, from "
+                        "'table-controller keys'); required for --role surveillance")
+    p.add_argument("--server-key", type=Path, metavar="FILE",
+                   help="the table's public key file (server.key)")
     p.add_argument("--duration", type=float, default=None, metavar="S",
                    help="quit after S seconds (default: run until Ctrl-C)")
     p.set_defaults(handler=run)
@@ -54,9 +67,12 @@ def sources_from_args(args: argparse.Namespace) -> list[tuple[str, str, str]]:
         from table_controller.config import load_config
 
         cfg = load_config(args.config)
-        feed = cfg.endpoints.dealer if args.role == "dealer" else cfg.endpoints.public
+        feed = {"dealer": cfg.endpoints.dealer,
+                "surveillance": cfg.endpoints.surveillance}.get(args.role, cfg.endpoints.public)
+        snapshot = cfg.endpoints.surveillance_snapshot if args.role == "surveillance" \
+            else cfg.endpoints.snapshot
         return [(cfg.table.id, args.connect or _local(feed), args.snapshot
-                 or _local(cfg.endpoints.snapshot))]
+                 or _local(snapshot))]
     if not args.connect:
         raise ValueError("give --config, or --connect (and --snapshot / --table)")
     if args.role == "floor":
@@ -74,6 +90,24 @@ def sources_from_args(args: argparse.Namespace) -> list[tuple[str, str, str]]:
     if len(args.table) > 1 or (args.table and "=" in args.table[0]):
         raise ValueError("--table takes one plain table id for the public and dealer roles")
     return [(args.table[0] if args.table else "", args.connect, args.snapshot)]
+
+
+def client_keys(args: argparse.Namespace) -> ClientKeys | None:
+    """Load the display's CURVE keys (``--key`` and ``--server-key``), if given.
+
+    :raises ValueError: one of the two without the other, or surveillance without keys.
+    :raises KeyFileError: a key file that is missing or not a key.
+    """
+    from table_controller.feeds import ClientKeys
+
+    if args.key is None and args.server_key is None:
+        if args.role == "surveillance":
+            raise ValueError("--role surveillance needs --key NAME.key_secret (a display key "
+                             "the table allows) and --server-key server.key")
+        return None
+    if args.key is None or args.server_key is None:
+        raise ValueError("CURVE needs both --key and --server-key")
+    return ClientKeys.from_files(args.key, args.server_key)
 
 
 def heartbeat_timeout(args: argparse.Namespace) -> float:
@@ -114,10 +148,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         sources = [TableSource(*s) for s in sources_from_args(args)]
         timeout = heartbeat_timeout(args)
+        keys = client_keys(args)
     except (ValueError, TableError) as exc:
         print(f"display: {exc}", file=sys.stderr)
         return 2
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run_display(args.role, sources, duration=args.duration,
-                                heartbeat_timeout=timeout))
+                                heartbeat_timeout=timeout, keys=keys))
     return 0

@@ -27,10 +27,11 @@ from rich.console import Console
 
 from table_controller.displays.render import render
 from table_controller.displays.view import TableView, apply_message, view_from_state
-from table_controller.feeds import Feed, FeedClient, FeedEvent, FeedEventKind
+from table_controller.feeds import ClientKeys, Feed, FeedClient, FeedEvent, FeedEventKind
 
 #: Which feed each role follows.
-ROLE_FEEDS = {"public": Feed.PUBLIC, "dealer": Feed.DEALER, "floor": Feed.PUBLIC}
+ROLE_FEEDS = {"public": Feed.PUBLIC, "dealer": Feed.DEALER, "floor": Feed.PUBLIC,
+              "surveillance": Feed.SURVEILLANCE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,13 +98,18 @@ async def run_display(
     console: Console | None = None,
     duration: float | None = None,
     heartbeat_timeout: float = 3.0,
+    keys: ClientKeys | None = None,
     live: bool | None = None,
     plain_every: float = 1.0,
     on_change: Callable[[DisplayModel], None] | None = None,
+    until: Callable[[DisplayModel], bool] | None = None,
 ) -> DisplayModel:
     """Show ``role``'s screen for ``sources`` until cancelled or ``duration`` seconds passed.
 
+    :param keys: this display's CURVE keys (the surveillance feed needs an allowed key).
     :param live: use ``rich.live.Live`` (default: when the console is a terminal).
+    :param until: stop as soon as this is true of the model after a change (tests wait on
+        what the screen shows instead of a duration).
     :returns: the model as it was at the end (for tests and the demo's summary).
     """
     from rich.live import Live
@@ -114,7 +120,8 @@ async def run_display(
     model = DisplayModel([s.table for s in sources])
     ctx = zmq.asyncio.Context()
     clients = [FeedClient(ctx, feed=feed, feed_endpoint=s.feed, snapshot_endpoint=s.snapshot,
-                          table_id=s.table or None, heartbeat_timeout=heartbeat_timeout)
+                          table_id=s.table or None, heartbeat_timeout=heartbeat_timeout,
+                          keys=keys)
                for s in sources]
     changed = asyncio.Event()
     tasks = []
@@ -129,6 +136,8 @@ async def run_display(
             return render(role, model.ordered())
 
         async def wait_change() -> bool:
+            if until is not None and until(model):
+                return False
             left = 0.5 if end is None else min(0.5, end - time.monotonic())
             if left <= 0:
                 return False

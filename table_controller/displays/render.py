@@ -160,8 +160,11 @@ def _seat_status(s: SeatView, view: TableView) -> Text:
     return out
 
 
-def seats_table(view: TableView) -> Table:
-    """Tabulate the seats: player, stack, bet, cards, status."""
+def seats_table(view: TableView, *, reveal: bool = False) -> Table:
+    """Tabulate the seats: player, stack, bet, cards, status.
+
+    ``reveal`` (the surveillance screen) shows the hole cards the feed carries.
+    """
     t = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False)
     t.add_column("seat", justify="right")
     t.add_column("player")
@@ -172,6 +175,10 @@ def seats_table(view: TableView) -> Table:
     for s in view.seats:
         if s.shown:
             cards = Text(" ").join(card_text(c) for c in s.shown)
+        elif reveal and s.hole:
+            cards = Text(" ").join(card_text(c) for c in s.hole)
+            if s.folded:
+                cards.stylize("dim")
         elif s.has_cards and not s.folded:
             cards = Text("▒▒ ▒▒", style="blue")
         else:
@@ -220,9 +227,12 @@ def render_public(view: TableView) -> RenderableType:
     return Group(*parts)
 
 
-def render_dealer(view: TableView) -> RenderableType:
-    """Render the dealer's screen: the prompt, big and clear, and what comes next."""
-    parts: list[RenderableType] = [_header(view, "dealer")]
+def render_dealer(view: TableView, *, role: str = "dealer") -> RenderableType:
+    """Render the dealer's screen: the prompt, big and clear, and what comes next.
+
+    ``role="surveillance"``: the same screen with every hole card the feed carries.
+    """
+    parts: list[RenderableType] = [_header(view, role)]
     for banner in (_connection_banner(view), _hold_banner(view)):
         if banner is not None:
             parts.append(banner)
@@ -239,7 +249,7 @@ def render_dealer(view: TableView) -> RenderableType:
     board.append_text(board_text(view.board))
     board.append("    ")
     board.append_text(_pots_text(view))
-    parts += [board, seats_table(view)]
+    parts += [board, seats_table(view, reveal=role == "surveillance")]
     if view.alerts:
         parts.append(_recent(view.alerts, "alerts", "bold red", 4))
     parts.append(_recent(view.announcements, "announcements", "", 3))
@@ -300,8 +310,10 @@ def render_floor(views: Sequence[TableView], title: str = "Floor") -> Renderable
 
 
 def render(role: str, views: Sequence[TableView]) -> RenderableType:
-    """Render the screen of ``role`` (``public``, ``dealer`` or ``floor``)."""
+    """Render the screen of ``role`` (``public``, ``dealer``, ``surveillance`` or ``floor``)."""
     if role == "floor":
         return render_floor(views)
     view = views[0] if views else TableView()
-    return render_dealer(view) if role == "dealer" else render_public(view)
+    if role in ("dealer", "surveillance"):
+        return render_dealer(view, role=role)
+    return render_public(view)

@@ -16,6 +16,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,8 @@ class SeatView:
     sitting_out: bool = False
     has_cards: bool = False
     shown: tuple[str, ...] = ()
+    hole: tuple[str, ...] = ()
+    """The hole cards, only where the feed carries them (surveillance); masked ones are left out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +138,14 @@ def _cards(v: Any) -> tuple[str | None, ...]:
     return tuple(c if isinstance(c, str) and c else None for c in v)
 
 
+_CARD = re.compile(r"[2-9TJQKA][shdc]")
+
+
+def _faces(v: Any) -> tuple[str, ...]:
+    """Card codes only: a masked card (the public and dealer feeds') is left out."""
+    return tuple(c for c in _cards(v) if c and _CARD.fullmatch(c))
+
+
 def _texts(v: Any) -> tuple[str, ...]:
     if isinstance(v, str):
         return (v,) if v else ()
@@ -171,6 +182,8 @@ def _seats(state: Mapping[str, Any]) -> tuple[SeatView, ...]:
                 continue
             d = v if isinstance(v, Mapping) else {}
             hole = d.get("hole_cards", d.get("holes"))
+            faces = _faces(hole) or (_faces(holes.get(str(seat))) if isinstance(holes, Mapping)
+                                     else ())
             seats[seat] = SeatView(
                 seat=seat,
                 player=_str(d.get("player")) or _str(d.get("name")),
@@ -181,6 +194,7 @@ def _seats(state: Mapping[str, Any]) -> tuple[SeatView, ...]:
                 sitting_out=bool(d.get("sitting_out")),
                 has_cards=bool(hole) or bool(d.get("has_cards")) or seat in holding,
                 shown=tuple(c for c in _cards(d.get("shown")) if c) or shown.get(seat, ()),
+                hole=faces,
             )
     elif isinstance(raw, list | tuple):
         for x in raw:
