@@ -10,9 +10,10 @@ Examples::
     table-controller display --role floor --connect tcp://127.0.0.1:6000 \\
         --table T1=tcp://10.0.0.11:5564 --table T2=tcp://10.0.0.12:5564
 
-The public, dealer and surveillance screens follow one table (``--config`` or ``--connect`` + ``--snapshot``);
-the floor follows the public feeds of many tables through ``table-controller floor-proxy``
-(``--connect`` = the proxy's backend) and takes each table's snapshot from its own endpoint.
+The public, dealer and surveillance screens follow one table (``--config`` or ``--connect`` +
+``--snapshot``); the floor follows the public feeds of many tables through
+``table-controller floor-proxy`` (``--connect`` = the proxy's backend) and takes each table's
+snapshot from its own endpoint.
 """
 
 from __future__ import annotations
