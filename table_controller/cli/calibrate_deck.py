@@ -61,9 +61,18 @@ def run(args: argparse.Namespace) -> int:
 
     store = DeckStore(args.decks)
     try:
+        if args.action != "register" and not Path(args.decks).is_dir():
+            what = "is not a folder" if Path(args.decks).exists() else "does not exist"
+            print(f"error: decks directory {str(args.decks)!r} {what} (give --decks the "
+                  "folder decks are registered in)", file=sys.stderr)
+            return 1
         if args.action == "list":
             active = store.active_name()
-            for name in store.names():
+            names = store.names()
+            if not names:
+                print(f"no decks registered in {str(args.decks)!r} (register one with "
+                      "'calibrate deck --decks DIR register NAME --shoe URL')")
+            for name in names:
                 print(f"{'*' if name == active else ' '} {name}")
             return 0
         if args.action == "activate":
@@ -102,6 +111,12 @@ def _register(args: argparse.Namespace, store: DeckStore) -> int:
         store.activate(profile.name)
         print(f"active deck: {profile.name}")
     return 0
+
+
+def _bar(done: int, total: int = 52, width: int = 26) -> str:
+    """Return a progress bar: ``[#############.............]``."""
+    filled = done * width // total
+    return "[" + "#" * filled + "." * (width - filled) + "]"
 
 
 def _collect(
@@ -156,7 +171,10 @@ def _collect(
                     )
                 seen[event.uid] = len(uids)
                 uids.append(event.uid)
-                print(f"{len(uids):2d}/52  {event.uid}  {cards[len(uids) - 1]}")
+                after = (f"next: {cards[len(uids)].describe()}" if len(uids) < 52
+                         else "all 52 read")
+                print(f"{len(uids):2d}/52  {_bar(len(uids))}  {event.uid} = "
+                      f"{cards[len(uids) - 1]}  -  {after}", flush=True)
             elif isinstance(event, BadFrame | DeviceLost | DeviceRecovered | LinkStale):
                 print(f"shoe: {event}", file=sys.stderr)
     return uids

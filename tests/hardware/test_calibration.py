@@ -152,6 +152,18 @@ def test_calibrate_chips_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["calibrate", "chips", "check", str(tmp_path / "nope.toml")]) == 1
 
 
+def test_deck_commands_name_a_missing_decks_folder(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    for action in (["list"], ["show"], ["activate", "red"]):
+        assert main(["calibrate", "deck", "--decks", str(tmp_path / "nope"), *action]) == 1
+        err = capsys.readouterr().err
+        assert "does not exist" in err and str(tmp_path / "nope") in err
+        assert err.count("\n") == 1
+    (tmp_path / "empty").mkdir()
+    assert main(["calibrate", "deck", "--decks", str(tmp_path / "empty"), "list"]) == 0
+    assert "no decks registered" in capsys.readouterr().out
+
+
 # --- deck registration end to end over a pty --------------------------------------------------
 
 
@@ -178,6 +190,9 @@ def test_calibrate_deck_by_draws_over_pty(
     assert main(register_args(decks, "red", url, "--order", "sorted", "--activate")) == 0
     out = capsys.readouterr().out
     assert "52/52" in out and "active deck: red" in out
+    # which card comes next, and how far along, on every line
+    assert "starting with" in out
+    assert " 1/52  [" in out and "next: " in out and "all 52 read" in out
     store = DeckStore(decks)
     assert dict(store.active().cards) == sim_deck_profile(31)
     assert main(["calibrate", "deck", "--decks", str(decks), "list"]) == 0
