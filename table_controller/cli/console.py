@@ -192,7 +192,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the console; returns 0, or 1 on a setup error or a refused / unanswered command."""
+    """Run the console; return 0, 1 (a setup error, a refused or unanswered command) or 2.
+
+    2 is a bad endpoint.
+    """
     import zmq.asyncio
 
     from table_controller.errors import TableError
@@ -252,5 +255,10 @@ def run(args: argparse.Namespace) -> int:
     except TableError as exc:
         print(f"console: {exc}", file=sys.stderr)
         return 1
+    except zmq.ZMQError as exc:
+        why = str(exc.strerror).split(" (addr=")[0]
+        print(f"console: cannot connect to {endpoint!r}: {why} (an endpoint looks like "
+              "tcp://127.0.0.1:5566)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 0

@@ -147,3 +147,14 @@ def test_status_reads_at_a_glance() -> None:
     assert "  irregularity 3 (chip_difference): zone 2 shows 0 [holds]" in lines
     assert "irregularity 2" not in text
     assert "phh_dir: /var/lib/t/phh" in lines
+
+
+@pytest.mark.parametrize("endpoint", ["nonsense", "tcp://", "tcp://127.0.0.1:notaport"])
+def test_a_bad_endpoint_is_one_line_and_exit_2(endpoint: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from table_controller.cli import main
+
+    assert main(["console", "--connect", endpoint, "-c", "status"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot connect to {endpoint!r}" in err
+    assert "Traceback" not in err
