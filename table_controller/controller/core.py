@@ -41,7 +41,6 @@ from table_controller.controller.chips import ChipCheck
 from table_controller.controller.dealer_commands import decide_command
 from table_controller.controller.events import (
     Announcement,
-    Applied,
     BoardSeen,
     CardRead,
     ControllerInput,
@@ -74,6 +73,8 @@ from table_controller.controller.irregularities import (
     TagEvent,
     refused,
 )
+from table_controller.controller.records import applied_output
+from table_controller.controller.snapshot import table_summary, table_view
 from table_controller.controller.steps import step_to_dict
 from table_controller.engine import (
     ActionKind,
@@ -85,15 +86,12 @@ from table_controller.engine import (
     CardError,
     CollectStep,
     Deal,
-    DealHoleStep,
     Hand,
     HandOverStep,
     Input,
-    Muck,
     PostKind,
     PostStep,
     Record,
-    Show,
     ShowStep,
     Street,
     Table,
@@ -101,7 +99,7 @@ from table_controller.engine import (
     describe_step,
 )
 from table_controller.engine.answers import card_input, default_input, wants_card
-from table_controller.engine.describe import applied_text, payouts_text
+from table_controller.engine.describe import payouts_text
 from table_controller.errors import RuleError
 
 __all__ = ["CRITICAL_DEVICES", "LIVE_POSTS", "Irregularity", "TableCore"]
@@ -314,82 +312,22 @@ class TableCore:
             out.update(c.code for c in cards if c is not None)
         return out
 
+    @property
+    def burns(self) -> Sequence[Card | None]:
+        """The burn cards of the hand (surveillance only)."""
+        return tuple(self._burns)
+
     def view(self, *, secret: bool = False) -> dict[str, Any]:
         """Return the whole table state (the feeds' snapshot); hole cards under ``hole_cards``.
 
         :param secret: add surveillance-only details (burn cards, details of the live
             irregularities).
         """
-        ts = self.table.status()
-        hand = self._hand
-        st = hand.status() if hand is not None else None
-        seats: dict[str, Any] = {}
-        for s, v in ts.seats.items():
-            d: dict[str, Any] = {"player": v.player, "stack": v.stack, "bet": 0,
-                                 "sitting_out": v.sitting_out, "in_hand": False,
-                                 "folded": False, "all_in": False}
-            if st is not None and s in st.seats:
-                d.update(stack=st.stacks[s], bet=st.bets.get(s, 0), in_hand=True,
-                         folded=s in st.folded, all_in=s in st.all_in)
-            seats[str(s)] = d
-        state: dict[str, Any] = {
-            "hand": self._hand_number if hand is not None else None,
-            "hands_played": ts.hands_played,
-            "rake_total": ts.rake_total,
-            "button": st.button if st is not None else ts.button,
-            "seats": seats,
-            "phase": st.phase.value if st is not None else "between_hands",
-            "street": st.street.value if st is not None else None,
-            "board": [None if c is None else c.code for c in st.board] if st else [],
-            "pots": [p.to_dict() for p in st.pots] if st is not None else [],
-            "to_act": st.to_act if st is not None else None,
-            "current_bet": st.current_bet if st is not None else 0,
-            "hole_cards": {str(s): [None if c is None else c.code for c in cs]
-                           for s, cs in st.hole_cards.items()} if st is not None else {},
-            "shown": {str(s): [c.code for c in cs] for s, cs in st.shown.items()}
-            if st is not None else {},
-            "prompt": self.prompt.to_dict() if self.prompt is not None else None,
-            "held": self.held,
-            "holds": [r for r, _ in self.holds],
-            "irregularities": [i.to_dict() for i in self.open_irregularities()],
-            "devices": dict(self.devices),
-            "last_announcement": None if self.last_announcement is None
-            else self.last_announcement.to_dict(),
-            "chips": {"pending": {str(z): list(v) for z, v in self._chips.pending.items()}}
-            if self._chips is not None else None,
-        }
-        if secret:
-            state["burn_cards"] = [None if c is None else c.code for c in self._burns]
-            state["irregularity_details"] = {str(i.id): dict(i.secret)
-                                             for i in self.log if i.secret}
-        return state
+        return table_view(self, secret=secret)
 
     def summary(self) -> dict[str, Any]:
         """Return the ``status`` command's result."""
-        ts = self.table.status()
-        stacks = {str(s): v.stack for s, v in ts.seats.items()}
-        in_play = sum(v.stack for v in ts.seats.values())
-        hand = self._hand
-        if hand is not None:
-            st = hand.status()
-            for s in st.seats:
-                stacks[str(s)] = st.stacks[s]
-            in_play = sum(int(v) for v in stacks.values()) + sum(st.bets.values()) + sum(
-                p.amount for p in st.pots)
-        return {
-            "hands_played": ts.hands_played, "hand": self._hand_number if hand else None,
-            "stacks": stacks, "chips_in_play": in_play, "rake_total": ts.rake_total,
-            "held": self.held, "holds": [r for r, _ in self.holds],
-            "prompt": self.prompt.to_dict() if self.prompt else None,
-            "irregularities": [i.to_dict() for i in self.log],
-            "irregularity_counts": self.log.counts(),
-            "devices": dict(self.devices),
-            # what the camera last reported (None: no camera report yet): a dealer may wait for
-            # it to show the board cards dealt, or an empty board before the next hand
-            "camera_board": None if self.board_seen is None else list(self.board_seen.slots),
-            "board": [None if c is None else c.code for c in hand.status().board]
-            if hand is not None else [],
-        }
+        return table_summary(self)
 
     # -- holds, irregularities, announcements ------------------------------------------------
 
@@ -519,7 +457,7 @@ class TableCore:
         hand = self._hand
         assert hand is not None
         record = hand.apply(inp)
-        out.append(self._applied(hand, record))
+        out.append(applied_output(hand, record))
         self._after_record(hand, record, out)
         if isinstance(record.step, BoardStep):
             self._dealt_at[record.step.slot] = now
@@ -527,41 +465,6 @@ class TableCore:
                 self.check_board(self.board_seen, out)
         self.after_change(now, out)
         return record
-
-    @staticmethod
-    def _applied(hand: Hand, rec: Record) -> Applied:
-        step, inp = rec.step, rec.input
-        shown = hand.status().shown.get(rec.seat, ()) if isinstance(inp, Show) and \
-            rec.seat is not None else ()
-        text = applied_text(rec, shown)
-        card = inp.card.code if isinstance(inp, Deal) and inp.card is not None else None
-        data: dict[str, Any]
-        if isinstance(step, PostStep):
-            data = {"event": "post", "seat": step.seat, "post_kind": step.kind.value,
-                    "amount": rec.amount}
-        elif isinstance(step, DealHoleStep):
-            data = {"event": "hole_card", "seat": step.seat, "round": step.round,
-                    "hole_card": card}
-        elif isinstance(step, BurnStep):
-            return Applied(text, {"event": "burn", "street": step.street.value}, {"burn": card})
-        elif isinstance(step, BoardStep):
-            data = {"event": "board", "slot": step.slot, "card": card}
-        elif isinstance(step, ActStep) and rec.kind is not None:
-            data = {"event": "action", "seat": step.seat, "action": rec.kind.value,
-                    "amount": rec.amount, "to": rec.to, "all_in": rec.all_in}
-        elif isinstance(step, CollectStep):
-            data = {"event": "collect", "pots": [p.to_dict() for p in step.into_pots]}
-        elif isinstance(inp, Show) and rec.seat is not None:
-            data = {"event": "show", "seat": rec.seat, "cards": [c.code for c in shown]}
-        elif isinstance(inp, Muck):
-            data = {"event": "muck", "seat": inp.seat}
-        elif isinstance(step, AwardStep):
-            data = {"event": "push", "pot_index": step.pot_index, "amount": step.amount,
-                    "payouts": {str(s): a for s, a in step.payouts.items()},
-                    "odd_chip_seats": list(step.odd_chip_seats), "rake": step.rake}
-        else:
-            data = {"event": type(inp).__name__.lower()}
-        return Applied(text, data)
 
     def _after_record(self, hand: Hand, rec: Record, out: list[Output]) -> None:
         step = rec.step
@@ -659,7 +562,7 @@ class TableCore:
             if not isinstance(step, PostStep) and not self._chips_moved(want, now):
                 return
             record = hand.apply(inp)
-            out.append(self._applied(hand, record))
+            out.append(applied_output(hand, record))
             self._after_record(hand, record, out)
             if isinstance(hand.expected(), HandOverStep):
                 self._finish(now, out)
