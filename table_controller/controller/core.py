@@ -337,7 +337,7 @@ class TableCore:
         out.append(HoldEntered(reason, irregularity))
 
     def raise_irregularity(self, finding: Finding, out: list[Output]) -> int:
-        """Number, record and report an irregularity (holding the table if its kind holds)."""
+        """Raise an irregularity: number, record, report it (and hold if its kind holds)."""
         kind = KINDS[finding.kind]
         irr = self.log.add(finding, kind, self._hand_number if self._hand is not None else None)
         out.append(IrregularityRaised(irr.id, irr.kind, irr.text, irr.remedy, irr.hold,
@@ -358,7 +358,7 @@ class TableCore:
         out.append(a)
 
     def refuse_if_held(self) -> Decision | None:
-        """A refusal naming the holds if the table is held."""
+        """Return a refusal naming the holds if the table is held."""
         if self.holds:
             return refused(f"the table is held: {'; '.join(r for r, _ in self.holds)}")
         return None

@@ -181,14 +181,15 @@ class DealingRules(SensorRemedies, IrregularityRules):
                 core.apply(Deal(card), now, out)  # drawn already: the engine takes it as the burn
             except RuleError as err:  # never expected: the card was kept out of the hand
                 if irr is not None:
-                    core.resolve_irregularity(irr, f"the card could not be the burn ({err.message}): burn "
-                                        "from the shoe", out)
+                    core.resolve_irregularity(
+                        irr, f"the card could not be the burn ({err.message}): burn from the "
+                             "shoe", out)
                 return
             for c in st.reshuffle.get(street, ([], []))[0]:
                 core.forget_card(c)  # back into the stub: the shoe may deal it again
             if irr is not None:
-                core.resolve_irregularity(irr, f"the card became the burn before the {STREET_NAME[street]}",
-                         out)
+                core.resolve_irregularity(
+                    irr, f"the card became the burn before the {STREET_NAME[street]}", out)
 
     def prompt(self, core: TableHost) -> tuple[str, dict[str, Any]] | None:
         """Prompt a pending remedy: a replacement card, a reshuffle, a board to re-lay."""
@@ -222,7 +223,7 @@ class DealingRules(SensorRemedies, IrregularityRules):
     # -- per-hand state ----------------------------------------------------------------------
 
     def _peek(self, core: TableHost) -> HandState | None:
-        """The hand's state as :meth:`_state` would give it, without keeping a new one."""
+        """Return the hand's state as :meth:`_state` would give it, without keeping a new one."""
         if core.hand is None:
             return self.state
         if self.state is None or self.state.number != core.hand_number:
@@ -440,7 +441,7 @@ class DealingRules(SensorRemedies, IrregularityRules):
     @staticmethod
     def _identify(core: TableHost, inp: CardRead, event: TagEvent,
                   out: list[Output]) -> Card | None:
-        """The card of a resolved read; raise the core's kinds for bad tags."""
+        """Return the card of a resolved read; raise the core's kinds for bad tags."""
         if isinstance(event, UnknownTag):
             core.raise_irregularity(Finding("unknown_card",
                                             f"Tag {inp.uid} is not in the active deck",
@@ -473,7 +474,8 @@ class DealingRules(SensorRemedies, IrregularityRules):
             try:
                 replace_card(hand, rep.where, rep.seat, rep.index, card)
             except RuleError as err:
-                core.raise_irregularity(Finding("card_not_due", f"The replacement card does not fit: "
+                core.raise_irregularity(
+                    Finding("card_not_due", f"The replacement card does not fit: "
                                                     f"{err.message}",
                                     {"uid": inp.uid}, {"card": card.code}), out)
                 return True
@@ -515,7 +517,8 @@ class DealingRules(SensorRemedies, IrregularityRules):
                 {"street": due.value}, {"cards": [c.code for c in st.premature]}), out)
             st.premature_irr.append(irr)
             # the first card is no longer "an extra card": it is this premature street's burn
-            core.resolve_irregularity(st.premature_irr[0], f"part of the premature {STREET_NAME[due]}", out)
+            core.resolve_irregularity(st.premature_irr[0],
+                                      f"part of the premature {STREET_NAME[due]}", out)
         elif n > 1 + {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}[due]:
             core.raise_irregularity(Finding("card_not_due", f"Another card was drawn during the "
                                                 f"{bet_street} betting",

@@ -138,7 +138,7 @@ class HandState:
 
 
 def card_at(hand: Hand, where: str, seat: int | None, index: int) -> Card | None:
-    """The card at a place of the hand (``hole``, ``burn`` or ``board``)."""
+    """Return the card at a place of the hand (``hole``, ``burn`` or ``board``)."""
     st = hand.status()
     if where == "hole" and seat is not None:
         card: Card | None = st.hole_cards[seat][index - 1]
@@ -151,7 +151,7 @@ def card_at(hand: Hand, where: str, seat: int | None, index: int) -> Card | None
 
 
 def replacement_prompt(rep: Replacement) -> tuple[str, dict[str, Any]]:
-    """The prompt for a replacement card."""
+    """Return the prompt for a replacement card."""
     why = "exposed" if rep.becomes_burn else "boxed"
     if rep.where == "hole":
         tail = "it becomes the burn" if rep.becomes_burn else "it is set aside"

@@ -62,6 +62,7 @@ class SensorRemedies:
 
     def on_board_seen(self, core: TableHost, st: HandState, inp: BoardSeen,
                   out: list[Output]) -> bool:
+        """Judge a camera reading with the remedies in mind, then the core's checks."""
         hand = core.hand
         assert hand is not None
         board = list(hand.status().board)
@@ -158,6 +159,7 @@ class SensorRemedies:
 
     def settle_reshuffle(self, core: TableHost, st: HandState, board: list[Card | None],
                           out: list[Output]) -> None:
+        """Resolve the reshuffles whose street was dealt."""
         for street, (cards, irrs) in list(st.reshuffle.items()):
             first = FIRST_SLOT[street]
             if len(board) > first:
@@ -166,11 +168,13 @@ class SensorRemedies:
                     if c in st.aside:
                         st.aside.remove(c)
                 for irr in irrs:
-                    core.resolve_irregularity(irr, f"the {STREET_NAME[street]} was dealt without a burn after "
-                                        f"{len(cards)} card(s) went back into the stub", out)
+                    core.resolve_irregularity(
+                        irr, f"the {STREET_NAME[street]} was dealt without a burn after "
+                             f"{len(cards)} card(s) went back into the stub", out)
 
     def detect_burn_error(self, core: TableHost, st: HandState, board: list[Card | None],
                            seen: Mapping[int, str], out: list[Output]) -> None:
+        """Find a missed or doubled burn the board shows before action on the street."""
         hand = core.hand
         assert hand is not None
         burns = burn_cards(hand)
@@ -204,13 +208,15 @@ class SensorRemedies:
                     break
         if not kind:
             return
-        irr = core.raise_irregularity(Finding(kind, text, {"street": street.value, "slot": slot}, secret),
+        irr = core.raise_irregularity(
+            Finding(kind, text, {"street": street.value, "slot": slot}, secret),
                           out)
         st.board_fix = (irr, kind)
 
     # -- chips -------------------------------------------------------------------------------
 
     def on_zone_seen(self, core: TableHost, inp: ZoneSeen, out: list[Output]) -> None:
+        """Raise a pot pushed to a seat that did not win it."""
         hand = core.hand
         chips = core.chips
         if hand is None or chips is None or core.held:
@@ -234,6 +240,7 @@ class SensorRemedies:
                              "payouts": {str(s): a for s, a in step.payouts.items()}}), out)
 
     def on_tick(self, core: TableHost, now: float, out: list[Output]) -> bool:
+        """Raise a collection or a push the sensors show wrong (once, for the pot zone)."""
         hand = core.hand
         chips = core.chips
         if hand is None or chips is None or core.held:
@@ -272,6 +279,7 @@ class SensorRemedies:
 
     def on_shoe(self, core: TableHost, st: HandState | None, inp: ShoeState,
                  out: list[Output]) -> None:
+        """Raise the shoe opened or empty during a hand (once per opening)."""
         if st is None or core.hand is None:
             return
         for flag, kind, text in (("door", "shoe_opened", "The shoe was opened during the hand"),

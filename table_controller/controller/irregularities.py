@@ -213,7 +213,7 @@ class IrregularityLog:
         return self.raised + 1
 
     def add(self, finding: Finding, kind: Kind, hand: int | None) -> Irregularity:
-        """Number and keep a new irregularity."""
+        """Keep a new irregularity, numbered by the counter; return it."""
         self.raised += 1
         irr = Irregularity(self.raised, finding.kind, finding.text, kind.remedy, kind.hold, hand,
                            dict(finding.data), dict(finding.secret))
@@ -222,15 +222,15 @@ class IrregularityLog:
         return irr
 
     def open(self) -> list[Irregularity]:
-        """The open irregularities, oldest first."""
+        """Return the open irregularities, oldest first."""
         return list(self._open.values())
 
     def first_open(self, *, hold: bool = False) -> Irregularity | None:
-        """The oldest open irregularity (``hold``: the oldest that holds the table)."""
+        """Return the oldest open irregularity (``hold``: the oldest that holds)."""
         return next((i for i in self._open.values() if i.hold or not hold), None)
 
     def get(self, irr_id: int) -> Irregularity | None:
-        """The live irregularity ``irr_id`` (``None`` if unknown or resolved long ago)."""
+        """Return the live irregularity ``irr_id`` (``None``: unknown or resolved long ago)."""
         return self._live.get(irr_id)
 
     def resolve(self, irr_id: int, note: str) -> bool:
@@ -245,7 +245,7 @@ class IrregularityLog:
         return True
 
     def counts(self) -> dict[str, int]:
-        """How many were raised over the table's life, how many are open and resolved."""
+        """Count the irregularities raised over the table's life, open and resolved."""
         return {"raised": self.raised, "open": len(self._open),
                 "resolved": self.raised - len(self._open)}
 
@@ -263,7 +263,7 @@ class Decision:
 
 
 def refused(reason: str) -> Decision:
-    """A refusal (changes nothing)."""
+    """Return a refusal (changes nothing)."""
     return Decision(Reply(False, reason))
 
 
@@ -295,7 +295,7 @@ class TableHost(Protocol):
         """The id the next raised irregularity gets."""
 
     def raise_irregularity(self, finding: Finding, out: list[Output]) -> int:
-        """Number, record and report an irregularity (holding the table if its kind holds)."""
+        """Raise an irregularity: number, record, report it (and hold if its kind holds)."""
 
     def resolve_irregularity(self, irr_id: int, note: str, out: list[Output]) -> None:
         """Record how an open irregularity was settled (nothing if it is not open)."""
@@ -307,7 +307,7 @@ class TableHost(Protocol):
         """Apply one engine input and what follows from it (raises ``RuleError`` if illegal)."""
 
     def refuse_if_held(self) -> Decision | None:
-        """A refusal naming the holds if the table is held."""
+        """Return a refusal naming the holds if the table is held."""
 
     def check_board(self, seen: BoardSeen, out: list[Output]) -> None:
         """Run the core's board checks on a camera reading."""

@@ -27,7 +27,7 @@ from table_controller.engine.describe import applied_text
 
 
 def applied_output(hand: Hand, rec: Record) -> Applied:
-    """The :class:`Applied` output of a record (its words from the engine's describe)."""
+    """Return the :class:`Applied` output of a record (its words from the engine's describe)."""
     step, inp = rec.step, rec.input
     shown = hand.status().shown.get(rec.seat, ()) if isinstance(inp, Show) and \
         rec.seat is not None else ()

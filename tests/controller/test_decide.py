@@ -30,7 +30,7 @@ ARGS = st.fixed_dictionaries({}, optional={
     "what": st.sampled_from(["wrong_seat", "skipped", "bogus"]),
     "cards": st.sampled_from(["", "Ah Kd", "Xx"]),
 })
-STEP = st.one_of(st.tuples(st.just("cmd"), COMMAND, ARGS),
+STEP: st.SearchStrategy[tuple[str, str, Any]] = st.one_of(st.tuples(st.just("cmd"), COMMAND, ARGS),
                  st.tuples(st.just("card"), st.sampled_from(CARDS), st.just({})),
                  st.tuples(st.just("tick"), st.just(""), st.just({})))
 
