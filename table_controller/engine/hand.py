@@ -1,6 +1,6 @@
 """One hand of no-limit hold'em as a state machine driven by inputs.
 
-Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../shared/seeds``):
+Rules this module keeps:
 
 1. Posts: antes, then the small blind left of the button (the button itself heads-up), the big
    blind left of it, the big-blind ante (after the big blind: the blind has priority), then missed

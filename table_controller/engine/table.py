@@ -1,6 +1,6 @@
 """The table across hands: seats, stacks, the button, blinds owed, and starting each hand.
 
-Rules this module keeps (issue 2, rule 9; Poker TDA 2019 rules 31-33, Robert's Rules of Poker):
+Rules this module keeps (Poker TDA 2019 rules 31-33, Robert's Rules of Poker):
 
 1. Seats are numbered 1..N clockwise (2 <= N <= 10). A seat holds one player and its chips;
    chips change only through buy-ins and add-ons (between hands), cash-outs, and hands.
