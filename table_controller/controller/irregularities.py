@@ -11,20 +11,50 @@ Rules this module keeps:
 3. Texts for the public and dealer feeds never name a card that could be a hole card; such
    details go to ``secret`` (surveillance only).
 
-Extension point (issue 6: misdeals, premature cards, burns): subclass :class:`IrregularityRules`
-and pass it to :class:`~table_controller.controller.core.TableCore`. :meth:`check_card` sees every
-identified card before it is matched to the expected step; returning a :class:`Finding` stops the
-card there (it is not applied). New kinds go into :data:`KINDS` with :func:`register_kind`.
+4. Irregularity ids are unique and increase (a counter). The live state keeps the open ones and
+   only the :data:`RESOLVED_WINDOW` most recently resolved (plus counts): every resolution is in
+   the journal, so the cost of an input, a command or a state message does not grow with the
+   table's life.
+
+Extension point (the dealing rules, :mod:`.dealing`: misdeals, premature cards, burns): subclass
+:class:`IrregularityRules` and pass it to :class:`~table_controller.controller.core.TableCore`.
+The hooks get the core through :class:`TableHost`, the typed interface a remedy may use (raise
+and resolve irregularities, announce, apply an engine input, check the board). :meth:`check_card`
+sees every identified card before it is matched to the expected step; returning a
+:class:`Finding` stops the card there (it is not applied). New kinds go into :data:`KINDS` with
+:func:`register_kind`. Commands the rules add are decided by :meth:`IrregularityRules.decide`:
+a pure :class:`Decision` (the reply) and its effect, applied once if the command is accepted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from table_controller.engine import Card, Hand, Step
+from hardware.base import CardIdentified, DuplicateCard, UnknownTag
+from table_controller.controller.chips import ChipCheck
+from table_controller.controller.events import (
+    BoardSeen,
+    CardRead,
+    DealerCommand,
+    Output,
+    Reply,
+    ShoeState,
+    Tick,
+    ZoneSeen,
+)
+from table_controller.engine import AwardStep, Card, Hand, Input, Record, Step
 from table_controller.errors import TableError
+
+#: How many resolved irregularities the live state keeps (the journal keeps them all).
+RESOLVED_WINDOW = 50
+
+#: A card read once its tag is resolved (a repeated read never gets this far).
+TagEvent = CardIdentified | UnknownTag | DuplicateCard
+#: Inputs the rules may take over before the core (cards and commands have their own hooks).
+RuleInput = BoardSeen | ZoneSeen | Tick | ShoeState
 
 
 class IrregularityError(TableError):
@@ -128,21 +158,194 @@ class CardContext:
     step: Step
 
 
-class IrregularityRules:
-    """Hooks consulted by the core; the default finds nothing beyond the built-in checks.
+@dataclass(slots=True)
+class Irregularity:
+    """One irregularity as the core keeps it (``resolution`` set once resolved)."""
 
-    ``core`` below is the :class:`~table_controller.controller.core.TableCore` (typed ``Any``
-    to keep this module free of the core).
+    id: int
+    kind: str
+    text: str
+    remedy: str
+    hold: bool
+    hand: int | None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    secret: Mapping[str, Any] = field(default_factory=dict)
+    resolution: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form safe for every feed (``secret`` left out)."""
+        return {"id": self.id, "kind": self.kind, "text": self.text, "remedy": self.remedy,
+                "hold": self.hold, "hand": self.hand, "resolved": self.resolution is not None,
+                "resolution": self.resolution, **dict(self.data)}
+
+
+class IrregularityLog:
+    """The live irregularities: every open one and the last :data:`RESOLVED_WINDOW` resolved.
+
+    >>> log = IrregularityLog(window=1)
+    >>> a = log.add(Finding("board_early", "early"), KINDS["board_early"], None)
+    >>> b = log.add(Finding("board_early", "early"), KINDS["board_early"], None)
+    >>> log.resolve(a.id, "fixed"), log.resolve(b.id, "fixed"), log.resolve(b.id, "again")
+    (True, True, False)
+    >>> [i.id for i in log], log.counts()
+    ([2], {'raised': 2, 'open': 0, 'resolved': 2})
     """
 
-    def intercept(self, core: Any, inp: Any, now: float, out: list[Any]) -> bool:
-        """See each input first; return True if the rules handled it (the core then does not)."""
+    def __init__(self, window: int = RESOLVED_WINDOW) -> None:
+        self.window = window
+        self.raised = 0
+        self._live: dict[int, Irregularity] = {}
+        self._open: dict[int, Irregularity] = {}
+        self._resolved: deque[int] = deque()
+
+    def __iter__(self) -> Iterator[Irregularity]:
+        return iter(list(self._live.values()))
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def __getitem__(self, index: int) -> Irregularity:
+        return list(self._live.values())[index]
+
+    @property
+    def next_id(self) -> int:
+        """The id the next irregularity gets."""
+        return self.raised + 1
+
+    def add(self, finding: Finding, kind: Kind, hand: int | None) -> Irregularity:
+        """Keep a new irregularity, numbered by the counter; return it."""
+        self.raised += 1
+        irr = Irregularity(self.raised, finding.kind, finding.text, kind.remedy, kind.hold, hand,
+                           dict(finding.data), dict(finding.secret))
+        self._live[irr.id] = irr
+        self._open[irr.id] = irr
+        return irr
+
+    def open(self) -> list[Irregularity]:
+        """Return the open irregularities, oldest first."""
+        return list(self._open.values())
+
+    def first_open(self, *, hold: bool = False) -> Irregularity | None:
+        """Return the oldest open irregularity (``hold``: the oldest that holds)."""
+        return next((i for i in self._open.values() if i.hold or not hold), None)
+
+    def get(self, irr_id: int) -> Irregularity | None:
+        """Return the live irregularity ``irr_id`` (``None``: unknown or resolved long ago)."""
+        return self._live.get(irr_id)
+
+    def resolve(self, irr_id: int, note: str) -> bool:
+        """Record ``note`` as the resolution of open irregularity ``irr_id``; tell if it was."""
+        irr = self._open.pop(irr_id, None)
+        if irr is None:
+            return False
+        irr.resolution = note
+        self._resolved.append(irr_id)
+        while len(self._resolved) > self.window:
+            self._live.pop(self._resolved.popleft(), None)
+        return True
+
+    def counts(self) -> dict[str, int]:
+        """Count the irregularities raised over the table's life, open and resolved."""
+        return {"raised": self.raised, "open": len(self._open),
+                "resolved": self.raised - len(self._open)}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A command decided without changing anything: the reply, and what applying it does.
+
+    :param reply: the :class:`Reply` the command gets (a refusal has no ``effect``).
+    :param effect: ``effect(now, out)`` applies the accepted command, once.
+    """
+
+    reply: Reply
+    effect: Callable[[float, list[Output]], None] | None = None
+
+
+def refused(reason: str) -> Decision:
+    """Return a refusal (changes nothing)."""
+    return Decision(Reply(False, reason))
+
+
+class TableHost(Protocol):
+    """What the rules' remedies may read and do on the core (it implements this)."""
+
+    @property
+    def hand(self) -> Hand | None:
+        """The hand in progress."""
+
+    @property
+    def hand_number(self) -> int:
+        """The number of the hand in progress (or of the last one)."""
+
+    @property
+    def held(self) -> bool:
+        """Tell whether the table is held."""
+
+    @property
+    def chips(self) -> ChipCheck | None:
+        """The chip check (``None`` without chip sensors)."""
+
+    @property
+    def awards(self) -> Sequence[AwardStep]:
+        """The pots pushed so far this hand."""
+
+    @property
+    def next_irregularity_id(self) -> int:
+        """The id the next raised irregularity gets."""
+
+    def raise_irregularity(self, finding: Finding, out: list[Output]) -> int:
+        """Raise an irregularity: number, record, report it (and hold if its kind holds)."""
+
+    def resolve_irregularity(self, irr_id: int, note: str, out: list[Output]) -> None:
+        """Record how an open irregularity was settled (nothing if it is not open)."""
+
+    def announce(self, kind: str, text: str, out: list[Output], **data: Any) -> None:
+        """Say something aloud (an :class:`Announcement`)."""
+
+    def apply(self, inp: Input, now: float, out: list[Output]) -> Record:
+        """Apply one engine input and what follows from it (raises ``RuleError`` if illegal)."""
+
+    def refuse_if_held(self) -> Decision | None:
+        """Return a refusal naming the holds if the table is held."""
+
+    def check_board(self, seen: BoardSeen, out: list[Output]) -> None:
+        """Run the core's board checks on a camera reading."""
+
+    def forget_board_flags(self) -> None:
+        """Forget the board irregularities reported this hand (a board dealt again)."""
+
+    def forget_card(self, card: Card) -> None:
+        """Put a card back into the stub: the shoe may deal it again this hand."""
+
+    def set_burn(self, index: int, card: Card) -> None:
+        """Correct the surveillance record of burn ``index`` (a replacement burn)."""
+
+
+class IrregularityRules:
+    """Hooks consulted by the core; the default finds nothing beyond the built-in checks."""
+
+    #: The dealer commands :meth:`decide` adds to the core's.
+    commands: frozenset[str] = frozenset()
+
+    def intercept(self, host: TableHost, inp: RuleInput, now: float,
+                  out: list[Output]) -> bool:
+        """See a device input first; return True if the rules handled it (the core does not)."""
         return False
 
-    def after_input(self, core: Any, now: float, out: list[Any]) -> None:
+    def on_card(self, host: TableHost, read: CardRead, event: TagEvent, now: float,
+                out: list[Output]) -> bool:
+        """See a card read (its tag resolved once, by the core) first; True if handled."""
+        return False
+
+    def decide(self, host: TableHost, cmd: DealerCommand, now: float) -> Decision | None:
+        """Decide a command the rules take over, changing nothing; ``None``: the core decides."""
+        return None
+
+    def after_input(self, host: TableHost, now: float, out: list[Output]) -> None:
         """Run after each input is handled, before the prompt is updated."""
 
-    def prompt(self, core: Any) -> tuple[str, dict[str, Any]] | None:
+    def prompt(self, host: TableHost) -> tuple[str, dict[str, Any]] | None:
         """Return a prompt ``(text, step)`` that replaces the engine's, or ``None``."""
         return None
 

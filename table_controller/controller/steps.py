@@ -1,4 +1,4 @@
-"""The engine's next step as structured prompt data, and the payout words.
+"""The engine's next step as structured prompt data (the words are in the engine's describe).
 
 >>> from table_controller.engine import BurnStep, Street
 >>> step_to_dict(BurnStep(Street.FLOP))
@@ -26,6 +26,9 @@ from table_controller.engine import (
     ShowStep,
     Step,
 )
+from table_controller.engine.describe import award_text, payouts_text, pot_name
+
+__all__ = ["award_text", "payouts_text", "pot_name", "step_to_dict"]
 
 
 def step_to_dict(step: Step) -> dict[str, Any]:
@@ -54,43 +57,3 @@ def step_to_dict(step: Step) -> dict[str, Any]:
         return {"kind": "hand_over",
                 "final_stacks": {str(s): a for s, a in step.final_stacks.items()}}
     raise TypeError(f"not a step: {step!r}")
-
-
-def pot_name(index: int) -> str:
-    """Return ``"Main pot"`` or ``"Side pot N"``."""
-    return "Main pot" if index == 0 else f"Side pot {index}"
-
-
-def _seats_words(seats: list[int]) -> str:
-    words = [str(s) for s in seats]
-    if len(words) == 1:
-        return words[0]
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def award_text(step: AwardStep) -> str:
-    """Say one pot's payout, winner by winner, with the odd chips."""
-    net = step.amount - step.rake
-    winners = list(step.payouts)
-    if len(winners) == 1:
-        text = f"{pot_name(step.pot_index)} {net:,} to seat {winners[0]}"
-    else:
-        text = f"{pot_name(step.pot_index)} {net:,} split seats {_seats_words(winners)}"
-        if step.odd_chip_seats:
-            odd = list(step.odd_chip_seats)
-            chip = "odd chip" if len(odd) == 1 else "odd chips"
-            text += f", {chip} to seat{'s' if len(odd) > 1 else ''} {_seats_words(odd)}"
-    if step.rake:
-        text += f" (rake {step.rake:,})"
-    return text
-
-
-def payouts_text(awards: list[AwardStep]) -> str:
-    """All pots of a hand, main pot first, joined with ``"; "``.
-
-    >>> payouts_text([AwardStep(1, 400, {5: 200, 7: 200}, (), 0), AwardStep(0, 1250, {3: 1250},
-    ...               (), 0)])
-    'Main pot 1,250 to seat 3; side pot 1 400 split seats 5 and 7'
-    """
-    parts = [award_text(a) for a in sorted(awards, key=lambda a: a.pot_index)]
-    return "; ".join(p if i == 0 else p[0].lower() + p[1:] for i, p in enumerate(parts))

@@ -1,6 +1,6 @@
 """One betting round: whose turn it is, the legal options, and applying an action.
 
-Rules this module keeps (issue 2, rules 3, 4 and 5; Poker TDA 2019 rules 40-47):
+Rules this module keeps (Poker TDA 2019 rules 40-47):
 
 1. Action goes clockwise from the first seat to act; folded and all-in seats are skipped.
 2. The round ends when every seat still in, with chips behind, has acted since the last full

@@ -9,6 +9,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from table_controller.engine.cards import Card
 from table_controller.engine.model import (
     Act,
     ActionKind,
@@ -17,6 +20,7 @@ from table_controller.engine.model import (
     BoardStep,
     BurnStep,
     CollectStep,
+    Deal,
     DealHoleStep,
     HandOverStep,
     LegalActions,
@@ -27,6 +31,7 @@ from table_controller.engine.model import (
     Show,
     ShowStep,
     Step,
+    Street,
 )
 
 _POST_WORDS = {
@@ -143,3 +148,93 @@ def describe_record(record: Record) -> str:
     if isinstance(step, CollectStep):
         return f"Bets collected: {record.amount:,} into the pot"
     return describe_step(step)
+
+
+_APPLIED_WORDS = {**_ACTION_WORDS, ActionKind.ALL_IN: "goes all-in"}
+_BEFORE_STREET = {Street.FLOP: "the flop", Street.TURN: "the turn", Street.RIVER: "the river"}
+
+
+def pot_name(index: int) -> str:
+    """Return ``"Main pot"`` or ``"Side pot N"``."""
+    return "Main pot" if index == 0 else f"Side pot {index}"
+
+
+def _seats_words(seats: list[int]) -> str:
+    words = [str(s) for s in seats]
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def award_text(step: AwardStep) -> str:
+    """Say one pot's payout, winner by winner, with the odd chips.
+
+    >>> award_text(AwardStep(1, 401, {5: 201, 7: 200}, (5,), 0))
+    'Side pot 1 401 split seats 5 and 7, odd chip to seat 5'
+    >>> award_text(AwardStep(0, 1250, {3: 1250}, (), 0))
+    'Main pot 1,250 to seat 3'
+    """
+    net = step.amount - step.rake
+    winners = list(step.payouts)
+    if len(winners) == 1:
+        text = f"{pot_name(step.pot_index)} {net:,} to seat {winners[0]}"
+    else:
+        text = f"{pot_name(step.pot_index)} {net:,} split seats {_seats_words(winners)}"
+        if step.odd_chip_seats:
+            odd = list(step.odd_chip_seats)
+            chip = "odd chip" if len(odd) == 1 else "odd chips"
+            text += f", {chip} to seat{'s' if len(odd) > 1 else ''} {_seats_words(odd)}"
+    if step.rake:
+        text += f" (rake {step.rake:,})"
+    return text
+
+
+def payouts_text(awards: Sequence[AwardStep]) -> str:
+    """All pots of a hand, main pot first, joined with ``"; "``.
+
+    >>> payouts_text([AwardStep(1, 400, {5: 200, 7: 200}, (), 0), AwardStep(0, 1250, {3: 1250},
+    ...               (), 0)])
+    'Main pot 1,250 to seat 3; side pot 1 400 split seats 5 and 7'
+    """
+    parts = [award_text(a) for a in sorted(awards, key=lambda a: a.pot_index)]
+    return "; ".join(p if i == 0 else p[0].lower() + p[1:] for i, p in enumerate(parts))
+
+
+def applied_text(record: Record, shown: Sequence[Card] = ()) -> str:
+    """Say an applied input as the controller reports it (the ``event`` messages' text).
+
+    :param shown: the cards the seat shows, for a ``Show`` record.
+
+    >>> from table_controller.engine.model import Act, ActStep, Street
+    >>> legal = LegalActions(4, True, False, True, 200, True, 400, 5000, 200, 0, 5000, False)
+    >>> applied_text(Record(9, ActStep(4, legal), Act(4, ActionKind.RAISE, 600), Street.PREFLOP,
+    ...                     4, ActionKind.RAISE, 600, 600, False))
+    'Seat 4 raises to 600'
+    """
+    step, inp = record.step, record.input
+    if isinstance(step, PostStep):
+        return describe_step(step).replace(" posts ", " posted ")
+    if isinstance(step, DealHoleStep):
+        return f"Hole card {step.round} dealt to seat {step.seat}"
+    if isinstance(step, BurnStep):
+        return f"Card burned before {_BEFORE_STREET[step.street]}"
+    if isinstance(step, BoardStep):
+        card = inp.card if isinstance(inp, Deal) else None
+        return f"Board card {step.slot + 1}: {None if card is None else card.code}"
+    if isinstance(step, ActStep) and record.kind is not None:
+        amount = ""
+        if record.kind in (ActionKind.BET, ActionKind.RAISE):
+            amount = f" {record.to:,}"
+        elif record.kind is ActionKind.CALL:
+            amount = f" {record.amount:,}"
+        tail = " (all-in)" if record.all_in else ""
+        return f"Seat {step.seat} {_APPLIED_WORDS[record.kind]}{amount}{tail}"
+    if isinstance(step, CollectStep):
+        return describe_step(step).replace("Collect the bets", "Bets collected")
+    if isinstance(inp, Show) and record.seat is not None:
+        return f"Seat {record.seat} shows {' '.join(c.code for c in shown)}"
+    if isinstance(inp, Muck):
+        return f"Seat {inp.seat} mucks"
+    if isinstance(step, AwardStep):
+        return award_text(step)
+    return f"{type(inp).__name__} applied"

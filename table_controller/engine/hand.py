@@ -1,6 +1,6 @@
 """One hand of no-limit hold'em as a state machine driven by inputs.
 
-Rules this module keeps (issue 2, rules 1, 2, 3, 6, 7 and 10; the seeds in ``../shared/seeds``):
+Rules this module keeps:
 
 1. Posts: antes, then the small blind left of the button (the button itself heads-up), the big
    blind left of it, the big-blind ante (after the big blind: the blind has priority), then missed
@@ -359,6 +359,13 @@ class Hand:
             return err
         return None
 
+    def trial(self, inp: Input) -> Record:
+        """Return the record ``apply(inp)`` would return, without changing anything.
+
+        :raises RuleError: the input is illegal.
+        """
+        return self._run(inp)[1]
+
     def apply(self, inp: Input) -> Record:
         """Apply one input and return its record (also appended to :attr:`log`).
 
@@ -423,11 +430,6 @@ class Hand:
         record = handler(self, new, inp, step)
         _settle(self, new, kind)
         return new, record
-
-    def legal_actions(self) -> ActStep | None:
-        """Return the current :class:`ActStep` if a seat is to act, else None."""
-        step = self.expected()
-        return step if isinstance(step, ActStep) else None
 
     def pots(self) -> tuple[PotView, ...]:
         """Return the pots in the middle now (bets in front of the seats not included).
@@ -567,6 +569,17 @@ class Hand:
         return correction
 
 
+    def refunds(self) -> dict[int, int]:
+        """Return what :meth:`void` would give back to each seat, without changing anything.
+
+        :raises RuleError: the hand is already over (its pots were pushed).
+        """
+        st = self._st
+        if st.phase in (_OVER, _VOID):
+            raise RuleError("void-finished", "the hand is already over and cannot be voided")
+        return {s: self.starting_stacks[s] - st.stacks[s] for s in self.seats
+                if self.starting_stacks[s] != st.stacks[s]}
+
     def void(self) -> dict[int, int]:
         """Void the hand (misdeal): every seat gets its starting stack back, rake included.
 
@@ -575,10 +588,7 @@ class Hand:
         :raises RuleError: the hand is already over (its pots were pushed).
         """
         st = self._st
-        if st.phase in (_OVER, _VOID):
-            raise RuleError("void-finished", "the hand is already over and cannot be voided")
-        refunds = {s: self.starting_stacks[s] - st.stacks[s] for s in self.seats
-                   if self.starting_stacks[s] != st.stacks[s]}
+        refunds = self.refunds()
         new = st.copy()
         new.stacks = dict(self.starting_stacks)
         new.round = BettingRound(new.round.order, {s: 0 for s in self.seats}, 0, 0)

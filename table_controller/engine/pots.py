@@ -1,6 +1,6 @@
 """Pots: side pots per all-in level, uncalled bets, rake, and splitting in whole chips.
 
-Rules this module keeps (issue 2, rules 6 and 8; rake from rule 9):
+Rules this module keeps (rake included):
 
 1. The chips a seat put in over the hand (antes, blinds, bets) are its contribution. Each all-in
    level of a seat still in the hand cuts a pot: the pot holds every contribution up to that

@@ -1,6 +1,6 @@
 """Showdown: who shows first, hand strength, and the winners of a pot.
 
-Rules this module keeps (issue 2, rule 7):
+Rules this module keeps:
 
 1. The last seat to bet or raise in the final betting round shows first; when nobody bet there
    (or everyone was all-in), the first seat still in left of the button. The others follow

@@ -1,6 +1,6 @@
 """The table across hands: seats, stacks, the button, blinds owed, and starting each hand.
 
-Rules this module keeps (issue 2, rule 9; Poker TDA 2019 rules 31-33, Robert's Rules of Poker):
+Rules this module keeps (Poker TDA 2019 rules 31-33, Robert's Rules of Poker):
 
 1. Seats are numbered 1..N clockwise (2 <= N <= 10). A seat holds one player and its chips;
    chips change only through buy-ins and add-ons (between hands), cash-outs, and hands.
@@ -168,13 +168,20 @@ class Table:
         :param post: post a big blind to play the next hand (otherwise wait for the big blind).
         :raises RuleError: the seat does not exist or is taken, or the buy-in is out of limits.
         """
+        self.check_seat_player(seat, player, buy_in)
+        self._seats[seat] = _Seat(player, buy_in, wants_to_post=post)
+
+    def check_seat_player(self, seat: int, player: str, buy_in: int) -> None:
+        """Check :meth:`seat_player` without changing anything.
+
+        :raises RuleError: as :meth:`seat_player` would.
+        """
         self._check_seat_number(seat)
         if seat in self._seats:
             raise RuleError("seat-taken", f"seat {seat} is taken by {self._seats[seat].player}")
         if not player:
             raise RuleError("no-player", "a player needs a name or id")
         self._check_buy_in(seat, 0, buy_in, first=True)
-        self._seats[seat] = _Seat(player, buy_in, wants_to_post=post)
 
     def _check_buy_in(self, seat: int, stack: int, amount: int, first: bool) -> None:
         cfg = self.config
@@ -190,19 +197,42 @@ class Table:
 
         :raises RuleError: the seat is empty or in the hand being played.
         """
-        self._occupied(seat)
-        self._not_in_hand(seat, "leave")
+        self.check_unseat(seat)
         return self._seats.pop(seat).stack
+
+    def check_unseat(self, seat: int) -> int:
+        """Check :meth:`unseat` without changing anything; return the chips it would cash out.
+
+        :raises RuleError: as :meth:`unseat` would.
+        """
+        s = self._occupied(seat)
+        self._not_in_hand(seat, "leave")
+        return s.stack
 
     def buy_in(self, seat: int, amount: int) -> None:
         """Add chips to a seated player's stack (add-on / rebuy), between its hands.
 
         :raises RuleError: the seat is empty, in the hand, or the amount is out of limits.
         """
+        self.check_buy_in(seat, amount)
+        self._seats[seat].stack += amount
+
+    def check_buy_in(self, seat: int, amount: int) -> int:
+        """Check :meth:`buy_in` without changing anything; return the stack it would make.
+
+        :raises RuleError: as :meth:`buy_in` would.
+        """
         s = self._occupied(seat)
         self._not_in_hand(seat, "add chips")
         self._check_buy_in(seat, s.stack, amount, first=False)
-        s.stack += amount
+        return s.stack + amount
+
+    def check_occupied(self, seat: int) -> None:
+        """Check that ``seat`` has a player (what :meth:`sit_out` / :meth:`sit_in` need).
+
+        :raises RuleError: the seat does not exist or is empty.
+        """
+        self._occupied(seat)
 
     def add_on(self, seat: int, amount: int) -> None:
         """Add chips between hands (same as :meth:`buy_in` for a seated player)."""
@@ -257,6 +287,24 @@ class Table:
 
         :raises RuleError: a hand is in progress, or fewer than two players can play.
         """
+        config, plan = self.plan_hand()
+        hand = Hand(config)
+        self._hand = hand
+        self._plan = plan
+        return hand
+
+    def next_button(self) -> int | None:
+        """Return the button of the next hand, or ``None`` if no hand can start now."""
+        try:
+            return self.plan_hand()[1].button
+        except RuleError:
+            return None
+
+    def plan_hand(self) -> tuple[HandConfig, _Plan]:
+        """Decide the next hand (button, blinds, who is dealt in) without changing anything.
+
+        :raises RuleError: a hand is in progress, or fewer than two players can play.
+        """
         if self._hand is not None:
             raise RuleError("hand-in-progress", "finish the current hand first")
         cfg = self.config
@@ -308,7 +356,7 @@ class Table:
                     extra.append(ExtraPost(seat, PostKind.DEAD_SMALL, cfg.small_blind))
             elif p.new:
                 extra.append(ExtraPost(seat, PostKind.NEW_PLAYER, cfg.big_blind))
-        hand = Hand(HandConfig(
+        config = HandConfig(
             seats=tuple(sorted(dealt)),
             stacks={s: self._seats[s].stack for s in dealt},
             button=button,
@@ -321,11 +369,9 @@ class Table:
             no_small_blind=sb is None,
             extra_posts=tuple(extra),
             rake=cfg.rake,
-        ))
-        self._hand = hand
-        self._plan = _Plan(button, sb_pos, bb, tuple(sorted(dealt)), tuple(missed_sb),
-                           tuple(missed_bb))
-        return hand
+        )
+        return config, _Plan(button, sb_pos, bb, tuple(sorted(dealt)), tuple(missed_sb),
+                             tuple(missed_bb))
 
     def finish_hand(self, hand: Hand) -> None:
         """Apply a finished (or voided) hand's final stacks to the seats and move the positions.

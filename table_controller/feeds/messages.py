@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from table_controller.commands import COMMANDS as COMMANDS
+from table_controller.commands import ArgSpec as ArgSpec
 from table_controller.engine.cards import FULL_DECK
 from table_controller.errors import TableError
 
@@ -243,55 +245,6 @@ def check_no_hole_cards(data: Any, secret_cards: Collection[str] = (), *, what: 
 
 
 # -- dealer commands ----------------------------------------------------------------------------
-
-#: Argument types: ``seat`` (int 1..10), ``chips`` (int > 0), ``text`` (non-empty string),
-#: ``id`` (int >= 0).
-ArgSpec = tuple[str, str, bool]  # (name, kind, required)
-
-#: Every dealer command: name -> (arguments, summary). The controller implements them all.
-COMMANDS: Mapping[str, tuple[tuple[ArgSpec, ...], str]] = {
-    "fold": ((("seat", "seat", True),), "seat folds"),
-    "check": ((("seat", "seat", True),), "seat checks"),
-    "call": ((("seat", "seat", True),), "seat calls"),
-    "bet": ((("seat", "seat", True), ("amount", "chips", True)), "seat bets amount"),
-    "raise": ((("seat", "seat", True), ("to", "chips", True)), "seat raises to a total of to"),
-    "all_in": ((("seat", "seat", True),), "seat goes all-in"),
-    "start": ((), "start the next hand"),
-    "seat": (
-        (("seat", "seat", True), ("player", "text", True), ("stack", "chips", True)),
-        "seat a player with a stack",
-    ),
-    "unseat": ((("seat", "seat", True),), "the player leaves the seat"),
-    "buy_in": ((("seat", "seat", True), ("amount", "chips", True)), "add chips to a stack"),
-    "sit_out": ((("seat", "seat", True),), "the player sits out"),
-    "sit_in": ((("seat", "seat", True),), "the player sits back in"),
-    "misdeal": ((("reason", "text", True),), "declare a misdeal"),
-    "void": ((("reason", "text", True),), "void the hand in progress"),
-    "hold": ((("reason", "text", True),), "hold the table"),
-    "resume": ((("note", "text", False),), "resume after a hold"),
-    "confirm": ((("prompt", "id", False),), "confirm the current (or given) prompt"),
-    "resolve": (
-        (("irregularity", "id", False), ("note", "text", True)),
-        "record how an irregularity (optionally by id) was resolved",
-    ),
-    "status": ((), "ask for the table status (changes nothing)"),
-    "show": (
-        (("seat", "seat", True), ("cards", "text", False)),
-        "at the showdown seat shows its hand in full (cards: both, if the shoe did not read them)",
-    ),
-    "muck": ((("seat", "seat", True),), "at the showdown seat throws its hand away unshown"),
-    # issue 6 (dealing irregularities, controller/dealing.py): what no sensor sees
-    "exposed": (
-        (("seat", "seat", True), ("round", "id", True)),
-        "the dealer exposed hole card round (1 or 2) of seat",
-    ),
-    "boxed": ((), "the card just drawn was face up in the deck"),
-    "misdealt": (
-        (("what", "text", True), ("seat", "seat", False)),
-        "a deal error: what = wrong_seat | skipped | dealt_in | wrong_count | button",
-    ),
-}
-
 
 def _check_arg(command: str, name: str, kind: str, value: Any) -> Any:
     where = f"{command}.{name}"

@@ -20,6 +20,7 @@ from table_controller.controller.events import (
     InputError,
     IrregularityRaised,
     Prompt,
+    Reply,
     Resolved,
     Tick,
     TraySeen,
@@ -403,8 +404,12 @@ def test_preview_changes_nothing() -> None:
     h = started()
     before = h.core.view(secret=True)
     out = h.core.preview(DealerCommand("void", {"reason": "x"}), h.now)
-    assert any(isinstance(o, HandEnded) for o in out)
     assert h.core.view(secret=True) == before
+    (reply,) = out
+    assert isinstance(reply, Reply) and reply.accepted
+    applied = h.core.handle(DealerCommand("void", {"reason": "x"}), h.now)
+    assert any(isinstance(o, HandEnded) for o in applied)
+    assert [o for o in applied if isinstance(o, Reply)] == [reply]
 
 
 def test_public_view_and_outputs_never_name_a_hole_card() -> None:
