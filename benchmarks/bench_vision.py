@@ -137,7 +137,8 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
                show: str | None = None, baseline_too: bool = True) -> tuple[Counts, Counts]:
     """Measure one design and level; ``show`` renders another design's faces (wrong deck).
 
-    ``design`` is ``kennard`` (shipped), a folder name under ``examples/cards`` or a path to a folder of faces.
+    ``design`` is ``kennard`` (shipped), a folder name under ``examples/cards`` or a path to a
+    folder of faces.
     """
     faces = load_face_folder(_folder(design))
     shown = faces if show is None else load_face_folder(_folder(show))

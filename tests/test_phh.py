@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.bench_engine import HandSpec, play_ours, random_spec
+from table_controller import phh
 from table_controller.engine import ActStep, AwardStep, Card, Hand, HandConfig, PostKind, PostStep
 from table_controller.errors import RuleError
-from table_controller.journal import phh
-from table_controller.journal.phh import (
+from table_controller.phh import (
     HandHistory,
     PhhAction,
     PhhError,
