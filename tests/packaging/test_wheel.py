@@ -2,8 +2,8 @@
 
 The wheel is built with ``pip wheel --no-deps``; a fresh venv gets it with ``--no-deps`` and
 reaches the dependencies through a ``.pth`` file naming the test's own site-packages (listed
-after the venv's own, so the wheel's package comes first), so nothing is downloaded. The package (not the source tree) must then find its
-card faces and run ``table-controller demo``.
+after the venv's own, so the wheel's package comes first), so nothing is downloaded. The
+package (not the source tree) must then find its card faces and run ``table-controller demo``.
 """
 
 from __future__ import annotations
