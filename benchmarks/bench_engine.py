@@ -23,26 +23,17 @@ from table_controller.engine import (
     Act,
     ActionKind,
     ActStep,
-    AwardStep,
-    BoardStep,
-    BurnStep,
     Card,
-    Collect,
-    CollectStep,
     Deal,
-    DealHoleStep,
     Hand,
     HandConfig,
     HandOverStep,
     Input,
     LegalActions,
     Muck,
-    Post,
-    PostStep,
-    Push,
-    Show,
     ShowStep,
 )
+from table_controller.engine.answers import card_input, default_input, wants_card
 
 # --------------------------------------------------------------------------------------------
 # Random hands
@@ -165,7 +156,7 @@ def deal_input(spec: HandSpec, used: list[int]) -> Deal:
     """The next card of the spec's deck (``used`` counts cards dealt so far)."""
     card = spec.deck[used[0]]
     used[0] += 1
-    return Deal(card)
+    return card_input(card)
 
 
 def play_ours(spec: HandSpec, choose: Callable[[random.Random, LegalActions], Act] = choose_action,
@@ -180,24 +171,19 @@ def play_ours(spec: HandSpec, choose: Callable[[random.Random, LegalActions], Ac
     used = [0]
     while True:
         step = hand.expected()
-        inp: Input
-        if isinstance(step, PostStep):
-            inp = Post(step.seat)
-        elif isinstance(step, DealHoleStep | BurnStep | BoardStep):
+        if isinstance(step, HandOverStep):
+            return PlayedHand(spec, tuple(inputs), dict(step.final_stacks), hand)
+        inp: Input | None
+        if wants_card(step):
             inp = deal_input(spec, used)
         elif isinstance(step, ActStep):
             inp = choose(rng, step.legal)
-        elif isinstance(step, CollectStep):
-            inp = Collect()
-        elif isinstance(step, ShowStep):
-            inp = Show(step.seat)
-            if muck_rate and rng.random() < muck_rate and hand.check(Muck(step.seat)) is None:
-                inp = Muck(step.seat)
-        elif isinstance(step, AwardStep):
-            inp = Push(step.pot_index)
         else:
-            assert isinstance(step, HandOverStep)
-            return PlayedHand(spec, tuple(inputs), dict(step.final_stacks), hand)
+            inp = default_input(step)
+            assert inp is not None, step
+            if (isinstance(step, ShowStep) and muck_rate and rng.random() < muck_rate
+                    and hand.check(Muck(step.seat)) is None):
+                inp = Muck(step.seat)
         hand.apply(inp)
         inputs.append(inp)
 

@@ -41,6 +41,7 @@ from hardware.camera.recognizer import (
     face_patch,
 )
 from hardware.sim import scene as S
+from hardware.sim.faces import face_folder
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import CalibrationError
 
@@ -127,18 +128,21 @@ def _score(truth: tuple[S.SlotTruth, ...], cards: list[tuple[str, Card | None]],
 
 
 def _folder(design: str) -> Path:
-    return Path(design) if "/" in design else ROOT / "examples" / "cards" / design
+    if "/" in design:
+        return Path(design)
+    return face_folder(design) if design == "kennard" else ROOT / "examples" / "cards" / design
 
 
 def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: int,
                show: str | None = None, baseline_too: bool = True) -> tuple[Counts, Counts]:
     """Measure one design and level; ``show`` renders another design's faces (wrong deck).
 
-    ``design`` is a folder name under ``examples/cards`` or a path to a folder of faces.
+    ``design`` is ``kennard`` (shipped), a folder name under ``examples/cards`` or a path to a
+    folder of faces.
     """
     faces = load_face_folder(_folder(design))
     shown = faces if show is None else load_face_folder(_folder(show))
-    baseline = CornerBaseline(load_face_folder(ROOT / "examples" / "cards" / "kennard"))
+    baseline = CornerBaseline(load_face_folder(face_folder("kennard")))
     rng = np.random.default_rng(seed)
     ours, base = Counts(), Counts()
     done = 0

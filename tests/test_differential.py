@@ -593,7 +593,7 @@ def test_pokerkit_straddle_minimum_raise_is_too_small() -> None:
 
 
 def test_straddles_are_refused_by_the_phh_reader() -> None:
-    from table_controller.journal.phh import PhhError, hand_config, loads
+    from table_controller.phh import PhhError, hand_config, loads
 
     hh = loads(
         'variant = "NT"\nantes = [0, 0, 0, 0]\nblinds_or_straddles = [1, 2, 4, 0]\n'

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.bench_engine import HandSpec, play_ours, random_spec
+from table_controller import phh
 from table_controller.engine import ActStep, AwardStep, Card, Hand, HandConfig, PostKind, PostStep
 from table_controller.errors import RuleError
-from table_controller.journal import phh
-from table_controller.journal.phh import (
+from table_controller.phh import (
     HandHistory,
     PhhAction,
     PhhError,
@@ -769,6 +769,12 @@ def test_property_any_action_list_replays_or_reports(actions: list[str]) -> None
 
 def test_doctests() -> None:
     import doctest
+    import importlib
 
-    result = doctest.testmod(phh)
-    assert result.attempted >= 5 and result.failed == 0
+    attempted = 0
+    for name in ("", ".model", ".reader", ".replay", ".writer"):
+        module = importlib.import_module(f"table_controller.phh{name}")
+        result = doctest.testmod(module)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted >= 5

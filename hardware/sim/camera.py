@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,13 +25,14 @@ import numpy.typing as npt
 
 from hardware.base import DeviceStatus
 from hardware.sim import scene as S
+from hardware.sim.faces import face_folder
 from table_controller.engine.cards import Card
 from table_controller.errors import ConfigError, DuplicateCardError, RuleError
 
 Image = npt.NDArray[np.uint8]
 
-#: Face folder used when none is given (the repository's copy of the kennard deck).
-DEFAULT_FACES = Path(__file__).resolve().parents[2] / "examples" / "cards" / "kennard"
+#: Face folder used when none is given (the kennard deck shipped in :mod:`hardware.sim.faces`).
+DEFAULT_FACES = face_folder()
 
 
 class SimCamera:
@@ -159,7 +159,7 @@ class SimCamera:
 def sim_camera_from_options(url: str, options: Mapping[str, Any]) -> SimCamera:
     """Build a :class:`SimCamera` from URL query / keyword options.
 
-    Options: ``faces`` (folder or a mapping of faces; default the repository's kennard deck),
+    Options: ``faces`` (folder or a mapping of faces; default the shipped kennard deck),
     ``level`` (easy, medium, hard), ``seed`` (int), ``fps`` (float), ``felt`` (green, blue,
     red, grey; default green).
 

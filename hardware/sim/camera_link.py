@@ -306,7 +306,7 @@ class BoardRenderer:
 
     :param board: the board JSON file the dealer writes (:func:`write_board`).
     :param frames: the PNG file replaced atomically with each new frame.
-    :param faces: the deck's face folder (default the repository's kennard deck).
+    :param faces: the deck's face folder (default the shipped kennard deck).
     :param level: ``easy``, ``medium`` or ``hard`` (:class:`hardware.sim.scene.Level`).
     :param seed: the simulated camera's seed (same camera all along).
     :raises ConfigError: for a level that does not render.

@@ -11,6 +11,9 @@ device is plugged in again.
 Rules: the master is non-blocking; writes that do not fit are queued and flushed by
 :meth:`PtyPort.flush`, never dropped while plugged in; writes while unplugged are dropped (there
 is no wire). The slave is put in raw mode at once so nothing is echoed before the driver opens it.
+
+:class:`PtyGuard` is the one defence against stale links: it keeps the pty numbers that links
+left by other runs point to, so a new simulator never gets one.
 """
 
 from __future__ import annotations
@@ -131,3 +134,70 @@ class PtyPort:
             with contextlib.suppress(OSError):
                 os.rmdir(self._tmpdir)
             self._tmpdir = None
+
+
+class PtyGuard:
+    """Keeps pty numbers that stray links in ``/tmp`` point to away from new simulators.
+
+    A daemon orphaned by someone else's run retries its simulator's dangling link (say
+    ``/tmp/table-sim-x/shoe.tty -> /dev/pts/1``) and grabs whatever pty next gets that number.
+    :meth:`prepare` opens ptys until every free number such a link names is taken, keeps those
+    (the stray process may have them) and gives the others back, so the next ptys a simulator
+    makes get numbers nobody else is waiting for. :meth:`close` releases what it kept.
+
+    :param own_dir: a directory whose links are ours (left out of the search).
+    """
+
+    def __init__(self, own_dir: str | os.PathLike[str] | None = None) -> None:
+        self.own_dir = None if own_dir is None else os.path.realpath(own_dir)
+        self.held: list[tuple[int, int]] = []
+
+    def poisoned(self) -> set[str]:
+        """Return the ``/dev/pts/N`` targets of links in the folders under ``/tmp`` (not ours)."""
+        out: set[str] = set()
+        with contextlib.suppress(OSError):
+            for top in os.scandir("/tmp"):
+                if not top.is_dir(follow_symlinks=False):
+                    continue
+                if self.own_dir is not None and os.path.realpath(top.path) == self.own_dir:
+                    continue
+                with contextlib.suppress(OSError):
+                    for f in os.scandir(top.path):
+                        if f.is_symlink():
+                            with contextlib.suppress(OSError):
+                                target = os.readlink(f.path)
+                                if target.startswith("/dev/pts/"):
+                                    out.add(target)
+        return out
+
+    def prepare(self) -> None:
+        """Take every free pty number a stray link points to (see the class docstring)."""
+        bad = self.poisoned()
+        numbers = [int(b.rsplit("/", 1)[1]) for b in bad if b.rsplit("/", 1)[1].isdigit()]
+        if not numbers:
+            return
+        top = max(numbers)
+        spare: list[tuple[int, int]] = []
+        try:
+            for _ in range(top + 2):
+                m, sl = os.openpty()
+                name = os.ttyname(sl)
+                if name in bad:
+                    self.held.append((m, sl))
+                else:
+                    spare.append((m, sl))
+                if int(name.rsplit("/", 1)[1]) >= top:
+                    break
+        finally:
+            for m, sl in spare:
+                os.close(m)
+                os.close(sl)
+
+    def close(self) -> None:
+        """Release the ptys kept."""
+        for m, sl in self.held:
+            with contextlib.suppress(OSError):
+                os.close(m)
+            with contextlib.suppress(OSError):
+                os.close(sl)
+        self.held.clear()

@@ -4,7 +4,8 @@ Starts the controller daemon on simulated devices (shoe and chip sensors over ps
 the camera reading a board file), seats simulated players, and lets a simulated dealer follow the
 daemon's prompts for ``--hands`` hands while the dealer's screen is shown live. Ends with a
 summary (hands, irregularities, chips before and after, where the hand histories went) and stops
-everything it started. Exit status 0 when the hands were played and the chips agree.
+everything it started. Exit status 0 when the hands were played and the chips agree; 1 (after a
+one-line error, no summary) when the simulated table could not start.
 """
 
 from __future__ import annotations
@@ -89,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("demo: interrupted; everything it started is stopped", file=sys.stderr)
         return 130
+    if not summary.started:
+        # nothing was played: one line saying why, not a summary of 0 hands
+        why = summary.error.splitlines()[0] if summary.error else "unknown error"
+        print(f"demo: {why}", file=sys.stderr)
+        return 1
     print()
     print("Summary")
     for line in summary_lines(summary):

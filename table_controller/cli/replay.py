@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
-from table_controller.journal.phh import (
+from table_controller.phh import (
     ERROR,
     MATCHED,
     MISMATCHED,

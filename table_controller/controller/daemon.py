@@ -666,7 +666,7 @@ class Daemon:
                                         "note": o.note}, wall_time=wall, mono_time=now)
 
     def _write_phh(self, ended: HandEnded, *, overwrite: bool) -> None:
-        from table_controller.journal.phh import PhhError, dumps, history_from_hand
+        from table_controller.phh import PhhError, dumps, history_from_hand
 
         path = self.config.journal.phh_dir / f"hand-{ended.number:06d}.phh"
         if path.exists() and not overwrite:

@@ -7,7 +7,7 @@ Public API (see :mod:`table_controller.journal.store`):
   ``verify()``, ``current_hand``, ``hand_entries(n)``, ``recent_hands(n=10)``.
 - :class:`Entry`, :class:`EntryKind`, :class:`HandRecord`.
 
-PHH export lives in :mod:`table_controller.journal.phh` (separate owner; not imported here).
+Hand histories (PHH) are :mod:`table_controller.phh`, not journal code.
 """
 
 from table_controller.journal.store import (

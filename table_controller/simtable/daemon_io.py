@@ -188,7 +188,7 @@ async def open_daemon_session(
     ep = rig.endpoints
     console = CommandClient(ctx, ep["commands"], table_id=rig.options.table_id,
                             console_id=f"simdealer-{os.getpid()}-{id(rig) & 0xFFFF:x}",
-                            keys=rig.console_keys(), timeout=5.0)  # type: ignore[arg-type]
+                            keys=rig.console_keys(), timeout=5.0)
     client = FeedClient(ctx, feed=Feed.DEALER, feed_endpoint=ep["dealer"],
                         snapshot_endpoint=ep["snapshot"], table_id=rig.options.table_id,
                         heartbeat_timeout=rig.options.heartbeat_timeout)

@@ -54,6 +54,7 @@ LINK_FAULTS = (Fault.CORRUPT_CRC, Fault.SPLIT, Fault.DROP_BYTES, Fault.DROP_FRAM
 class DemoSummary:
     """What the demo did (printed at the end; ``--summary-json`` writes it)."""
 
+    started: bool = False
     hands_played: int = 0
     hands_requested: int = 0
     seed: int = 0
@@ -179,6 +180,7 @@ async def run_demo(
     try:
         await asyncio.to_thread(rig.start)
         summary.startup_seconds = round(time.monotonic() - started, 2)
+        summary.started = True
     except Exception as exc:
         summary.error = f"the simulated table did not start: {exc}"
         await asyncio.to_thread(rig.stop)
@@ -275,7 +277,7 @@ async def run_demo(
         summary.error = summary.error or f"{type(exc).__name__}: {exc}"
     finally:
         ctx.destroy(linger=0)
-        summary.daemon_exit = await asyncio.to_thread(rig.stop_daemon)
+        summary.daemon_exit = await asyncio.to_thread(rig.terminate)
         summary.hand_history_files = len(list(rig.phh_dir.glob("*"))) if rig.phh_dir.exists() \
             else 0
         if out is not None:

@@ -22,28 +22,17 @@ from table_controller.engine import (
     FULL_DECK,
     Act,
     ActStep,
-    AwardStep,
-    BoardStep,
-    BurnStep,
     Card,
-    Collect,
-    CollectStep,
-    Deal,
-    DealHoleStep,
     Hand,
     HandOverStep,
     Input,
     LegalActions,
-    Post,
-    PostStep,
-    Push,
     RakeRule,
-    Show,
-    ShowStep,
     Step,
     Table,
     TableConfig,
 )
+from table_controller.engine.answers import card_input, default_input, wants_card
 from table_controller.errors import ChipConservationError, RuleError
 from table_controller.simtable.players import Player, make_players
 
@@ -60,23 +49,19 @@ def shuffled_deck(rng: random.Random) -> list[Card]:
 def engine_input(step: Step, deck: list[Card], decide: Decider, pot: int) -> Input:
     """Return the input that answers ``step`` the way the simulated dealer does.
 
-    Cards come off the top of ``deck`` (removed); actions come from ``decide``.
+    Cards come off the top of ``deck`` (removed); actions come from ``decide``; the rest is
+    :func:`~table_controller.engine.answers.default_input`.
 
     :raises RuleError: for a :class:`HandOverStep` (nothing to answer).
     """
-    if isinstance(step, PostStep):
-        return Post(step.seat)
-    if isinstance(step, DealHoleStep | BurnStep | BoardStep):
-        return Deal(deck.pop(0))
+    if wants_card(step):
+        return card_input(deck.pop(0))
     if isinstance(step, ActStep):
         return decide(step.legal, pot)
-    if isinstance(step, CollectStep):
-        return Collect()
-    if isinstance(step, ShowStep):
-        return Show(step.seat)
-    if isinstance(step, AwardStep):
-        return Push(step.pot_index)
-    raise RuleError("hand-over", "the hand is over: nothing to answer")
+    answer = default_input(step)
+    if answer is None:
+        raise RuleError("hand-over", "the hand is over: nothing to answer")
+    return answer
 
 
 @dataclass(slots=True)

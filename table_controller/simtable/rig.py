@@ -1,57 +1,82 @@
-"""The simulated hardware and the daemon process around it: everything the demo starts.
+"""The one simulation rig: simulators on ptys, the daemon process, and what its clients need.
 
 :class:`SimRig` makes a working directory with the calibration a real table has (a registered
-deck profile for the simulated deck, chip zones, CURVE keys) and a table configuration whose
-shoe and chip sensors are ``serial://`` paths to pseudo-terminals the simulators own — the same
-code path a real shoe takes — and whose camera reads the board file the dealer writes (level
-``exact``), or, for the other levels, the frames a :class:`~hardware.sim.camera_link.BoardRenderer`
-renders from that file in *this* process (a thread), the daemon running only the recognizer on
-them, as on a real table. It then
-starts ``table-controller run --config ...`` as a child process and waits until it says it is
-ready.
+deck profile for the simulated deck, chip zones from the default chip layout, CURVE keys) and a
+table configuration whose shoe and chip sensors are ``serial://`` paths to pseudo-terminals the
+simulators own, the same code path a real shoe takes, and whose camera reads the board file the
+dealer writes (level ``exact``), or, for the other levels, the frames a
+:class:`~hardware.sim.camera_link.BoardRenderer` renders from that file in *this* process (a
+thread), the daemon running only the recognizer on them, as on a real table. It then starts
+``table-controller run --config ...`` as a child process and waits for its ready file. The
+demo, the soak, the scenarios and the end-to-end tests all use it; the daemon can be killed
+(SIGKILL) and started again on the same journal and simulators.
 
 Lifecycle (rule 8 of the style guide): :meth:`SimRig.start` brings up, in order, the work
 directory, the simulators, the configuration and the daemon; :meth:`SimRig.stop` tears them down
 in reverse (SIGTERM to the daemon, then SIGKILL after a grace period), and removes the work
 directory unless ``keep`` was asked for. Both are idempotent, and ``with SimRig(...)`` pairs them.
+
+Stale ptys: a :class:`~hardware.sim.pty.PtyGuard` keeps the pty numbers that links left by other
+runs point to before the simulators are made; a daemon start refused because another process
+locked the port anyway gets new simulators (new ptys) and is tried again, up to three times.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from calibration.chips import ChipConfig, default_chip_config
 from calibration.deck import DeckProfile, DeckStore
-from hardware.sim.camera_link import BoardRenderer
+from hardware.sim.camera_link import BoardRenderer, write_board
 from hardware.sim.chips import SimChipSensor
+from hardware.sim.pty import PtyGuard
 from hardware.sim.shoe import SimShoe, sim_deck_profile
 from table_controller.engine import Card
 from table_controller.errors import TableError
+from table_controller.feeds import ClientKeys
 
-#: The repository's card faces, used by the simulated camera.
-REPO = Path(__file__).resolve().parents[2]
-FACES = REPO / "examples" / "cards" / "kennard"
-
-
-_KEYS_SECTION = ('[keys]\nsecurity = "curve"\nserver_secret_key = "keys/server.key_secret"\n'
-                 'displays_dir = "keys/displays"\nconsoles_dir = "keys/consoles"\n')
+#: The chip sensors' zones (the default layout's seats, pot and spare zones).
+SENSOR_ZONES = range(1, 13)
+#: How often a start refused because another process locked a new pty is tried again.
+START_ATTEMPTS = 3
+_ENDPOINTS = ("public", "dealer", "surveillance", "snapshot", "surveillance_snapshot",
+              "commands")
 
 
 class RigError(TableError):
     """The simulated table could not be started (the message says which part and why)."""
+
+
+def free_tcp_ports(n: int) -> list[int]:
+    """Return ``n`` free TCP ports on 127.0.0.1 (bound and released at once)."""
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    ports = [int(s.getsockname()[1]) for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def pot_zone(seats: int) -> int:
+    """Return the pot zone of the default chip layout for ``seats`` seats."""
+    return default_chip_config(seats).pot_zone
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +88,14 @@ class RigOptions:
     :param seed: seeds the simulated deck's tags.
     :param heartbeat: feed heartbeat interval (seconds).
     :param device_heartbeat: simulated devices' heartbeat interval (seconds).
+    :param link_heartbeat: the devices' heartbeat period the daemon is told (the ``heartbeat``
+        URL option; ``None``: the driver's default).
     :param security: ``"curve"`` (keys made here) or ``"none"``.
     :param camera_level: difficulty of the simulated camera's pictures (``exact``: the daemon
         reads the board file as written; ``easy``/``medium``/``hard``: frames rendered here).
+    :param tcp: endpoints on ``tcp://127.0.0.1`` ports (else ``ipc://`` sockets in the work dir).
+    :param settle: the daemon's chip settle window (``--settle``; ``None``: its default).
+    :param tray: chips in the sensors' tray, by denomination code (``None``: the simulator's).
     :param extra_args: more arguments for ``table-controller run``.
     """
 
@@ -80,8 +110,12 @@ class RigOptions:
     heartbeat: float = 0.5
     heartbeat_timeout: float = 2.0
     device_heartbeat: float = 0.25
+    link_heartbeat: float | None = None
     security: str = "curve"
     camera_level: str = "easy"
+    tcp: bool = False
+    settle: float | None = None
+    tray: Mapping[int, int] | None = None
     ready_timeout: float = 30.0
     extra_args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
@@ -108,20 +142,25 @@ class SimRig:
         self.profile: DeckProfile = DeckProfile.build(
             f"sim-{self.options.seed}", sim_deck_profile(self.options.seed),
             source="simulated deck")
-        self.process: subprocess.Popen[str] | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.log_path = self.dir / "daemon.log"
         self.config_path = self.dir / "table.toml"
         self.board_path = self.dir / "board.json"
         self.frames_path = self.dir / "board.png"
+        self.ready_path = self.dir / "ready.json"
         self.camera_profile_path = self.dir / "camera_profile.json"
         self.renderer: BoardRenderer | None = None
         self.endpoints: dict[str, str] = {}
-        self._out: deque[str] = deque(maxlen=200)
-        self._reader: threading.Thread | None = None
-        self._ready = threading.Event()
+        #: what the daemon wrote in its ready file at the last start (endpoints bound, ...)
+        self.ready: dict[str, Any] = {}
         self.keys: dict[str, Path] = {}
-        self._quarantine: list[SimShoe | SimChipSensor] = []
+        self.guard = PtyGuard(self.dir)
+        self._retired: list[SimShoe | SimChipSensor] = []
         self._last_status: int | None = None
+        #: daemon starts, SIGKILLs and exits nobody asked for (seen by :meth:`alive`)
+        self.starts = 0
+        self.kills = 0
+        self.unexpected_exits: list[int] = []
 
     # -- paths -------------------------------------------------------------------------------
 
@@ -134,6 +173,11 @@ class SimRig:
     def phh_dir(self) -> Path:
         """Where the daemon writes hand histories."""
         return self.dir / "phh"
+
+    @property
+    def pot_zone(self) -> int:
+        """The chip sensors' pot zone."""
+        return self.chip_config.pot_zone
 
     def uid(self, card: Card) -> str:
         """Return the simulated tag of ``card``."""
@@ -155,22 +199,24 @@ class SimRig:
         :raises RigError: if a part cannot start (everything started so far is stopped).
         """
         try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self.guard.prepare()
             self._start_devices()
             self._write_files()
             if self.renderer is not None:
                 self.renderer.start()
             if daemon:
-                for attempt in range(3):
+                for attempt in range(START_ATTEMPTS):
                     try:
-                        self._start_daemon()
+                        self.start_daemon()
                         break
                     except RigError as exc:
                         # A pty number recycled from a port some other (orphaned) process
                         # still holds locked: keep these ports open (so their numbers stay
                         # taken), make new ones, and try again.
-                        if "lock" not in str(exc) or attempt == 2:
+                        if "lock" not in str(exc) or attempt == START_ATTEMPTS - 1:
                             raise
-                        self._quarantine += [s for s in (self.shoe, self.chips) if s]
+                        self._retired += [s for s in (self.shoe, self.chips) if s]
                         self._start_devices()
                         self._write_files()
         except BaseException:
@@ -179,41 +225,53 @@ class SimRig:
 
     def _start_devices(self) -> None:
         o = self.options
-        self.dir.mkdir(parents=True, exist_ok=True)
-        n = len(self._quarantine)
+        n = len(self._retired)
         self.shoe = SimShoe(link_path=str(self.dir / f"shoe{n or ''}.tty"), seed=o.seed,
                             heartbeat_interval=o.device_heartbeat)
-        self.chips = SimChipSensor(range(1, 13), link_path=str(self.dir / f"chips{n or ''}.tty"),
+        self.chips = SimChipSensor(SENSOR_ZONES, link_path=str(self.dir / f"chips{n or ''}.tty"),
+                                   tray=None if o.tray is None else dict(o.tray),
                                    heartbeat_interval=o.device_heartbeat)
         self.shoe.start()
         self.chips.start()
 
     def _write_files(self) -> None:
-        o = self.options
         store = DeckStore(self.dir / "decks")
         store.save(self.profile, replace=True)
         store.activate(self.profile.name)
         (self.dir / "chip_zones.toml").write_text(self.chip_config.to_toml())
-        self.board_path.write_text('{"slots": [null, null, null, null, null], "occluded": []}')
+        write_board(self.board_path, [None] * 5)
         self.phh_dir.mkdir(exist_ok=True)
-        names = ("public", "dealer", "surveillance", "snapshot", "surveillance_snapshot",
-                 "commands")
-        self.endpoints = {n: f"ipc://{self.dir}/{n}.sock" for n in names}
-        keys = '[keys]\nsecurity = "none"\n'
-        if o.security == "curve":
-            keys = self._make_keys()
+        if not self.endpoints:
+            if self.options.tcp:
+                ports = free_tcp_ports(len(_ENDPOINTS))
+                self.endpoints = {n: f"tcp://127.0.0.1:{p}"
+                                  for n, p in zip(_ENDPOINTS, ports, strict=True)}
+            else:
+                self.endpoints = {n: f"ipc://{self.dir}/{n}.sock" for n in _ENDPOINTS}
+        if self.options.security == "curve":
+            self._make_keys()
+        if self.options.camera_level != "exact" and self.renderer is None:
+            self.renderer = BoardRenderer(self.board_path, self.frames_path,
+                                          level=self.options.camera_level)
+            self.renderer.calibrate(self.camera_profile_path)
+        self.config_path.write_text(self.config_text())
+
+    def config_text(self) -> str:
+        """Return the table configuration (the one template of every simulated table)."""
+        o = self.options
         assert self.shoe is not None and self.chips is not None
         camera = f"sim://camera?board={self.board_path}"
         profile = ""
         if o.camera_level != "exact":
-            if self.renderer is None:
-                self.renderer = BoardRenderer(self.board_path, self.frames_path, faces=FACES,
-                                              level=o.camera_level)
-                self.renderer.calibrate(self.camera_profile_path)
             camera = f"sim://camera?frames={self.frames_path}"
             profile = f'camera_profile = "{self.camera_profile_path.name}"\n'
+        link = "" if o.link_heartbeat is None else f"?heartbeat={o.link_heartbeat:g}"
+        keys = '[keys]\nsecurity = "none"\n'
+        if o.security == "curve":
+            keys = ('[keys]\nsecurity = "curve"\nserver_secret_key = "keys/server.key_secret"\n'
+                    'displays_dir = "keys/displays"\nconsoles_dir = "keys/consoles"\n')
         endpoints = "\n".join(f'{n} = "{ep}"' for n, ep in self.endpoints.items())
-        self.config_path.write_text(f"""# Written by table_controller.simtable.rig
+        return f"""# Written by table_controller.simtable.rig
 [table]
 id = "{o.table_id}"
 name = "{o.name}"
@@ -228,8 +286,8 @@ percent = {o.rake_percent}
 cap = {o.rake_cap}
 
 [devices]
-shoe = "serial://{self.shoe.path}"
-chips = "serial://{self.chips.path}"
+shoe = "serial://{self.shoe.path}{link}"
+chips = "serial://{self.chips.path}{link}"
 camera = "{camera}"
 
 [calibration]
@@ -250,14 +308,14 @@ heartbeat_interval = {o.heartbeat}
 heartbeat_timeout = {o.heartbeat_timeout}
 command_timeout = 2.5
 device_timeout = 2.0
-""")
+"""
 
-    def _make_keys(self) -> str:
+    def _make_keys(self) -> None:
         from table_controller.feeds import create_key_pair
 
-        kdir = self.dir / "keys"
         if self.keys:  # made already (a second attempt)
-            return _KEYS_SECTION
+            return
+        kdir = self.dir / "keys"
         for sub in ("displays", "consoles"):
             (kdir / sub).mkdir(parents=True, exist_ok=True)
         _, server_secret = create_key_pair(kdir, "server")
@@ -267,67 +325,115 @@ device_timeout = 2.0
         shutil.copy(kdir / "console.key", kdir / "consoles" / "console.key")
         self.keys = {"server_secret": server_secret, "server_public": kdir / "server.key",
                      "display_secret": display_secret, "console_secret": console_secret}
-        return _KEYS_SECTION
 
-    def console_keys(self) -> object | None:
-        """Return the console's :class:`~table_controller.feeds.ClientKeys` (``None``: no CURVE)."""
+    def console_keys(self) -> ClientKeys | None:
+        """Return the console's client keys (``None``: no CURVE)."""
         if not self.keys:
             return None
-        from table_controller.feeds import ClientKeys
-
         return ClientKeys.from_files(self.keys["console_secret"], self.keys["server_public"])
+
+    def display_keys(self) -> ClientKeys | None:
+        """Return a display's client keys, for the surveillance side (``None``: no CURVE)."""
+        if not self.keys:
+            return None
+        return ClientKeys.from_files(self.keys["display_secret"], self.keys["server_public"])
+
+    # -- the daemon process ------------------------------------------------------------------
 
     def daemon_command(self) -> list[str]:
         """Return the command line that runs the daemon."""
+        settle = () if self.options.settle is None else ("--settle", str(self.options.settle))
         return [sys.executable, "-m", "table_controller", "run", "--config",
-                str(self.config_path), "--die-with-parent", *self.options.extra_args]
+                str(self.config_path), "--ready-file", str(self.ready_path), *settle,
+                "--die-with-parent", *self.options.extra_args]
 
-    def _start_daemon(self) -> None:
+    def spawn_daemon(self) -> Path:
+        """Start ``table-controller run`` without waiting; return the ready file's path."""
+        self.ready_path.unlink(missing_ok=True)
         env = {**os.environ, **self.options.env, "PYTHONUNBUFFERED": "1"}
-        log = self.log_path.open("w")
-        try:
+        with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                self.daemon_command(), stdout=subprocess.PIPE, stderr=log, text=True,
-                cwd=str(self.dir), env=env, start_new_session=True)
-        finally:
-            log.close()
-        self._reader = threading.Thread(target=self._read_stdout, name="daemon-stdout",
-                                        daemon=True)
-        self._reader.start()
-        deadline = time.monotonic() + self.options.ready_timeout
-        while not self._ready.wait(0.05):
-            if self.process.poll() is not None:
-                raise RigError(f"the daemon exited with status {self.process.returncode} before "
-                               f"it was ready:\n{self.daemon_log_tail()}")
-            if time.monotonic() > deadline:
-                raise RigError(f"the daemon was not ready after {self.options.ready_timeout:g} "
-                               f"s:\n{self.daemon_log_tail()}")
+                self.daemon_command(), stdout=log, stderr=log, cwd=str(self.dir), env=env,
+                start_new_session=True)
+        self.starts += 1
+        return self.ready_path
 
-    def _read_stdout(self) -> None:
+    def start_daemon(self, timeout: float | None = None) -> dict[str, Any]:
+        """Start ``table-controller run`` and wait for its ready file; return what it says.
+
+        :raises RigError: if it exits or is not ready within ``timeout`` seconds (default
+            the options' ``ready_timeout``).
+        """
+        limit = self.options.ready_timeout if timeout is None else timeout
+        ready = self.spawn_daemon()
         proc = self.process
-        if proc is None or proc.stdout is None:
+        assert proc is not None
+        deadline = time.monotonic() + limit
+        while not ready.exists():
+            code = proc.poll()
+            if code is not None:
+                self.process = None
+                raise RigError(f"the daemon exited with status {code} before it was ready:\n"
+                               f"{self.daemon_log_tail()}")
+            if time.monotonic() > deadline:
+                raise RigError(f"the daemon was not ready after {limit:g} s:\n"
+                               f"{self.daemon_log_tail()}")
+            time.sleep(0.02)
+        self.ready = json.loads(ready.read_text())
+        return self.ready
+
+    def alive(self) -> bool:
+        """Tell whether the daemon runs; record an exit nobody asked for."""
+        if self.process is None:
+            return False
+        code = self.process.poll()
+        if code is None:
+            return True
+        self.unexpected_exits.append(code)
+        self.process = None
+        return False
+
+    def kill(self) -> None:
+        """SIGKILL the daemon and reap it."""
+        proc, self.process = self.process, None
+        if proc is None:
             return
-        for line in proc.stdout:
-            self._out.append(line.rstrip("\n"))
-            if line.startswith("ready"):
-                self._ready.set()
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        self.kills += 1
+
+    def terminate(self, grace: float = 10.0) -> int | None:
+        """Stop the daemon only (SIGTERM, then SIGKILL after ``grace``); return its status.
+
+        :returns: ``None`` if it was not running.
+        """
+        proc, self.process = self.process, None
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)
+        self._last_status = proc.returncode
+        return proc.returncode
 
     def daemon_log_tail(self, lines: int = 25) -> str:
-        """Return the last lines the daemon wrote (stdout and its log)."""
-        text: list[str] = list(self._out)
+        """Return the last lines the daemon wrote (stdout and stderr)."""
         with contextlib.suppress(OSError):
-            text += self.log_path.read_text(errors="replace").splitlines()
-        return "\n".join(text[-lines:])
-
-    @property
-    def daemon_output(self) -> list[str]:
-        """Lines the daemon printed on stdout."""
-        return list(self._out)
+            text = self.log_path.read_text(errors="replace").splitlines()
+            return "\n".join(text[-lines:])
+        return ""
 
     def save_records(self, dest: str | os.PathLike[str]) -> Path:
         """Copy the journal, the hand histories, the daemon's log and configuration to ``dest``.
 
-        Call it after :meth:`stop_daemon` (the journal is then closed). ``dest`` is created.
+        Call it after :meth:`terminate` (the journal is then closed). ``dest`` is created.
         """
         out = Path(dest)
         out.mkdir(parents=True, exist_ok=True)
@@ -345,42 +451,16 @@ device_timeout = 2.0
 
         :returns: the daemon's exit status (``None`` if it was not started).
         """
-        status = self.stop_daemon(grace)
+        status = self.terminate(grace)
         renderer, self.renderer = self.renderer, None
         if renderer is not None:
             renderer.close()
-        for sim in (self.chips, self.shoe, *self._quarantine):
+        for sim in (self.chips, self.shoe, *self._retired):
             if sim is not None:
                 sim.close()
         self.chips = self.shoe = None
-        self._quarantine = []
+        self._retired = []
+        self.guard.close()
         if not self.keep and self._own_dir and self.dir.exists():
             shutil.rmtree(self.dir, ignore_errors=True)
         return status if status is not None else self._last_status
-
-    def stop_daemon(self, grace: float = 10.0) -> int | None:
-        """Stop the daemon only (SIGTERM, then SIGKILL); return its exit status.
-
-        :returns: ``None`` if it was not running.
-        """
-        status = None
-        proc, self.process = self.process, None
-        if proc is not None:
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(grace)
-                except subprocess.TimeoutExpired:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(5)
-            status = proc.returncode
-            if proc.stdout is not None:
-                proc.stdout.close()
-        if self._reader is not None:
-            self._reader.join(2)
-            self._reader = None
-        if status is not None:
-            self._last_status = status
-        return status

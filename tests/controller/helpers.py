@@ -19,13 +19,15 @@ from table_controller.controller.events import (
     ZoneSeen,
 )
 from table_controller.engine import Card, TableConfig
+from table_controller.simtable.rig import pot_zone
 
 if TYPE_CHECKING:
     from table_controller.controller.daemon import Daemon
 
 DECK = sim_deck_profile(1)
 UID = {card.code: uid for uid, card in DECK.items()}
-POT_ZONE = 11
+#: The pot zone of the default chip layout for ten seats (the zones of :func:`chip_config`).
+POT_ZONE = pot_zone(10)
 
 #: A daemon configuration on simulated devices and loopback endpoints, for in-process daemons.
 DAEMON_CONFIG = """

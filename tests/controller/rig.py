@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import glob
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +26,7 @@ from calibration.chips import default_chip_config
 from calibration.deck import DeckProfile, DeckStore
 from hardware.sim.camera_link import BoardRenderer, write_board
 from hardware.sim.chips import TRAY, SimChipSensor
+from hardware.sim.pty import PtyGuard
 from hardware.sim.shoe import SimShoe, sim_deck_profile
 from table_controller.engine import Card
 from table_controller.feeds import (
@@ -40,40 +39,16 @@ from table_controller.feeds import (
     Message,
     create_key_pair,
 )
+from table_controller.simtable.rig import free_tcp_ports, pot_zone
 
 T = TypeVar("T")
 REPO = Path(__file__).resolve().parents[2]
 DECK = sim_deck_profile(1)
 UID = {card.code: uid for uid, card in DECK.items()}
 SEATS = 6
-POT_ZONE = SEATS + 1
+POT_ZONE = pot_zone(SEATS)
 #: Denomination code 1 is worth 1 chip in the default chip calibration.
 ONE = 1
-
-
-def free_ports(n: int) -> list[int]:
-    socks = []
-    for _ in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
-
-
-def stale_pty_targets(exclude: str) -> set[str]:
-    """Targets of pty links in /tmp (``/tmp/*/*``) other than ``exclude``."""
-    out = set()
-    for path in glob.glob("/tmp/*/*"):
-        if path == exclude or not os.path.islink(path):
-            continue
-        with contextlib.suppress(OSError):
-            target = os.readlink(path)
-            if target.startswith("/dev/pts/"):
-                out.add(target)
-    return out
 
 
 class Rig:
@@ -83,7 +58,7 @@ class Rig:
                  camera_level: str = "exact") -> None:
         self.tmp = tmp
         self.settle = settle
-        self._parked: list[SimShoe | SimChipSensor] = []
+        self._guard = PtyGuard(tmp)
         # the deck goes in once the daemon listens (a frame sent before would be resent: a
         # retransmission on a clean link)
         self.shoe = self._unpoisoned(lambda: SimShoe(heartbeat_interval=0.2))
@@ -118,7 +93,7 @@ class Rig:
                                                   keys / "server.key")
         self.display_keys = ClientKeys.from_files(keys / "displays" / "display.key_secret",
                                                   keys / "server.key")
-        ports = free_ports(6)
+        ports = free_tcp_ports(6)
         names = ("public", "dealer", "surveillance", "snapshot", "surveillance_snapshot",
                  "commands")
         self.endpoints = {n: f"tcp://127.0.0.1:{p}" for n, p in zip(names, ports, strict=True)}
@@ -164,20 +139,14 @@ heartbeat_interval = 0.25
         self.ready: dict[str, Any] = {}
 
     def _unpoisoned(self, make: Callable[[], T]) -> T:
-        """Build a simulator whose ``/dev/pts/N`` no stale link elsewhere in /tmp points to.
+        """Build a simulator after the rig's guard took the pty numbers stale links point to.
 
         A leftover daemon (another run's, killed without its simulators cleaning up) keeps
-        reopening its stale pty links; a recycled ``/dev/pts/N`` would be stolen from us. Such
-        numbers are kept allocated (parked) until the rig closes.
+        reopening its stale pty links; a recycled ``/dev/pts/N`` would be stolen from us. The
+        :class:`~hardware.sim.pty.PtyGuard` keeps such numbers allocated until the rig closes.
         """
-        for _ in range(16):
-            sim = make()
-            assert isinstance(sim, SimShoe | SimChipSensor)
-            name = sim.port.slave_name
-            if name not in stale_pty_targets(exclude=sim.path):
-                return sim
-            self._parked.append(sim)
-        raise AssertionError("every pty we got is the target of a stale link")
+        self._guard.prepare()
+        return make()
 
     def start_daemon(self, timeout: float = 20.0) -> dict[str, Any]:
         ready = self.tmp / "ready.json"
@@ -220,8 +189,7 @@ heartbeat_interval = 0.25
             self.renderer.close()
         self.shoe.close()
         self.chips.close()
-        for sim in self._parked:
-            sim.close()
+        self._guard.close()
 
     # -- the felt ---------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from calibration.faces import load_face_folder
 from hardware.base import DeviceEvent
 from hardware.camera.stabilizer import BoardStabilizer
 from hardware.sim.camera import SimCamera
+from hardware.sim.faces import face_folder
 from hardware.sim.scene import Level
 from table_controller.controller.camera import (
     DECK_MISMATCH_LINK,
@@ -42,7 +43,8 @@ Faces = dict[Card, Any]
 
 @pytest.fixture(scope="module")
 def decks() -> dict[str, Faces]:
-    return {n: load_face_folder(ROOT / "examples" / "cards" / n) for n in ("kennard", "svg-cards")}
+    return {"kennard": load_face_folder(face_folder("kennard")),
+            "svg-cards": load_face_folder(ROOT / "examples" / "cards" / "svg-cards")}
 
 
 class Table:

@@ -47,9 +47,9 @@ def test_reads_a_device_discarded_hold_the_table() -> None:
     try:
         for seat in (1, 2, 3):
             c.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
-        shoe = rig.sim.shoe
+        shoe = rig.shoe
         assert shoe is not None
-        shoe.load_deck([rig.sim.uid(card) for card in rig.sim.profile.cards.values()])
+        shoe.load_deck([rig.uid(card) for card in rig.profile.cards.values()])
         c.ok({"command": "start"})
         assert post_blinds(c, rig)["kind"] == "deal_hole"
         shoe.link.window = 1  # the shoe's firmware keeps one unacknowledged frame
@@ -94,9 +94,9 @@ def test_a_resent_read_of_an_earlier_hand_is_not_dealt_again_after_a_restart() -
     try:
         for seat in (1, 2, 3):
             c.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
-        shoe = rig.sim.shoe
+        shoe = rig.shoe
         assert shoe is not None
-        deck = [rig.sim.uid(card) for card in rig.sim.profile.cards.values()]
+        deck = [rig.uid(card) for card in rig.profile.cards.values()]
         shoe.load_deck(deck)
         c.ok({"command": "start"})
         post_blinds(c, rig)

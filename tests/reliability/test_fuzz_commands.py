@@ -21,11 +21,10 @@ from hypothesis import strategies as st
 
 from table_controller.feeds import COMMANDS, ClientKeys, Message, decode
 from table_controller.simtable.felt import Felt
-from table_controller.simtable.rig import RigOptions
+from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.soak import (
     STATE_KEYS,
     STATUS_KEYS,
-    SoakRig,
     start_rig,
     unmasked_secrets,
     without_devices,
@@ -42,13 +41,13 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None,
 class Console:
     """A synchronous DEALER console (CURVE) plus a snapshot socket, for the fuzzer."""
 
-    def __init__(self, rig: SoakRig, name: str = "fuzz-console") -> None:
+    def __init__(self, rig: SimRig, name: str = "fuzz-console") -> None:
         self.ctx = zmq.Context()
         self.rig = rig
         self.name = name
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.linger = 0
-        keys = rig.sim.console_keys()
+        keys = rig.console_keys()
         assert isinstance(keys, ClientKeys)
         keys.apply(self.sock)
         self.sock.connect(rig.endpoints["commands"])
@@ -71,7 +70,7 @@ class Console:
         """Send ``body`` as a command; any JSON, even what ``Message.encode`` would refuse."""
         self.seq += 1
         msg = {"v": 1, "type": "command", "seq": self.seq,
-               "table": self.rig.sim.options.table_id, "ts": time.time(), "data": body,
+               "table": self.rig.options.table_id, "ts": time.time(), "data": body,
                "console": self.name}
         return self.raw([b"", json.dumps(msg).encode()])
 
@@ -81,7 +80,7 @@ class Console:
         return without_devices(reply.data["result"], STATUS_KEYS)
 
     def snapshot(self) -> dict[str, Any]:
-        req = Message("snapshot_request", 0, self.rig.sim.options.table_id, time.time(),
+        req = Message("snapshot_request", 0, self.rig.options.table_id, time.time(),
                       {"feed": "dealer", "request": 1})
         self.snap.send_multipart([b"", req.encode()])
         assert self.snap.poll(5000), "no snapshot"
@@ -93,7 +92,7 @@ class Console:
 
 
 @pytest.fixture(scope="module")
-def rig() -> Iterator[SoakRig]:
+def rig() -> Iterator[SimRig]:
     r = start_rig(RigOptions(seats=6, security="curve", camera_level="exact"), tcp=True)
     try:
         c = Console(r, "setup")
@@ -105,9 +104,9 @@ def rig() -> Iterator[SoakRig]:
             # a hand in progress with the blinds in: the richest state to disturb that no
             # timer changes (no chip difference pending)
             assert c.command({"command": "start"}).data["accepted"]
-            cfg = r.sim.chip_config
-            assert r.sim.chips is not None
-            felt = Felt(r.sim.chips, cfg.denominations, cfg.seat_zones, cfg.pot_zone)
+            cfg = r.chip_config
+            assert r.chips is not None
+            felt = Felt(r.chips, cfg.denominations, cfg.seat_zones, cfg.pot_zone)
             deadline = time.monotonic() + 10
             while True:
                 step = c.command({"command": "status"}).data["result"]["prompt"]["step"]
@@ -118,9 +117,9 @@ def rig() -> Iterator[SoakRig]:
                               + int(step["amount"]))
                 time.sleep(0.1)  # the sensors report over the pty (real I/O)
             # two hole cards out, so a snapshot has something secret to give away
-            shoe = r.sim.shoe
+            shoe = r.shoe
             assert shoe is not None
-            shoe.load_deck([r.sim.uid(card) for card in r.sim.profile.cards.values()])
+            shoe.load_deck([r.uid(card) for card in r.profile.cards.values()])
             for _ in range(2):
                 before = c.command({"command": "status"}).data["result"]["prompt"]
                 shoe.draw()
@@ -135,7 +134,7 @@ def rig() -> Iterator[SoakRig]:
 
 
 @pytest.fixture(scope="module")
-def fuzz_console(rig: SoakRig) -> Iterator[Console]:
+def fuzz_console(rig: SimRig) -> Iterator[Console]:
     c = Console(rig)
     yield c
     c.close()
@@ -230,7 +229,7 @@ def test_mutated_commands(fuzz_console: Console, name: str, args: dict[str, Any]
         COUNTS["fuzzed commands accepted (valid by chance)"] += 1
 
 
-def test_the_daemon_still_answers_and_replays(rig: SoakRig, fuzz_console: Console) -> None:
+def test_the_daemon_still_answers_and_replays(rig: SimRig, fuzz_console: Console) -> None:
     assert rig.alive()
     reply = fuzz_console.command({"command": "status"})
     assert reply.data["accepted"]

@@ -11,12 +11,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from table_controller.simtable.rig import RigOptions
-from table_controller.simtable.soak import SoakRig, SyncConsole, start_rig
+from table_controller.simtable.rig import RigOptions, SimRig
+from table_controller.simtable.soak import SyncConsole, start_rig
 
 
 @pytest.fixture
-def rig() -> Iterator[SoakRig]:
+def rig() -> Iterator[SimRig]:
     r = start_rig(RigOptions(seats=6, security="curve", camera_level="exact"), tcp=True)
     try:
         yield r
@@ -29,17 +29,17 @@ def seat_three(c: SyncConsole) -> None:
         c.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
 
 
-def test_the_daemon_restarts_while_the_shoe_is_unplugged(rig: SoakRig) -> None:
+def test_the_daemon_restarts_while_the_shoe_is_unplugged(rig: SimRig) -> None:
     c = SyncConsole(rig, "restart-unplugged")
     try:
         seat_three(c)
-        assert rig.sim.shoe is not None
-        rig.sim.shoe.unplug()
+        assert rig.shoe is not None
+        rig.shoe.unplug()
         time.sleep(0.5)
         rig.kill()
-        rig.start_daemon(timeout=15)  # raises SoakError: "cannot open shoe port"
+        rig.start_daemon(timeout=15)  # would raise RigError if a missing port stopped the start
         assert c.status()["devices"]["shoe"] == "lost"
-        rig.sim.shoe.replug()
+        rig.shoe.replug()
         deadline = time.monotonic() + 8
         while c.status()["devices"]["shoe"] != "ok":
             assert time.monotonic() < deadline
@@ -48,11 +48,11 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged(rig: SoakRig) -> None:
         c.close()
 
 
-def test_a_device_back_before_a_restart_is_ok_after_it(rig: SoakRig) -> None:
+def test_a_device_back_before_a_restart_is_ok_after_it(rig: SimRig) -> None:
     c = SyncConsole(rig, "restart-replugged")
     try:
         seat_three(c)
-        shoe = rig.sim.shoe
+        shoe = rig.shoe
         assert shoe is not None
         shoe.unplug()
         deadline = time.monotonic() + 5

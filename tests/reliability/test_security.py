@@ -30,13 +30,12 @@ from table_controller.feeds import (
     create_key_pair,
 )
 from table_controller.journal import EntryKind, Journal
-from table_controller.simtable.rig import RigOptions
+from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.soak import (
     STATE_KEYS,
     STATUS_KEYS,
     JournalFacts,
     SoakOptions,
-    SoakRig,
     check_leaks,
     fetch_snapshot,
     run_soak,
@@ -47,7 +46,7 @@ from tests.reliability.counts import COUNTS
 
 
 @pytest.fixture(scope="module")
-def rig() -> Iterator[SoakRig]:
+def rig() -> Iterator[SimRig]:
     r = start_rig(RigOptions(seats=6, security="curve", camera_level="exact"), tcp=True)
     try:
         yield r
@@ -62,43 +61,43 @@ def arun(coro: Any, timeout: float = 60.0) -> Any:
     return asyncio.run(main())
 
 
-def console(ctx: zmq.asyncio.Context, rig: SoakRig, keys: ClientKeys | None, name: str, *,
+def console(ctx: zmq.asyncio.Context, rig: SimRig, keys: ClientKeys | None, name: str, *,
             timeout: float = 5.0, retries: int = 3, first_seq: int = 1) -> CommandClient:
-    return CommandClient(ctx, rig.endpoints["commands"], table_id=rig.sim.options.table_id,
+    return CommandClient(ctx, rig.endpoints["commands"], table_id=rig.options.table_id,
                          console_id=name, keys=keys, timeout=timeout, retries=retries,
                          first_seq=first_seq)
 
 
-def allowed_keys(rig: SoakRig) -> ClientKeys:
-    keys = rig.sim.console_keys()
+def allowed_keys(rig: SimRig) -> ClientKeys:
+    keys = rig.console_keys()
     assert isinstance(keys, ClientKeys)
     return keys
 
 
-async def state_of(ctx: zmq.asyncio.Context, rig: SoakRig, c: CommandClient
+async def state_of(ctx: zmq.asyncio.Context, rig: SimRig, c: CommandClient
                    ) -> tuple[dict[str, Any], dict[str, Any]]:
     status = (await c.send("status")).result
-    snap = await fetch_snapshot(ctx, rig.endpoints["snapshot"], rig.sim.options.table_id)
+    snap = await fetch_snapshot(ctx, rig.endpoints["snapshot"], rig.options.table_id)
     return without_devices(status, STATUS_KEYS), without_devices(snap, STATE_KEYS)
 
 
-def journal_consoles(rig: SoakRig) -> set[str]:
+def journal_consoles(rig: SimRig) -> set[str]:
     with contextlib.closing(Journal.open(rig.dir / "journal.db", readonly=True)) as j:
         return {str(e.payload.get("console")) for e in j.entries()
                 if e.kind is EntryKind.DEALER_COMMAND}
 
 
-def test_a_console_without_an_allowed_key_cannot_act(rig: SoakRig, tmp_path: Path) -> None:
+def test_a_console_without_an_allowed_key_cannot_act(rig: SimRig, tmp_path: Path) -> None:
     _, intruder_secret = create_key_pair(tmp_path, "intruder")
-    server_pub = rig.sim.keys["server_public"]
+    server_pub = rig.keys["server_public"]
     create_key_pair(tmp_path, "other-server")
     strangers: dict[str, ClientKeys | None] = {
         "intruder": ClientKeys.from_files(intruder_secret, server_pub),
         "plain": None,
-        "wrong-server-key": ClientKeys.from_files(rig.sim.keys["console_secret"],
+        "wrong-server-key": ClientKeys.from_files(rig.keys["console_secret"],
                                                   tmp_path / "other-server.key"),
         # a display's key is allowed on the surveillance feed, not on the command endpoint
-        "display-key": ClientKeys.from_files(rig.sim.keys["display_secret"], server_pub),
+        "display-key": ClientKeys.from_files(rig.keys["display_secret"], server_pub),
     }
 
     async def main() -> None:
@@ -127,7 +126,7 @@ def test_a_console_without_an_allowed_key_cannot_act(rig: SoakRig, tmp_path: Pat
     assert journal_consoles(rig).isdisjoint(strangers)
 
 
-def test_a_replayed_command_is_not_applied_twice(rig: SoakRig) -> None:
+def test_a_replayed_command_is_not_applied_twice(rig: SimRig) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
         try:

@@ -7,10 +7,11 @@ import numpy.typing as npt
 import pytest
 
 from calibration.faces import load_face_folder
+from hardware.sim.faces import face_folder
 from table_controller.engine.cards import Card
 
 ROOT = Path(__file__).resolve().parents[2]
-FACES = {name: ROOT / "examples" / "cards" / name for name in ("kennard", "svg-cards")}
+FACES = {"kennard": face_folder("kennard"), "svg-cards": ROOT / "examples" / "cards" / "svg-cards"}
 
 Faces = dict[Card, npt.NDArray[np.uint8]]
 

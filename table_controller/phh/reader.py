@@ -1,0 +1,243 @@
+"""Reading PHH: parse one action, a file's TOML into a :class:`~.model.HandHistory`, find files.
+
+See the package documentation for the rules (which fields, which shapes are refused).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from table_controller.engine.cards import Card, CardError
+from table_controller.phh.model import (
+    KNOWN_FIELDS,
+    HandHistory,
+    Number,
+    PhhAction,
+    PhhError,
+    parse_chips,
+    whole_chips,
+)
+
+#: Verbs of a player's action and of the dealer's.
+_VERBS_PLAYER = frozenset({"f", "cc", "cbr", "sm"})
+_VERBS_DEALER = frozenset({"dh", "db"})
+
+def _parse_cards(text: str, where: str) -> tuple[Card | None, ...]:
+    if len(text) % 2:
+        raise PhhError(where, f"not a list of cards: {text!r}")
+    out: list[Card | None] = []
+    for i in range(0, len(text), 2):
+        pair = text[i : i + 2]
+        if pair == "??":
+            out.append(None)
+            continue
+        try:
+            out.append(Card.parse(pair))
+        except CardError as exc:
+            raise PhhError(where, f"not a card: {pair!r} in {text!r}") from exc
+    return tuple(out)
+
+
+def player_number(word: str, count: int, where: str) -> int:
+    """Return the number of player ``word`` (``"p3"`` -> 3) of a hand of ``count`` players.
+
+    :raises PhhError: naming ``where`` if it is not one of ``p1..p<count>``.
+    """
+    if len(word) < 2 or word[0] != "p" or not word[1:].isdigit():
+        raise PhhError(where, f"{word!r} is not a player (p1..p{count})")
+    number = int(word[1:])
+    if not 1 <= number <= count:
+        raise PhhError(where, f"{word!r} is not a player of this hand (p1..p{count})")
+    return number
+
+
+def parse_action(text: str, player_count: int, where: str = "actions") -> PhhAction | None:
+    """Parse one action string; ``None`` for a no-op (empty or commentary only).
+
+    >>> parse_action("p2 cbr 300", 3)
+    PhhAction(actor=2, player=2, verb='cbr', cards=(), amount=300, muck=False, dash=False, \
+text='p2 cbr 300')
+    >>> parse_action("d db Jc3d5c", 3).cards
+    (Card('Jc'), Card('3d'), Card('5c'))
+
+    :raises PhhError: if the action is not valid PHH for no-limit hold'em.
+    """
+    body = text.split("#", 1)[0]
+    words = body.split()
+    if not words:
+        return None
+    clean = " ".join(words)
+    where = f"{where} {clean!r}"
+    if words[0] == "d":
+        if len(words) == 4 and words[1] == "dh":
+            dealt = player_number(words[2], player_count, where)
+            cards = _parse_cards(words[3], where)
+            return PhhAction(0, dealt, "dh", cards, text=clean)
+        if len(words) == 3 and words[1] == "db":
+            cards = _parse_cards(words[2], where)
+            if None in cards:
+                raise PhhError(where, "board cards must be known")
+            return PhhAction(0, 0, "db", cards, text=clean)
+        raise PhhError(where, "dealer actions are 'd dh pN CARDS' and 'd db CARDS'")
+    actor = player_number(words[0], player_count, where)
+    verb = words[1] if len(words) > 1 else ""
+    if verb not in _VERBS_PLAYER:
+        if verb in _VERBS_DEALER:
+            raise PhhError(where, "deals are written 'd dh pN CARDS' / 'd db CARDS'")
+        raise PhhError(where, f"unknown or unsupported action {verb!r} (f, cc, cbr, sm)")
+    args = words[2:]
+    if verb in ("f", "cc"):
+        if args:
+            raise PhhError(where, f"'{verb}' takes no argument")
+        return PhhAction(actor, actor, verb, text=clean)
+    if verb == "cbr":
+        if len(args) != 1:
+            raise PhhError(where, "'cbr' takes one amount (the total bet)")
+        amount = whole_chips(args[0], where)
+        if amount <= 0:
+            raise PhhError(where, "the 'cbr' amount must be positive")
+        return PhhAction(actor, actor, "cbr", amount=amount, text=clean)
+    if not args:
+        return PhhAction(actor, actor, "sm", muck=True, text=clean)
+    if len(args) != 1:
+        raise PhhError(where, "'sm' takes at most one argument (cards or '-')")
+    if args[0] == "-":
+        return PhhAction(actor, actor, "sm", dash=True, text=clean)
+    return PhhAction(actor, actor, "sm", _parse_cards(args[0], where), text=clean)
+
+
+def _int_list(raw: Mapping[str, Any], name: str, count: int | None) -> tuple[int, ...]:
+    value = raw.get(name)
+    if not isinstance(value, list):
+        raise PhhError(name, "missing or not an array")
+    if count is not None and len(value) != count:
+        raise PhhError(name, f"has {len(value)} entries, expected {count} (one per player)")
+    return tuple(whole_chips(v, f"{name}[{i}]") for i, v in enumerate(value))
+
+
+def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
+    """Build a :class:`HandHistory` from already-parsed TOML.
+
+    :raises PhhError: naming the field that is missing, malformed or unsupported.
+    """
+    variant = raw.get("variant")
+    if variant != "NT":
+        raise PhhError("variant", f"{variant!r} is not supported (only 'NT', no-limit hold'em)")
+    stacks_raw = raw.get("starting_stacks")
+    if not isinstance(stacks_raw, list):
+        raise PhhError("starting_stacks", "missing or not an array")
+    count = len(stacks_raw)
+    if not 2 <= count <= 10:
+        raise PhhError("starting_stacks", f"{count} players; a table has 2 to 10")
+    stacks = _int_list(raw, "starting_stacks", count)
+    if any(s <= 0 for s in stacks):
+        raise PhhError("starting_stacks", "every starting stack must be positive")
+    antes = _int_list(raw, "antes", count)
+    blinds = _int_list(raw, "blinds_or_straddles", count)
+    if any(a < 0 for a in antes) or any(b < 0 for b in blinds):
+        raise PhhError("antes", "antes and blinds must not be negative")
+    if "min_bet" not in raw:
+        raise PhhError("min_bet", "missing")
+    min_bet = whole_chips(raw["min_bet"], "min_bet")
+    trimming = raw.get("ante_trimming_status", False)
+    if not isinstance(trimming, bool):
+        raise PhhError("ante_trimming_status", f"expected true or false, got {trimming!r}")
+    actions_raw = raw.get("actions")
+    if not isinstance(actions_raw, list) or not all(isinstance(a, str) for a in actions_raw):
+        raise PhhError("actions", "missing or not an array of strings")
+    actions = tuple(
+        a
+        for i, text in enumerate(actions_raw)
+        if (a := parse_action(text, count, f"actions[{i}]")) is not None
+    )
+    finishing: tuple[Number, ...] | None = None
+    if "finishing_stacks" in raw:
+        fin = raw["finishing_stacks"]
+        if not isinstance(fin, list) or len(fin) != count:
+            raise PhhError("finishing_stacks", f"expected an array of {count} numbers")
+        finishing = tuple(
+            parse_chips(v, f"finishing_stacks[{i}]", allow_fraction=True) for i, v in enumerate(fin)
+        )
+    players: tuple[str, ...] | None = None
+    if "players" in raw:
+        names = raw["players"]
+        if not isinstance(names, list) or len(names) != count:
+            raise PhhError("players", f"expected an array of {count} names")
+        players = tuple(str(n) for n in names)
+    seats: tuple[int, ...] | None = None
+    if "seats" in raw:
+        seats = _int_list(raw, "seats", count)
+    extra = {k: v for k, v in raw.items() if k not in KNOWN_FIELDS}
+    return HandHistory(
+        antes=antes,
+        blinds_or_straddles=blinds,
+        min_bet=min_bet,
+        starting_stacks=stacks,
+        actions=actions,
+        variant="NT",
+        ante_trimming_status=trimming,
+        finishing_stacks=finishing,
+        players=players,
+        seats=seats,
+        extra=extra,
+    )
+
+
+def loads(text: str) -> HandHistory:
+    """Read one hand from PHH text.
+
+    :raises PhhError: if the text is not TOML, or not a PHH hand we can play.
+    """
+    try:
+        raw = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as exc:
+        raise PhhError("toml", str(exc)) from exc
+    return from_mapping(raw)
+
+
+def load(path: str | Path) -> HandHistory:
+    """Read one hand from a ``.phh`` file.
+
+    :raises PhhError: if the file is not a PHH hand we can play.
+    :raises OSError: if the file cannot be read.
+    """
+    with open(path, "rb") as fp:
+        data = fp.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PhhError("file", f"not UTF-8 text: {exc}") from exc
+    return loads(text)
+
+
+def iter_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
+    """Yield the ``.phh`` files among ``paths``, walking folders recursively in sorted order.
+
+    A path named explicitly is yielded whatever its suffix.
+
+    :raises FileNotFoundError: if a path does not exist.
+    """
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            yield from sorted(
+                (p for p in path.rglob("*.phh") if p.is_file()), key=_natural_key
+            )
+        elif path.exists():
+            yield path
+        else:
+            raise FileNotFoundError(f"no such file or folder: {path}")
+
+
+def _natural_key(path: Path) -> tuple[tuple[int, int | str], ...]:
+    parts: list[tuple[int, int | str]] = []
+    for part in path.parts:
+        stem = part.removesuffix(".phh")
+        parts.append((0, int(stem)) if stem.isdigit() else (1, stem))
+    return tuple(parts)
+
+

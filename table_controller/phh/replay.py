@@ -1,0 +1,427 @@
+"""Replaying a hand history through the rules engine, and comparing the finishing stacks.
+
+The engine drives (package rule 4): it says what comes next and the file supplies the cards and
+decisions; forced posts, collections and pushes are answered by
+:func:`table_controller.engine.answers.default_input`, cards by
+:func:`~table_controller.engine.answers.card_input`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from table_controller.engine import (
+    Act,
+    ActionKind,
+    ActStep,
+    AwardStep,
+    BoardStep,
+    BurnStep,
+    DealHoleStep,
+    ExtraPost,
+    Hand,
+    HandConfig,
+    HandOverStep,
+    Input,
+    LegalActions,
+    Muck,
+    RakeRule,
+    Show,
+    ShowStep,
+)
+from table_controller.engine.answers import card_input, default_input, wants_card
+from table_controller.engine.cards import Card
+from table_controller.errors import DuplicateCardError, IntegrityError, RuleError, TableError
+from table_controller.phh.model import (
+    EXTRA_POST_LIVE,
+    POSTS_FIELD,
+    RAKE_FIELD,
+    HandHistory,
+    Number,
+    PhhAction,
+    PhhError,
+    whole_chips,
+)
+from table_controller.phh.reader import player_number
+
+
+def engine_seats(hh: HandHistory) -> tuple[int, ...]:
+    """Return our seat number for each player ``p1..pN`` (rule 2).
+
+    :raises PhhError: if ``seats`` is not N distinct seats 1..10 going clockwise from ``p1``.
+    """
+    n = hh.player_count
+    if hh.seats is None:
+        return tuple(range(1, n + 1))
+    seats = hh.seats
+    if len(set(seats)) != n or not all(1 <= s <= 10 for s in seats):
+        raise PhhError("seats", f"{list(seats)} are not {n} distinct seats in 1..10")
+    descents = sum(1 for a, b in zip(seats, seats[1:] + seats[:1], strict=True) if b < a)
+    if descents != 1:
+        raise PhhError("seats", f"{list(seats)} do not go clockwise (ascending, wrapping once)")
+    return seats
+
+
+def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
+    """Map a hand history onto our engine: its :class:`HandConfig` and the seat of each player.
+
+    ``blinds_or_straddles`` index 0 is the small blind and index 1 the big blind (heads-up the
+    arrays are reverse-assigned, and ``p1`` is then the big blind). With three or more players,
+    ``[B, 0, ...]`` is a hand without a small blind (dead small blind), ``p1`` posting the big
+    blind; ``[0, B, ...]`` one where ``p1`` is skipped and ``p2`` posts the big blind. The
+    big-blind ante sits at the big blind's index of ``antes``.
+
+    Missed-blind and new-player posts come from the user-defined field ``_posts`` (module
+    rule 6), the house rake from ``_rake`` (rule 5).
+
+    :raises PhhError: for straddles, other ante shapes, a ``min_bet`` that is not the big blind,
+        an ante larger than a stack with ``ante_trimming_status = false``, or a malformed
+        ``_rake`` / ``_posts``.
+    """
+    n = hh.player_count
+    seats = engine_seats(hh)
+    blinds = hh.blinds_or_straddles
+    if any(blinds[2:]):
+        raise PhhError("blinds_or_straddles", f"straddles are not played here: {list(blinds)}")
+    if blinds[1] > 0 and (blinds[0] > 0 or n > 2):
+        small, big, bb_index = blinds[0], blinds[1], 1
+    elif blinds[0] > 0 and blinds[1] == 0 and n > 2:
+        small, big, bb_index = 0, blinds[0], 0
+    else:
+        raise PhhError("blinds_or_straddles", f"no small and big blind in {list(blinds)}")
+    if small > big:
+        raise PhhError("blinds_or_straddles", f"small blind {small} is above the big blind {big}")
+    if hh.min_bet != big:
+        raise PhhError("min_bet", f"{hh.min_bet} differs from the big blind {big}")
+    antes = hh.antes
+    others = [a for i, a in enumerate(antes) if i != bb_index]
+    if len(set(others)) != 1 or antes[bb_index] < others[0]:
+        raise PhhError("antes", f"only equal antes and a big-blind ante are played: {list(antes)}")
+    ante, bb_ante = others[0], antes[bb_index] - others[0]
+    for i, (a, stack) in enumerate(zip(antes, hh.starting_stacks, strict=True)):
+        if a > stack and not hh.ante_trimming_status and len(set(antes)) == 1:
+            raise PhhError(
+                "ante_trimming_status",
+                f"p{i + 1} cannot pay the ante {a} from {stack} and antes are not trimmed",
+            )
+    no_small = small == 0
+    config = HandConfig(
+        seats=seats,
+        stacks=dict(zip(seats, hh.starting_stacks, strict=True)),
+        button=seats[n - 1],
+        small_blind=small,
+        big_blind=big,
+        ante=ante,
+        bb_ante=bb_ante,
+        bb_seat=seats[bb_index] if no_small else None,
+        no_small_blind=no_small,
+        extra_posts=_extra_posts(hh, seats),
+        rake=_rake_rule(hh),
+    )
+    return config, seats
+
+
+class ReplayError(TableError):
+    """The engine refused an action of the file, or the file does not fit the hand.
+
+    :param action: the PHH action (as written) that could not be applied, or ``None``.
+    :param rule: the rule broken (the engine's rule name, ``"phh"`` for a file problem).
+    :param message: plain words.
+    """
+
+    def __init__(self, action: str | None, rule: str, message: str) -> None:
+        where = f"{action!r}: " if action else ""
+        super().__init__(f"{where}[{rule}] {message}")
+        self.action = action
+        self.rule = rule
+        self.message = message
+
+    def to_dict(self) -> dict[str, str | None]:
+        """JSON-friendly form: ``action``, ``rule``, ``message``."""
+        return {"action": self.action, "rule": self.rule, "message": self.message}
+
+
+@dataclass(slots=True)
+class _Script:
+    """The file's actions sorted by what the engine will ask for."""
+
+    holes: dict[int, list[Card | None]]
+    board: list[tuple[Card, PhhAction]]
+    bets: list[tuple[PhhAction, int]]
+    shows: dict[int, PhhAction]
+    show_board: dict[int, int]
+    """Player -> board cards out when the file lists its ``sm`` (all-in: before the run-out)."""
+
+
+def _script(hh: HandHistory) -> _Script:
+    holes: dict[int, list[Card | None]] = {}
+    board: list[tuple[Card, PhhAction]] = []
+    bets: list[tuple[PhhAction, int]] = []
+    shows: dict[int, PhhAction] = {}
+    show_board: dict[int, int] = {}
+    for action in hh.actions:
+        if action.verb == "dh":
+            holes.setdefault(action.player, []).extend(action.cards)
+        elif action.verb == "db":
+            board.extend((c, action) for c in action.cards if c is not None)
+        elif action.verb == "sm":
+            if action.player in shows:
+                raise ReplayError(action.text, "phh", f"p{action.player} shows twice")
+            shows[action.player] = action
+            show_board[action.player] = len(board)
+        else:
+            bets.append((action, len(board)))
+    for player, cards in holes.items():
+        if len(cards) != 2:
+            texts = [a.text for a in hh.actions if a.verb == "dh" and a.player == player]
+            raise ReplayError(texts[0], "phh", f"p{player} is dealt {len(cards)} hole cards, "
+                              "not 2")
+    # Face-down cards shown later were those cards all along (rule 4).
+    for player, show in shows.items():
+        dealt = holes.get(player)
+        if dealt is not None and show.cards and len(show.cards) == len(dealt):
+            holes[player] = [d if d is not None else c for d, c in zip(dealt, show.cards,
+                                                                       strict=True)]
+    return _Script(holes, board, bets, shows, show_board)
+
+
+def _act_input(seat: int, action: PhhAction, legal: LegalActions) -> Act:
+    if action.verb == "f":
+        return Act(seat, ActionKind.FOLD)
+    if action.verb == "cc":
+        return Act(seat, ActionKind.CHECK if legal.can_check else ActionKind.CALL)
+    assert action.amount is not None
+    if action.amount == legal.max_raise_to:
+        return Act(seat, ActionKind.ALL_IN, action.amount)
+    return Act(seat, ActionKind.BET if legal.is_bet else ActionKind.RAISE, action.amount)
+
+
+def play(hh: HandHistory) -> Hand:
+    """Replay a hand history through our engine and return the finished :class:`Hand`.
+
+    :raises PhhError: if the file uses something our table does not play.
+    :raises ReplayError: if the engine refuses an action, or the file ends early or has extra
+        actions.
+    :raises IntegrityError: on a duplicate card (or a chip conservation failure).
+    """
+    config, seats = hand_config(hh)
+    player_of = {seat: i + 1 for i, seat in enumerate(seats)}
+    script = _script(hh)
+    hand = Hand(config)
+    bet_i = 0
+
+    def apply(inp: Input, action: PhhAction | None) -> None:
+        try:
+            hand.apply(inp)
+        except RuleError as exc:
+            raise ReplayError(action.text if action else None, exc.rule, exc.message) from exc
+
+    def show_input(seat: int) -> tuple[Input, PhhAction | None]:
+        player = player_of[seat]
+        show = script.shows.get(player)
+        known = None not in script.holes.get(player, (None,))
+        if show is None and not known:
+            return Muck(seat), None  # a hand nobody saw cannot win
+        if show is None or show.dash:
+            return Show(seat), show
+        if show.muck or None in show.cards:
+            return Muck(seat), show
+        return Show(seat, tuple(c for c in show.cards if c is not None)), show
+
+    tabled: set[int] = set()
+    while True:
+        step = hand.expected()
+        if isinstance(step, BurnStep | BoardStep):
+            # An all-in: the file may table (or concede) hands before the run-out.
+            out = len(hand_board(hand))
+            early = [p for p, at in script.show_board.items() if at <= out and p not in tabled]
+            fed = False
+            for player in early:
+                tabled.add(player)
+                inp, show = show_input(seats[player - 1])
+                if hand.check(inp) is None:
+                    apply(inp, show)
+                    fed = True
+            if fed:
+                continue
+        if isinstance(step, HandOverStep):
+            break
+        if wants_card(step):
+            # the file supplies the card; burns are implicit in PHH (unknown cards)
+            card: Card | None = None
+            source: PhhAction | None = None
+            if isinstance(step, DealHoleStep):
+                cards = script.holes.get(player_of[step.seat], ())
+                card = cards[step.round - 1] if step.round <= len(cards) else None
+            elif isinstance(step, BoardStep):
+                if step.slot >= len(script.board):
+                    raise ReplayError(None, "phh",
+                                      f"the file ends before board card {step.slot + 1}")
+                card, source = script.board[step.slot]
+            apply(card_input(card), source)
+        elif isinstance(step, ActStep):
+            if bet_i >= len(script.bets):
+                raise ReplayError(None, "phh", f"the file ends before p{player_of[step.seat]} acts")
+            action, board_len = script.bets[bet_i]
+            bet_i += 1
+            if action.player != player_of[step.seat]:
+                raise ReplayError(
+                    action.text, "turn",
+                    f"p{action.player} acts out of turn: p{player_of[step.seat]} is to act",
+                )
+            if board_len != len(hand_board(hand)):
+                raise ReplayError(
+                    action.text, "phh",
+                    f"acts after {board_len} board cards, but {len(hand_board(hand))} are out",
+                )
+            apply(_act_input(step.seat, action, step.legal), action)
+        elif isinstance(step, ShowStep):
+            apply(*show_input(step.seat))  # the file's cards, or a muck
+        else:
+            answer = default_input(step)  # posts, the collection, the pushes
+            if answer is None:  # pragma: no cover - the engine's Step union is closed
+                raise ReplayError(None, "phh", f"unexpected step {step!r}")
+            apply(answer, None)
+    if bet_i < len(script.bets):
+        extra = script.bets[bet_i][0]
+        raise ReplayError(extra.text, "phh", "action after the hand is over")
+    if len(script.board) > len(hand_board(hand)):
+        raise ReplayError(script.board[len(hand_board(hand))][1].text, "phh",
+                          "board card dealt after the hand is over")
+    return hand
+
+
+def hand_board(hand: Hand) -> tuple[Card | None, ...]:
+    """Board cards dealt so far in ``hand``."""
+    return hand.status().board
+
+
+#: Outcome of comparing our finishing stacks with the file's.
+MATCHED, ODD_CHIP, MISMATCHED, NO_EXPECTED, ERROR = (
+    "matched", "odd_chip", "mismatched", "no_expected", "error"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """One hand replayed: our stacks (``p1..pN``), the file's, and how they compare.
+
+    ``differences`` maps player number to ours minus the file's, for players that differ.
+    """
+
+    status: str
+    finishing_stacks: tuple[int, ...] | None
+    expected: tuple[Number, ...] | None
+    differences: Mapping[int, Number] = field(default_factory=dict)
+    error: ReplayError | PhhError | None = None
+
+    @property
+    def match(self) -> bool | None:
+        """True / False when the file has ``finishing_stacks``, None when not (or on error)."""
+        if self.status in (MATCHED, ODD_CHIP, MISMATCHED):
+            return self.status == MATCHED
+        return None
+
+
+def _split_tolerance(hand: Hand) -> dict[int, int]:
+    """Per seat: the number of split pots it shared (each can shift it by one odd chip)."""
+    tolerance: dict[int, int] = {}
+    for record in hand.log:
+        step = record.step
+        if isinstance(step, AwardStep) and len(step.payouts) > 1:
+            for seat in step.payouts:
+                tolerance[seat] = tolerance.get(seat, 0) + 1
+    return tolerance
+
+
+def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
+    """Compare a replayed hand's finishing stacks with the file's (package rule 7).
+
+    Differences are odd-chip differences when chips add up to the same total and every player's
+    difference is within the number of split pots it shared; otherwise a mismatch.
+    """
+    seats = engine_seats(hh)
+    final = hand.status().stacks
+    ours = tuple(final[s] for s in seats)
+    expected = hh.finishing_stacks
+    if expected is None:
+        return ReplayResult(NO_EXPECTED, ours, None)
+    diffs: dict[int, Number] = {
+        i + 1: o - e for i, (o, e) in enumerate(zip(ours, expected, strict=True)) if o != e
+    }
+    if not diffs:
+        return ReplayResult(MATCHED, ours, expected)
+    tolerance = _split_tolerance(hand)
+    total: Number = sum(expected, Decimal(0))
+    explained = sum(ours) == total and all(
+        -tolerance.get(seats[p - 1], 0) <= d <= tolerance.get(seats[p - 1], 0)
+        for p, d in diffs.items()
+    )
+    return ReplayResult(ODD_CHIP if explained else MISMATCHED, ours, expected, diffs)
+
+
+def replay(hh: HandHistory) -> ReplayResult:
+    """Replay ``hh`` and compare; errors are returned in the result, never raised."""
+    try:
+        hand = play(hh)
+    except (ReplayError, PhhError) as exc:
+        return ReplayResult(ERROR, None, hh.finishing_stacks, error=exc)
+    except IntegrityError as exc:
+        rule = "duplicate-card" if isinstance(exc, DuplicateCardError) else "chip-conservation"
+        return ReplayResult(ERROR, None, hh.finishing_stacks,
+                            error=ReplayError(None, rule, str(exc)))
+    return compare(hh, hand)
+
+
+
+
+def _extra_posts(hh: HandHistory, seats: Sequence[int]) -> tuple[ExtraPost, ...]:
+    """Read ``_posts`` (package rule 6): the missed-blind and new-player posts, in order."""
+    raw = hh.extra.get(POSTS_FIELD)
+    if raw is None:
+        return ()
+    shape = '[{player = "pN", kind = "missed_big", amount = N, live = true}, ...]'
+    if not isinstance(raw, list):
+        raise PhhError(POSTS_FIELD, f"expected an array {shape}")
+    kinds = {k.value: k for k in EXTRA_POST_LIVE}
+    out: list[ExtraPost] = []
+    for i, item in enumerate(raw):
+        where = f"{POSTS_FIELD}[{i}]"
+        if not isinstance(item, Mapping) or not {"player", "kind", "amount"} <= set(item) \
+                or not set(item) <= {"player", "kind", "amount", "live"}:
+            raise PhhError(where, f"expected {{player, kind, amount, live}} as in {shape}")
+        player = item["player"]
+        if not isinstance(player, str):
+            raise PhhError(where, f"player {player!r} is not a player (p1..p{len(seats)})")
+        number = player_number(player, len(seats), where)
+        kind = kinds.get(item["kind"]) if isinstance(item["kind"], str) else None
+        if kind is None:
+            raise PhhError(where, f"kind {item['kind']!r} is not one of {sorted(kinds)}")
+        amount = whole_chips(item["amount"], f"{where}.amount")
+        if amount <= 0:
+            raise PhhError(where, f"amount {amount} must be positive")
+        live = item.get("live", EXTRA_POST_LIVE[kind])
+        if live is not EXTRA_POST_LIVE[kind]:
+            raise PhhError(where, f"live = {live!r}, but a {kind.value} post is "
+                           f"{'live' if EXTRA_POST_LIVE[kind] else 'dead'}")
+        out.append(ExtraPost(seats[number - 1], kind, amount))
+    return tuple(out)
+
+
+def _rake_rule(hh: HandHistory) -> RakeRule | None:
+    raw = hh.extra.get(RAKE_FIELD)
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or set(raw) != {"percent_bp", "cap", "no_flop_no_drop"}:
+        raise PhhError(RAKE_FIELD, "expected {percent_bp = N, cap = N, no_flop_no_drop = B}")
+    percent, cap, nfnd = raw["percent_bp"], raw["cap"], raw["no_flop_no_drop"]
+    if not isinstance(percent, int) or not isinstance(cap, int) or not isinstance(nfnd, bool):
+        raise PhhError(RAKE_FIELD, f"bad values: {dict(raw)!r}")
+    try:
+        return RakeRule(percent, cap, nfnd)
+    except ValueError as exc:
+        raise PhhError(RAKE_FIELD, str(exc)) from exc
+
+
