@@ -207,6 +207,7 @@ class Pn532Poller:
         self._next_poll = 0.0
         self._failures = 0
         self._absent = 0
+        self._silent_reported = False
         self.poll_state = PollState.CLOSED
         self.present: str | None = None
         self.firmware: Pn532Firmware | None = None
@@ -357,7 +358,8 @@ class Pn532Poller:
         aborting = self.poll_state is PollState.AWAIT_RESPONSE
         self._fire(Trigger.TIMEOUT)
         self._failures += 1
-        if self._failures >= self.lost_after and self.state is not LinkState.LOST:
+        if self._failures >= self.lost_after and not self._silent_reported:
+            self._silent_reported = True
             self.state = LinkState.LOST
             events.append(DeviceLost(
                 f"PN532 did not answer {self._failures} commands in a row "
@@ -372,7 +374,8 @@ class Pn532Poller:
 
     def _heard(self, now: float, events: list[DeviceEvent]) -> None:
         self.last_frame_at = now
-        if self.state is LinkState.LOST:
+        if self._silent_reported:  # a port loss is the driver's to report, and to recover
+            self._silent_reported = False
             events.append(DeviceRecovered("the PN532 answers again"))
         self.state = LinkState.OK
 
