@@ -275,7 +275,7 @@ def test_a_card_on_the_antenna_is_one_draw_and_removal_makes_the_next_a_new_one(
 
 
 def test_stamp_ms_and_absent_polls() -> None:
-    b = Bench(absent_polls=3, stamp_ms=True)  # type: ignore[arg-type]
+    b = Bench(absent_polls=3, stamp_ms=True)
     b.run(4)
     b.chip.uid = "DEADBEEF"
     b.run(2)
@@ -288,7 +288,7 @@ def test_stamp_ms_and_absent_polls() -> None:
 
 
 def test_missed_answers_resend_then_lost_then_recovered() -> None:
-    b = Bench(lost_after=3)  # type: ignore[arg-type]
+    b = Bench(lost_after=3)
     b.run(4)
     sent = b.p.retransmissions
     for _ in range(8):
