@@ -69,7 +69,10 @@ from table_controller.engine import (
     Show,
     ShowStep,
     Street,
+    card_input,
+    default_input,
     parse_cards,
+    wants_card,
 )
 from table_controller.errors import DuplicateCardError, RuleError
 
@@ -539,24 +542,19 @@ def _to_first_action_or_end(hand: Hand, spec: HandSpec,
     deck = iter(spec.deck[used:])
     while True:
         step = hand.expected()
-        if isinstance(step, PostStep):
-            hand.apply(Post(step.seat))
-        elif isinstance(step, DealHoleStep | BurnStep | BoardStep):
+        if wants_card(step):
             card = next(deck)
-            hand.apply(Deal(card))
+            hand.apply(card_input(card))
             if pk is not None and isinstance(step, DealHoleStep):
                 pk.deal_hole(card.code)
-        elif isinstance(step, CollectStep):
-            hand.apply(Collect())
-        elif isinstance(step, ShowStep):
-            hand.apply(Show(step.seat))
-        elif isinstance(step, AwardStep):
-            hand.apply(Push(step.pot_index))
         elif isinstance(step, HandOverStep):
             return None
-        else:
-            assert isinstance(step, ActStep), step
+        elif isinstance(step, ActStep):
             return step
+        else:
+            answer = default_input(step)
+            assert answer is not None, step
+            hand.apply(answer)
 
 
 def test_duplicate_card_raises_where_pokerkit_only_warns() -> None:

@@ -491,35 +491,23 @@ def _play_config(hand: Hand, spec: HandSpec) -> Hand:
     from benchmarks.bench_engine import choose_action
     from table_controller.engine import (
         ActStep,
-        BoardStep,
-        BurnStep,
-        Collect,
-        CollectStep,
-        Deal,
-        DealHoleStep,
         HandOverStep,
-        Post,
-        Push,
-        Show,
-        ShowStep,
+        card_input,
+        default_input,
+        wants_card,
     )
 
     rng = random.Random(spec.seed)
     deck = iter(spec.deck)
     while not isinstance(step := hand.expected(), HandOverStep):
-        if isinstance(step, PostStep):
-            hand.apply(Post(step.seat))
-        elif isinstance(step, DealHoleStep | BurnStep | BoardStep):
-            hand.apply(Deal(next(deck)))
+        if wants_card(step):
+            hand.apply(card_input(next(deck)))
         elif isinstance(step, ActStep):
             hand.apply(choose_action(rng, step.legal))
-        elif isinstance(step, CollectStep):
-            hand.apply(Collect())
-        elif isinstance(step, ShowStep):
-            hand.apply(Show(step.seat))
         else:
-            assert isinstance(step, AwardStep)
-            hand.apply(Push(step.pot_index))
+            answer = default_input(step)
+            assert answer is not None, step
+            hand.apply(answer)
     return hand
 
 

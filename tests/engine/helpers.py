@@ -13,7 +13,6 @@ from table_controller.engine import (
     BoardStep,
     BurnStep,
     Card,
-    Collect,
     CollectStep,
     Deal,
     DealHoleStep,
@@ -24,12 +23,14 @@ from table_controller.engine import (
     Input,
     PostStep,
     RakeRule,
-    Show,
     ShowStep,
     Step,
+    card_input,
+    default_input,
     parse_cards,
+    wants_card,
 )
-from table_controller.engine.model import Post, Push
+from table_controller.engine.model import Post
 
 
 def make_hand(
@@ -87,16 +88,14 @@ def finish(hand: Hand, board: str = "") -> dict[int, int]:
     """Collect, deal the board, show known hands, push pots; return the final stacks."""
     cards = list(parse_cards(board)) if board else []
     while not isinstance(step := hand.expected(), HandOverStep):
-        if isinstance(step, CollectStep):
-            hand.apply(Collect())
-        elif isinstance(step, BurnStep):
-            hand.apply(Deal(None))
+        if isinstance(step, BurnStep):
+            hand.apply(card_input(None))
         elif isinstance(step, BoardStep):
-            hand.apply(Deal(cards[step.slot]))
-        elif isinstance(step, ShowStep):
-            hand.apply(Show(step.seat))
-        elif isinstance(step, AwardStep):
-            hand.apply(Push(step.pot_index))
+            hand.apply(card_input(cards[step.slot]))
+        elif isinstance(step, CollectStep | ShowStep | AwardStep):
+            answer = default_input(step)
+            assert answer is not None
+            hand.apply(answer)
         else:
             raise AssertionError(f"finish() cannot do {step}")
     return dict(step.final_stacks)
@@ -104,10 +103,8 @@ def finish(hand: Hand, board: str = "") -> dict[int, int]:
 
 def random_input(step: Step, rng: random.Random, deck: list[Card]) -> Input:
     """A legal input for ``step`` chosen at random."""
-    if isinstance(step, PostStep):
-        return Post(step.seat)
-    if isinstance(step, DealHoleStep | BurnStep | BoardStep):
-        return Deal(deck.pop())
+    if wants_card(step):
+        return card_input(deck.pop())
     if isinstance(step, ActStep):
         legal = step.legal
         options: list[Input] = [Act(step.seat, ActionKind.FOLD)]
@@ -122,13 +119,10 @@ def random_input(step: Step, rng: random.Random, deck: list[Card]) -> Input:
             options.append(Act(step.seat, kind, legal.min_raise_to))
             options.append(Act(step.seat, ActionKind.ALL_IN))
         return rng.choice(options)
-    if isinstance(step, CollectStep):
-        return Collect()
-    if isinstance(step, ShowStep):
-        return Show(step.seat)
-    if isinstance(step, AwardStep):
-        return Push(step.pot_index)
-    raise AssertionError(f"no input for {step}")
+    answer = default_input(step)
+    if answer is None:
+        raise AssertionError(f"no input for {step}")
+    return answer
 
 
 def play_random(hand: Hand, rng: random.Random, deck: Iterable[Card]) -> None:
