@@ -58,6 +58,10 @@ class TagResolver:
         """Cards drawn since the last shuffle, in order."""
         return tuple(self._drawn)
 
+    def forget(self, card: Card) -> None:
+        """Forget that ``card`` was drawn: it went back into the stub and may be dealt again."""
+        self._drawn.pop(card, None)
+
     def resolve(self, event: CardDrawn) -> DeviceEvent:
         """Turn one read into :class:`CardIdentified` or a fault event."""
         when = event.shoe_ms / 1000.0 if event.shoe_ms is not None else event.at

@@ -109,14 +109,6 @@ LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_P
 CRITICAL_DEVICES = frozenset({"shoe", "chips"})
 
 
-class _Tags(TagResolver):
-    """The shoe's tag resolver, with cards put back into the stub by a remedy."""
-
-    def forget(self, card: Card) -> None:
-        """Forget that ``card`` was drawn: the shoe may deal it again this hand."""
-        self._drawn.pop(card, None)
-
-
 class TableCore(DeviceInputs):
     """The table's controller state machine (sans-IO); implements :class:`~.TableHost`.
 
@@ -144,7 +136,7 @@ class TableCore(DeviceInputs):
         camera_window: float | None = None,
     ) -> None:
         self.table = Table(config)
-        self.resolver = _Tags(deck)
+        self.resolver = TagResolver(deck)
         self._chips = ChipCheck(chips, settle) if chips is not None else None
         self.camera_window = camera_window
         self._dealt_at: dict[int, float] = {}

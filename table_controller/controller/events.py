@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table_controller.errors import TableError
+
+if TYPE_CHECKING:
+    from table_controller.engine import Hand
 
 
 class InputError(TableError):
@@ -307,7 +310,7 @@ class HandEnded:
     number: int
     voided: bool
     final_stacks: Mapping[int, int]
-    hand: Any = field(compare=False, repr=False)
+    hand: Hand = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
