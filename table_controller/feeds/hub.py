@@ -540,7 +540,7 @@ class FeedHub:
         self, name: str, peer: str, raw: bytes, allowed: frozenset[Feed], now: float
     ) -> bytes:
         try:
-            msg = self._answer_snapshot(raw, allowed)
+            msg = self.answer_snapshot_request(raw, allowed)
             if msg.type == "error":
                 self._rlog.warning((name, "bad"), "snapshot endpoint %s: bad request from %s: %s",
                                    name, peer, msg.data.get("reason"), now=now)
@@ -551,7 +551,17 @@ class FeedHub:
             return Message("error", 0, self.table_id, self._wall(),
                            {"reason": f"internal error: {type(exc).__name__}"}).encode()
 
-    def _answer_snapshot(self, raw: bytes, allowed: frozenset[Feed]) -> Message:
+    def answer_snapshot_request(
+        self, raw: bytes, allowed: frozenset[Feed] = frozenset({Feed.PUBLIC, Feed.DEALER})
+    ) -> Message:
+        """Answer one ``snapshot_request`` body as the endpoint would (without a socket).
+
+        :param raw: the request bytes (at most
+            :data:`~table_controller.feeds.messages.MAX_REQUEST_BYTES`).
+        :param allowed: the feeds this endpoint serves.
+        :returns: the ``snapshot``, or an ``error`` whose ``reason`` says what was wrong (one
+            line). Any input gets one of the two.
+        """
         try:
             req = decode(raw, max_bytes=MAX_REQUEST_BYTES)
             if req.type != "snapshot_request":

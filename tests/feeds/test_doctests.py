@@ -9,6 +9,9 @@ MODULES = [
     "table_controller.feeds.messages",
     "table_controller.feeds.security",
     "table_controller.cli.console",
+    "table_controller.boundedjson",
+    "table_controller.ratelimit",
+    "table_controller.config",
 ]
 
 
