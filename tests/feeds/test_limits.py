@@ -8,6 +8,7 @@ generous liveness bound for a real heartbeat.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 from pathlib import Path
@@ -110,7 +111,7 @@ def test_token_bucket_and_peer_limiter() -> None:
 def test_rate_limited_log_counts_what_it_left_out(caplog: pytest.LogCaptureFixture) -> None:
     rl = RateLimitedLog(logging.getLogger("test.rl"), interval=10.0, burst=2)
     with caplog.at_level(logging.WARNING, "test.rl"):
-        written = [rl.warning("k", "bad request %d", i, now=float(i) / 100) for i in range(500)]
+        written = [rl.warning("k", "bad request %d", i, now=i / 100) for i in range(500)]
         assert written[:3] == [True, True, False] and sum(written) == 2
         assert rl.warning("k", "bad request again", now=20.0)
     lines = [r.getMessage() for r in caplog.records]
@@ -302,7 +303,7 @@ def test_pipelined_commands_do_not_stall_the_event_loop(tmp_path: Path) -> None:
                 n = 3000
                 for seq in range(1, n + 1):
                     await console.send_multipart([b"", _command(seq)])
-                replies = []
+                replies: list[Message] = []
                 while len(replies) < n:
                     assert await console.poll(10_000), f"stalled after {len(replies)} replies"
                     replies.append(decode((await console.recv_multipart())[-1]))
@@ -311,7 +312,7 @@ def test_pipelined_commands_do_not_stall_the_event_loop(tmp_path: Path) -> None:
                 assert len(accepted) + len(limited) == n
                 assert len(accepted) >= 100  # the burst, then the rate
                 # the loop ran other tasks between any two commands handled
-                assert all(b > a for a, b in zip(seen, seen[1:], strict=False))
+                assert all(b > a for a, b in itertools.pairwise(seen))
                 assert server.rate_limited == len(limited)
                 await _heartbeat(sub)  # liveness after the flood
                 for s in (sub, console):
