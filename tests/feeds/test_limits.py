@@ -53,7 +53,7 @@ def _request(**fields: object) -> bytes:
     return json.dumps(msg).encode()
 
 
-# -- bounded decoding ----------------------------------------------------------------------------
+# -- bounded decoding --
 
 
 @pytest.mark.parametrize("raw, match", [
@@ -95,7 +95,7 @@ def test_decode_refuses_numbers_out_of_range(fields: dict[str, object], match: s
         decode(_request(**fields))
 
 
-# -- rate limits and the rate-limited log (fake clock) ---------------------------------------------
+# -- rate limits and the rate-limited log (fake clock) --
 
 
 def test_token_bucket_and_peer_limiter() -> None:
@@ -119,7 +119,7 @@ def test_rate_limited_log_counts_what_it_left_out(caplog: pytest.LogCaptureFixtu
                      "bad request again (498 more like this in 20 s)"]
 
 
-# -- the hub's sockets -------------------------------------------------------------------------------
+# -- the hub's sockets --
 
 
 async def _heartbeat(sub: zmq.asyncio.Socket, timeout: float = 2.0) -> Message:
@@ -228,7 +228,7 @@ def test_answer_snapshot_request_any_input() -> None:
     assert hub.answer_snapshot_request(_request()).type == "snapshot"
 
 
-# -- the command endpoint ------------------------------------------------------------------------
+# -- the command endpoint --
 
 
 def _command(seq: int, console: str = "c1", **extra: object) -> bytes:
