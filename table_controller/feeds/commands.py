@@ -65,11 +65,11 @@ from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 log = logging.getLogger(__name__)
 
 #: Default commands a second per console, and how many at once.
-COMMAND_RATE = 50.0
-COMMAND_BURST = 100
+COMMAND_RATE = 200.0
+COMMAND_BURST = 400
 #: Commands queued per console connection before ZeroMQ stops reading from it.
 COMMAND_HWM = 100
-#: Frames of a command message beyond which it is dropped unanswered.
+#: Frames of a command message kept (the first ones and the last, the body).
 MAX_COMMAND_FRAMES = 4
 
 #: The daemon's decision for one command.
@@ -185,7 +185,8 @@ class CommandServer:
     async def _recv(self, sock: zmq.asyncio.Socket) -> tuple[list[zmq.Frame], bool]:
         """Receive one message, keeping at most :data:`MAX_COMMAND_FRAMES` frames.
 
-        :returns: the frames kept and whether there were more (the message is then dropped).
+        :returns: the first frames and the last (the body), and whether frames between were
+            dropped (unread: memory stays bounded however many frames a message has).
         """
         frame = await sock.recv(copy=False)
         frames = [frame]
@@ -195,7 +196,8 @@ class CommandServer:
             more = frame.more
             if len(frames) < MAX_COMMAND_FRAMES:
                 frames.append(frame)
-            else:
+            else:  # keep the first frames and the last (the body), drop those between
+                frames[-1] = frame
                 extra = True
         return frames, extra
 
@@ -204,10 +206,8 @@ class CommandServer:
         sock = self._sock
         while True:
             await asyncio.sleep(0)  # one command, then the event loop (heartbeats, feeds) runs
-            frames, extra = await self._recv(sock)
-            if len(frames) < 2 or extra:
-                self._rlog.warning("frames", "command endpoint: dropped a message of %s frames",
-                                   "too many" if extra else len(frames), now=self._mono())
+            frames, _ = await self._recv(sock)
+            if len(frames) < 2:
                 continue
             envelope = [frames[0].bytes]
             body = frames[1:]

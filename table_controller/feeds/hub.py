@@ -73,11 +73,11 @@ FEED_SOCKETS = ("public", "dealer", "surveillance")
 #: CURVE handshake too, whose INITIATE is some 300 bytes).
 MAX_SUBSCRIPTION_BYTES = 1024
 #: Default snapshot requests a second per peer, and how many at once.
-SNAPSHOT_RATE = 50.0
-SNAPSHOT_BURST = 100
+SNAPSHOT_RATE = 200.0
+SNAPSHOT_BURST = 400
 #: Requests (and replies) queued per snapshot peer before ZeroMQ stops reading (drops replies).
 SNAPSHOT_HWM = 32
-#: Frames of a snapshot request beyond which it is dropped unanswered.
+#: Frames of a snapshot request kept (the first ones and the last, the body).
 MAX_REQUEST_FRAMES = 4
 
 
@@ -481,7 +481,8 @@ class FeedHub:
     async def _recv_request(self, sock: zmq.asyncio.Socket) -> tuple[list[zmq.Frame], bool]:
         """Receive one multipart request, keeping at most :data:`MAX_REQUEST_FRAMES` frames.
 
-        :returns: the frames kept and whether there were more (the request is then dropped).
+        :returns: the first frames and the last (the body), and whether frames between were
+            dropped (memory stays bounded however many frames a request has).
         """
         frame = await sock.recv(copy=False)
         frames = [frame]
@@ -491,7 +492,8 @@ class FeedHub:
             more = frame.more
             if len(frames) < MAX_REQUEST_FRAMES:
                 frames.append(frame)
-            else:
+            else:  # keep the first frames and the last (the body), drop those between
+                frames[-1] = frame
                 extra = True
         return frames, extra
 
@@ -508,12 +510,9 @@ class FeedHub:
         sock = self._sockets[name]
         while True:
             await asyncio.sleep(0)  # one request, then the event loop (heartbeats) runs
-            frames, too_many = await self._recv_request(sock)
+            frames, _ = await self._recv_request(sock)
             now = self._mono()
-            if len(frames) < 2 or too_many:
-                self._rlog.warning((name, "frames"), "snapshot endpoint %s: dropped a request of "
-                                   "%s frames", name, "too many" if too_many else len(frames),
-                                   now=now)
+            if len(frames) < 2:
                 continue
             ident, rest = frames[0].bytes, frames[1:]
             envelope = [ident]
