@@ -10,6 +10,10 @@ Rules this module keeps:
 3. Relative paths are resolved against the directory of the configuration file.
 4. ``keys.security = "none"`` (no CURVE encryption or key allow-lists) is accepted only when every
    device is simulated (``sim://``): it is for development and tests.
+5. Bounded: before any key is read, the document is checked to nest at most :data:`MAX_DEPTH`
+   tables and arrays deep, with every integer ``|n| <=`` :data:`MAX_INT` (2**53 - 1) and every
+   float finite; TOML too deep for the parser or an integer too long to convert is a
+   :class:`ConfigError` as well. Any file is answered with a configuration or an error.
 
 The full reference of keys is in ``docs/operations.md``; ``examples/table.toml`` is a working
 configuration on simulated devices.
@@ -33,6 +37,10 @@ if TYPE_CHECKING:
 
 MIN_SEATS = 2
 MAX_SEATS = 10
+#: Deepest nesting of tables and arrays accepted in a configuration document.
+MAX_DEPTH = 16
+#: Largest integer magnitude accepted anywhere in a configuration (2**53 - 1).
+MAX_INT = 2**53 - 1
 
 _TCP = re.compile(r"^tcp://(?P<host>[A-Za-z0-9.\-]+|\*|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5}|\*)$")
 _IPC = re.compile(r"^ipc://.+$")
@@ -302,6 +310,47 @@ def _endpoint(sec: _Section, key: str) -> str:
     )
 
 
+def check_document(data: Mapping[str, Any]) -> None:
+    """Check the nesting depth and the numbers of a whole document, without recursion.
+
+    >>> check_document({"rake": {"percent": 10**400}})
+    Traceback (most recent call last):
+    ...
+    table_controller.errors.ConfigError: rake.percent: integer out of range (|n| <= 2**53 - 1)
+
+    :raises ConfigError: naming the key path of the first value beyond :data:`MAX_DEPTH`,
+        :data:`MAX_INT` or a non-finite float.
+    """
+    stack: list[tuple[str, Any, int]] = [("", data, 0)]
+    while stack:
+        path, value, depth = stack.pop()
+        where = path or "the document"
+        if isinstance(value, Mapping | list):
+            if depth >= MAX_DEPTH:
+                raise ConfigError(f"{where}: nested deeper than {MAX_DEPTH}")
+            items = value.items() if isinstance(value, Mapping) else enumerate(value)
+            for k, v in items:
+                key = f"{path}[{k}]" if isinstance(value, list) else (
+                    f"{path}.{k}" if path else str(k))
+                stack.append((key, v, depth + 1))
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise ConfigError(f"{where}: integer out of range (|n| <= 2**53 - 1)")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{where}: must be a finite number, got {value!r}")
+
+
+def _parse_toml(text: str) -> dict[str, Any]:
+    """:func:`tomllib.loads`, with every failure a :class:`ConfigError`."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"not valid TOML: nested deeper than {MAX_DEPTH}") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise ConfigError(f"not valid TOML: {exc}") from None
+
+
 def parse_config(data: Mapping[str, Any], *, base_dir: Path, source: Path | None = None) -> (
     ControllerConfig
 ):
@@ -312,6 +361,7 @@ def parse_config(data: Mapping[str, Any], *, base_dir: Path, source: Path | None
     :param source: the file it came from (kept in :attr:`ControllerConfig.source`).
     :raises ConfigError: naming the first bad key path and its value.
     """
+    check_document(data)
     top = _Section(data, "", base_dir)
 
     def sec(name: str, required: bool = True) -> _Section:
@@ -478,10 +528,7 @@ def loads_config(text: str, *, base_dir: Path | None = None) -> ControllerConfig
     :param base_dir: directory for relative paths (default: the current directory).
     :raises ConfigError: on bad TOML or any invalid key or value.
     """
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}") from exc
+    data = _parse_toml(text)
     return parse_config(data, base_dir=base_dir or Path.cwd())
 
 
@@ -497,10 +544,7 @@ def load_config(path: str | Path) -> ControllerConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: cannot read configuration: {exc}") from exc
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
-    try:
+        data = _parse_toml(text)
         return parse_config(data, base_dir=p.resolve().parent, source=p)
     except ConfigError as exc:
         raise ConfigError(f"{p}: {exc}") from None

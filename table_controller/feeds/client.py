@@ -36,7 +36,14 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from table_controller.feeds.messages import PROTOCOL_VERSION, Feed, Message, MessageError, decode
+from table_controller.feeds.messages import (
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    Feed,
+    Message,
+    MessageError,
+    decode,
+)
 from table_controller.feeds.security import ClientKeys
 
 
@@ -149,6 +156,7 @@ class FeedClient:
         sub = self.ctx.socket(zmq.SUB)
         sub.linger = 0
         sub.rcvhwm = self._rcvhwm
+        sub.maxmsgsize = MAX_MESSAGE_BYTES
         if self.keys is not None:
             self.keys.apply(sub)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
@@ -161,6 +169,7 @@ class FeedClient:
     def _new_req(self) -> zmq.asyncio.Socket:
         req = self.ctx.socket(zmq.DEALER)
         req.linger = 0
+        req.maxmsgsize = MAX_MESSAGE_BYTES
         if self.keys is not None:
             self.keys.apply(req)
         req.connect(self.snapshot_endpoint)

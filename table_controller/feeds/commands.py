@@ -12,7 +12,8 @@ Rules this module keeps:
    are journaled in one transaction (:meth:`Journal.append_command`) before the reply is sent; a
    resent command is answered from that record (``replayed: true``) without calling the handler.
    A seq reused for a *different* command is refused and not recorded.
-4. Commands are handled one at a time, in arrival order.
+4. Commands are handled one at a time, in arrival order, and the server yields to the event
+   loop after each one, so no client delays a heartbeat by more than one command.
 5. Handler contract: ``handler(command) -> CommandReply`` decides; it should not change the table
    (the journal entry does not exist yet). ``on_committed(command, reply, entry)`` runs after the
    command is journaled: apply the effect and publish there (journal first,
@@ -20,6 +21,13 @@ Rules this module keeps:
    read. On replay after a restart, the daemon applies the accepted
    ``dealer_command`` entries through the same code path. A handler that raises gets the command
    refused (``internal error``), recorded like any refusal.
+6. Bounded (``docs/messages.md``, "Limits"): a command message larger than
+   :data:`~table_controller.feeds.messages.MAX_REQUEST_BYTES` cuts the peer off (ZeroMQ
+   ``MAXMSGSIZE``); at most :data:`COMMAND_HWM` commands wait per console connection (then ZeroMQ
+   stops reading from it); each console (its CURVE key, or its console id without CURVE) gets
+   ``rate`` commands a second (``burst`` at once) and the rest are refused, not recorded, with
+   ``rate limit: N commands a second``. A client's mistake is answered, never logged as a
+   traceback; internal errors are logged at most a few times a minute.
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ import zmq.asyncio
 from table_controller.errors import JournalError, TableError
 from table_controller.feeds.messages import (
     MAX_CONSOLE_ID,
+    MAX_MESSAGE_BYTES,
+    MAX_REQUEST_BYTES,
     Command,
     CommandError,
     CommandReply,
@@ -50,8 +60,17 @@ from table_controller.feeds.messages import (
 )
 from table_controller.feeds.security import CONSOLES_DOMAIN, ClientKeys, CurveServer
 from table_controller.journal import Entry, Journal, thaw
+from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 log = logging.getLogger(__name__)
+
+#: Default commands a second per console, and how many at once.
+COMMAND_RATE = 200.0
+COMMAND_BURST = 400
+#: Commands queued per console connection before ZeroMQ stops reading from it.
+COMMAND_HWM = 100
+#: Frames of a command message kept (the first ones and the last, the body).
+MAX_COMMAND_FRAMES = 4
 
 #: The daemon's decision for one command.
 CommandHandler = Callable[[Command], Awaitable[CommandReply]]
@@ -70,6 +89,8 @@ class CommandServer:
     :param on_committed: applies and publishes an accepted command after it is journaled.
     :param curve: CURVE server of ``ctx`` (started by the caller); ``None`` = no encryption and
         no allow-list (development only).
+    :param rate: commands a second per console (more are refused, not recorded).
+    :param burst: commands a console may send at once.
     """
 
     def __init__(
@@ -84,7 +105,11 @@ class CommandServer:
         curve: CurveServer | None = None,
         wall_clock: Callable[[], float] = time.time,
         mono_clock: Callable[[], float] = time.monotonic,
+        rate: float = COMMAND_RATE,
+        burst: int = COMMAND_BURST,
     ) -> None:
+        if rate <= 0 or burst < 1:
+            raise FeedError(f"rate must be > 0 and burst >= 1, got {rate}, {burst}")
         self.ctx = ctx
         self.endpoint = endpoint
         self.table_id = table_id
@@ -99,6 +124,11 @@ class CommandServer:
         self._bound = ""
         self.handled = 0
         self.replayed = 0
+        #: Commands refused by the rate limit.
+        self.rate_limited = 0
+        self.rate = rate
+        self._limiter = PeerLimiter(rate, burst)
+        self._rlog = RateLimitedLog(log, interval=60.0, burst=5)
 
     async def start(self) -> None:
         """Bind and start serving.
@@ -109,6 +139,9 @@ class CommandServer:
             return
         sock = self.ctx.socket(zmq.ROUTER)
         sock.linger = 0
+        sock.maxmsgsize = MAX_REQUEST_BYTES
+        sock.rcvhwm = COMMAND_HWM
+        sock.sndhwm = COMMAND_HWM
         if self.curve is not None:
             self.curve.secure(sock, CONSOLES_DOMAIN)
         try:
@@ -149,11 +182,31 @@ class CommandServer:
         """The actual endpoint (after :meth:`start`)."""
         return self._bound
 
+    async def _recv(self, sock: zmq.asyncio.Socket) -> tuple[list[zmq.Frame], bool]:
+        """Receive one message, keeping at most :data:`MAX_COMMAND_FRAMES` frames.
+
+        :returns: the first frames and the last (the body), and whether frames between were
+            dropped (unread: memory stays bounded however many frames a message has).
+        """
+        frame = await sock.recv(copy=False)
+        frames = [frame]
+        more, extra = frame.more, False
+        while more:  # the rest of a multipart message has arrived with its first frame
+            frame = await sock.recv(zmq.NOBLOCK, copy=False)
+            more = frame.more
+            if len(frames) < MAX_COMMAND_FRAMES:
+                frames.append(frame)
+            else:  # keep the first frames and the last (the body), drop those between
+                frames[-1] = frame
+                extra = True
+        return frames, extra
+
     async def _serve(self) -> None:
         assert self._sock is not None
         sock = self._sock
         while True:
-            frames = await sock.recv_multipart(copy=False)
+            await asyncio.sleep(0)  # one command, then the event loop (heartbeats, feeds) runs
+            frames, _ = await self._recv(sock)
             if len(frames) < 2:
                 continue
             envelope = [frames[0].bytes]
@@ -172,13 +225,16 @@ class CommandServer:
             try:
                 reply = await self.handle_raw(last.bytes, key)
             except Exception as exc:  # keep serving: one bad command must not stop the endpoint
-                log.exception("command endpoint failed on a message")
+                self._rlog.error("internal", "command endpoint failed on a message",
+                                 now=self._mono(), exc_info=True)
                 reply = self._reply(0, None, CommandReply(
-                    False, f"not recorded, nothing changed: internal error: {exc}"))
+                    False, f"not recorded, nothing changed: internal error: "
+                           f"{type(exc).__name__}"))
             try:
                 await sock.send_multipart([*envelope, reply.encode()])
             except zmq.ZMQError as exc:  # pragma: no cover - peer vanished
-                log.warning("cannot send a command reply: %s", exc)
+                self._rlog.warning("send", "cannot send a command reply: %s", exc,
+                                   now=self._mono())
 
     def _reply(
         self, seq: int, console: str | None, reply: CommandReply, *, command: str | None = None
@@ -198,7 +254,7 @@ class CommandServer:
         if self.curve is not None and not self.curve.consoles.allows(key):
             return self._reply(0, None, CommandReply(False, "not authorised: unknown console key"))
         try:
-            msg = decode(raw)
+            msg = decode(raw, max_bytes=MAX_REQUEST_BYTES)
         except MessageError as exc:
             return self._reply(0, None, CommandReply(False, f"bad message: {exc}"))
         if msg.type != "command":
@@ -208,9 +264,16 @@ class CommandServer:
         if msg.console is None or len(msg.console) > MAX_CONSOLE_ID:
             return self._reply(msg.seq, None,
                                CommandReply(False, "bad message: a command needs a console id"))
+        if not self._limiter.allow(key or msg.console, self._mono()):
+            self.rate_limited += 1
+            self._rlog.warning("rate", "command endpoint: console %r over the rate limit",
+                               msg.console, now=self._mono())
+            return self._reply(msg.seq, msg.console, CommandReply(
+                False, f"not recorded, nothing changed: rate limit: {self.rate:g} commands a "
+                       f"second"))
         if msg.table != self.table_id:
             return self._reply(msg.seq, msg.console, CommandReply(
-                False, f"wrong table: this is table {self.table_id!r}, not {msg.table!r}"))
+                False, f"wrong table: this is table {self.table_id!r}, not {msg.table[:64]!r}"))
         body = dict(msg.data)
         stored = self.journal.stored_command(msg.console, msg.seq)
         if stored is not None:
@@ -238,7 +301,8 @@ class CommandServer:
                 wall_time=self._wall(), mono_time=self._mono(),
             )
         except JournalError as exc:
-            log.error("cannot journal command %s/%s: %s", msg.console, msg.seq, exc)
+            self._rlog.error("journal", "cannot journal command %s/%s: %s", msg.console, msg.seq,
+                             exc, now=self._mono())
             return self._reply(msg.seq, msg.console, CommandReply(
                 False, f"not recorded, nothing changed: journal error: {exc}"))
         self.handled += 1
@@ -254,7 +318,8 @@ class CommandServer:
         except TableError as exc:
             return CommandReply(False, str(exc))
         except Exception as exc:
-            log.exception("command handler failed on %s", cmd)
+            self._rlog.error("handler", "command handler failed on %s", cmd, now=self._mono(),
+                             exc_info=True)
             return CommandReply(False, f"internal error: {type(exc).__name__}: {exc}")
         if not isinstance(reply, CommandReply):
             return CommandReply(False, f"internal error: handler returned {reply!r}")
@@ -265,7 +330,8 @@ class CommandServer:
         try:
             await self.on_committed(cmd, reply, entry)
         except Exception:
-            log.exception("on_committed failed for %s", cmd)
+            self._rlog.error("committed", "on_committed failed for %s", cmd, now=self._mono(),
+                             exc_info=True)
 
 
 class CommandClient:
@@ -328,6 +394,7 @@ class CommandClient:
     def _open(self) -> zmq.asyncio.Socket:
         sock = self.ctx.socket(zmq.REQ)
         sock.linger = 0
+        sock.maxmsgsize = MAX_MESSAGE_BYTES
         if self.keys is not None:
             self.keys.apply(sock)
         sock.connect(self.endpoint)

@@ -20,6 +20,15 @@ Rules this module keeps:
 5. A feed idle for ``heartbeat_interval`` gets a ``heartbeat`` carrying its current sequence
    number (not a new one) and the hub's ``epoch``, so a display sees a lost last message, a dead
    link or a restarted daemon.
+6. Bounded against hostile clients (``docs/messages.md``, "Limits"): the feeds are XPUB sockets
+   in manual mode, so whatever a subscriber asks for is recorded as one subscription to
+   everything (its SUB socket filters locally): a peer holds at most one subscription, and one
+   larger than :data:`MAX_SUBSCRIPTION_BYTES` cuts it off. The snapshot endpoints take requests
+   of at most :data:`~table_controller.feeds.messages.MAX_REQUEST_BYTES` (a larger one cuts the
+   peer off), answer at most ``snapshot_rate`` requests a second per peer (``snapshot_burst`` at
+   once) and refuse the rest with an ``error`` whose reason starts ``rate limit:``, and yield to
+   the event loop after every request. A bad request is answered with ``error`` and logged as
+   one line, at most a few a minute (:class:`~table_controller.ratelimit.RateLimitedLog`).
 
 The daemon journals first and publishes after (architecture rule); the hub does not journal.
 """
@@ -41,6 +50,7 @@ import zmq.asyncio
 
 from table_controller.engine.cards import Card
 from table_controller.feeds.messages import (
+    MAX_REQUEST_BYTES,
     REDACTED_FEEDS,
     Feed,
     FeedError,
@@ -51,11 +61,24 @@ from table_controller.feeds.messages import (
     redact,
 )
 from table_controller.feeds.security import DISPLAYS_DOMAIN, CurveServer
+from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 log = logging.getLogger(__name__)
 
 #: Names of the sockets a hub binds.
 SOCKET_NAMES = ("public", "dealer", "surveillance", "snapshot", "surveillance_snapshot")
+#: Names of the feed (XPUB) sockets.
+FEED_SOCKETS = ("public", "dealer", "surveillance")
+#: Largest subscription message a feed takes (a larger one disconnects the peer; it bounds the
+#: CURVE handshake too, whose INITIATE is some 300 bytes).
+MAX_SUBSCRIPTION_BYTES = 1024
+#: Default snapshot requests a second per peer, and how many at once.
+SNAPSHOT_RATE = 200.0
+SNAPSHOT_BURST = 400
+#: Requests (and replies) queued per snapshot peer before ZeroMQ stops reading (drops replies).
+SNAPSHOT_HWM = 32
+#: Frames of a snapshot request kept (the first ones and the last, the body).
+MAX_REQUEST_FRAMES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +137,10 @@ class FeedHub:
     :param mono_clock: monotonic clock for idleness.
     :param epoch: identifies this run of the daemon (default: random); displays re-snapshot
         when it changes.
-    :param sndhwm: send high-water mark of each PUB socket.
+    :param sndhwm: send high-water mark of each feed socket (messages queued per subscriber).
+    :param snapshot_rate: snapshot requests a second answered per peer (its IP address; its
+        CURVE key on the surveillance snapshot endpoint); more are refused.
+    :param snapshot_burst: requests a peer may make at once.
     """
 
     def __init__(
@@ -129,9 +155,14 @@ class FeedHub:
         mono_clock: Callable[[], float] = time.monotonic,
         epoch: str | None = None,
         sndhwm: int = 1000,
+        snapshot_rate: float = SNAPSHOT_RATE,
+        snapshot_burst: int = SNAPSHOT_BURST,
     ) -> None:
         if heartbeat_interval <= 0:
             raise FeedError(f"heartbeat_interval must be > 0, got {heartbeat_interval}")
+        if snapshot_rate <= 0 or snapshot_burst < 1:
+            raise FeedError(f"snapshot_rate must be > 0 and snapshot_burst >= 1, got "
+                            f"{snapshot_rate}, {snapshot_burst}")
         self.ctx = ctx
         self.table_id = table_id
         self.endpoints = endpoints
@@ -149,6 +180,16 @@ class FeedHub:
         self._last_sent = dict.fromkeys(Feed, 0.0)
         self._secret: frozenset[str] = frozenset()
         self._running = False
+        self.snapshot_rate = snapshot_rate
+        self._limiters = {
+            name: PeerLimiter(snapshot_rate, snapshot_burst)
+            for name in ("snapshot", "surveillance_snapshot")
+        }
+        self._rlog = RateLimitedLog(log, interval=60.0, burst=5)
+        #: Snapshot requests refused by the rate limit, per endpoint name.
+        self.refused: dict[str, int] = {"snapshot": 0, "surveillance_snapshot": 0}
+        #: Subscription messages taken on the feed sockets.
+        self.subscriptions = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -171,6 +212,8 @@ class FeedHub:
             self._last_sent[f] = now
         for name in ("snapshot", "surveillance_snapshot"):
             self._start_snapshot_task(name)
+        for name in FEED_SOCKETS:
+            self._start_subscription_task(name)
         self._tasks["heartbeat"] = asyncio.create_task(self._heartbeat_loop())
 
     async def stop(self) -> None:
@@ -198,13 +241,19 @@ class FeedHub:
         await self.stop()
 
     def _bind(self, name: str, endpoint: str) -> None:
-        kind = zmq.PUB if name in ("public", "dealer", "surveillance") else zmq.ROUTER
+        kind = zmq.XPUB if name in FEED_SOCKETS else zmq.ROUTER
         sock = self.ctx.socket(kind)
         sock.linger = 0
-        if kind == zmq.PUB:
+        if kind == zmq.XPUB:
             sock.sndhwm = self._sndhwm
+            sock.setsockopt(zmq.XPUB_MANUAL, 1)
+            sock.maxmsgsize = MAX_SUBSCRIPTION_BYTES
+            sock.rcvhwm = 64
         else:
             sock.router_mandatory = False
+            sock.maxmsgsize = MAX_REQUEST_BYTES
+            sock.rcvhwm = SNAPSHOT_HWM
+            sock.sndhwm = SNAPSHOT_HWM
         if self.curve is not None and name in ("surveillance", "surveillance_snapshot"):
             self.curve.secure(sock, DISPLAYS_DOMAIN)
         try:
@@ -393,28 +442,127 @@ class FeedHub:
         )
         self._tasks[name] = asyncio.create_task(self._serve_snapshots(name, allowed))
 
+    def _start_subscription_task(self, name: str) -> None:
+        self._tasks[f"{name}_subscriptions"] = asyncio.create_task(self._serve_subscriptions(name))
+
+    async def _take_subscription(self, sock: zmq.asyncio.Socket, *, wait: bool) -> bool:
+        """Take one subscription message from a feed socket; ``False`` if none was waiting.
+
+        XPUB manual mode: each (un)subscription of a peer is read here, and the peer is given
+        the one subscription to everything instead (``setsockopt`` applies to the peer of the
+        message just read). Unsubscriptions are ignored: a peer's subscription ends with it.
+        """
+        try:
+            frame = await sock.recv(0 if wait else zmq.NOBLOCK)
+        except zmq.Again:
+            return False
+        subscribe = frame[:1] == b"\x01"
+        while sock.rcvmore:  # not a subscription (a message from an XSUB): dropped
+            subscribe = False
+            await sock.recv(zmq.NOBLOCK)
+        if subscribe:
+            sock.setsockopt(zmq.SUBSCRIBE, b"")
+        self.subscriptions += 1
+        return True
+
+    async def _serve_subscriptions(self, name: str) -> None:
+        sock = self._sockets[name]
+        while True:
+            try:
+                await self._take_subscription(sock, wait=True)
+                for _ in range(999):  # a batch, then the event loop runs
+                    if not await self._take_subscription(sock, wait=False):
+                        break
+            except zmq.ZMQError as exc:  # pragma: no cover - socket closed under us
+                self._rlog.warning(("subscriptions", name), "feed %s: %s", name, exc,
+                                   now=self._mono())
+            await asyncio.sleep(0)
+
+    async def _recv_request(self, sock: zmq.asyncio.Socket) -> tuple[list[zmq.Frame], bool]:
+        """Receive one multipart request, keeping at most :data:`MAX_REQUEST_FRAMES` frames.
+
+        :returns: the first frames and the last (the body), and whether frames between were
+            dropped (memory stays bounded however many frames a request has).
+        """
+        frame = await sock.recv(copy=False)
+        frames = [frame]
+        more, extra = frame.more, False
+        while more:  # the rest of a multipart message has arrived with its first frame
+            frame = await sock.recv(zmq.NOBLOCK, copy=False)
+            more = frame.more
+            if len(frames) < MAX_REQUEST_FRAMES:
+                frames.append(frame)
+            else:  # keep the first frames and the last (the body), drop those between
+                frames[-1] = frame
+                extra = True
+        return frames, extra
+
+    def _peer(self, name: str, frame: zmq.Frame) -> str:
+        prop = "User-Id" if self.curve is not None and name == "surveillance_snapshot" else (
+            "Peer-Address")
+        try:
+            peer = frame.get(prop)
+        except zmq.ZMQError:
+            peer = None
+        return peer if isinstance(peer, str) and peer else frame.bytes.hex()
+
     async def _serve_snapshots(self, name: str, allowed: frozenset[Feed]) -> None:
         sock = self._sockets[name]
         while True:
-            frames = await sock.recv_multipart()
+            await asyncio.sleep(0)  # one request, then the event loop (heartbeats) runs
+            frames, _ = await self._recv_request(sock)
+            now = self._mono()
             if len(frames) < 2:
                 continue
-            ident, rest = frames[0], frames[1:]
+            ident, rest = frames[0].bytes, frames[1:]
             envelope = [ident]
-            if len(rest) >= 2 and rest[0] == b"":
+            if len(rest) >= 2 and rest[0].bytes == b"":
                 envelope.append(b"")
                 rest = rest[1:]
-            try:
-                raw = self._answer_snapshot(rest[-1], allowed).encode()
-            except Exception as exc:  # keep serving: e.g. a state that is not plain JSON
-                log.exception("snapshot endpoint %s failed", name)
+            peer = self._peer(name, rest[-1])
+            if not self._limiters[name].allow(peer, now):
+                self.refused[name] += 1
+                reason = f"rate limit: {self.snapshot_rate:g} snapshot requests a second"
+                self._rlog.warning((name, "rate"), "snapshot endpoint %s: refused %s: %s",
+                                   name, peer, reason, now=now)
                 raw = Message("error", 0, self.table_id, self._wall(),
-                              {"reason": f"internal error: {exc}"}).encode()
-            await sock.send_multipart([*envelope, raw])
+                              {"reason": reason}).encode()
+            else:
+                raw = self._snapshot_reply(name, peer, rest[-1].bytes, allowed, now)
+            try:
+                await sock.send_multipart([*envelope, raw])
+            except zmq.ZMQError as exc:  # pragma: no cover - peer vanished
+                self._rlog.warning((name, "send"), "snapshot endpoint %s: cannot reply: %s",
+                                   name, exc, now=now)
 
-    def _answer_snapshot(self, raw: bytes, allowed: frozenset[Feed]) -> Message:
+    def _snapshot_reply(
+        self, name: str, peer: str, raw: bytes, allowed: frozenset[Feed], now: float
+    ) -> bytes:
         try:
-            req = decode(raw)
+            msg = self.answer_snapshot_request(raw, allowed)
+            if msg.type == "error":
+                self._rlog.warning((name, "bad"), "snapshot endpoint %s: bad request from %s: %s",
+                                   name, peer, msg.data.get("reason"), now=now)
+            return msg.encode()
+        except Exception as exc:  # keep serving: e.g. a state that is not plain JSON
+            self._rlog.error((name, "internal"), "snapshot endpoint %s failed", name, now=now,
+                             exc_info=True)
+            return Message("error", 0, self.table_id, self._wall(),
+                           {"reason": f"internal error: {type(exc).__name__}"}).encode()
+
+    def answer_snapshot_request(
+        self, raw: bytes, allowed: frozenset[Feed] = frozenset({Feed.PUBLIC, Feed.DEALER})
+    ) -> Message:
+        """Answer one ``snapshot_request`` body as the endpoint would (without a socket).
+
+        :param raw: the request bytes (at most
+            :data:`~table_controller.feeds.messages.MAX_REQUEST_BYTES`).
+        :param allowed: the feeds this endpoint serves.
+        :returns: the ``snapshot``, or an ``error`` whose ``reason`` says what was wrong (one
+            line). Any input gets one of the two.
+        """
+        try:
+            req = decode(raw, max_bytes=MAX_REQUEST_BYTES)
             if req.type != "snapshot_request":
                 raise MessageError(f"expected a snapshot_request, got {req.type!r}")
             feed_name = req.data.get("feed")
@@ -441,11 +589,12 @@ class FeedHub:
         if self.curve is None:
             raise FeedError("no CURVE server: there are no display keys to revoke")
         self.curve.displays.remove(key)
-        task = self._tasks.pop("surveillance_snapshot", None)
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        for task_name in ("surveillance_snapshot", "surveillance_subscriptions"):
+            task = self._tasks.pop(task_name, None)
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for name in ("surveillance", "surveillance_snapshot"):
             endpoint = self._bound[name]
             self._sockets.pop(name).close(linger=0)
@@ -459,3 +608,4 @@ class FeedHub:
                     await asyncio.sleep(0.02)
         if self._running:
             self._start_snapshot_task("surveillance_snapshot")
+            self._start_subscription_task("surveillance")

@@ -17,13 +17,13 @@ Rules this module keeps (the full catalogue is ``docs/messages.md``):
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from table_controller.boundedjson import MAX_DEPTH, MAX_SAFE_INT, JsonLimitError, loads
 from table_controller.commands import COMMANDS as COMMANDS
 from table_controller.commands import ArgSpec as ArgSpec
 from table_controller.engine.cards import FULL_DECK
@@ -39,6 +39,14 @@ HOLE_CARD_KEYS = frozenset(
 )
 #: Longest accepted console id.
 MAX_CONSOLE_ID = 64
+#: Largest message :func:`decode` takes by default (feed messages and snapshots), in bytes.
+MAX_MESSAGE_BYTES = 1024 * 1024
+#: Largest request (``snapshot_request``, ``command``) the endpoints take, in bytes.
+MAX_REQUEST_BYTES = 16 * 1024
+#: Largest ``seq`` (and any integer in a message): 2**53 - 1, exact in every JSON reader.
+MAX_SEQ = MAX_SAFE_INT
+#: Largest ``|ts|`` accepted (seconds; year 5138).
+MAX_TS = 1e11
 
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 _CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
@@ -120,12 +128,23 @@ class Message:
             raise MessageError(f"{self.type} message data is not plain JSON: {exc}") from exc
 
 
+def _short(value: object, limit: int = 60) -> str:
+    """``repr`` cut to ``limit`` characters: error messages stay one short line."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def decode(raw: bytes) -> Message:
-    """Decode and check one message.
+def decode(raw: bytes, *, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
+    """Decode and check one message, within bounds (:mod:`table_controller.boundedjson`).
+
+    Limits: at most ``max_bytes`` bytes; nesting at most
+    :data:`~table_controller.boundedjson.MAX_DEPTH` deep; every integer ``|n| <= 2**53 - 1``
+    (:data:`MAX_SEQ`); floats finite; ``|ts| <=`` :data:`MAX_TS`. Any input is answered in time
+    linear in its size, with a message or :class:`MessageError` (one line).
 
     >>> decode(b'{"v":1,"type":"heartbeat","seq":4,"table":"T1","ts":1.5,"data":{}}').seq
     4
@@ -133,38 +152,38 @@ def decode(raw: bytes) -> Message:
     :raises MessageError: naming the first thing wrong.
     """
     try:
-        obj = json.loads(raw)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise MessageError(f"not JSON: {exc}") from exc
+        obj = loads(raw, max_bytes=max_bytes, max_depth=MAX_DEPTH)
+    except JsonLimitError as exc:
+        raise MessageError(str(exc)) from None
     if not isinstance(obj, dict):
         raise MessageError(f"a message must be a JSON object, got {type(obj).__name__}")
     v = obj.get("v")
     if v != PROTOCOL_VERSION or not _is_int(v):
-        raise MessageError(f"v: unsupported schema version {v!r} (this side speaks 1)")
+        raise MessageError(f"v: unsupported schema version {_short(v)} (this side speaks 1)")
     mtype = obj.get("type")
     if not isinstance(mtype, str) or not _TYPE_RE.match(mtype):
-        raise MessageError(f"type: must be a lower-case name, got {mtype!r}")
+        raise MessageError(f"type: must be a lower-case name, got {_short(mtype)}")
     seq = obj.get("seq")
-    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-        raise MessageError(f"seq: must be an integer >= 0, got {seq!r}")
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ:
+        raise MessageError(f"seq: must be an integer 0..2**53-1, got {_short(seq)}")
     table = obj.get("table")
     if not isinstance(table, str):
-        raise MessageError(f"table: must be a string, got {table!r}")
+        raise MessageError(f"table: must be a string, got {_short(table)}")
     ts = obj.get("ts")
-    if isinstance(ts, bool) or not isinstance(ts, int | float) or not math.isfinite(ts):
-        raise MessageError(f"ts: must be a number, got {ts!r}")
+    if isinstance(ts, bool) or not isinstance(ts, int | float) or not abs(ts) <= MAX_TS:
+        raise MessageError(f"ts: must be a number, |ts| <= {MAX_TS:g}, got {_short(ts)}")
     data = obj.get("data")
     if not isinstance(data, dict):
-        raise MessageError(f"data: must be an object, got {data!r}")
+        raise MessageError(f"data: must be an object, got {_short(data)}")
     console = obj.get("console")
     if console is not None and (
         not isinstance(console, str) or not console or len(console) > MAX_CONSOLE_ID
     ):
         raise MessageError(f"console: must be a non-empty string (max {MAX_CONSOLE_ID}), "
-                           f"got {console!r}")
+                           f"got {_short(console)}")
     unknown = set(obj) - {"v", "type", "seq", "table", "ts", "data", "console"}
     if unknown:
-        raise MessageError(f"unknown field {sorted(unknown)[0]!r}")
+        raise MessageError(f"unknown field {_short(sorted(unknown)[0])}")
     return Message(mtype, seq, table, float(ts), data, console, v)
 
 

@@ -1,10 +1,17 @@
 """The floor proxy: an XSUB/XPUB forwarder so floor displays see the public feeds of many tables.
 
 The proxy connects its XSUB to each table's public feed and binds an XPUB for the floor;
-subscriptions travel upstream, messages downstream, unchanged (each still names its table and
-carries that table's sequence numbers). Floor displays take snapshots from each table's own
-snapshot endpoint. Runs in a thread with a synchronous context; :meth:`FloorProxy.stop` ends it
-through a control socket (``TERMINATE``).
+messages travel downstream unchanged (each still names its table and carries that table's
+sequence numbers). Floor displays take snapshots from each table's own snapshot endpoint. Runs
+in a thread with a synchronous context; :meth:`FloorProxy.stop` ends it through a control socket
+(``TERMINATE``).
+
+Bounded like the hub's feeds: the XSUB subscribes to everything once, and the XPUB runs in
+manual mode, giving each floor display the one subscription to everything whatever it asks (its
+SUB socket filters locally), so a display holds one subscription and none travels upstream. A
+subscription message larger than :data:`~table_controller.feeds.hub.MAX_SUBSCRIPTION_BYTES`
+cuts the display off; a table's message larger than
+:data:`~table_controller.feeds.messages.MAX_MESSAGE_BYTES` is not taken.
 """
 
 from __future__ import annotations
@@ -14,7 +21,11 @@ from collections.abc import Sequence
 
 import zmq
 
-from table_controller.feeds.messages import FeedError
+from table_controller.feeds.hub import MAX_SUBSCRIPTION_BYTES
+from table_controller.feeds.messages import MAX_MESSAGE_BYTES, FeedError
+
+#: Messages forwarded (or subscriptions taken) in one go before the other sockets are looked at.
+_BATCH = 1000
 
 
 class FloorProxy:
@@ -60,6 +71,9 @@ class FloorProxy:
         control = self._ctx.socket(zmq.PAIR)
         for s in (xsub, xpub, control):
             s.linger = 0
+        xsub.maxmsgsize = MAX_MESSAGE_BYTES
+        xpub.maxmsgsize = MAX_SUBSCRIPTION_BYTES
+        xpub.setsockopt(zmq.XPUB_MANUAL, 1)
         try:
             control.bind(self._control)
             xpub.bind(self.backend)
@@ -74,12 +88,43 @@ class FloorProxy:
             return
         self._ready.set()
         try:
-            zmq.proxy_steerable(xsub, xpub, None, control)
+            xsub.send(b"\x01")  # everything, once
+            self._forward(xsub, xpub, control)
         except zmq.ContextTerminated:  # pragma: no cover - destroyed under us
             pass
         finally:
             for s in (xsub, xpub, control):
                 s.close(linger=0)
+
+    @staticmethod
+    def _forward(xsub: zmq.Socket[bytes], xpub: zmq.Socket[bytes],
+                 control: zmq.Socket[bytes]) -> None:
+        poller = zmq.Poller()
+        for s in (xsub, xpub, control):
+            poller.register(s, zmq.POLLIN)
+        while True:
+            ready = dict(poller.poll())
+            if control in ready and control.recv() == b"TERMINATE":
+                return
+            if xsub in ready:
+                for _ in range(_BATCH):
+                    try:
+                        frames = xsub.recv_multipart(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    xpub.send_multipart(frames)
+            if xpub in ready:
+                for _ in range(_BATCH):
+                    try:
+                        frame = xpub.recv(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    subscribe = frame[:1] == b"\x01"
+                    while xpub.rcvmore:  # not a subscription: dropped
+                        subscribe = False
+                        xpub.recv()
+                    if subscribe:
+                        xpub.setsockopt(zmq.SUBSCRIBE, b"")
 
     def stop(self) -> None:
         """Stop forwarding and close everything (idempotent)."""

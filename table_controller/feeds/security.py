@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ import zmq.auth
 import zmq.auth.asyncio
 
 from table_controller.feeds.messages import FeedError
+from table_controller.ratelimit import RateLimitedLog
 
 #: ZAP domain of the surveillance feed and its snapshot endpoint.
 DISPLAYS_DOMAIN = "displays"
@@ -145,13 +147,17 @@ class _Provider:
     def __init__(self, allow: KeyAllowList) -> None:
         self.allow = allow
         self._logged: set[bytes] = set()
+        self._rlog = RateLimitedLog(log, interval=60.0, burst=10)
 
     def callback(self, domain: str, key: bytes) -> bool:
         ok = self.allow.allows(key)
-        if not ok and key not in self._logged and len(self._logged) < 1000:
-            # once per key: a refused client retries its handshake every reconnect interval
-            self._logged.add(key)
-            log.warning("CURVE: refused key %s in domain %s", key.decode(errors="replace"), domain)
+        if not ok and key not in self._logged:
+            # once per key (a refused client retries its handshake every reconnect interval),
+            # and at most 10 lines a minute (a client inventing keys)
+            if len(self._logged) < 1000:
+                self._logged.add(key)
+            self._rlog.warning("refused", "CURVE: refused key %s in domain %s",
+                               key.decode(errors="replace")[:40], domain, now=time.monotonic())
         return ok
 
 

@@ -10,6 +10,9 @@ MODULES = [
     "table_controller.feeds.security",
     "table_controller.cli.console",
     "table_controller.cli.console_text",
+    "table_controller.boundedjson",
+    "table_controller.ratelimit",
+    "table_controller.config",
 ]
 
 

@@ -1,0 +1,298 @@
+"""Hostile input: a million inputs per parser, counting undocumented exceptions and the slowest.
+
+Parsers: the feed message decoder (``feeds.decode``), the snapshot endpoint's answer
+(``FeedHub.answer_snapshot_request``), the command endpoint (``CommandServer.handle_raw``, with a
+real journal on a temporary directory) and the configuration loader (``loads_config``). Inputs
+are seeded: random bytes, valid messages mutated (bit flips, cuts, insertions, repeats), and
+crafted ones (deep nesting, integers of thousands of digits, huge floats, ``NaN``, wrong types).
+
+An input's answer is *documented* when it is a value or the parser's documented error (a
+``TableError`` subclass with a one-line message); anything else is counted and the first few
+are printed. ``python -m benchmarks.bench_fuzz [-n N] [--parser NAME]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zmq.asyncio
+
+from table_controller.config import loads_config
+from table_controller.errors import TableError
+from table_controller.feeds import (
+    Command,
+    CommandReply,
+    CommandServer,
+    FeedEndpoints,
+    FeedHub,
+    Message,
+    decode,
+)
+from table_controller.journal import Journal
+
+PARSERS = ("messages", "snapshots", "commands", "config")
+
+_VALID_MESSAGE = Message("table_state", 7, "T1", 1.7e9, {
+    "hand": 3, "seats": {"1": {"player": "ann", "stack": 1000, "bet": 20}},
+    "board": ["Ah", "Kd", "2c"], "hole_cards": {"1": ["??", "??"]}, "pots": [{"amount": 40}],
+}).encode()
+_VALID_REQUEST = Message("snapshot_request", 0, "T1", 1.7e9,
+                         {"feed": "public", "request": 4}).encode()
+_VALID_COMMAND = Message("command", 5, "T1", 1.7e9, {"command": "raise", "seat": 3, "to": 400},
+                         "console-1").encode()
+_VALID_CONFIG = """\
+[table]
+id = "T1"
+seats = 6
+[stakes]
+small_blind = 5
+big_blind = 10
+[rake]
+percent = 5.0
+cap = 3
+[devices]
+shoe = "sim://shoe"
+chips = "sim://chips"
+camera = "sim://camera"
+[endpoints]
+public = "tcp://127.0.0.1:5550"
+dealer = "tcp://127.0.0.1:5551"
+surveillance = "tcp://127.0.0.1:5552"
+snapshot = "tcp://127.0.0.1:5553"
+surveillance_snapshot = "tcp://127.0.0.1:5554"
+commands = "tcp://127.0.0.1:5555"
+[keys]
+security = "none"
+[journal]
+path = "journal.sqlite"
+phh_dir = "phh"
+[timing]
+heartbeat_interval = 1.0
+"""
+
+_HOSTILE_VALUES: tuple[str, ...] = (
+    "1" * 5000, "-" + "9" * 400, str(2**63), str(2**53), "1e400", "-1e309", "NaN", "Infinity",
+    "1" + "0" * 30 + ".5", "true", "null", '""', '"' + "x" * 3000 + '"', "[]", "{}",
+    "[" * 50 + "]" * 50, "0.1e-400",
+)
+_TOML_HOSTILE: tuple[str, ...] = (
+    "1" * 5000, "1" + "0" * 400, "inf", "nan", "-inf", "1e400", "9223372036854775808",
+    "[" * 3000 + "]" * 3000, "{a=" * 2000 + "1" + "}" * 2000, '"' + "x" * 1000 + '"',
+    "[1, [2, [3, [4]]]]", "true", "0x7fffffffffffffffffff", "1979-05-27T07:32:00Z",
+)
+
+def _mutate(rng: random.Random, data: bytes) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(5)
+        if not b:
+            b.extend(rng.randbytes(rng.randint(1, 8)))
+            continue
+        i = rng.randrange(len(b))
+        if op == 0:
+            b[i] ^= 1 << rng.randrange(8)
+        elif op == 1:
+            del b[i:i + rng.randint(1, 16)]
+        elif op == 2:
+            b[i:i] = rng.randbytes(rng.randint(1, 8))
+        elif op == 3:
+            j = rng.randrange(len(b))
+            b[i:i] = b[min(i, j):max(i, j)][:256] * rng.randint(1, 4)
+        else:
+            b[i:i] = rng.choice(_HOSTILE_VALUES).encode()
+    return bytes(b)
+
+def _crafted_json(rng: random.Random, valid: bytes) -> bytes:
+    obj = json.loads(valid)
+    key = rng.choice([*obj, "data", "extra"])
+    kind = rng.randrange(4)
+    if kind == 0:  # a hostile literal in a field (raw text: json.dumps cannot write it)
+        text = json.dumps({**obj, key: "@@"})
+        return text.replace('"@@"', rng.choice(_HOSTILE_VALUES)).encode()
+    if kind == 1:  # deep nesting
+        depth = rng.choice([33, 100, 999, 1000, 1001, 5000, 100_000])
+        opener, closer = rng.choice([("[", "]"), ('{"a":', "}")])
+        inner = opener * depth + "1" + closer * depth
+        text = json.dumps({**obj, key: "@@"})
+        return text.replace('"@@"', inner).encode()
+    if kind == 2:  # wrong types everywhere
+        bad = rng.choice([None, True, -1, 1.5, "x", [], {}, [1, 2], {"a": 1}])
+        return json.dumps({**obj, key: bad}).encode()
+    return json.dumps({**obj, "data": {**obj.get("data", {}),
+                                       rng.choice(["seat", "to", "amount", "feed", "request",
+                                                   "command"]): rng.choice(
+                                           [0, -5, 2**53 - 1, "", "x" * 600, None, [1], 10.5])}}
+                      ).encode()
+
+def json_inputs(rng: random.Random, valid: bytes) -> Callable[[], bytes]:
+    """A source of hostile JSON-ish inputs around ``valid``."""
+
+    def one() -> bytes:
+        r = rng.random()
+        if r < 0.15:
+            return rng.randbytes(rng.randint(0, 300))
+        if r < 0.55:
+            return _mutate(rng, valid)
+        return _crafted_json(rng, valid)
+
+    return one
+
+def toml_inputs(rng: random.Random) -> Callable[[], str]:
+    """A source of hostile configurations around a valid one."""
+    lines = _VALID_CONFIG.splitlines()
+
+    def one() -> str:
+        r = rng.random()
+        if r < 0.1:
+            return rng.randbytes(rng.randint(0, 200)).decode("latin-1")
+        cfg = list(lines)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(cfg))
+            if "=" in cfg[i] and rng.random() < 0.7:
+                k = cfg[i].split("=")[0]
+                cfg[i] = f"{k}= {rng.choice(_TOML_HOSTILE)}"
+            else:
+                cfg[i] = _mutate(rng, cfg[i].encode()).decode("utf-8", "replace")
+        return "\n".join(cfg)
+
+    return one
+
+@dataclass
+class Result:
+    """What one parser did over ``n`` inputs."""
+
+    parser: str
+    n: int = 0
+    answered: Counter[str] = field(default_factory=Counter)
+    undocumented: Counter[str] = field(default_factory=Counter)
+    examples: list[str] = field(default_factory=list)
+    max_ms: float = 0.0
+    total_s: float = 0.0
+
+    def line(self) -> str:
+        return (f"{self.parser:<10} n={self.n:<8} undocumented={sum(self.undocumented.values()):<4}"
+                f" max {self.max_ms:7.2f} ms   mean {1e6 * self.total_s / max(self.n, 1):7.1f} us"
+                f"   answers {dict(self.answered.most_common(4))}")
+
+def _check(res: Result, exc: BaseException | None, answer: str, t0: float) -> None:
+    dt = time.perf_counter() - t0
+    res.n += 1
+    res.total_s += dt
+    res.max_ms = max(res.max_ms, dt * 1000)
+    if exc is None:
+        res.answered[answer] += 1
+    elif isinstance(exc, TableError) and "\n" not in str(exc):
+        res.answered[type(exc).__name__] += 1
+    else:
+        res.undocumented[type(exc).__name__] += 1
+        if len(res.examples) < 5:
+            res.examples.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+
+def fuzz_messages(n: int, seed: int) -> Result:
+    """``feeds.decode`` on ``n`` inputs."""
+    res, src = Result("messages"), json_inputs(random.Random(seed), _VALID_MESSAGE)
+    for _ in range(n):
+        raw = src()
+        t0 = time.perf_counter()
+        try:
+            decode(raw)
+        except BaseException as exc:  # counted, not raised
+            _check(res, exc, "", t0)
+        else:
+            _check(res, None, "message", t0)
+    return res
+
+def fuzz_snapshots(n: int, seed: int) -> Result:
+    """``FeedHub.answer_snapshot_request`` on ``n`` inputs (error replies must be one line)."""
+    res, src = Result("snapshots"), json_inputs(random.Random(seed), _VALID_REQUEST)
+    hub = FeedHub(zmq.asyncio.Context.instance(), table_id="T1",
+                  endpoints=FeedEndpoints.loopback())
+    for _ in range(n):
+        raw = src()
+        t0 = time.perf_counter()
+        try:
+            answer = hub.answer_snapshot_request(raw)
+            answer.encode()
+            if answer.type == "error" and "\n" in str(answer.data.get("reason")):
+                raise AssertionError(f"multi-line reason {answer.data['reason']!r}")
+        except BaseException as exc:  # counted, not raised
+            _check(res, exc, "", t0)
+        else:
+            _check(res, None, answer.type, t0)
+    return res
+
+def fuzz_commands(n: int, seed: int) -> Result:
+    """``CommandServer.handle_raw`` on ``n`` inputs, with a real journal."""
+    res, src = Result("commands"), json_inputs(random.Random(seed), _VALID_COMMAND)
+
+    async def handler(cmd: Command) -> CommandReply:  # journaled either way
+        return CommandReply(cmd.name == "raise", "" if cmd.name == "raise" else "refused")
+
+    async def body(directory: Path) -> None:
+        ctx = zmq.asyncio.Context()
+        journal = Journal.open(directory / "journal.sqlite")
+        server = CommandServer(ctx, "tcp://127.0.0.1:*", table_id="T1", journal=journal,
+                               handler=handler, rate=1e9, burst=10**9)
+        try:
+            for _ in range(n):
+                raw = src()
+                t0 = time.perf_counter()
+                try:
+                    reply = await server.handle_raw(raw, None)
+                    reply.encode()
+                except BaseException as exc:  # counted, not raised
+                    _check(res, exc, "", t0)
+                else:
+                    _check(res, None, "accepted" if reply.data["accepted"] else "refused", t0)
+        finally:
+            journal.close()
+            ctx.destroy(linger=0)
+
+    with tempfile.TemporaryDirectory(dir="/dev/shm" if Path("/dev/shm").is_dir() else None) as d:
+        asyncio.run(body(Path(d)))
+    return res
+
+def fuzz_config(n: int, seed: int) -> Result:
+    """``loads_config`` on ``n`` inputs."""
+    res, src = Result("config"), toml_inputs(random.Random(seed))
+    base = Path(tempfile.gettempdir())
+    for _ in range(n):
+        text = src()
+        t0 = time.perf_counter()
+        try:
+            loads_config(text, base_dir=base)
+        except BaseException as exc:  # counted, not raised
+            _check(res, exc, "", t0)
+        else:
+            _check(res, None, "config", t0)
+    return res
+
+FUZZERS: dict[str, Callable[[int, int], Result]] = {
+    "messages": fuzz_messages, "snapshots": fuzz_snapshots, "commands": fuzz_commands,
+    "config": fuzz_config,
+}
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=1_000_000, help="inputs per parser")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--parser", choices=PARSERS, action="append")
+    args = ap.parse_args(argv)
+    for name in args.parser or PARSERS:
+        t0 = time.perf_counter()
+        res = FUZZERS[name](args.n, args.seed)
+        print(f"{res.line()}   ({time.perf_counter() - t0:.0f} s)", flush=True)
+        for ex in res.examples:
+            print(f"    {ex}")
+
+if __name__ == "__main__":
+    main()
