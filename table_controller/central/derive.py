@@ -73,7 +73,7 @@ def _no_deck(uid: str) -> str | None:
 
 
 def irregularity_kinds(entry: Entry) -> list[str]:
-    """The irregularity kinds a ``decision`` entry records (none for other entries).
+    """Return the irregularity kinds a ``decision`` entry records (none for other entries).
 
     >>> from table_controller.journal.store import Entry, EntryKind
     >>> irregularity_kinds(Entry(1, EntryKind.DECISION, 0, 0, 1,

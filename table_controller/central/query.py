@@ -71,7 +71,8 @@ def find_hands(
     :param river: the fifth board card.
     :param irregularity: an irregularity kind raised during the hand.
     """
-    where, params = [], []
+    where: list[str] = []
+    params: list[str | int | datetime] = []
     if table is not None:
         where.append("table_id = %s")
         params.append(table)
@@ -111,7 +112,7 @@ def find_hands(
 
 
 def journal_ids(conn: Conn, table: str) -> list[str]:
-    """The journals of a table in the central store, oldest first."""
+    """Return the journals of a table in the central store, oldest first."""
     with conn.transaction():
         rows = conn.execute("SELECT journal_id FROM journals WHERE table_id = %s "
                             "ORDER BY first_wall", (table,)).fetchall()
@@ -119,7 +120,7 @@ def journal_ids(conn: Conn, table: str) -> list[str]:
 
 
 def pick_journal(conn: Conn, table: str, prefix: str | None = None) -> str:
-    """The table's journal named by ``prefix`` of its id (default: the newest).
+    """Return the table's journal named by ``prefix`` of its id (default: the newest).
 
     :raises CentralError: no such table or journal, or an ambiguous prefix.
     """
@@ -253,7 +254,8 @@ class Irregularity:
 def irregularities(conn: Conn, *, since: datetime, until: datetime | None = None,
                    table: str | None = None, kind: str | None = None) -> list[Irregularity]:
     """Every irregularity recorded since a time, oldest first."""
-    where, params = ["at >= %s"], [since]
+    where = ["at >= %s"]
+    params: list[str | datetime] = [since]
     for col, value in (("at <", until), ("table_id =", table), ("kind =", kind)):
         if value is not None:
             where.append(f"{col} %s")
@@ -266,7 +268,7 @@ def irregularities(conn: Conn, *, since: datetime, until: datetime | None = None
 
 
 def irregularity_report(conn: Conn, *, since: datetime, until: datetime | None = None) -> str:
-    """A shift's irregularity report: counts by kind and table, then each one in order."""
+    """Return a shift's irregularity report: counts by kind and table, then each one in order."""
     found = irregularities(conn, since=since, until=until)
     with conn.transaction():
         row = conn.execute("SELECT count(*), count(DISTINCT table_id) FROM hands WHERE "

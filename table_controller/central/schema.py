@@ -43,7 +43,7 @@ def migrations() -> list[tuple[int, str, str]]:
 
 
 def latest_version() -> int:
-    """The schema version this program writes."""
+    """Return the schema version this program writes."""
     return len(migrations())
 
 

@@ -25,6 +25,7 @@ new journal of the same table; its hands are numbered from 1 again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -114,7 +115,7 @@ class ShipStatus:
     updated_at: float
 
     def to_json(self) -> str:
-        """The status file's text."""
+        """Return the status file's text."""
         return json.dumps(asdict(self), sort_keys=True) + "\n"
 
 
@@ -394,17 +395,15 @@ class Shipper:
 
     def _drop_connection(self) -> None:
         if self._conn is not None:
-            try:
+            with contextlib.suppress(psycopg.Error):
                 self._conn.close()
-            except psycopg.Error:  # pragma: no cover - closing a broken connection
-                pass
             self._conn = None
         self._derived_to = -1
 
     # -- status ------------------------------------------------------------------------------
 
     def status(self) -> ShipStatus:
-        """The current progress (also what the status file holds)."""
+        """Return the current progress (also what the status file holds)."""
         local = 0
         if self._journal is not None:
             try:

@@ -25,7 +25,7 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_time(text: str, *, now: datetime | None = None) -> datetime:
-    """An ISO 8601 time (UTC unless it says otherwise) or an age like ``8h``, ``90m``, ``2d``.
+    """Parse an ISO 8601 time (UTC unless it says otherwise) or an age (``8h``, ``90m``).
 
     >>> parse_time("8h", now=datetime(2026, 1, 2, 12, tzinfo=UTC)).isoformat()
     '2026-01-02T04:00:00+00:00'
@@ -117,7 +117,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     q = sub.add_parser("status", help="print a shipper's status file")
     q.add_argument("status_file", type=Path)
     q.set_defaults(handler=_status)
-    p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
+
+    def no_subcommand(args: argparse.Namespace) -> int:
+        p.print_help()
+        return 2
+    p.set_defaults(handler=no_subcommand)
 
 
 def _fail(text: str, code: int = 1) -> int:
