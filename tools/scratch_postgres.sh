@@ -5,6 +5,8 @@
 #                                     #   export TC_TEST_POSTGRES_URL=postgresql://...
 #   tools/scratch_postgres.sh stop    # stops it and removes its directory
 #   tools/scratch_postgres.sh url     # prints the URL of the running cluster
+#   tools/scratch_postgres.sh halt    # stops the server, keeps its data (tests: database down)
+#   tools/scratch_postgres.sh resume  # starts it again after halt
 #
 # Settings (environment): TC_PG_DIR (default /tmp/tc-scratch-pg), TC_PG_PORT (default 55432).
 # PostgreSQL refuses to run as root: as root the cluster is made and run as the "postgres" user
@@ -46,7 +48,7 @@ start() {
         bin="$(find_bin)"
     fi
     if [[ -f "$DIR/data/postmaster.pid" ]] && as_owner "$bin/pg_ctl" -D "$DIR/data" status >/dev/null 2>&1; then
-        echo "export TC_TEST_POSTGRES_URL=$URL"
+        echo "export TC_TEST_POSTGRES_URL=$URL TC_TEST_POSTGRES_DIR=$DIR"
         return 0
     fi
     rm -rf "$DIR"
@@ -66,7 +68,15 @@ CONF
         || { cat "$DIR/server.log" >&2; exit 1; }
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$PORT" -U tc "$DB"
     echo "$URL" >"$DIR/url"
-    echo "export TC_TEST_POSTGRES_URL=$URL"
+    echo "export TC_TEST_POSTGRES_URL=$URL TC_TEST_POSTGRES_DIR=$DIR"
+}
+
+halt() {
+    as_owner "$(find_bin)/pg_ctl" -D "$DIR/data" -m immediate -w stop >&2
+}
+
+resume() {
+    as_owner "$(find_bin)/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 start >&2
 }
 
 stop() {
@@ -82,5 +92,7 @@ case "${1:-}" in
     start) start ;;
     stop) stop ;;
     url) cat "$DIR/url" ;;
-    *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+    halt) halt ;;
+    resume) resume ;;
+    *) echo "usage: $0 start|stop|url|halt|resume" >&2; exit 2 ;;
 esac

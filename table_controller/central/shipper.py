@@ -210,7 +210,8 @@ class Shipper:
                     text = f"{type(exc).__name__}: {exc}".strip()
                     if self._state != "retrying":
                         log.warning("shipping stopped, retrying: %s", text)
-                    self._set_state("retrying", text, force=True)
+                    self._set_state("retrying", text)
+                    self._write_status(force=False)  # the journal grows meanwhile
                     self.stop_event.wait(delay)
                     delay = min(delay * 2, self.retry_max)
                     continue
