@@ -87,7 +87,7 @@ def test_ships_a_running_table(tmp_path: Path, pg_url: str,
     with Journal.open(path) as journal:
         table = FakeTable(journal)
         table.play_hand()
-        r = running(shipper(path, "T1", pg_url, status_path=tmp_path / "status.json", batch=50))
+        running(shipper(path, "T1", pg_url, status_path=tmp_path / "status.json", batch=50))
         for i in range(5):
             table.play_hand(irregularity="exposed_card" if i == 2 else None)
         last = journal.last_seq
