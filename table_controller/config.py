@@ -147,6 +147,15 @@ class TimingSection:
 
 
 @dataclass(frozen=True, slots=True)
+class CentralSection:
+    """``[central]`` (optional): ship the journal to the floor's PostgreSQL store."""
+
+    url: str
+    status_file: Path | None = None
+    batch: int = 500
+
+
+@dataclass(frozen=True, slots=True)
 class ControllerConfig:
     """A whole, validated table configuration."""
 
@@ -162,6 +171,8 @@ class ControllerConfig:
     source: Path | None = None
     #: ``[house_rules]`` (optional): the house's choices for dealing irregularities (issue 6)
     house_rules: HouseRules | None = None
+    #: ``[central]`` (optional): the journal shipper's store; ``None`` = no shipping
+    central: CentralSection | None = None
 
 
 class _Section:
@@ -499,6 +510,21 @@ def parse_config(data: Mapping[str, Any], *, base_dir: Path, source: Path | None
             f"timing.heartbeat_timeout: must be <= 600, got {timing.heartbeat_timeout}"
         )
 
+    central = None
+    if "central" in data:
+        s = sec("central")
+        url = s.string("url")
+        if not url.startswith(("postgresql://", "postgres://")) or len(url.split("://", 1)[1]) < 1:
+            raise ConfigError(f"central.url: must be a postgresql:// URL, got {url!r}")
+        central = CentralSection(
+            url=url,
+            status_file=s.path_value("status_file", required=False),
+            batch=s.integer("batch", default=500, minimum=1, maximum=10_000),
+        )
+        s.finish()
+    else:
+        top.used.add("central")
+
     house_rules = None
     top.used.add("house_rules")
     if "house_rules" in data:
@@ -518,7 +544,7 @@ def parse_config(data: Mapping[str, Any], *, base_dir: Path, source: Path | None
     return ControllerConfig(
         table=table, stakes=stakes, rake=rake, devices=devices, calibration=calibration,
         endpoints=endpoints, keys=keys, journal=journal, timing=timing, source=source,
-        house_rules=house_rules,
+        house_rules=house_rules, central=central,
     )
 
 

@@ -577,6 +577,16 @@ class Journal:
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
+    def newest_seq(self) -> int:
+        """Return the sequence number of the newest entry on disk now (0 when empty).
+
+        Unlike :attr:`last_seq` (this handle's own head), this sees entries another process
+        appended since this read-only handle was opened (a shipper beside the daemon).
+        """
+        self._check_open()
+        row = self._conn.execute("SELECT MAX(seq) FROM entries").fetchone()
+        return 0 if row is None or row[0] is None else int(row[0])
+
     def entries(
         self, since: int = 0, *, until: int | None = None, hand: int | None = None
     ) -> Iterator[Entry]:
