@@ -169,7 +169,7 @@ class ControllerConfig:
     journal: JournalSection
     timing: TimingSection
     source: Path | None = None
-    #: ``[house_rules]`` (optional): the house's choices for dealing irregularities (issue 6)
+    #: ``[house_rules]`` (optional): the house's choices for dealing irregularities
     house_rules: HouseRules | None = None
     #: ``[central]`` (optional): the journal shipper's store; ``None`` = no shipping
     central: CentralSection | None = None

@@ -6,11 +6,11 @@ through both engines with the same cards. At every decision the legal options ar
 (check or call amount, whether a raise is allowed, its minimum and maximum); the action is chosen
 among those legal in both; the finishing stacks are compared at the end.
 
-pokerkit breaks some rules we keep (``/work/shared/NOTES.md``). Those situations are detected and,
+pokerkit breaks some rules we keep (pokerkit 0.7.7). Those situations are detected and,
 instead of pokerkit's answer, OUR rule is asserted explicitly:
 
 * ``bb_short``: a big blind all-in for less than the big blind. pokerkit asks the others for the
-  short amount; the rule (issue 2, rule 5): the full big blind, with the minimum raise of a full
+  short amount; the rule (docs/engine.md): the full big blind, with the minimum raise of a full
   big blind. The hand is finished on our engine alone (chips conserved, rule checks).
 * ``bb_ante_priority``: a big blind who cannot cover both the big blind and the big-blind ante.
   We post the blind first (TDA: the blind has priority); pokerkit takes the ante first. Our

@@ -70,7 +70,7 @@ class DaemonIO:
         self.shoe.draw_uid(uid)
 
     def shoe_status(self, door_open: bool, empty: bool) -> None:
-        """Make the shoe report its door and whether it is empty (issue-6 scenarios)."""
+        """Make the shoe report its door and whether it is empty (dealing scenarios)."""
         from hardware.link.protocol import MsgType
         from hardware.shoe.protocol import shoe_status_payload
 

@@ -42,7 +42,7 @@ ACTIONS: Mapping[str, str] = {
     "unplug_shoe": "the shoe's cable is pulled (and plugged back after `seconds`)",
     "misdeal": "the dealer declares a misdeal (reason), e.g. a card dealt to the wrong seat",
     "command": "the dealer sends a command (body)",
-    # issue 6 (dealing irregularities, scenarios/irregularities/):
+    # dealing irregularities (scenarios/irregularities/):
     "draw_cards": "the dealer draws body.count cards, laying card i in board slot body.board[i] "
                   "(-1 = not on the board)",
     "set_board": "the dealer lays the board as body.slots (card codes, \"\" = empty)",

@@ -215,7 +215,7 @@ def test_reader_repeat_is_dropped() -> None:
 
 
 def test_card_when_none_is_due_holds_and_is_not_applied() -> None:
-    # while the blinds are posted (issue 6: a card drawn while the betting is open is an
+    # while the blinds are posted (the dealing rules: a card drawn while the betting is open is an
     # extra / premature card, see controller/dealing.py and tests/irregularities)
     h = started()
     before = h.core.hand.status() if h.core.hand else None

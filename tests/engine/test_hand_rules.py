@@ -1,4 +1,4 @@
-"""One test (or a few) per numbered rule of issue 2, driven through the public Hand API."""
+"""One test (or a few) per rule of the engine (docs/engine.md), through the public Hand API."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 - SIGKILL of the daemon 1-3.5 ms after the shoe sends a card: the read must survive (journaled
   before the kill, or resent by the shoe because it was not acknowledged yet). Found losing cards
   at first (the ACK went out before the journal commit; filed in
-  ``/work/notes/bugs-from-reliability.md`` entry 1); fixed by the daemon's deferred ACKs.
+  docs/reliability.md); fixed by the daemon's deferred ACKs.
 - A shoe whose resend buffer overflows while unplugged: the reads it discarded are an
   irregularity that holds the table (entry 4; fixed: ``reads_lost``).
 """

@@ -1,7 +1,7 @@
 """A daemon restarted (after a crash) while a device is unplugged, or after it was replugged.
 
 Real ptys, the daemon process, CURVE on 127.0.0.1. Both found here and filed in
-``/work/notes/bugs-from-reliability.md`` (entries 6 and 7); fixed by the daemon since.
+the reliability probes (docs/reliability.md); fixed by the daemon since.
 """
 
 from __future__ import annotations

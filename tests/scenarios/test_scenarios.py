@@ -28,7 +28,7 @@ def test_scenario_in_process(path: Path) -> None:
 
 
 #: The irregularities the controller core detects (``controller/irregularities.py``); the
-#: dealing rules of issue 6 register more kinds, covered by their own tests.
+#: dealing rules register more kinds, covered by their own tests.
 CORE_KINDS = {"unknown_card", "duplicate_card", "card_not_due", "card_between_hands",
               "card_while_held", "chip_difference", "device_lost", "board_mismatch",
               "board_wrong_slot", "board_missing", "board_early", "exposed_card"}
@@ -42,7 +42,7 @@ def test_every_irregularity_kind_has_a_scenario() -> None:
     assert covered >= CORE_KINDS, sorted(CORE_KINDS - covered)
 
 
-#: The fault actions the scenarios of this folder show (issue 6 adds more, used by its own).
+#: The fault actions the scenarios of this folder show (dealing rules add more).
 CORE_ACTIONS = {"expose_card", "wrong_board_card", "wrong_slot", "board_early", "wrong_bet",
                 "unknown_tag", "second_copy", "extra_card", "hide_board_card", "unplug_shoe",
                 "misdeal"}
