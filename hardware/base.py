@@ -436,8 +436,8 @@ class BoardCamera(Protocol):
 class DeviceUrl:
     """A parsed device URL.
 
-    :param key: registry key: ``"<scheme>"`` (``serial``, ``lines``, ``camera``) or, for
-        simulators, ``"sim://<name>"``.
+    :param key: registry key: ``"<scheme>"`` (``serial``, ``lines``, ``camera``) or, for a
+        backend registered for an address (the simulators), ``"<scheme>://<name>"``.
     :param path: the device path (``/dev/ttyUSB0``) or, for ``camera://0``, ``"0"``.
     """
 
@@ -496,12 +496,12 @@ def parse_device_url(url: str) -> DeviceUrl:
             raise ConfigError(f"device URL {url!r} repeats the query key {k!r}")
         query[k] = v
     scheme = parts.scheme.lower()
-    if scheme == "sim":
-        key = f"sim://{parts.netloc.lower()}"
-        path = unquote(parts.path)
+    addressed = f"{scheme}://{parts.netloc.lower()}"
+    if addressed in LAZY_MODULES or any(k == addressed for k, _ in _FACTORIES):
+        # a backend registered for this address (``sim://shoe``): the rest is its path
+        key, path = addressed, unquote(parts.path)
     else:
-        key = scheme
-        path = unquote(parts.netloc + parts.path)
+        key, path = scheme, unquote(parts.netloc + parts.path)
     return DeviceUrl(url=url, scheme=scheme, key=key, path=path, query=query)
 
 
