@@ -39,7 +39,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import serial
 
 from hardware.base import DeviceEvent, DeviceLost, DeviceRecovered, DeviceStatus, DeviceUrl
-from hardware.link.protocol import LinkState, StreamProtocol
+from hardware.link.protocol import HostLink, LinkState, StreamProtocol
 from table_controller.errors import ConfigError, DeviceError
 
 
@@ -72,6 +72,9 @@ class SerialDevice(Generic[P]):
         hardware); handed to whoever scripts a simulated table, never used by the driver.
     :param defer_acks: keep what the protocol wants written after a read until
         :meth:`release_acks` (see the module rules).
+    :param lost_after: seconds of silence after which the device is reported lost (the
+        protocol's own default, from its heartbeat period, if ``None``); a protocol without
+        heartbeats ignores it.
     """
 
     def __init__(
@@ -88,6 +91,7 @@ class SerialDevice(Generic[P]):
         owned: Sequence[Closeable] = (),
         peer: object | None = None,
         defer_acks: bool = False,
+        lost_after: float | None = None,
     ) -> None:
         self.url = url
         self.path = path
@@ -109,6 +113,8 @@ class SerialDevice(Generic[P]):
         self._attempts = 0
         self._pending: list[DeviceEvent] = []
         self.defer_acks = defer_acks
+        if lost_after is not None and isinstance(protocol, HostLink):
+            protocol.lost_after = lost_after
         self._held: list[bytes] = []
         self.generation = 0
         self.reconnects = 0
@@ -421,7 +427,7 @@ def driver_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
     :raises ConfigError: naming an option that is not accepted.
     """
-    accepted = {"clock", "backoff", "owned", "peer", "exclusive", "defer_acks"}
+    accepted = {"clock", "backoff", "owned", "peer", "exclusive", "defer_acks", "lost_after"}
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise ConfigError(f"unknown driver option(s): {', '.join(unknown)}")

@@ -158,19 +158,22 @@ class DeviceSet:
             out["camera"] = self.camera.status()
         return out
 
-    def open_serial(self, stack: contextlib.AsyncExitStack, urls: Mapping[str, str]) -> None:
+    def open_serial(self, stack: contextlib.AsyncExitStack, urls: Mapping[str, str],
+                    lost_after: float) -> None:
         """Open the shoe and the chip sensors, deliver their events, ask each for its HELLO.
 
         A port path that is missing does not stop the start: the device starts lost (its first
-        tick reports it; the driver keeps trying to reopen it with back-off).
+        tick reports it; the driver keeps trying to reopen it with back-off). A device silent
+        for ``lost_after`` seconds (``timing.device_timeout``) is lost.
 
         :raises ConfigError: for a bad URL.
         :raises DeviceError: for a port that is busy or forbidden.
         """
         for name in SERIAL_DEVICES:
             url = urls[name]
-            dev: PolledDevice = (open_shoe(url, defer_acks=True) if name == "shoe"
-                                 else open_chip_sensor(url, defer_acks=True))
+            options = {"defer_acks": True, "lost_after": lost_after}
+            dev: PolledDevice = (open_shoe(url, **options) if name == "shoe"
+                                 else open_chip_sensor(url, **options))
             if isinstance(dev, SerialDevice):
                 dev.open(missing_ok=True)
             else:

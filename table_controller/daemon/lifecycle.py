@@ -172,7 +172,8 @@ class Daemon:
         stack.callback(self._disarm)
         self.recover()
 
-        self.devices.open_serial(stack, {"shoe": cfg.devices.shoe, "chips": cfg.devices.chips})
+        self.devices.open_serial(stack, {"shoe": cfg.devices.shoe, "chips": cfg.devices.chips},
+                                 cfg.timing.device_timeout)
         profile_path = cfg.calibration.camera_profile
         self.devices.open_camera(stack, cfg.devices.camera,
                                  None if profile_path is None else load_profile(profile_path),
