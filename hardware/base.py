@@ -477,7 +477,7 @@ LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "sim://chips": ("hardware.sim.chips",),
     "sim://lines": ("hardware.sim.lines",),
     "camera": ("hardware.camera",),
-    "sim://camera": ("hardware.sim.camera", "hardware.sim.camera_link"),
+    "sim://camera": ("hardware.sim.camera_link",),
 }
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hardware.base import DeviceStatus, DeviceUrl, register_scheme
+from hardware.base import DeviceStatus
 from hardware.sim import scene as S
 from table_controller.engine.cards import Card
 from table_controller.errors import ConfigError, DuplicateCardError, RuleError
@@ -190,15 +190,3 @@ def sim_camera_from_options(url: str, options: Mapping[str, Any]) -> SimCamera:
             return SimCamera(faces, url=url, level=level, seed=seed, fps=fps, felt=choice)
     raise ConfigError(f"sim camera {url!r}: felt {felt!r} is not one of {', '.join(S.FELTS)}")
 
-
-def open_sim_camera(url: DeviceUrl, options: Mapping[str, Any]) -> SimCamera:
-    """Registry factory for ``sim://camera`` (kind ``"camera"``): an in-process :class:`SimCamera`.
-
-    :raises ConfigError: for unknown options or bad values.
-    """
-    from hardware.camera.registry import merged_options
-
-    return sim_camera_from_options(url.url, merged_options(url, options))
-
-
-register_scheme("sim://camera", open_sim_camera, kind="camera")

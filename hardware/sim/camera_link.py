@@ -47,7 +47,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hardware.base import (
     BadFrame,
@@ -61,6 +61,9 @@ from hardware.base import (
 from hardware.camera.source import BoardObserved, FrameBoardSource
 from table_controller.engine.cards import Card, CardError
 from table_controller.errors import ConfigError, TableError
+
+if TYPE_CHECKING:
+    from hardware.sim.camera import SimCamera
 
 LEVELS = ("exact", "easy", "medium", "hard")
 EMPTY: tuple[str | None, ...] = (None,) * 5
@@ -263,6 +266,19 @@ def _profile(given: CameraProfile | str | os.PathLike[str]) -> CameraProfile:
     return given
 
 
+def open_sim_camera(url: DeviceUrl, options: Mapping[str, Any]) -> SimCamera:
+    """Registry factory for ``sim://camera`` (kind ``"camera"``): an in-process ``SimCamera``.
+
+    The renderer (and OpenCV) is imported only here, when such a camera is built.
+
+    :raises ConfigError: for unknown options or bad values.
+    """
+    from hardware.camera.registry import merged_options
+    from hardware.sim.camera import sim_camera_from_options
+
+    return sim_camera_from_options(url.url, merged_options(url, options))
+
+
 def board_defaults(url: DeviceUrl) -> DeviceDefaults:
     """Tell what ``sim://camera`` offers unopened: a board file needs no camera profile."""
     return DeviceDefaults(self_calibrated="board" in url.query)
@@ -460,3 +476,4 @@ class BoardRenderer:
 
 
 register_scheme("sim://camera", open_board_file, kind="board", defaults=board_defaults)
+register_scheme("sim://camera", open_sim_camera, kind="camera")

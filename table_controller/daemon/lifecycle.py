@@ -161,7 +161,6 @@ class Daemon:
         """
         import zmq.asyncio
 
-        from calibration.camera import load_profile
         from table_controller.feeds import CurveServer, FeedEndpoints
 
         cfg = self.config
@@ -174,10 +173,12 @@ class Daemon:
 
         self.devices.open_serial(stack, {"shoe": cfg.devices.shoe, "chips": cfg.devices.chips},
                                  cfg.timing.device_timeout)
-        profile_path = cfg.calibration.camera_profile
-        self.devices.open_camera(stack, cfg.devices.camera,
-                                 None if profile_path is None else load_profile(profile_path),
-                                 camera_configured(cfg))
+        profile = None
+        if cfg.calibration.camera_profile is not None:
+            from calibration.camera import load_profile  # OpenCV: only with a camera profile
+
+            profile = load_profile(cfg.calibration.camera_profile)
+        self.devices.open_camera(stack, cfg.devices.camera, profile, camera_configured(cfg))
         # No chip report is asked for here: before the link is synced (HELLO) the device's
         # answer would be refused (NAK) and come again as retransmissions. The device's HELLO
         # (or its recovery) asks for one (on_device_event).
