@@ -7,6 +7,10 @@ protocol, ACK written back, typed ``CardDrawn`` event returned), in three ways: 
 mode (reader thread + ``call_soon_threadsafe``). The clock starts just before the frame is
 written to the master and stops when the bytes (bare) or the event (driver) are in hand.
 
+Gaps: cards come 20-200 ms apart at a table, and an idle process wakes more slowly than a busy
+one. The ``gap`` rows sleep the given time before every frame, bare and driver alike (the
+bare read also after a sleep of the same length), so both wake from idle.
+
 Throughput: CARD_DRAWN frames through ``ShoeProtocol.feed`` (framing, CRC, sequence check, ACK
 encoding, payload decoding, event creation), fed in 4 KiB chunks and one frame per call, and
 through the bare ``FrameDecoder``.
@@ -17,6 +21,7 @@ Run: ``python -m benchmarks serial`` (or ``make bench``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import select
 import time
@@ -33,6 +38,8 @@ from hardware.sim.pty import PtyPort
 UID = "04A1B2C3D4E5F6"
 SAMPLES = 2000
 WARMUP = 200
+#: Gap between cards (seconds) -> samples at that gap (a 200 ms gap costs 0.4 s a sample pair).
+GAPS = {0.02: 600, 0.05: 400, 0.2: 150}
 
 
 def _frame(seq: int) -> bytes:
@@ -128,7 +135,11 @@ def _measure_blocking() -> tuple[list[float], list[float]]:
     return bare, drv
 
 
-def _measure_async(mode: str) -> tuple[list[float], list[float]]:
+def _measure_async(mode: str, gap: float = 0.0,
+                   samples: int | None = None) -> tuple[list[float], list[float]]:
+    n = SAMPLES if samples is None else samples
+    warmup = WARMUP if not gap else min(WARMUP, 10)
+
     async def run() -> tuple[list[float], list[float]]:
         master, slave = _bare_pair()
         rig = _DriverRig()
@@ -137,8 +148,12 @@ def _measure_async(mode: str) -> tuple[list[float], list[float]]:
         drv: list[float] = []
         try:
             async with adev:
-                for i in range(WARMUP + SAMPLES):
+                for i in range(warmup + n):
+                    if gap:
+                        time.sleep(gap)
                     b = _bare_once(master, slave, _frame(i + 1))
+                    if gap:
+                        await asyncio.sleep(gap)
                     frame = rig.next_frame()
                     t0 = time.perf_counter()
                     os.write(rig.master, frame)
@@ -148,7 +163,7 @@ def _measure_async(mode: str) -> tuple[list[float], list[float]]:
                             break
                     d = time.perf_counter() - t0
                     rig.drain()
-                    if i >= WARMUP:
+                    if i >= warmup:
                         bare.append(b)
                         drv.append(d)
         finally:
@@ -213,6 +228,9 @@ def main() -> None:
     print("| driver path | bare p50 us | bare p99 us | driver p50 us | driver p99 us | "
           "p50 ratio | added at p50 us |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
+    for gap, n in GAPS.items():
+        runs.append((f"asyncio `reader`, {gap * 1e3:.0f} ms between cards ({n} samples)",
+                     functools.partial(_measure_async, "reader", gap, n)))
     for name, fn in runs:
         bare, drv = fn()
         print(_row(name, bare, drv), flush=True)

@@ -11,7 +11,13 @@ Rules this module keeps:
 3. The registry maps a scheme (``serial``, ``lines``, ``camera``) or a simulator address
    (``sim://shoe``) plus a device kind to a factory. Modules register their own factories with
    :func:`register_scheme`; the registry imports the module that owns a scheme lazily, the first
-   time a URL with that scheme is opened (see :data:`LAZY_MODULES`).
+   time a URL with that scheme is opened (see :data:`LAZY_MODULES`, named by module path as
+   python-can's ``BACKENDS``): a simulator is a backend like any other, and nothing above this
+   module imports one or branches on its URL.
+4. What a device can tell before it is opened goes through the same registry:
+   :func:`device_defaults` returns the :class:`DeviceDefaults` a backend registered for a URL
+   (a simulated shoe knows its tags, so it offers a deck profile; a board file needs no camera
+   profile). A real device offers none, and the configuration must supply the calibration.
 
 >>> parse_device_url("serial:///dev/ttyUSB0?baud=115200").path
 '/dev/ttyUSB0'
@@ -288,10 +294,12 @@ class PolledDevice(Protocol):
 
     Blocking use: call :meth:`read_events` in a loop (or from a thread). Event-loop use (see
     :mod:`hardware.link.aio`): watch :meth:`fileno` for readability and call :meth:`on_readable`,
-    and call :meth:`tick` periodically for heartbeat checks and reconnects.
+    and call :meth:`tick` at :meth:`next_deadline` for heartbeat checks and reconnects.
     """
 
     url: str
+    #: Counts port (re)openings: a new value means a new descriptor to watch.
+    generation: int
 
     def open(self) -> None:
         """Open the port; raises :class:`table_controller.errors.DeviceError` if it cannot."""
@@ -315,6 +323,18 @@ class PolledDevice(Protocol):
 
     def tick(self) -> list[DeviceEvent]:
         """Run timers: heartbeat supervision and reconnect attempts."""
+        ...
+
+    def next_deadline(self) -> float | None:
+        """Return when :meth:`tick` next has work, on the device's clock (``None``: never)."""
+        ...
+
+    def send(self, data: bytes) -> list[DeviceEvent]:
+        """Write bytes; a failure is reported as an event, never raised."""
+        ...
+
+    def release_acks(self) -> list[DeviceEvent]:
+        """Write the acknowledgements kept since the last release (``defer_acks=True``)."""
         ...
 
     def status(self) -> DeviceStatus:
@@ -341,6 +361,46 @@ class ChipSensor(PolledDevice, Protocol):
 
     def request_report(self) -> None:
         """Ask for a :class:`ZoneReport` of every zone and the :class:`TrayInventory`."""
+        ...
+
+
+@runtime_checkable
+class BoardSource(Protocol):
+    """A board source: what the camera's stabilised reading shows (``kind="board"``).
+
+    ``poll(now)`` returns a board event (an object with ``slots`` and ``occluded``) whenever the
+    stable board changes, and may take tens of milliseconds (recognition): call it off the loop.
+    """
+
+    url: str
+
+    def open(self) -> None:
+        """Open the source."""
+        ...
+
+    def close(self) -> None:
+        """Release the source."""
+        ...
+
+    def poll(self, now: float) -> list[DeviceEvent]:
+        """Read what is due at ``now``; return what changed."""
+        ...
+
+    def status(self) -> DeviceStatus:
+        """Return a snapshot of the source's health."""
+        ...
+
+
+class CameraProfile(Protocol):
+    """What a board source needs of a camera profile (``calibration.camera.CameraProfile``)."""
+
+    @property
+    def design(self) -> str:
+        """The registered deck design's name (for the deck check's alert)."""
+        ...
+
+    def recognizer(self) -> Any:
+        """Build the calibrated board recognizer."""
         ...
 
 
@@ -376,8 +436,8 @@ class BoardCamera(Protocol):
 class DeviceUrl:
     """A parsed device URL.
 
-    :param key: registry key: ``"<scheme>"`` (``serial``, ``lines``, ``camera``) or, for
-        simulators, ``"sim://<name>"``.
+    :param key: registry key: ``"<scheme>"`` (``serial``, ``lines``, ``camera``) or, for a
+        backend registered for an address (the simulators), ``"<scheme>://<name>"``.
     :param path: the device path (``/dev/ttyUSB0``) or, for ``camera://0``, ``"0"``.
     """
 
@@ -390,7 +450,24 @@ class DeviceUrl:
 
 DeviceFactory = Callable[[DeviceUrl, Mapping[str, Any]], Any]
 
+
+@dataclass(frozen=True, slots=True)
+class DeviceDefaults:
+    """What a backend can tell about a URL before any device is opened.
+
+    :param deck_profile: tag UID -> card, for a shoe that knows its tags (a simulator); used
+        when the configuration names no deck store.
+    :param self_calibrated: a board source that reads the board without a camera profile.
+    """
+
+    deck_profile: Mapping[str, Card] | None = None
+    self_calibrated: bool = False
+
+
+DefaultsFactory = Callable[[DeviceUrl], DeviceDefaults]
+
 _FACTORIES: dict[tuple[str, str], DeviceFactory] = {}
+_DEFAULTS: dict[tuple[str, str], DefaultsFactory] = {}
 
 #: Modules imported on first use of a registry key; importing them registers their factories.
 LAZY_MODULES: dict[str, tuple[str, ...]] = {
@@ -400,7 +477,7 @@ LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "sim://chips": ("hardware.sim.chips",),
     "sim://lines": ("hardware.sim.lines",),
     "camera": ("hardware.camera",),
-    "sim://camera": ("hardware.camera",),
+    "sim://camera": ("hardware.sim.camera_link",),
 }
 
 
@@ -419,21 +496,23 @@ def parse_device_url(url: str) -> DeviceUrl:
             raise ConfigError(f"device URL {url!r} repeats the query key {k!r}")
         query[k] = v
     scheme = parts.scheme.lower()
-    if scheme == "sim":
-        key = f"sim://{parts.netloc.lower()}"
-        path = unquote(parts.path)
+    addressed = f"{scheme}://{parts.netloc.lower()}"
+    if addressed in LAZY_MODULES or any(k == addressed for k, _ in _FACTORIES):
+        # a backend registered for this address (``sim://shoe``): the rest is its path
+        key, path = addressed, unquote(parts.path)
     else:
-        key = scheme
-        path = unquote(parts.netloc + parts.path)
+        key, path = scheme, unquote(parts.netloc + parts.path)
     return DeviceUrl(url=url, scheme=scheme, key=key, path=path, query=query)
 
 
-def register_scheme(key: str, factory: DeviceFactory, *, kind: str, replace: bool = False) -> None:
+def register_scheme(key: str, factory: DeviceFactory, *, kind: str, replace: bool = False,
+                    defaults: DefaultsFactory | None = None) -> None:
     """Register ``factory`` for URLs with registry ``key`` producing a device of ``kind``.
 
     ``key`` is a scheme (``"camera"``) or a simulator address (``"sim://camera"``). The factory
     gets the parsed :class:`DeviceUrl` and the keyword options given to :func:`open_device`, and
-    returns an unopened device.
+    returns an unopened device. ``defaults`` tells what the backend offers for a URL before a
+    device is built (:func:`device_defaults`).
 
     :raises ConfigError: if the pair is already registered and ``replace`` is false.
     """
@@ -441,6 +520,24 @@ def register_scheme(key: str, factory: DeviceFactory, *, kind: str, replace: boo
     if pair in _FACTORIES and not replace and _FACTORIES[pair] is not factory:
         raise ConfigError(f"a {kind} driver is already registered for {key!r}")
     _FACTORIES[pair] = factory
+    if defaults is not None:
+        _DEFAULTS[pair] = defaults
+
+
+def device_defaults(url: str, kind: str) -> DeviceDefaults:
+    """Return what the backend of ``url`` offers for a device of ``kind`` before it is opened.
+
+    A backend that registered no defaults (any real device) offers nothing.
+
+    >>> device_defaults("serial:///dev/ttyUSB0", "shoe")
+    DeviceDefaults(deck_profile=None, self_calibrated=False)
+
+    :raises ConfigError: for a URL that does not parse, or a bad option the backend checks.
+    """
+    parsed = parse_device_url(url)
+    _load_lazy(parsed.key)
+    factory = _DEFAULTS.get((parsed.key, kind))
+    return DeviceDefaults() if factory is None else factory(parsed)
 
 
 def registered_schemes() -> Iterator[tuple[str, str]]:
@@ -507,6 +604,15 @@ def open_chip_sensor(url: str, **options: Any) -> ChipSensor:
     :raises ConfigError: as :func:`open_device`.
     """
     device: ChipSensor = open_device(url, kind="chips", **options)
+    return device
+
+
+def open_board_source(url: str, **options: Any) -> BoardSource:
+    """:func:`open_device` for a board source (``profile=`` a :class:`CameraProfile`).
+
+    :raises ConfigError: as :func:`open_device`, or if the URL's backend needs a profile.
+    """
+    device: BoardSource = open_device(url, kind="board", **options)
     return device
 
 

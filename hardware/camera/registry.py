@@ -1,19 +1,26 @@
-"""Registers the board cameras with :mod:`hardware.base`: ``camera:`` and ``sim://camera``.
+"""Registers the board cameras with :mod:`hardware.base`: ``camera:`` (kinds camera and board).
 
-Both factories import OpenCV lazily. Open a camera with
-:func:`hardware.base.open_camera` (``"camera://0"``, ``"camera:///dev/video0"``,
-``"camera://?url=rtsp://..."``, ``"sim://camera?level=hard&seed=3"``).
+Both factories import OpenCV lazily. Open a camera with :func:`hardware.base.open_camera`
+(``"camera://0"``, ``"camera:///dev/video0"``, ``"camera://?url=rtsp://..."``), or the board
+source over it with :func:`hardware.base.open_board_source` and the camera profile
+(``profile=``). The simulated cameras (``sim://camera``) register themselves in
+:mod:`hardware.sim`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hardware.base import DeviceUrl, register_scheme
+from hardware.base import CameraProfile, DeviceUrl, open_camera, register_scheme
+from table_controller.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hardware.camera.source import FrameBoardSource
 
 
-def _merged(url: DeviceUrl, options: Mapping[str, Any]) -> dict[str, Any]:
+def merged_options(url: DeviceUrl, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the URL's query updated with the keyword options (``device`` dropped)."""
     merged: dict[str, Any] = dict(url.query)
     merged.update(options)
     merged.pop("device", None)
@@ -24,18 +31,28 @@ def open_cv_camera(url: DeviceUrl, options: Mapping[str, Any]) -> Any:
     """Build a camera for ``camera:`` URLs (:class:`hardware.camera.capture.CvCamera`)."""
     from hardware.camera.capture import CvCamera, camera_source
 
-    merged = _merged(url, options)
+    merged = merged_options(url, options)
     source = camera_source(url.path, merged)
     merged.pop("url", None)
     return CvCamera(url.url, source, merged)
 
 
-def open_sim_camera(url: DeviceUrl, options: Mapping[str, Any]) -> Any:
-    """Build a ``sim://camera`` (:class:`hardware.sim.camera.SimCamera`)."""
-    from hardware.sim.camera import sim_camera_from_options
+def open_camera_board(url: DeviceUrl, options: Mapping[str, Any]) -> FrameBoardSource:
+    """Build the board source over a camera: frames -> the profile's recognizer -> stabiliser.
 
-    return sim_camera_from_options(url.url, _merged(url, options))
+    :param options: ``profile`` (required): the camera profile; the rest goes to the camera.
+    :raises ConfigError: without a profile.
+    """
+    from hardware.camera.source import FrameBoardSource
+    from hardware.camera.stabilizer import BoardStabilizer
+
+    opts = dict(options)
+    profile: CameraProfile | None = opts.pop("profile", None)
+    if profile is None:
+        raise ConfigError(f"camera {url.url}: a board source needs calibration.camera_profile")
+    return FrameBoardSource(open_camera(url.url, **opts), profile.recognizer(),
+                            BoardStabilizer(frames=3), interval=0.1, design=profile.design)
 
 
 register_scheme("camera", open_cv_camera, kind="camera")
-register_scheme("sim://camera", open_sim_camera, kind="camera")
+register_scheme("camera", open_camera_board, kind="board")

@@ -103,6 +103,10 @@ class LineReaderProtocol:
         """Return nothing: a silent reader is normal."""
         return []
 
+    def next_deadline(self) -> float | None:
+        """Return ``None``: these readers have no timers."""
+        return None
+
     def feed(self, data: bytes, now: float) -> list[DeviceEvent]:
         """Parse bytes received at ``now`` into :class:`CardDrawn` or :class:`BadFrame` events."""
         feed = self._feed_lines if self.fmt == "reader" else self._feed_id12

@@ -3,9 +3,12 @@
 Two modes, same events:
 
 - ``"reader"`` (default): ``loop.add_reader`` on the port's file descriptor calls
-  :meth:`~hardware.base.PolledDevice.on_readable` in the loop thread; a periodic ``tick`` runs
-  heartbeat supervision and reconnects. No thread, no cross-thread hand-off; this is what the
-  benchmark measures as the lower-latency path (see ``docs/benchmarks.md``).
+  :meth:`~hardware.base.PolledDevice.on_readable` in the loop thread; ``tick`` (heartbeat
+  supervision, reconnects) runs at the device's
+  :meth:`~hardware.base.PolledDevice.next_deadline`, one ``loop.call_later`` armed for it, not
+  on a fixed period: an idle link wakes the loop once per heartbeat deadline, not 20 times a
+  second. No thread, no cross-thread hand-off; this is what the benchmark measures as the
+  lower-latency path (see ``docs/benchmarks.md``).
 - ``"thread"``: a reader thread loops on the blocking
   :meth:`~hardware.base.PolledDevice.read_events` and posts events into the loop with
   ``loop.call_soon_threadsafe``. Use it for a device whose descriptor cannot be watched.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 from typing import Literal
 
@@ -32,9 +36,12 @@ class AsyncDevice:
 
     :param device: an opened device.
     :param mode: ``"reader"`` or ``"thread"`` (see the module docstring).
-    :param tick_interval: seconds between timer runs (``"reader"`` mode) and the longest a
-        blocking read waits (``"thread"`` mode).
+    :param tick_interval: the longest a blocking read waits (``"thread"`` mode); in
+        ``"reader"`` mode the timer follows the device's deadlines.
     :param queue_size: bound of the :meth:`get` queue; 0 = unbounded.
+    :param clock: the device's clock (its deadlines are on it).
+    :param after_io: called in the loop after each read or timer run, after the listeners,
+        whatever it produced (``"reader"`` mode).
     """
 
     def __init__(
@@ -44,6 +51,8 @@ class AsyncDevice:
         mode: Literal["reader", "thread"] = "reader",
         tick_interval: float = 0.05,
         queue_size: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+        after_io: Callable[[], None] | None = None,
     ) -> None:
         self.device = device
         self.mode = mode
@@ -54,6 +63,9 @@ class AsyncDevice:
         self._fd: int | None = None
         self._generation = -1
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = float("inf")
+        self._clock = clock
+        self._after_io = after_io
         self._thread: threading.Thread | None = None
         self._running = False
         self.dropped = 0
@@ -80,7 +92,7 @@ class AsyncDevice:
         self._running = True
         if self.mode == "reader":
             self._watch()
-            self._timer = self._loop.call_later(self.tick_interval, self._on_timer)
+            self.poke()
         else:
             self._thread = threading.Thread(target=self._run_thread, daemon=True)
             self._thread.start()
@@ -91,12 +103,33 @@ class AsyncDevice:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+            self._timer_at = float("inf")
         if self._loop is not None and self._fd is not None:
             self._loop.remove_reader(self._fd)
             self._fd = None
         if self._thread is not None:
             thread, self._thread = self._thread, None
             await asyncio.to_thread(thread.join, 2.0)
+
+    def poke(self) -> None:
+        """Re-arm the timer if the device's next deadline moved earlier (``"reader"`` mode).
+
+        Called after each read; call it after writing to the device too (a failed write makes
+        the reopen attempts due).
+        """
+        loop = self._loop
+        if loop is None or not self._running or self.mode != "reader":
+            return
+        deadline = self.device.next_deadline()
+        if deadline is None:
+            return
+        at = loop.time() + max(0.0, deadline - self._clock())
+        if at >= self._timer_at:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = at
+        self._timer = loop.call_at(at, self._on_timer)
 
     async def __aenter__(self) -> AsyncDevice:
         self.start()
@@ -121,7 +154,7 @@ class AsyncDevice:
         if loop is None or not self._running:
             return
         fd = self.device.fileno()
-        generation = getattr(self.device, "generation", 0)
+        generation = self.device.generation
         if fd == self._fd and generation == self._generation:
             return
         if self._fd is not None:
@@ -134,16 +167,24 @@ class AsyncDevice:
         events = self.device.on_readable()
         self._watch()
         if events:
+            self.poke()
             self._deliver(events)
+        if self._after_io is not None:
+            self._after_io()
 
     def _on_timer(self) -> None:
+        self._timer, self._timer_at = None, float("inf")
         if not self._running or self._loop is None:
             return
+        # a frame heard since the timer was armed moved the deadline later: tick finds nothing
+        # due and the timer is armed again for the new deadline
         events = self.device.tick()
         self._watch()
+        self.poke()
         if events:
             self._deliver(events)
-        self._timer = self._loop.call_later(self.tick_interval, self._on_timer)
+        if self._after_io is not None:
+            self._after_io()
 
     def _run_thread(self) -> None:
         loop = self._loop

@@ -348,6 +348,18 @@ class HostLink:
             return [LinkStale(round(silent, 3))]
         return []
 
+    def next_deadline(self) -> float | None:
+        """Return when :meth:`tick` next has something to report (``None``: never).
+
+        The link goes stale ``stale_after`` seconds after the last frame and lost
+        ``lost_after`` seconds after it; a frame heard since moves both later.
+        """
+        if self.state is LinkState.LOST:
+            return None
+        if self.state is LinkState.STALE:
+            return self._since + self.lost_after
+        return self._since + self.stale_after
+
     def mark_lost(self) -> None:
         """Record that the port failed (the driver reports the loss itself)."""
         self.state = LinkState.LOST
@@ -506,6 +518,10 @@ class StreamProtocol(Protocol):
 
     def tick(self, now: float) -> list[DeviceEvent]:
         """Run timers at ``now``."""
+        ...
+
+    def next_deadline(self) -> float | None:
+        """Return when :meth:`tick` next has something to do (``None``: never)."""
         ...
 
     def take_outgoing(self) -> bytes:

@@ -15,13 +15,21 @@ Rules this module keeps:
    ``/dev/serial/by-id/...`` link, which is what makes a replugged adapter come back.
 4. Two ways to run it, sharing the same code: blocking :meth:`SerialDevice.read_events` (a loop
    or a thread), or event-loop style, where :mod:`hardware.link.aio` watches :meth:`fileno`,
-   calls :meth:`on_readable` and calls :meth:`tick` for heartbeats and reconnects.
+   calls :meth:`on_readable`, and calls :meth:`tick` at :meth:`next_deadline` (heartbeat
+   supervision, reconnects), never on a fixed period.
+5. One read is one ``os.read`` on the non-blocking descriptor (pyserial's ``read`` adds an
+   ``ioctl`` and a ``select`` per call: about half the driver's cost on a card, measured).
+6. Journal first towards the device (``defer_acks=True``): the ACK/NAK bytes the protocol wants
+   written after a read are kept until :meth:`release_acks`, which the owner calls once the
+   events of that read are safe (journaled). Bytes kept for a port session never reach the
+   next one (a reopen or a loss drops them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import select
 import threading
 import time
@@ -31,7 +39,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import serial
 
 from hardware.base import DeviceEvent, DeviceLost, DeviceRecovered, DeviceStatus, DeviceUrl
-from hardware.link.protocol import LinkState, StreamProtocol
+from hardware.link.protocol import HostLink, LinkState, StreamProtocol
 from table_controller.errors import ConfigError, DeviceError
 
 
@@ -44,6 +52,9 @@ class Closeable(Protocol):
 
 
 P = TypeVar("P", bound=StreamProtocol)
+
+#: Most bytes one read takes (a frame is tens of bytes; a backlog after a stall a few KiB).
+READ_SIZE = 65536
 
 
 class SerialDevice(Generic[P]):
@@ -59,6 +70,11 @@ class SerialDevice(Generic[P]):
     :param owned: resources closed after the port, in reverse order (e.g. a simulator).
     :param peer: the simulated device on the other end of the port, if any (``None`` for
         hardware); handed to whoever scripts a simulated table, never used by the driver.
+    :param defer_acks: keep what the protocol wants written after a read until
+        :meth:`release_acks` (see the module rules).
+    :param lost_after: seconds of silence after which the device is reported lost (the
+        protocol's own default, from its heartbeat period, if ``None``); a protocol without
+        heartbeats ignores it.
     """
 
     def __init__(
@@ -74,6 +90,8 @@ class SerialDevice(Generic[P]):
         backoff: tuple[float, float] = (0.05, 2.0),
         owned: Sequence[Closeable] = (),
         peer: object | None = None,
+        defer_acks: bool = False,
+        lost_after: float | None = None,
     ) -> None:
         self.url = url
         self.path = path
@@ -94,6 +112,10 @@ class SerialDevice(Generic[P]):
         self._next_retry = 0.0
         self._attempts = 0
         self._pending: list[DeviceEvent] = []
+        self.defer_acks = defer_acks
+        if lost_after is not None and isinstance(protocol, HostLink):
+            protocol.lost_after = lost_after
+        self._held: list[bytes] = []
         self.generation = 0
         self.reconnects = 0
         self.last_error: str | None = None
@@ -130,6 +152,7 @@ class SerialDevice(Generic[P]):
         with self._lock:
             self._opened = False
             self._pending = []
+            self._held.clear()
             self._close_port()
         for resource in reversed(self._owned):
             resource.close()
@@ -172,21 +195,60 @@ class SerialDevice(Generic[P]):
     def on_readable(self) -> list[DeviceEvent]:
         """Read whatever is available without blocking and return its events."""
         with self._lock:
-            port = self._port
-            if port is None:
+            fd = self._fd
+            if fd is None:
                 return []
             try:
-                waiting = port.in_waiting
-                data = port.read(waiting or 1)
-            except (serial.SerialException, OSError) as exc:
+                data = os.read(fd, READ_SIZE)
+            except (BlockingIOError, InterruptedError):
+                return []
+            except OSError as exc:
                 return self._lost(exc)
             if not data:
-                return []
+                # a vanished device is always readable and reads nothing (as pyserial says)
+                return self._lost(serial.SerialException(
+                    "device reports readiness to read but returned no data "
+                    "(device disconnected or multiple access on port?)"))
             events = self.protocol.feed(data, self._clock())
             reply = self.protocol.take_outgoing()
             if reply:
-                events.extend(self._write(reply))
+                if self.defer_acks:
+                    self._held.append(reply)
+                else:
+                    events.extend(self._write(reply))
             return events
+
+    def release_acks(self) -> list[DeviceEvent]:
+        """Write the ACK/NAK bytes kept since the last release (``defer_acks``).
+
+        :returns: a :class:`~hardware.base.DeviceLost` if the write failed, else nothing.
+        """
+        with self._lock:
+            if not self._held:
+                return []
+            data = b"".join(self._held)
+            self._held.clear()
+            return self._write(data)
+
+    @property
+    def acks_held(self) -> int:
+        """How many writes are kept for :meth:`release_acks`."""
+        return len(self._held)
+
+    def next_deadline(self) -> float | None:
+        """Return when :meth:`tick` next has work (on this device's clock; ``None``: never).
+
+        Events already pending (a port missing at open) are due now; while the port is gone,
+        the next reopen attempt; while it is open, the link's next heartbeat deadline.
+        """
+        with self._lock:
+            if not self._opened:
+                return None
+            if self._pending:
+                return self._clock()
+            if self._port is None:
+                return self._next_retry
+            return self.protocol.next_deadline()
 
     def tick(self) -> list[DeviceEvent]:
         """Run timers: heartbeat supervision while connected, reopen attempts while not."""
@@ -247,6 +309,7 @@ class SerialDevice(Generic[P]):
         self._port = port
         self._fd = port.fileno()
         self.generation += 1
+        self._held.clear()  # kept for the previous session: never sent on this one
         self.protocol.reset(self._clock())
 
     def _close_port(self) -> None:
@@ -266,6 +329,7 @@ class SerialDevice(Generic[P]):
 
     def _lost(self, exc: BaseException) -> list[DeviceEvent]:
         self._close_port()
+        self._held.clear()
         self.protocol.mark_lost()
         self.last_error = f"{type(exc).__name__}: {exc}"
         self._backoff = self._backoff_min
@@ -363,7 +427,7 @@ def driver_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
     :raises ConfigError: naming an option that is not accepted.
     """
-    accepted = {"clock", "backoff", "owned", "peer", "exclusive"}
+    accepted = {"clock", "backoff", "owned", "peer", "exclusive", "defer_acks", "lost_after"}
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise ConfigError(f"unknown driver option(s): {', '.join(unknown)}")

@@ -270,6 +270,18 @@ class Pn532Poller:
                     self._info(item, now, events)
         return events
 
+    def next_deadline(self) -> float | None:
+        """Return when :meth:`tick` next has something to do (``None``: never).
+
+        The current exchange's timeout while one is under way, else the next poll (or now,
+        when commands are queued); ``None`` while the port is closed or lost.
+        """
+        if self.poll_state in (PollState.AWAIT_ACK, PollState.AWAIT_RESPONSE):
+            return self._current.deadline if self._current is not None else None
+        if self.poll_state is PollState.IDLE:
+            return 0.0 if self._queue else self._next_poll
+        return None
+
     def tick(self, now: float) -> list[DeviceEvent]:
         """Run timers at ``now``: resend after a timeout, send the next command when due."""
         events: list[DeviceEvent] = []

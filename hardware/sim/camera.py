@@ -189,3 +189,4 @@ def sim_camera_from_options(url: str, options: Mapping[str, Any]) -> SimCamera:
         if felt == choice:
             return SimCamera(faces, url=url, level=level, seed=seed, fps=fps, felt=choice)
     raise ConfigError(f"sim camera {url!r}: felt {felt!r} is not one of {', '.join(S.FELTS)}")
+

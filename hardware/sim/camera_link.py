@@ -19,7 +19,7 @@ as on a real table where the daemon only receives frames: whoever plays dealer r
 file atomically. The daemon opens ``sim://camera?frames=PNG`` (registry kind ``"board"``, with
 the configured ``calibration.camera_profile``, which :meth:`BoardRenderer.calibrate` writes from
 the empty board): a :class:`FrameFileCamera` decodes the file when it was replaced, and the real
-recognizer and stabiliser (:class:`~table_controller.controller.camera.FrameBoardSource`) read
+recognizer and stabiliser (:class:`~hardware.camera.source.FrameBoardSource`) read
 it. PNG, not JPEG: lossless, so the daemon recognises exactly the pixels rendered (the same
 results as a render in the daemon's process), and one file replaced with ``os.replace`` is the
 simplest handover a reader can never see half of (a video stream would need a writer and a
@@ -47,12 +47,23 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hardware.base import BadFrame, DeviceEvent, DeviceStatus, DeviceUrl, register_scheme
-from table_controller.controller.camera import BoardObserved, FrameBoardSource
+from hardware.base import (
+    BadFrame,
+    CameraProfile,
+    DeviceDefaults,
+    DeviceEvent,
+    DeviceStatus,
+    DeviceUrl,
+    register_scheme,
+)
+from hardware.camera.source import BoardObserved, FrameBoardSource
 from table_controller.engine.cards import Card, CardError
 from table_controller.errors import ConfigError, TableError
+
+if TYPE_CHECKING:
+    from hardware.sim.camera import SimCamera
 
 LEVELS = ("exact", "easy", "medium", "hard")
 EMPTY: tuple[str | None, ...] = (None,) * 5
@@ -185,17 +196,26 @@ class BoardFileCamera(_WatchedFile):
 
 
 def open_board_file(url: DeviceUrl,
-                    options: Mapping[str, Any]) -> BoardFileCamera | FrameFileSource:
+                    options: Mapping[str, Any]) -> BoardFileCamera | FrameBoardSource:
     """Registry factory for ``sim://camera?board=PATH`` or ``?frames=PATH`` (kind ``"board"``).
 
-    :param options: ``profile``: the camera profile for ``frames=`` (the daemon passes its
-        ``calibration.camera_profile``; a ``profile=PATH`` query option also works).
+    Without either, and with a ``profile``, the board source reads an in-process
+    :class:`hardware.sim.camera.SimCamera` (the URL's other options) as a real camera's.
+
+    :param options: ``profile``: the camera profile (a loaded
+        :class:`~hardware.base.CameraProfile` or a path; the daemon passes its
+        ``calibration.camera_profile``; a ``profile=PATH`` query option also works for
+        ``frames=``).
     :raises ConfigError: for a missing ``board``/``frames``, an unknown option or a level that
         would render in the reader's process.
     :raises CalibrationError: for a profile that cannot be loaded.
     """
     if "frames" in url.query:
         return _open_frames(url, options)
+    if "board" not in url.query and options.get("profile") is not None:
+        from hardware.camera.registry import open_camera_board
+
+        return open_camera_board(url, {"profile": _profile(options["profile"])})
     unknown = sorted(set(url.query) - {"board", "faces", "level", "seed"})
     if unknown:
         raise ConfigError(f"{url.url!r}: unknown option {unknown[0]!r} (board, faces, level, "
@@ -228,14 +248,40 @@ def _open_frames(url: DeviceUrl, options: Mapping[str, Any]) -> FrameFileSource:
     if not profile:
         raise ConfigError(f"{url.url!r}: rendered frames need a camera profile "
                           "(calibration.camera_profile, or profile=PATH)")
-    from calibration.camera import load_profile
     from hardware.camera.stabilizer import BoardStabilizer
 
-    recognizer = load_profile(os.fspath(profile)).recognizer()
+    recognizer = _profile(profile).recognizer()
     # one read a frame: a frame file changes only when the board does, and a rendered frame
     # read twice reads the same
     return FrameFileSource(FrameFileCamera(url.url, path), recognizer,
                            BoardStabilizer(frames=1), interval=0.0)
+
+
+def _profile(given: CameraProfile | str | os.PathLike[str]) -> CameraProfile:
+    """Return the camera profile given, loading it if it is a path."""
+    if isinstance(given, str | os.PathLike):
+        from calibration.camera import load_profile
+
+        return load_profile(os.fspath(given))
+    return given
+
+
+def open_sim_camera(url: DeviceUrl, options: Mapping[str, Any]) -> SimCamera:
+    """Registry factory for ``sim://camera`` (kind ``"camera"``): an in-process ``SimCamera``.
+
+    The renderer (and OpenCV) is imported only here, when such a camera is built.
+
+    :raises ConfigError: for unknown options or bad values.
+    """
+    from hardware.camera.registry import merged_options
+    from hardware.sim.camera import sim_camera_from_options
+
+    return sim_camera_from_options(url.url, merged_options(url, options))
+
+
+def board_defaults(url: DeviceUrl) -> DeviceDefaults:
+    """Tell what ``sim://camera`` offers unopened: a board file needs no camera profile."""
+    return DeviceDefaults(self_calibrated="board" in url.query)
 
 
 class FrameFileCamera(_WatchedFile):
@@ -429,4 +475,5 @@ class BoardRenderer:
         self.rendered += 1
 
 
-register_scheme("sim://camera", open_board_file, kind="board")
+register_scheme("sim://camera", open_board_file, kind="board", defaults=board_defaults)
+register_scheme("sim://camera", open_sim_camera, kind="camera")

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from hardware.base import DeviceUrl, register_scheme
+from hardware.base import DeviceDefaults, DeviceUrl, register_scheme
 from hardware.lines.driver import LineReaderShoe
 from hardware.lines.protocol import LineReaderProtocol, encode_id12, encode_reader_line
 from hardware.link.serial_driver import check_query, driver_options
@@ -94,4 +94,11 @@ def open_sim_lines(url: DeviceUrl, options: Mapping[str, Any]) -> LineReaderShoe
     )
 
 
-register_scheme("sim://lines", open_sim_lines, kind="shoe")
+def lines_defaults(url: DeviceUrl) -> DeviceDefaults:
+    """Offer the simulated deck profile (seed 1) before ``sim://lines`` is opened."""
+    from hardware.sim.shoe import sim_deck_profile
+
+    return DeviceDefaults(deck_profile=sim_deck_profile(1))
+
+
+register_scheme("sim://lines", open_sim_lines, kind="shoe", defaults=lines_defaults)

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hardware.base import DeviceUrl, register_scheme
+from hardware.base import DeviceDefaults, DeviceUrl, register_scheme
 from hardware.link.protocol import Frame, MsgType
 from hardware.link.serial_driver import check_query, driver_options, float_option, int_option
 from hardware.shoe.driver import SerialShoe
@@ -244,4 +244,12 @@ def open_sim_shoe(url: DeviceUrl, options: Mapping[str, Any]) -> SerialShoe:
     )
 
 
-register_scheme("sim://shoe", open_sim_shoe, kind="shoe")
+def shoe_defaults(url: DeviceUrl) -> DeviceDefaults:
+    """Offer the deck profile of its tags before ``sim://shoe`` is opened.
+
+    :raises ConfigError: for a seed that is not an integer.
+    """
+    return DeviceDefaults(deck_profile=sim_deck_profile(int_option(url, "seed", 1, 0, 2**31)))
+
+
+register_scheme("sim://shoe", open_sim_shoe, kind="shoe", defaults=shoe_defaults)

@@ -51,7 +51,7 @@ def die_with_parent() -> None:
 def run(args: argparse.Namespace) -> int:
     """Load and validate the configuration, then run the daemon until stopped."""
     from table_controller.config import load_config
-    from table_controller.controller.daemon import SETTLE, run_daemon
+    from table_controller.daemon import SETTLE, run_daemon
     from table_controller.errors import ConfigError
 
     logging.basicConfig(level=args.log_level, stream=sys.stderr,

@@ -1,4 +1,4 @@
-"""The controller: reconciles the shoe, chip sensors and camera with the engine; the daemon.
+"""The controller: reconciles the shoe, chip sensors and camera with the engine.
 
 Public API:
 
@@ -10,9 +10,10 @@ Public API:
   ``HoldLifted``, ``Resolved``, ``HandStarted``, ``HandEnded``, ``Reply``; ``input_from_dict``.
 - Irregularity kinds and the extension point (:mod:`.irregularities`): ``KINDS``,
   ``register_kind``, ``Finding``, ``IrregularityRules``.
-- Board sources (:mod:`.camera`): ``FrameBoardSource``, ``BoardObserved``.
-- The daemon (``table-controller run``, :mod:`.daemon`): ``Daemon``, ``run_daemon``,
-  ``build_core``, ``device_input``, ``DeferredAcks``.
+- Board sources (:mod:`.camera`, re-exported from :mod:`hardware.camera.source`):
+  ``FrameBoardSource``, ``BoardObserved``.
+
+The daemon (``table-controller run``) is :mod:`table_controller.daemon`.
 """
 
 from table_controller.controller.core import TableCore

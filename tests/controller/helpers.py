@@ -22,7 +22,8 @@ from table_controller.engine import Card, TableConfig
 from table_controller.simtable.rig import pot_zone
 
 if TYPE_CHECKING:
-    from table_controller.controller.daemon import Daemon
+    from table_controller.daemon import Daemon
+    from table_controller.journal import Journal
 
 DECK = sim_deck_profile(1)
 UID = {card.code: uid for uid, card in DECK.items()}
@@ -59,15 +60,18 @@ phh_dir = "state/phh"
 def inprocess_daemon(tmp: Path, table_id: str = "T1") -> Daemon:
     """A daemon with its core and journal (under ``tmp``) but no devices, sockets or loop."""
     from table_controller.config import loads_config
-    from table_controller.controller.daemon import Daemon, build_core
-    from table_controller.journal import Journal
+    from table_controller.daemon import Daemon
 
     cfg = loads_config(DAEMON_CONFIG.format(table_id=table_id), base_dir=tmp)
     d = Daemon(cfg, print_ready=False)
-    d.core = build_core(cfg)
-    cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
-    d.journal = Journal.open(cfg.journal.path)
+    d.open_state()
     return d
+
+
+def journal_of(d: Daemon) -> Journal:
+    """The in-process daemon's open journal."""
+    assert d.journal is not None
+    return d.journal
 
 
 def chip_config(seats: int = 10) -> Any:

@@ -35,7 +35,7 @@ from table_controller.controller.events import Announcement, Output
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.feeds import Feed, FeedClient, FeedEndpoints, FeedEventKind, FeedHub
 from table_controller.journal import EntryKind
-from tests.controller.helpers import inprocess_daemon
+from tests.controller.helpers import inprocess_daemon, journal_of
 from tests.feeds.helpers import arun, next_kind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,8 +59,8 @@ class Table:
         self.source = FrameBoardSource(self.cam, profile.recognizer(), BoardStabilizer(frames=2),
                                        interval=0.0, design=profile.design)
         self.daemon = d = inprocess_daemon(tmp)
-        d._queue = asyncio.Queue()
-        d.devices["camera"] = self.source
+        d.publishing = True
+        d.devices.camera = self.source
         self.now = 0.0
         self.events: list[DeviceEvent] = []
         deck = list(FULL_DECK)
@@ -95,12 +95,9 @@ class Table:
         self.poll()
 
     def published(self) -> list[Output]:
-        q = self.daemon._queue
-        assert q is not None
-        out: list[Output] = []
-        while not q.empty():
-            out.extend(q.get_nowait())
-        return out
+        publisher = self.daemon.publisher
+        assert publisher is not None
+        return publisher.take_all()
 
 
 def _boards_after(events: list[DeviceEvent], kind: type) -> list[BoardObserved]:
@@ -126,7 +123,7 @@ def test_wrong_deck_alerts_the_floor_and_reports_no_card(tmp_path: Path,
         f"(median match {alarm.median:.2f} over {alarm.cards} cards); check the deck or "
         "recalibrate the faces (table-controller calibrate camera --faces")
     # journaled (a decision entry, like link faults) ...
-    alerts = [e for e in d.journal.entries()
+    alerts = [e for e in journal_of(d).entries()
               if e.kind is EntryKind.DECISION and "device_alert" in e.payload]
     assert [e.payload["text"] for e in alerts] == [alarm.text]
     assert alerts[0].payload["device_alert"] == {
@@ -139,7 +136,7 @@ def test_wrong_deck_alerts_the_floor_and_reports_no_card(tmp_path: Path,
         "device": "camera", "alert": "deck_mismatch", "median": alarm.median,
         "cards": alarm.cards, "link": DECK_MISMATCH_LINK})]
     # the device health the floor sees
-    health = d._statuses()["camera"]
+    health = d.devices.statuses()["camera"]
     assert health.link == DECK_MISMATCH_LINK and health.last_error == alarm.text
     # fail-safe: from the alarm on, no card is reported; slots holding one are hidden
     t.deal(board)
@@ -148,7 +145,8 @@ def test_wrong_deck_alerts_the_floor_and_reports_no_card(tmp_path: Path,
     assert set(after[-1].occluded) == {0, 1, 2, 3, 4}
     assert d.core is not None and d.core.board_seen is not None
     assert d.core.board_seen.slots == (None,) * 5
-    seen = [e.payload["text"] for e in d.journal.entries() if e.kind is EntryKind.DEVICE_EVENT]
+    seen = [e.payload["text"] for e in journal_of(d).entries()
+            if e.kind is EntryKind.DEVICE_EVENT]
     assert seen[-1] == "camera sees the board -- -- -- -- -- (slots 1, 2, 3, 4, 5 hidden)"
     t.clear()  # an empty board is still reported as empty
     assert t.events[-1] == BoardObserved((None,) * 5, ())
@@ -171,13 +169,13 @@ def test_wrong_deck_alerts_the_floor_and_reports_no_card(tmp_path: Path,
     notes = [o for o in t.published() if isinstance(o, Announcement)]
     assert [(n.text, n.data["alert"], n.data["link"]) for n in notes] == [
         (matched[0].text, "deck_matched", "ok")]
-    assert d._statuses()["camera"].link == "ok"
-    assert d._statuses()["camera"].last_error is None
+    assert d.devices.statuses()["camera"].link == "ok"
+    assert d.devices.statuses()["camera"].last_error is None
     t.deal(board)
     last = [e for e in t.events if isinstance(e, BoardObserved)][-1]
     truth = tuple(c.code if c else None for c in t.cam.board())
     assert last.slots == truth and last.occluded == ()
-    d.journal.close()
+    journal_of(d).close()
 
 
 def test_right_deck_never_alerts(tmp_path: Path, decks: dict[str, Faces]) -> None:
@@ -188,8 +186,8 @@ def test_right_deck_never_alerts(tmp_path: Path, decks: dict[str, Faces]) -> Non
         assert [e for e in t.events if isinstance(e, BoardObserved)][-1].slots == truth
     assert not any(isinstance(e, DeckMismatch | DeckMatched) for e in t.events)
     assert t.source.deckfit.cards_seen >= 12
-    assert t.daemon._statuses()["camera"].link == "ok"
-    t.daemon.journal.close()
+    assert t.daemon.devices.statuses()["camera"].link == "ok"
+    journal_of(t.daemon).close()
 
 
 def test_the_alert_reaches_the_feeds(tmp_path: Path, decks: dict[str, Faces]) -> None:
@@ -205,14 +203,15 @@ def test_the_alert_reaches_the_feeds(tmp_path: Path, decks: dict[str, Faces]) ->
     async def body(ctx: zmq.asyncio.Context) -> None:
         async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback(),
                            heartbeat_interval=0.05) as hub:
-            t.daemon.hub = hub
-            await t.daemon._send([], state=True)
+            publisher = t.daemon.publisher
+            assert publisher is not None
+            await publisher.send(hub, [], state=True)
             async with FeedClient(ctx, feed=Feed.DEALER, feed_endpoint=hub.bound["dealer"],
                                   snapshot_endpoint=hub.bound["snapshot"],
                                   table_id="T1") as client:
                 await next_kind(client, FeedEventKind.SNAPSHOT)
                 await asyncio.sleep(0.1)  # let the subscription reach the publisher
-                await t.daemon._send(out, state=True)
+                await publisher.send(hub, out, state=True)
                 got: dict[str, Any] = {}
                 deadline = time.monotonic() + 5
                 while len(got) < 2 and time.monotonic() < deadline:
@@ -227,5 +226,5 @@ def test_the_alert_reaches_the_feeds(tmp_path: Path, decks: dict[str, Faces]) ->
 
     assert alarm is not None
     arun(body)
-    t.daemon.journal.close()
+    journal_of(t.daemon).close()
     assert dataclasses.is_dataclass(alarm)

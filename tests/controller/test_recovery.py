@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from table_controller.controller.daemon import Daemon
 from table_controller.controller.events import (
     CardRead,
     DealerCommand,
@@ -13,12 +12,16 @@ from table_controller.controller.events import (
     Reply,
     ZoneSeen,
 )
+from table_controller.daemon import Daemon
 from table_controller.journal import EntryKind
-from tests.controller.helpers import UID, inprocess_daemon
+from tests.controller.helpers import UID, inprocess_daemon, journal_of
 
 
 def daemon(tmp: Path) -> Daemon:
-    return inprocess_daemon(tmp, "T9")
+    d = inprocess_daemon(tmp, "T9")
+    assert d.journal is not None and d.journaler is not None
+    return d
+
 
 
 def command(d: Daemon, name: str, now: float, **args: object) -> None:
@@ -26,11 +29,12 @@ def command(d: Daemon, name: str, now: float, **args: object) -> None:
     assert d.core is not None
     out = d.core.handle(DealerCommand(name, args), now)
     reply = next(o for o in out if isinstance(o, Reply))
-    d.journal.append_command("c1", len(list(d.journal.entries())) + 1,
-                             {"command": name, **args},
-                             {"accepted": reply.accepted, "reason": reply.reason, "result": {}},
-                             wall_time=time.time(), mono_time=now)
-    d._journal_outputs(out, now)
+    j = journal_of(d)
+    j.append_command("c1", len(list(j.entries())) + 1, {"command": name, **args},
+                     {"accepted": reply.accepted, "reason": reply.reason, "result": {}},
+                     wall_time=time.time(), mono_time=now)
+    assert d.journaler is not None
+    d.journaler.outputs(out, now)
 
 
 def test_replay_rebuilds_the_state_and_completes_brackets(tmp_path: Path) -> None:
@@ -46,7 +50,7 @@ def test_replay_rebuilds_the_state_and_completes_brackets(tmp_path: Path) -> Non
     assert d.core is not None
     before = d.core.view(secret=True)
     assert before["prompt"]["step"] == {"kind": "deal_hole", "seat": 2, "round": 2}
-    d.journal.close()
+    journal_of(d).close()
 
     again = daemon(tmp_path)
     assert again.recover() == 9
@@ -56,8 +60,8 @@ def test_replay_rebuilds_the_state_and_completes_brackets(tmp_path: Path) -> Non
     before.pop("last_announcement")
     assert after == before
     assert again.now() > t + 6
-    assert again.journal.current_hand == 1
-    again.journal.close()
+    assert journal_of(again).current_hand == 1
+    journal_of(again).close()
 
 
 def test_a_hand_end_lost_in_a_crash_is_completed(tmp_path: Path) -> None:
@@ -69,21 +73,21 @@ def test_a_hand_end_lost_in_a_crash_is_completed(tmp_path: Path) -> None:
     # the void is journaled, but the crash comes before its hand_end entry
     assert d.core is not None
     out = d.core.handle(DealerCommand("void", {"reason": "test"}), now)
-    d.journal.append_command("c1", 99, {"command": "void", "reason": "test"},
+    journal_of(d).append_command("c1", 99, {"command": "void", "reason": "test"},
                              {"accepted": True, "reason": "", "result": {}},
                              wall_time=time.time(), mono_time=now)
     assert any(isinstance(o, HandEnded) for o in out)
-    assert d.journal.current_hand == 1
-    d.journal.close()
+    assert journal_of(d).current_hand == 1
+    journal_of(d).close()
 
     again = daemon(tmp_path)
     again.recover()
     assert again.core is not None and again.core.hand is None
-    assert again.journal.current_hand is None
-    entries = list(again.journal.entries())
+    assert journal_of(again).current_hand is None
+    entries = list(journal_of(again).entries())
     assert entries[-2].kind is EntryKind.HAND_END
     assert entries[-1].payload["input"] == {"kind": "restarted"}
-    again.journal.close()
+    journal_of(again).close()
 
 
 def test_a_resent_read_is_dropped_live_and_after_recovery(tmp_path: Path) -> None:
@@ -95,48 +99,15 @@ def test_a_resent_read_is_dropped_live_and_after_recovery(tmp_path: Path) -> Non
     d.feed(ZoneSeen(2, ((1, 50),)), now)
     d.feed(ZoneSeen(3, ((1, 100),)), now)
     assert d.feed(CardRead(UID["Ah"], 1000), now)
-    entries = d.journal.last_seq
+    entries = journal_of(d).last_seq
     assert d.feed(CardRead(UID["Ah"], 1000), now + 0.3) == []  # the shoe resent the frame
-    assert d.journal.last_seq == entries
-    d.journal.close()
+    assert journal_of(d).last_seq == entries
+    journal_of(d).close()
     again = daemon(tmp_path)
     again.recover()
     assert again.feed(CardRead(UID["Ah"], 1000), now + 1) == []
     assert again.feed(CardRead(UID["Kd"], 1200), now + 1)
-    again.journal.close()
-
-
-def test_deferred_acks_hold_what_the_protocol_wants_written() -> None:
-    from table_controller.controller.daemon import DeferredAcks
-
-    class Proto:
-        def __init__(self) -> None:
-            self.out = [b"ACK1"]
-            self.frames = 3
-            self.resets = 0
-
-        def take_outgoing(self) -> bytes:
-            data, self.out = b"".join(self.out), []
-            return data
-
-        def reset(self, now: float) -> None:
-            self.resets += 1
-
-        def mark_lost(self) -> None:
-            pass
-
-    inner = Proto()
-    acks = DeferredAcks(inner)
-    assert acks.take_outgoing() == b""
-    inner.out.append(b"ACK2")
-    assert acks.take_outgoing() == b""
-    assert acks.frames == 3
-    assert acks.release() == b"ACK1ACK2"
-    assert acks.release() == b""
-    inner.out.append(b"ACK3")
-    acks.take_outgoing()
-    acks.reset(1.0)
-    assert acks.release() == b"" and inner.resets == 1
+    journal_of(again).close()
 
 
 def test_link_faults_are_journaled_a_few_a_second(tmp_path: Path) -> None:
@@ -144,30 +115,28 @@ def test_link_faults_are_journaled_a_few_a_second(tmp_path: Path) -> None:
 
     d = daemon(tmp_path)
     for _ in range(7):
-        d._on_device_event("shoe", BadFrame("bad CRC", b"\x01\x02"))
-    d._offset += 1.5
-    d._on_device_event("shoe", SequenceGap(4, 6))
-    faults = [e.payload for e in d.journal.entries() if "link_fault" in e.payload]
+        d.on_device_event("shoe", BadFrame("bad CRC", b"\x01\x02"))
+    d.clock.offset += 1.5
+    d.on_device_event("shoe", SequenceGap(4, 6))
+    faults = [e.payload for e in journal_of(d).entries() if "link_fault" in e.payload]
     assert len(faults) == 6
     assert faults[0]["link_fault"] == {"device": "shoe", "type": "BadFrame",
                                        "reason": "bad CRC", "raw": "0102"}
     assert faults[-1]["suppressed_before"] == 2
-    d._on_device_event("chips", FramesLost(3, 5))  # an input of the core, not a link fault
-    last = list(d.journal.entries())[-1]
+    d.on_device_event("chips", FramesLost(3, 5))  # an input of the core, not a link fault
+    last = list(journal_of(d).entries())[-1]
     assert last.kind is EntryKind.DEVICE_EVENT
     assert last.payload["input"] == {"kind": "reads_lost", "device": "chips", "count": 2}
-    d.journal.close()
+    journal_of(d).close()
 
 
 def test_a_journal_that_cannot_be_written_stops_the_daemon_and_publishes_nothing(
         tmp_path: Path) -> None:
-    import asyncio
-
     d = daemon(tmp_path)
-    d._queue = asyncio.Queue()
+    d.publishing = True
     now = time.monotonic()
     command(d, "seat", now, seat=1, player="p1", stack=1_000)
-    d.journal.close()
+    journal_of(d).close()
     d.feed(ZoneSeen(1, ((1, 5),)), now)
     assert d.exit_code == 3
-    assert d._queue.empty()
+    assert d.publisher is not None and d.publisher.take_all() == []

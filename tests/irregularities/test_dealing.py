@@ -219,7 +219,7 @@ def test_house_rules_come_from_the_table_configuration() -> None:
     from pathlib import Path
 
     from table_controller.config import loads_config
-    from table_controller.controller.daemon import build_core
+    from table_controller.daemon import build_core
 
     examples = Path(__file__).resolve().parents[2] / "examples"
     text = (examples / "table.toml").read_text()
@@ -303,8 +303,8 @@ def test_two_cards_after_the_deal_follow_the_house_choice(choice: str, kind: str
 
 def test_shoe_state_round_trips_through_the_journal_form() -> None:
     from hardware.base import ShoeStatus
-    from table_controller.controller.daemon import device_input
     from table_controller.controller.events import input_from_dict
+    from table_controller.daemon import device_input
 
     inp = device_input("shoe", ShoeStatus(door_open=True, empty=False, jam=False))
     assert inp == ShoeState(door_open=True, empty=False)

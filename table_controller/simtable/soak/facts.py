@@ -56,7 +56,6 @@ def read_journal(config_path: Path) -> JournalFacts:
     :raises JournalError: if the journal does not verify.
     """
     from table_controller.config import load_config
-    from table_controller.controller.daemon import build_core
     from table_controller.controller.events import (
         Applied,
         DealerCommand,
@@ -65,6 +64,7 @@ def read_journal(config_path: Path) -> JournalFacts:
         Reply,
         input_from_dict,
     )
+    from table_controller.daemon import build_core
     from table_controller.journal import EntryKind, Journal, thaw
 
     config = load_config(config_path)

@@ -1,0 +1,26 @@
+"""The controller daemon (``table-controller run``): devices, journal, recovery, feeds, commands.
+
+One module per job:
+
+- :mod:`.lifecycle`: :class:`Daemon` (start order, stop in reverse, the core's timer, one input
+  at a time), :func:`run_daemon`, the exit statuses;
+- :mod:`.setup`: the core and its calibration from the configuration (:func:`build_core`);
+- :mod:`.recovery`: replay of the journal, the clock that never goes behind it;
+- :mod:`.devices`: devices by URL, HELLO and sync, ACK release, the board source's loop, device
+  events -> inputs (:data:`~.devices.EVENT_INPUTS`);
+- :mod:`.journaling`: output -> journal entry (:data:`~.journaling.JOURNAL_RULES`), link faults;
+- :mod:`.publishing`: output -> feeds (:data:`~.publishing.PUBLISH_RULES`), the table state.
+"""
+
+from table_controller.daemon.devices import device_input
+from table_controller.daemon.lifecycle import (
+    EXIT_CONFIG,
+    EXIT_JOURNAL,
+    EXIT_OK,
+    Daemon,
+    run_daemon,
+)
+from table_controller.daemon.setup import SETTLE, build_core, load_deck, table_config
+
+__all__ = ["EXIT_CONFIG", "EXIT_JOURNAL", "EXIT_OK", "SETTLE", "Daemon", "build_core",
+           "device_input", "load_deck", "run_daemon", "table_config"]

@@ -1,0 +1,275 @@
+"""The daemon's devices: opened by URL through the registry, their events turned into inputs.
+
+Rules this module keeps:
+
+1. Devices are opened only through the registry (:func:`hardware.base.open_shoe`,
+   :func:`~hardware.base.open_chip_sensor`, :func:`~hardware.base.open_board_source`); no URL is
+   inspected here and no simulator imported.
+2. :data:`EVENT_INPUTS` maps each device event type the core hears about to its input; link
+   chatter maps to nothing, link faults (:data:`LINK_FAULTS`) are journaled by the owner.
+3. Journal first towards the devices: the serial devices are opened with ``defer_acks=True``;
+   their ACKs are released (:meth:`DeviceSet.release_acks`) once the events of the read that
+   caused them were handled and journaled, never before.
+4. No timer here: each device's own deadlines drive its ticks (:mod:`hardware.link.aio`); the
+   board source is polled at its own pace, in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from hardware.base import (
+    BadFrame,
+    BoardSource,
+    CameraProfile,
+    CardDrawn,
+    ChipSensor,
+    DeviceEvent,
+    DeviceHello,
+    DeviceLost,
+    DeviceRecovered,
+    DeviceStatus,
+    DuplicateFrame,
+    FramesLost,
+    LinkStale,
+    PolledDevice,
+    Retransmission,
+    SequenceGap,
+    ShoeStatus,
+    TrayInventory,
+    ZoneReport,
+    open_board_source,
+    open_chip_sensor,
+    open_shoe,
+)
+from hardware.camera.source import BoardObserved
+from hardware.link.aio import AsyncDevice
+from hardware.link.protocol import MsgType, encode_frame
+from hardware.link.serial_driver import SerialDevice
+from table_controller.controller.events import (
+    BoardSeen,
+    CardRead,
+    ControllerInput,
+    DeviceDown,
+    DeviceUp,
+    ReadsLost,
+    ShoeState,
+    TraySeen,
+    ZoneSeen,
+)
+
+log = logging.getLogger(__name__)
+
+#: Link faults: journaled as ``decision`` entries (not replayed), never core inputs.
+LINK_FAULTS = (BadFrame, SequenceGap, Retransmission, DuplicateFrame, LinkStale)
+#: Seconds between two polls of the board source (its own pace; a source reads a frame only
+#: when one is due).
+CAMERA_POLL = 0.05
+#: Device names, in start order.
+SERIAL_DEVICES = ("shoe", "chips")
+
+_E = TypeVar("_E")
+#: Device event type -> the core input it is (the device's name is given).
+EVENT_INPUTS: dict[type, Callable[[str, Any], ControllerInput]] = {}
+
+
+def event_input(cls: type[_E]) -> Callable[[Callable[[str, _E], ControllerInput]],
+                                           Callable[[str, _E], ControllerInput]]:
+    """Register the decorated function as the input of device event type ``cls``."""
+    def register(fn: Callable[[str, _E], ControllerInput]
+                 ) -> Callable[[str, _E], ControllerInput]:
+        EVENT_INPUTS[cls] = fn
+        return fn
+    return register
+
+
+@event_input(CardDrawn)
+def _card(name: str, e: CardDrawn) -> ControllerInput:
+    return CardRead(e.uid, e.shoe_ms)
+
+
+@event_input(ZoneReport)
+def _zone(name: str, e: ZoneReport) -> ControllerInput:
+    return ZoneSeen(e.zone, e.counts)
+
+
+@event_input(TrayInventory)
+def _tray(name: str, e: TrayInventory) -> ControllerInput:
+    return TraySeen(e.counts)
+
+
+@event_input(DeviceLost)
+def _lost(name: str, e: DeviceLost) -> ControllerInput:
+    return DeviceDown(name, e.reason)
+
+
+@event_input(DeviceRecovered)
+def _recovered(name: str, e: DeviceRecovered) -> ControllerInput:
+    return DeviceUp(name, e.reason)
+
+
+@event_input(FramesLost)
+def _frames_lost(name: str, e: FramesLost) -> ControllerInput:
+    return ReadsLost(name, e.count)
+
+
+@event_input(ShoeStatus)
+def _shoe_status(name: str, e: ShoeStatus) -> ControllerInput:
+    return ShoeState(e.door_open, e.empty)
+
+
+@event_input(BoardObserved)
+def _board(name: str, e: BoardObserved) -> ControllerInput:
+    return BoardSeen(tuple(e.slots), tuple(e.occluded))
+
+
+def device_input(name: str, event: DeviceEvent) -> ControllerInput | None:
+    """Turn a device event into a core input (``None`` for link chatter the core ignores)."""
+    make = EVENT_INPUTS.get(type(event))
+    return None if make is None else make(name, event)
+
+
+class DeviceSet:
+    """The shoe, the chip sensors and the board source of one daemon.
+
+    :param on_event: called in the loop with ``(device name, event)`` for every device event.
+    :param after_io: called after each read or timer run of a serial device, whatever it gave
+        (the daemon releases ACKs and notices link changes there).
+    """
+
+    def __init__(self, on_event: Callable[[str, DeviceEvent], None],
+                 after_io: Callable[[], None]) -> None:
+        self.on_event = on_event
+        self.after_io = after_io
+        self.devices: dict[str, PolledDevice] = {}
+        self.camera: BoardSource | None = None
+        self._async: dict[str, AsyncDevice] = {}
+        self._synced: set[str] = set()
+        self._sync = asyncio.Event()
+
+    def statuses(self) -> dict[str, DeviceStatus]:
+        """Return each device's health snapshot (``camera`` too when there is a board source)."""
+        out = {n: d.status() for n, d in self.devices.items()}
+        if self.camera is not None:
+            out["camera"] = self.camera.status()
+        return out
+
+    def open_serial(self, stack: contextlib.AsyncExitStack, urls: Mapping[str, str],
+                    lost_after: float) -> None:
+        """Open the shoe and the chip sensors, deliver their events, ask each for its HELLO.
+
+        A port path that is missing does not stop the start: the device starts lost (its first
+        tick reports it; the driver keeps trying to reopen it with back-off). A device silent
+        for ``lost_after`` seconds (``timing.device_timeout``) is lost.
+
+        :raises ConfigError: for a bad URL.
+        :raises DeviceError: for a port that is busy or forbidden.
+        """
+        for name in SERIAL_DEVICES:
+            url = urls[name]
+            options = {"defer_acks": True, "lost_after": lost_after}
+            dev: PolledDevice = (open_shoe(url, **options) if name == "shoe"
+                                 else open_chip_sensor(url, **options))
+            if isinstance(dev, SerialDevice):
+                dev.open(missing_ok=True)
+            else:
+                dev.open()
+            stack.callback(dev.close)
+            self.devices[name] = dev
+            adev = AsyncDevice(dev, queue_size=1, after_io=self.after_io)
+            adev.subscribe(self._listener(name))
+            adev.start()
+            stack.push_async_callback(adev.stop)
+            self._async[name] = adev
+            # Ask for the device's HELLO now (an empty NAK, docs of hardware.link.protocol): its
+            # power-on HELLO went out before the port was open. Until the link is synced every
+            # data frame is refused and comes again as a retransmission.
+            self.send(name, encode_frame(MsgType.NAK, 0))
+
+    def _listener(self, name: str) -> Callable[[DeviceEvent], None]:
+        def listen(event: DeviceEvent) -> None:
+            if isinstance(event, DeviceHello | DeviceRecovered):
+                self.synced(name)
+            self.on_event(name, event)
+        return listen
+
+    def synced(self, name: str) -> None:
+        """Record that ``name``'s link is synced (its HELLO, or its recovery, was heard)."""
+        self._synced.add(name)
+        if not self._unsynced():
+            self._sync.set()
+
+    def request_report(self) -> None:
+        """Ask the chip sensors for a full report."""
+        dev = self.devices.get("chips")
+        if isinstance(dev, ChipSensor):
+            dev.request_report()
+
+    def send(self, name: str, data: bytes) -> None:
+        """Write to a device; what the write causes (a loss) is delivered as its events."""
+        dev = self.devices[name]
+        events = dev.send(data)
+        self._async[name].poke()
+        for ev in events:
+            self.on_event(name, ev)
+
+    def release_acks(self) -> None:
+        """Write the ACKs the devices kept: the reads they acknowledge are journaled."""
+        for name, dev in self.devices.items():
+            events = dev.release_acks()
+            if events:
+                self._async[name].poke()
+            for ev in events:
+                self.on_event(name, ev)
+
+    def _unsynced(self) -> set[str]:
+        # a device whose port is missing (lost at start) has nothing to wait for
+        return {n for n in set(self.devices) - self._synced if self.devices[n].status().connected}
+
+    async def wait_synced(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) for the serial links' HELLO before saying ready.
+
+        A dealer (or a simulator) that acts before the link is synced sends frames the daemon
+        must refuse, which the device then resends: retransmissions on a clean link.
+        """
+        if self._unsynced():
+            self._sync.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    while self._unsynced():
+                        await self._sync.wait()
+                        self._sync.clear()
+        missing = sorted(self._unsynced())
+        if missing:
+            log.warning("no HELLO from %s after %.1f s: ready without it", ", ".join(missing),
+                        timeout)
+
+    def open_camera(self, stack: contextlib.AsyncExitStack, url: str,
+                    profile: CameraProfile | None, configured: bool) -> None:
+        """Open the board source for ``url`` (with the camera profile, if any).
+
+        :raises ConfigError, CalibrationError: for a source that cannot be built.
+        """
+        if not configured:
+            log.warning("camera %s: no board source (no board=PATH and no calibration."
+                        "camera_profile); the board is not checked", url)
+            return
+        options: dict[str, Any] = {} if profile is None else {"profile": profile}
+        source = open_board_source(url, **options)
+        source.open()
+        stack.callback(source.close)
+        self.camera = source
+
+    async def camera_loop(self, now: Callable[[], float],
+                          handle: Callable[[list[DeviceEvent]], None]) -> None:
+        """Poll the board source at its pace, off the loop; hand its events to ``handle``."""
+        cam = self.camera
+        assert cam is not None
+        while True:
+            await asyncio.sleep(CAMERA_POLL)
+            # recognition may take tens of ms: off the loop; the source is used from here only
+            handle(await asyncio.to_thread(cam.poll, now()))

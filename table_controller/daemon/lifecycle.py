@@ -1,0 +1,460 @@
+"""The daemon's lifecycle: start in order, serve one input at a time, stop in reverse.
+
+Start order (``table-controller run --config table.toml``), stopped in reverse on SIGTERM or
+Ctrl-C:
+
+1. calibration (deck profile, chip zones) and the core (:mod:`.setup`);
+2. the journal, then **recovery** (:mod:`.recovery`);
+3. the devices, by URL through the registry (:mod:`.devices`);
+4. the CURVE authenticator, the feed hub (the recovered snapshot is published first), the
+   publisher (:mod:`.publishing`) and the command endpoint; then one ``ready ...`` line on
+   stdout (and ``--ready-file``).
+
+Rules this module keeps:
+
+1. Journal first: an input is handled by the core, then journaled (:mod:`.journaling`), and only
+   then queued for publishing. A journal write that fails stops the daemon (exit status 3):
+   what was not journaled is never published, and a restart replays the journal.
+2. One input at a time: the core is only touched from event-loop callbacks that do not await.
+3. No polling: the core's timer is one ``loop.call_at`` armed for
+   :meth:`TableCore.next_deadline` after every input; the devices tick at their own deadlines.
+   Ticks are journaled only when they changed something, so replay is exact.
+
+Exit statuses: :data:`EXIT_OK` 0, :data:`EXIT_CONFIG` 2 (configuration or calibration),
+1 (a part cannot start), :data:`EXIT_JOURNAL` 3 (the journal cannot be written).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from hardware.base import DeviceEvent, DeviceHello, DeviceRecovered
+from table_controller.config import ControllerConfig
+from table_controller.controller.core import TableCore
+from table_controller.controller.events import (
+    Announcement,
+    ControllerInput,
+    DealerCommand,
+    DeviceUp,
+    HandEnded,
+    Output,
+    Reply,
+    Restarted,
+    Tick,
+)
+from table_controller.daemon.devices import LINK_FAULTS, DeviceSet, device_input
+from table_controller.daemon.journaling import Journaler, ReadMemory, write_phh
+from table_controller.daemon.publishing import Publisher
+from table_controller.daemon.recovery import Clock, complete_brackets, replay
+from table_controller.daemon.setup import SETTLE, build_core, camera_configured
+from table_controller.errors import (
+    CalibrationError,
+    ConfigError,
+    DeviceError,
+    JournalError,
+    TableError,
+)
+from table_controller.feeds import Command, CommandReply, CommandServer, FeedHub
+from table_controller.journal import Entry, Journal
+
+log = logging.getLogger(__name__)
+
+#: Seconds the daemon waits for the serial devices' HELLO before it says ready anyway.
+SYNC_TIMEOUT = 3.0
+#: Exit statuses.
+EXIT_OK, EXIT_CONFIG, EXIT_JOURNAL = 0, 2, 3
+
+
+class Daemon:
+    """One table's controller process.
+
+    :param config: the validated configuration.
+    :param ready_file: where to write the bound endpoints (JSON) once everything runs.
+    :param settle: the chip settle window in seconds.
+    :param print_ready: print the ``ready ...`` line on stdout.
+    """
+
+    def __init__(self, config: ControllerConfig, *, ready_file: Path | None = None,
+                 settle: float = SETTLE, print_ready: bool = True) -> None:
+        self.config = config
+        self.ready_file = ready_file
+        self.settle = settle
+        self.print_ready = print_ready
+        self.core: TableCore | None = None
+        self.journal: Journal | None = None
+        self.journaler: Journaler | None = None
+        self.publisher: Publisher | None = None
+        self.hub: FeedHub | None = None
+        self.commands: CommandServer | None = None
+        self.devices = DeviceSet(self.on_device_event, self._after_io)
+        self.clock = Clock()
+        self.reads = ReadMemory()
+        self.exit_code = EXIT_OK
+        self.replayed = 0
+        #: Queue outputs for the feeds: off while recovering (a replay publishes nothing; the
+        #: recovered snapshot is sent once the feeds run), on from then on.
+        self.publishing = False
+        self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.TimerHandle | None = None
+        self._wake_for: float | None = None
+        self._links: dict[str, str] = {}
+        self._release_due = False
+
+    def now(self) -> float:
+        """Return the daemon's monotonic time, never behind the last journaled time."""
+        return self.clock()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Start everything, serve until SIGTERM / Ctrl-C (or a fatal error), stop in reverse."""
+        loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._stop.set)
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                await self.start(stack)
+                await self._stop.wait()
+                log.info("stopping")
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+        return self.exit_code
+
+    def stop(self, code: int = EXIT_OK) -> None:
+        """Ask the daemon to stop (graceful)."""
+        if code and not self.exit_code:
+            self.exit_code = code
+        if self._stop is not None:
+            self._stop.set()
+
+    def open_state(self) -> None:
+        """Build the core and open the journal (no device, socket or loop needed).
+
+        :raises ConfigError, CalibrationError: for an unusable configuration or calibration.
+        :raises JournalError: if the journal cannot be opened or does not verify.
+        """
+        cfg = self.config
+        core = self.core = build_core(cfg, self.settle)
+        cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
+        cfg.journal.phh_dir.mkdir(parents=True, exist_ok=True)
+        self.journal = Journal.open(cfg.journal.path)
+        self.journaler = Journaler(self.journal, after={HandEnded: self._hand_ended})
+        self.publisher = Publisher(core, self.devices.statuses,
+                                   {"table": cfg.table.id, "phh_dir": str(cfg.journal.phh_dir)})
+
+    async def start(self, stack: contextlib.AsyncExitStack) -> None:
+        """Start every part in order, registering its teardown on ``stack``.
+
+        :raises ConfigError, CalibrationError, DeviceError, JournalError: a part cannot start.
+        """
+        import zmq.asyncio
+
+        from table_controller.feeds import CurveServer, FeedEndpoints
+
+        cfg = self.config
+        self._loop = asyncio.get_running_loop()
+        self.open_state()
+        assert self.journal is not None and self.publisher is not None
+        stack.callback(self.journal.close)
+        stack.callback(self._disarm)
+        self.recover()
+
+        self.devices.open_serial(stack, {"shoe": cfg.devices.shoe, "chips": cfg.devices.chips},
+                                 cfg.timing.device_timeout)
+        profile = None
+        if cfg.calibration.camera_profile is not None:
+            from calibration.camera import load_profile  # OpenCV: only with a camera profile
+
+            profile = load_profile(cfg.calibration.camera_profile)
+        self.devices.open_camera(stack, cfg.devices.camera, profile, camera_configured(cfg))
+        # No chip report is asked for here: before the link is synced (HELLO) the device's
+        # answer would be refused (NAK) and come again as retransmissions. The device's HELLO
+        # (or its recovery) asks for one (on_device_event).
+
+        ctx = zmq.asyncio.Context()
+        stack.callback(ctx.destroy, 0)
+        curve = None
+        if cfg.keys.security == "curve":
+            assert cfg.keys.server_secret_key and cfg.keys.displays_dir and cfg.keys.consoles_dir
+            curve = CurveServer.from_files(ctx, server_secret_key=cfg.keys.server_secret_key,
+                                           displays_dir=cfg.keys.displays_dir,
+                                           consoles_dir=cfg.keys.consoles_dir)
+            curve.start()
+            stack.callback(curve.stop)
+        hub = self.hub = FeedHub(ctx, table_id=cfg.table.id,
+                                 endpoints=FeedEndpoints.from_config(cfg.endpoints), curve=curve,
+                                 heartbeat_interval=cfg.timing.heartbeat_interval)
+        await hub.start()
+        stack.push_async_callback(hub.stop)
+        publisher = asyncio.create_task(self.publisher.run(hub))
+        stack.push_async_callback(_cancel, publisher)
+        self.publishing = True
+        self.publisher.put([])  # the recovered snapshot
+        self.commands = CommandServer(ctx, cfg.endpoints.commands, table_id=cfg.table.id,
+                                      journal=self.journal, handler=self._decide,
+                                      on_committed=self._committed, curve=curve,
+                                      mono_clock=self.now)
+        await self.commands.start()
+        stack.push_async_callback(self.commands.stop)
+        self._arm()
+        if self.devices.camera is not None:
+            camera = asyncio.create_task(self.devices.camera_loop(self.now, self.camera_events))
+            stack.push_async_callback(_cancel, camera)
+        await self.devices.wait_synced(SYNC_TIMEOUT)
+        self._announce_ready()
+
+    def _announce_ready(self) -> None:
+        assert self.hub is not None and self.commands is not None
+        bound = dict(self.hub.bound)
+        bound["commands"] = self.commands.bound
+        info = {"table": self.config.table.id, "pid": os.getpid(), "endpoints": bound,
+                "replayed": self.replayed}
+        if self.ready_file is not None:
+            tmp = self.ready_file.with_name(self.ready_file.name + ".tmp")
+            tmp.write_text(json.dumps(info), encoding="utf-8")
+            os.replace(tmp, self.ready_file)
+        if self.print_ready:
+            words = " ".join(f"{k}={v}" for k, v in bound.items())
+            print(f"ready table={self.config.table.id} replayed={self.replayed} {words}",
+                  flush=True)
+
+    # -- recovery ----------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Replay the journal through the core; complete brackets and PHH files.
+
+        :returns: the number of inputs replayed.
+        """
+        core, journal = self.core, self.journal
+        assert core is not None and journal is not None
+        done = replay(core, journal, self.reads,
+                      lambda ended: self._write_phh(ended, overwrite=False))
+        self.clock.not_before(done.last)
+        complete_brackets(core, journal, self.now())
+        self.replayed = done.inputs
+        log.info("recovered %d inputs from %s", done.inputs, journal.path)
+        if done.inputs:
+            self.feed(Restarted(), self.now())
+        return done.inputs
+
+    def _hand_ended(self, ended: HandEnded) -> None:
+        if not ended.voided:
+            self._write_phh(ended, overwrite=True)
+
+    def _write_phh(self, ended: HandEnded, *, overwrite: bool) -> None:
+        assert self.core is not None
+        names = {s: v.player for s, v in self.core.table.status().seats.items()}
+        write_phh(ended, self.config.journal.phh_dir, names, self.config.table.id,
+                  overwrite=overwrite)
+
+    # -- inputs ------------------------------------------------------------------------------
+
+    def on_device_event(self, name: str, event: DeviceEvent) -> None:
+        """Handle one device event: an input of the core, a link fault, or link chatter."""
+        core = self.core
+        if (isinstance(event, DeviceHello) and core is not None
+                and core.devices.get(name) not in (None, "ok")):
+            # back while the daemon was down (the journal's last word was it lost): the core
+            # hears it is up, as an input (journaled, so replay agrees)
+            self.feed(DeviceUp(name, "the device said hello"), self.now())
+        if isinstance(event, DeviceHello | DeviceRecovered) and name == "chips":
+            self.devices.request_report()
+        inp = device_input(name, event)
+        if inp is not None:
+            self.feed(inp, self.now())
+        elif isinstance(event, LINK_FAULTS):
+            assert self.journaler is not None
+            try:
+                self.journaler.link_fault(name, event, self.now())
+            except JournalError as exc:
+                self._fatal(exc)
+
+    def _after_io(self) -> None:
+        """After a device's read or timer: release its ACKs and publish link changes, next turn.
+
+        Every event of that read was handled and journaled by now (the listeners run first);
+        on the next turn, so the publisher sends the prompt of this read first.
+        """
+        if not self._release_due and self._loop is not None:
+            self._release_due = True
+            self._loop.call_soon(self._after_read)
+
+    def _after_read(self) -> None:
+        self.release_acks()
+        self._check_links()
+
+    def _check_links(self) -> None:
+        links = {n: s.link for n, s in self.devices.statuses().items()}
+        if links != self._links:
+            self._links = links
+            self._publish([])
+
+    def release_acks(self) -> None:
+        """Write the ACKs kept since the reads they acknowledge were journaled."""
+        self._release_due = False
+        if self.exit_code:
+            return  # a journal write failed: acknowledge nothing more
+        self.devices.release_acks()
+
+    def feed(self, inp: ControllerInput, now: float) -> list[Output]:
+        """Handle one device input: core, journal, then queue for publishing."""
+        core, journaler = self.core, self.journaler
+        assert core is not None and journaler is not None
+        if self.reads.seen(inp):
+            # the same read again (a shoe resending a frame journaled before a restart)
+            log.info("read %s already journaled: dropped", inp)
+            return []
+        out = core.handle(inp, now)
+        self._arm()
+        if isinstance(inp, Tick) and not out:
+            return out
+        try:
+            journaler.input(inp, out, now)
+        except JournalError as exc:
+            self._fatal(exc)
+            return out
+        self._publish(out)
+        return out
+
+    def camera_events(self, events: list[DeviceEvent]) -> None:
+        """Handle what the board source reported: board changes, deck check alerts."""
+        from hardware.camera.source import DeckMatched, DeckMismatch
+
+        for ev in events:
+            if isinstance(ev, DeckMismatch | DeckMatched):
+                bad = isinstance(ev, DeckMismatch)
+                self.device_alert("camera", "deck_mismatch" if bad else "deck_matched", ev.text,
+                                  {"median": ev.median, "cards": ev.cards,
+                                   "link": "deck_mismatch" if bad else "ok"})
+                continue
+            inp = device_input("camera", ev)
+            if inp is not None:
+                self.feed(inp, self.now())
+        if self._loop is not None:
+            self._check_links()
+
+    def device_alert(self, device: str, kind: str, text: str, data: dict[str, Any]) -> None:
+        """Journal, then announce on every feed, a device alert that is not a core input.
+
+        The deck check's verdict is the camera's, not the table's state: it is journaled as a
+        ``decision`` entry (like link faults; not replayed) and published as a ``device``
+        announcement (like a device lost), after the journal.
+        """
+        assert self.journaler is not None
+        try:
+            self.journaler.device_alert(device, kind, text, data, self.now())
+        except JournalError as exc:
+            self._fatal(exc)
+            return
+        self._publish([Announcement("device", text, {"device": device, "alert": kind,
+                                                     **data})])
+
+    def _publish(self, out: list[Output]) -> None:
+        if self.publishing and self.publisher is not None:
+            self.publisher.put(out)
+
+    def _fatal(self, exc: BaseException) -> None:
+        log.critical("journal write failed, stopping (nothing more is published): %s", exc)
+        self.stop(EXIT_JOURNAL)
+
+    # -- the core's timer --------------------------------------------------------------------
+
+    def _arm(self) -> None:
+        """Arm the one timer for the core's next deadline (nothing to do without one)."""
+        loop, core = self._loop, self.core
+        if loop is None or core is None:
+            return
+        deadline = core.next_deadline()
+        if deadline == self._wake_for:
+            return
+        self._disarm()
+        if deadline is None:
+            return
+        self._wake_for = deadline
+        self._wake = loop.call_at(loop.time() + max(0.0, deadline - self.now()), self._expired)
+
+    def _disarm(self) -> None:
+        if self._wake is not None:
+            self._wake.cancel()
+        self._wake, self._wake_for = None, None
+
+    def _expired(self) -> None:
+        self._wake, self._wake_for = None, None
+        core = self.core
+        assert core is not None
+        now = self.now()
+        deadline = core.next_deadline()
+        if deadline is not None and now >= deadline:
+            self.feed(Tick(), now)
+        self._arm()
+
+    # -- commands ----------------------------------------------------------------------------
+
+    async def _decide(self, cmd: Command) -> CommandReply:
+        core = self.core
+        assert core is not None
+        out = core.preview(DealerCommand(cmd.name, dict(cmd.args)), self.now())
+        reply = next(o for o in out if isinstance(o, Reply))
+        result = dict(reply.result)
+        if cmd.name == "status":
+            result["phh_dir"] = str(self.config.journal.phh_dir)
+            result["device_health"] = {n: dataclasses.asdict(s) for n, s in
+                                       self.devices.statuses().items()}
+        return CommandReply(reply.accepted, reply.reason, result)
+
+    async def _committed(self, cmd: Command, reply: CommandReply, entry: Entry) -> None:
+        if not reply.accepted:
+            return
+        core, journaler = self.core, self.journaler
+        assert core is not None and journaler is not None
+        out = core.handle(DealerCommand(cmd.name, dict(cmd.args)), entry.mono_time)
+        self._arm()
+        applied = next(o for o in out if isinstance(o, Reply))
+        if not applied.accepted:  # pragma: no cover - preview and apply disagree: a bug
+            log.error("command %s accepted on preview but refused on apply: %s", cmd,
+                      applied.reason)
+        try:
+            journaler.outputs(out, entry.mono_time)
+        except JournalError as exc:
+            self._fatal(exc)
+            return
+        self._publish(out)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+def run_daemon(config: ControllerConfig, *, ready_file: Path | None = None,
+               settle: float = SETTLE) -> int:
+    """Run the daemon until stopped; return the exit status.
+
+    Startup failures (a device that cannot be opened, a journal that does not verify, a port in
+    use) are printed to stderr, exit status 1 (2 for configuration and calibration errors).
+    """
+    daemon = Daemon(config, ready_file=ready_file, settle=settle)
+    try:
+        return asyncio.run(daemon.run())
+    except (ConfigError, CalibrationError) as exc:
+        print(f"table-controller run: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except (DeviceError, JournalError, TableError) as exc:
+        print(f"table-controller run: cannot start: {exc}", file=sys.stderr)
+        return 1
+
+
+
