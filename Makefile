@@ -21,6 +21,7 @@ test: $(STAMP) lint typecheck pytest
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
 	$(PY) -m mypy
