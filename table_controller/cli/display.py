@@ -111,11 +111,12 @@ def client_keys(args: argparse.Namespace) -> ClientKeys | None:
     return ClientKeys.from_files(args.key, args.server_key)
 
 
-def heartbeat_timeout(args: argparse.Namespace) -> float:
+def heartbeat_timeout(args: argparse.Namespace) -> float | None:
     """Return the seconds of silence after which the display says the connection is lost.
 
     The option wins; else the table's configured ``timing.heartbeat_timeout`` (a table with a
-    5 s heartbeat must not flash "connection lost" at 3 s); else 3 s.
+    5 s heartbeat must not flash "connection lost" at 3 s); else ``None``: the timeout the
+    table announces in its snapshot (3 s until then).
 
     :raises ValueError: a timeout that is not a positive number.
     """
@@ -128,7 +129,7 @@ def heartbeat_timeout(args: argparse.Namespace) -> float:
         from table_controller.config import load_config
 
         return load_config(args.config).timing.heartbeat_timeout
-    return 3.0
+    return None
 
 
 def _local(endpoint: str) -> str:

@@ -1,13 +1,13 @@
 """``table-controller run --config table.toml``: the controller daemon for one table.
 
-Exit status: 0 after SIGTERM / Ctrl-C, 2 for a configuration or calibration error (the message
-names the key), 1 when a part cannot start, 3 when the journal cannot be written.
+Exit status: 0 after SIGTERM / Ctrl-C (also a Ctrl-C during the start), 2 for a configuration
+or calibration error (the message names the key), 1 when a part cannot start, 3 when the journal
+cannot be written.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
@@ -24,8 +24,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--die-with-parent", action="store_true",
                    help="stop (SIGTERM) when the process that started the daemon dies "
                         "(Linux; for tests and the demo, so no daemon outlives its simulators)")
-    p.add_argument("--log-level", default="WARNING",
-                   choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level (stderr)")
+    p.add_argument("--log-level", default="INFO",
+                   choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                   help="log level (stderr; default INFO: the operator's lines - devices lost "
+                        "and back, holds, irregularities, recovery)")
+    p.add_argument("--log-format", default="text", choices=["text", "journal", "json"],
+                   help="text (a terminal), journal (syslog priority prefixes for journald) or "
+                        "json (one JSON object a line)")
     p.set_defaults(handler=run)
 
 
@@ -50,12 +55,20 @@ def die_with_parent() -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load and validate the configuration, then run the daemon until stopped."""
+    try:
+        return _run(args)
+    except KeyboardInterrupt:  # Ctrl-C before the daemon's own signal handling is in place
+        print("table-controller run: stopped (Ctrl-C) before the table started", file=sys.stderr)
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
     from table_controller.config import load_config
     from table_controller.daemon import SETTLE, run_daemon
     from table_controller.errors import ConfigError
+    from table_controller.logsetup import configure
 
-    logging.basicConfig(level=args.log_level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure(args.log_level, args.log_format)
     if args.die_with_parent:
         die_with_parent()
     try:

@@ -198,7 +198,7 @@ def resume(core: TableCore, args: Args, now: float) -> Decision:
     def effect(now: float, out: list[Output]) -> None:
         core.holds.clear()
         out.append(HoldLifted(note))
-        core.announce("resume", f"Play resumes: {note}", out)
+        core.announce("resume", "Play resumes", out)  # players' words; the note is the hold's
         if core.chips is not None and core.hand is not None:
             core.chips.restart(now)
         core.after_change(now, out)

@@ -53,6 +53,7 @@ from table_controller.controller.events import (
 )
 from table_controller.daemon.devices import LINK_FAULTS, DeviceSet, device_input
 from table_controller.daemon.journaling import Journaler, ReadMemory, write_phh
+from table_controller.daemon.oplog import log_outputs
 from table_controller.daemon.publishing import Publisher
 from table_controller.daemon.recovery import Clock, complete_brackets, replay
 from table_controller.daemon.setup import SETTLE, build_core, camera_configured
@@ -65,6 +66,7 @@ from table_controller.errors import (
 )
 from table_controller.feeds import Command, CommandReply, CommandServer, FeedHub
 from table_controller.journal import Entry, Journal
+from table_controller.service import Notifier
 
 log = logging.getLogger(__name__)
 
@@ -117,16 +119,36 @@ class Daemon:
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def run(self) -> int:
-        """Start everything, serve until SIGTERM / Ctrl-C (or a fatal error), stop in reverse."""
+        """Start everything, serve until SIGTERM / Ctrl-C (or a fatal error), stop in reverse.
+
+        Under systemd (``NOTIFY_SOCKET``) the daemon says ``READY=1`` once everything runs,
+        pings the watchdog from the event loop (a hung loop stops the pings) and says
+        ``STOPPING=1`` when it stops.
+        """
         loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stop.set)
+        notifier = Notifier.from_env()
+        watchdog: asyncio.TimerHandle | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
+                stack.callback(notifier.close)
                 await self.start(stack)
+                notifier.ready(f"table {self.config.table.id} ready (replayed "
+                               f"{self.replayed} inputs)")
+                interval = notifier.watchdog_interval()
+                if interval is not None:
+                    def ping() -> None:
+                        nonlocal watchdog
+                        notifier.watchdog()
+                        watchdog = loop.call_later(interval, ping)
+                    ping()
                 await self._stop.wait()
-                log.info("stopping")
+                log.info("stopping (exit %d)", self.exit_code)
+                notifier.stopping()
+                if watchdog is not None:
+                    watchdog.cancel()
         finally:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
@@ -147,12 +169,19 @@ class Daemon:
         """
         cfg = self.config
         core = self.core = build_core(cfg, self.settle)
+        log.info("table %s (%s): %d seats, blinds %s/%s; shoe %s, chips %s, camera %s; "
+                 "journal %s", cfg.table.id, cfg.table.name, cfg.table.seats,
+                 cfg.stakes.small_blind, cfg.stakes.big_blind, cfg.devices.shoe,
+                 cfg.devices.chips, cfg.devices.camera, cfg.journal.path)
         cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
         cfg.journal.phh_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.open(cfg.journal.path)
         self.journaler = Journaler(self.journal, after={HandEnded: self._hand_ended})
         self.publisher = Publisher(core, self.devices.statuses,
-                                   {"table": cfg.table.id, "phh_dir": str(cfg.journal.phh_dir)})
+                                   {"table": cfg.table.id, "name": cfg.table.name,
+                                    "phh_dir": str(cfg.journal.phh_dir),
+                                    "timing": {"heartbeat_interval": cfg.timing.heartbeat_interval,
+                                               "heartbeat_timeout": cfg.timing.heartbeat_timeout}})
 
     async def start(self, stack: contextlib.AsyncExitStack) -> None:
         """Start every part in order, registering its teardown on ``stack``.
@@ -325,6 +354,7 @@ class Daemon:
         except JournalError as exc:
             self._fatal(exc)
             return out
+        log_outputs(out)
         self._publish(out)
         return out
 
@@ -358,8 +388,9 @@ class Daemon:
         except JournalError as exc:
             self._fatal(exc)
             return
-        self._publish([Announcement("device", text, {"device": device, "alert": kind,
-                                                     **data})])
+        alert = Announcement("device", text, {"device": device, "alert": kind, **data})
+        log_outputs([alert])
+        self._publish([alert])
 
     def _publish(self, out: list[Output]) -> None:
         if self.publishing and self.publisher is not None:
@@ -430,6 +461,7 @@ class Daemon:
         except JournalError as exc:
             self._fatal(exc)
             return
+        log_outputs(out)
         self._publish(out)
 
 

@@ -81,12 +81,35 @@ class DisplayModel:
         return [self.views[t] for t in sorted(self.views)]
 
 
+def table_heartbeat_timeout(state: object) -> float | None:
+    """Return the ``timing.heartbeat_timeout`` a table announces in its state, if valid.
+
+    >>> table_heartbeat_timeout({"timing": {"heartbeat_timeout": 15.0}})
+    15.0
+    >>> table_heartbeat_timeout({"timing": {"heartbeat_timeout": "soon"}}) is None
+    True
+    """
+    timing = state.get("timing") if isinstance(state, dict) else None
+    value = timing.get("heartbeat_timeout") if isinstance(timing, dict) else None
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 600:
+        return float(value)
+    return None
+
+
 async def follow(client: FeedClient, table: str, model: DisplayModel,
-                 changed: asyncio.Event) -> None:
-    """Feed ``client``'s events into ``model`` until cancelled."""
+                 changed: asyncio.Event, *, adopt_timing: bool = False) -> None:
+    """Feed ``client``'s events into ``model`` until cancelled.
+
+    ``adopt_timing``: wait as long as the table says (``timing.heartbeat_timeout`` in its
+    snapshot) before calling the connection lost.
+    """
     while True:
         ev = await client.next_event(timeout=0.5)
         if ev is not None:
+            if adopt_timing and ev.kind in (FeedEventKind.SNAPSHOT, FeedEventKind.RECOVERED):
+                timeout = table_heartbeat_timeout(ev.state)
+                if timeout is not None:
+                    client.heartbeat_timeout = timeout
             model.on_event(table, ev)
             changed.set()
 
@@ -97,7 +120,7 @@ async def run_display(
     *,
     console: Console | None = None,
     duration: float | None = None,
-    heartbeat_timeout: float = 3.0,
+    heartbeat_timeout: float | None = 3.0,
     keys: ClientKeys | None = None,
     live: bool | None = None,
     plain_every: float = 1.0,
@@ -106,6 +129,8 @@ async def run_display(
 ) -> DisplayModel:
     """Show ``role``'s screen for ``sources`` until cancelled or ``duration`` seconds passed.
 
+    :param heartbeat_timeout: seconds of silence before "connection lost"; ``None``: the
+        table's own (its snapshot's ``timing``), 3 s until the first snapshot.
     :param keys: this display's CURVE keys (the surveillance feed needs an allowed key).
     :param live: use ``rich.live.Live`` (default: when the console is a terminal).
     :param until: stop as soon as this is true of the model after a change (tests wait on
@@ -120,15 +145,17 @@ async def run_display(
     model = DisplayModel([s.table for s in sources])
     ctx = zmq.asyncio.Context()
     clients = [FeedClient(ctx, feed=feed, feed_endpoint=s.feed, snapshot_endpoint=s.snapshot,
-                          table_id=s.table or None, heartbeat_timeout=heartbeat_timeout,
-                          keys=keys)
+                          table_id=s.table or None,
+                          heartbeat_timeout=3.0 if heartbeat_timeout is None
+                          else heartbeat_timeout, keys=keys)
                for s in sources]
     changed = asyncio.Event()
     tasks = []
     try:
         for c in clients:
             await c.start()
-        tasks = [asyncio.create_task(follow(c, s.table, model, changed))
+        tasks = [asyncio.create_task(follow(c, s.table, model, changed,
+                                            adopt_timing=heartbeat_timeout is None))
                  for c, s in zip(clients, sources, strict=True)]
         end = None if duration is None else time.monotonic() + duration
 

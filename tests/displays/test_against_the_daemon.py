@@ -10,7 +10,7 @@ from table_controller.simtable.rig import RigOptions, SimRig
 
 @pytest.mark.parametrize("role", ["public", "dealer"])
 def test_display_cli_follows_a_running_daemon(role: str) -> None:
-    with SimRig(RigOptions(table_id="T7")) as rig:
+    with SimRig(RigOptions(table_id="T7", name="Terrace 7")) as rig:
         ep = rig.endpoints
         out = subprocess.run(
             [sys.executable, "-m", "table_controller", "display", "--role", role,
@@ -18,6 +18,7 @@ def test_display_cli_follows_a_running_daemon(role: str) -> None:
              "--duration", "2.0"],
             capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
-    assert f"T7  ·  no hand yet  ·  between hands  ·  {role} display" in out.stdout
+    # the table's configured name heads the screen
+    assert f"Terrace 7  ·  no hand yet  ·  between hands  ·  {role} display" in out.stdout
     if role == "dealer":
         assert "SEAT AT LEAST TWO PLAYERS WITH CHIPS" in out.stdout

@@ -79,3 +79,33 @@ def test_run_display_prints_plain_frames_when_not_a_terminal(tmp_path: Path) -> 
     arun(body, timeout=20)
     text = out.getvalue()
     assert "SEAT 1 TO ACT" in text and "dealer display" in text
+
+
+def test_a_display_adopts_the_tables_heartbeat_timeout(tmp_path: Path) -> None:
+    from table_controller.displays.live import follow
+
+    eps = ipc_endpoints(tmp_path, "t")
+
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        state = {**STATE, "name": "High limit 4", "timing": {"heartbeat_interval": 5.0,
+                                                              "heartbeat_timeout": 15.0}}
+        async with FeedHub(ctx, table_id="T1", endpoints=eps, heartbeat_interval=0.1) as hub:
+            await hub.publish(Feed.PUBLIC, "table", {}, state=state)
+            client = FeedClient(ctx, feed=Feed.PUBLIC, feed_endpoint=eps.public,
+                                snapshot_endpoint=eps.snapshot, table_id="T1",
+                                heartbeat_timeout=3.0, snapshot_timeout=0.3)
+            await client.start()
+            model, changed = DisplayModel(["T1"]), asyncio.Event()
+            task = asyncio.create_task(follow(client, "T1", model, changed, adopt_timing=True))
+            try:
+                for _ in range(600):
+                    if model.views.get("T1") is not None and model.views["T1"].hand == 3:
+                        break
+                    await asyncio.sleep(0.01)
+                assert client.heartbeat_timeout == 15.0
+                assert model.views["T1"].name == "High limit 4"
+            finally:
+                task.cancel()
+                await client.close()
+
+    arun(body, timeout=30)

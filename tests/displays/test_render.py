@@ -202,6 +202,8 @@ def test_hold_kinds_come_from_the_snapshot_too() -> None:
 def test_render_doctests() -> None:
     import doctest
 
+    import table_controller.displays.live as live
     import table_controller.displays.render as module
 
     assert doctest.testmod(module).failed == 0
+    assert doctest.testmod(live).failed == 0
