@@ -52,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--out", type=Path, default=Path("var/demo"), metavar="DIR",
                    help="save the journal, hand histories and daemon log in DIR/<UTC time> "
                         "(default var/demo)")
+    p.add_argument("--central", metavar="URL", default=None,
+                   help="also ship the demo table's journal to this PostgreSQL "
+                        "(postgresql://...; see docs/operations.md, the central record)")
     p.add_argument("--no-save", action="store_true",
                    help="do not save the records (the work directory is removed)")
     p.set_defaults(handler=run)
@@ -83,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, task.cancel)
         return await run_demo(hands=args.hands, seed=args.seed, fast=args.fast,
                               faults=args.faults, keep=args.keep, console=console, live=live,
-                              out=out, table_id=args.table_id)
+                              out=out, table_id=args.table_id, central=args.central)
 
     try:
         summary = asyncio.run(main())

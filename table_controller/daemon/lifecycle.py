@@ -199,6 +199,17 @@ class Daemon:
         stack.callback(self.journal.close)
         stack.callback(self._disarm)
         self.recover()
+        if cfg.central is not None:
+            # the journal's shipper to the floor's PostgreSQL, its own process: the table never
+            # waits for the central store (the local journal is the buffer)
+            from table_controller.central.supervise import ShipperSupervisor, ship_argv
+
+            shipper = ShipperSupervisor(ship_argv(
+                cfg.journal.path, cfg.table.id, cfg.central.url, config_path=cfg.source,
+                status_file=self.central_status_path(), batch=cfg.central.batch))
+            await shipper.start()
+            stack.push_async_callback(shipper.stop)
+            log.info("shipping the journal to %s", cfg.central.url.split("@")[-1])
 
         self.devices.open_serial(stack, {"shoe": cfg.devices.shoe, "chips": cfg.devices.chips},
                                  cfg.timing.device_timeout)
@@ -433,6 +444,26 @@ class Daemon:
 
     # -- commands ----------------------------------------------------------------------------
 
+    def central_status_path(self) -> Path | None:
+        """Where the journal's shipper writes its progress (``None``: no ``[central]``)."""
+        central = self.config.central
+        if central is None:
+            return None
+        return central.status_file or self.config.journal.path.with_name(
+            self.config.journal.path.name + ".central.json")
+
+    def central_status(self) -> dict[str, Any] | None:
+        """Return the shipper's progress for ``status`` (``None``: no ``[central]``)."""
+        path = self.central_status_path()
+        if path is None:
+            return None
+        from table_controller.central.shipper import read_status
+
+        try:
+            return dataclasses.asdict(read_status(path))
+        except TableError as exc:
+            return {"state": "unknown", "last_error": str(exc)}
+
     async def _decide(self, cmd: Command) -> CommandReply:
         core = self.core
         assert core is not None
@@ -443,6 +474,9 @@ class Daemon:
             result["phh_dir"] = str(self.config.journal.phh_dir)
             result["device_health"] = {n: dataclasses.asdict(s) for n, s in
                                        self.devices.statuses().items()}
+            central = self.central_status()
+            if central is not None:
+                result["central"] = central
         return CommandReply(reply.accepted, reply.reason, result)
 
     async def _committed(self, cmd: Command, reply: CommandReply, entry: Entry) -> None:

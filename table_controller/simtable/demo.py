@@ -155,6 +155,7 @@ async def run_demo(
     seats: int = 6,
     players: int = 5,
     buy_in: int = 10_000,
+    central: str | None = None,
 ) -> DemoSummary:
     """Play ``hands`` hands on the simulated table; return the summary."""
     from rich.live import Live
@@ -171,7 +172,8 @@ async def run_demo(
     summary.camera = camera_mode(level)
     rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=DEMO_RAKE_PERCENT,
                             rake_cap=DEMO_RAKE_CAP, camera_level=level,
-                            table_id=table_id, name=f"Demo table {table_id}"), keep=keep)
+                            table_id=table_id, name=f"Demo table {table_id}",
+                            central_url=central), keep=keep)
     summary.hand_histories = str(rig.phh_dir)
     summary.journal = str(rig.journal_path)
     summary.workdir_kept = keep

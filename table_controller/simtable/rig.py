@@ -97,6 +97,7 @@ class RigOptions:
     :param settle: the daemon's chip settle window (``--settle``; ``None``: its default).
     :param tray: chips in the sensors' tray, by denomination code (``None``: the simulator's).
     :param extra_args: more arguments for ``table-controller run``.
+    :param central_url: ship the journal to this PostgreSQL (``[central] url``).
     """
 
     seats: int = 6
@@ -119,6 +120,7 @@ class RigOptions:
     ready_timeout: float = 30.0
     extra_args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    central_url: str | None = None
 
 
 class SimRig:
@@ -308,7 +310,7 @@ heartbeat_interval = {o.heartbeat}
 heartbeat_timeout = {o.heartbeat_timeout}
 command_timeout = 2.5
 device_timeout = 2.0
-"""
+""" + (f'\n[central]\nurl = "{o.central_url}"\n' if o.central_url else "")
 
     def _make_keys(self) -> None:
         from table_controller.feeds import create_key_pair
