@@ -478,6 +478,10 @@ LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "sim://lines": ("hardware.sim.lines",),
     "camera": ("hardware.camera",),
     "sim://camera": ("hardware.sim.camera_link",),
+    "pn532": ("hardware.pn532.driver",),
+    "rfidchips": ("hardware.rfidchips.driver",),
+    "sim://pn532": ("hardware.sim.pn532",),
+    "sim://rfidchips": ("hardware.sim.rfidchips",),
 }
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hardware.base import DeviceEvent, DeviceUrl, parse_device_url
+from hardware.base import DeviceEvent, DeviceUrl, parse_device_url, register_scheme
 from hardware.link.serial_driver import (
     SerialDevice,
     check_query,
@@ -112,3 +112,6 @@ def open_from_url(url: str, **options: Any) -> Pn532Shoe:
     :raises ConfigError: for a bad URL or option.
     """
     return pn532_shoe(parse_device_url(url), options)
+
+
+register_scheme(SCHEME, pn532_shoe, kind="shoe")

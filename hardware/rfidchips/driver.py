@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hardware.base import DeviceUrl, parse_device_url
+from hardware.base import DeviceUrl, parse_device_url, register_scheme
 from hardware.link.serial_driver import (
     SerialDevice,
     check_query,
@@ -71,3 +71,6 @@ def open_from_url(url: str, **options: Any) -> RfidChipReader:
     :raises ConfigError: for a bad URL or option.
     """
     return rfid_chip_reader(parse_device_url(url), options)
+
+
+register_scheme(SCHEME, rfid_chip_reader, kind="chips")

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-from hardware.base import DeviceUrl, parse_device_url
+from hardware.base import DeviceUrl, parse_device_url, register_scheme
 from hardware.link.serial_driver import driver_options
 from hardware.pn532.driver import Pn532Shoe, poller_from_url
 from hardware.pn532.frames import (
@@ -270,3 +270,6 @@ def open_from_url(url: str, **options: Any) -> Pn532Shoe:
     :raises ConfigError: for a bad URL or option.
     """
     return open_sim_pn532(parse_device_url(url), options)
+
+
+register_scheme("sim://pn532", open_sim_pn532, kind="shoe")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hardware.base import DeviceUrl, parse_device_url
+from hardware.base import DeviceUrl, parse_device_url, register_scheme
 from hardware.link.protocol import Frame
 from hardware.link.serial_driver import check_query, driver_options, float_option, int_option
 from hardware.rfidchips.driver import RfidChipReader
@@ -181,3 +181,6 @@ def open_from_url(url: str, **options: Any) -> RfidChipReader:
     :raises ConfigError: for a bad URL or option.
     """
     return open_sim_rfidchips(parse_device_url(url), options)
+
+
+register_scheme("sim://rfidchips", open_sim_rfidchips, kind="chips")
