@@ -10,7 +10,6 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -43,14 +42,6 @@ def _to_bgra(image: Image, name: str) -> Image:
             f"tall, width/height between {ASPECT_RANGE[0]} and {ASPECT_RANGE[1]})"
         )
     return np.ascontiguousarray(image)
-
-
-def check_face(card: Card, image: Image) -> Image:
-    """Validate one face image and return it as BGRA.
-
-    :raises CalibrationError: if it is not a plausible card face.
-    """
-    return _to_bgra(np.asarray(image, dtype=np.uint8), card.code)
 
 
 def load_face_folder(folder: str | Path) -> dict[Card, Image]:
@@ -90,11 +81,3 @@ def load_face_folder(folder: str | Path) -> dict[Card, Image]:
     return faces
 
 
-def check_face_set(faces: Mapping[Card, Image]) -> None:
-    """Check that ``faces`` holds all 52 cards.
-
-    :raises CalibrationError: naming the missing cards.
-    """
-    missing = [c.code for c in FULL_DECK if c not in faces]
-    if missing:
-        raise CalibrationError(f"face set lacks {len(missing)} of 52 faces: {' '.join(missing)}")

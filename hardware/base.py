@@ -30,7 +30,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -542,11 +542,6 @@ def device_defaults(url: str, kind: str) -> DeviceDefaults:
     _load_lazy(parsed.key)
     factory = _DEFAULTS.get((parsed.key, kind))
     return DeviceDefaults() if factory is None else factory(parsed)
-
-
-def registered_schemes() -> Iterator[tuple[str, str]]:
-    """Yield the registered ``(key, kind)`` pairs (without triggering lazy imports)."""
-    yield from sorted(_FACTORIES)
 
 
 def _load_lazy(key: str) -> None:

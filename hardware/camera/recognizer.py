@@ -779,6 +779,3 @@ class BoardRecognizer(CardLocator):
         return decide(max(matches, key=lambda m: m.score), self.params)
 
 
-def read_many(recognizer: BoardRecognizer, frames: Sequence[Image]) -> list[BoardReading]:
-    """Read several frames (convenience for tools)."""
-    return [recognizer.read(f) for f in frames]

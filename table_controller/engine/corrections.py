@@ -50,10 +50,6 @@ from table_controller.errors import RuleError
 
 #: The street whose betting round is open before each street's cards are dealt.
 NEXT_STREET = {Street.PREFLOP: Street.FLOP, Street.FLOP: Street.TURN, Street.TURN: Street.RIVER}
-#: Board cards each street deals.
-STREET_CARDS = {Street.FLOP: 3, Street.TURN: 1, Street.RIVER: 1}
-#: The burn's number (``Hand.replace_burn``) before each street.
-BURN_NUMBER = {Street.FLOP: 0, Street.TURN: 1, Street.RIVER: 2}
 
 
 def actions(hand: Hand, street: Street | None = None) -> list[ActionKind]:
@@ -92,17 +88,6 @@ def deal_position(hand: Hand, seat: int, round: int) -> int:
 def deal_complete(hand: Hand) -> bool:
     """Tell whether every hole card was dealt."""
     return sum(isinstance(r.step, DealHoleStep) for r in hand.log) == 2 * len(hand.seats)
-
-
-def hole_card(hand: Hand, seat: int, round: int) -> Card | None:
-    """Return hole card ``round`` of ``seat`` (``None`` if dealt unknown).
-
-    :raises RuleError: that card was not dealt.
-    """
-    cards = hand.status().hole_cards.get(seat, ())
-    if not 1 <= round <= len(cards):
-        raise RuleError("no-such-card", f"seat {seat} has no hole card {round}")
-    return cards[round - 1]
 
 
 def burn_cards(hand: Hand) -> list[Card | None]:
@@ -162,11 +147,6 @@ def replace_card(hand: Hand, where: str, seat: int | None, index: int,
     if where == "board":
         return hand.replace_board_card(index, card)
     raise RuleError("no-such-card", f"no card at {where} {seat} {index}")
-
-
-def street_due(hand: Hand) -> Street | None:
-    """Return the street whose cards come after the open betting round (``None`` after river)."""
-    return NEXT_STREET.get(hand.street)
 
 
 def take_back_board(hand: Hand, count: int) -> list[Card]:

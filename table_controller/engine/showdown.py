@@ -60,11 +60,6 @@ def strengths(hands: Mapping[int, Iterable[Card]], board: Iterable[Card]) -> dic
             for seat, cards in hands.items()}
 
 
-def hand_name(hole: Iterable[Card], board: Iterable[Card]) -> str:
-    """Name of the hand category, e.g. ``"Full House"``."""
-    return str(eval7.handtype(strength(hole, board)))
-
-
 def showdown_order(contenders: Collection[int], button: int,
                    last_aggressor: int | None) -> list[int]:
     """Order in which the seats still in show their hands."""
