@@ -104,6 +104,9 @@ class CalibrationSection:
     active_deck: str | None = None
     chip_zones: Path | None = None
     camera_profile: Path | None = None
+    #: RFID gaming chips: tag UID -> denomination (``calibrate chips register``); needed when
+    #: the chip reader reports tags (``rfidchips://``) instead of counts
+    chip_registry: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,6 +428,7 @@ def parse_config(data: Mapping[str, Any], *, base_dir: Path, source: Path | None
         active_deck=s.optional_string("active_deck"),
         chip_zones=s.path_value("chip_zones", required=False),
         camera_profile=s.path_value("camera_profile", required=False),
+        chip_registry=s.path_value("chip_registry", required=False),
     )
     s.finish()
     if (calibration.decks_dir is None) != (calibration.active_deck is None):

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from calibration.chip_registry import ChipRegistry
 from calibration.chips import ChipConfig
 from hardware.base import CardDrawn, CardIdentified, DuplicateCard, UnknownTag
 from hardware.shoe.resolver import TagResolver
@@ -61,6 +62,7 @@ from table_controller.controller.events import (
     Tick,
     TraySeen,
     ZoneSeen,
+    ZoneTags,
 )
 from table_controller.controller.irregularities import (
     KINDS,
@@ -122,6 +124,8 @@ class TableCore(DeviceInputs):
     :param devices: device names tracked for health.
     :param camera_window: seconds the camera may take to show a board card the shoe dealt
         before it is a ``board_missing`` irregularity; ``None`` = no camera to check with.
+    :param chip_registry: tag UID -> chip, for RFID chip readers (:class:`ZoneTags` inputs);
+        ``None`` = the chip sensors report counts themselves.
     """
 
     def __init__(
@@ -134,6 +138,7 @@ class TableCore(DeviceInputs):
         rules: IrregularityRules | None = None,
         devices: Sequence[str] = ("shoe", "chips", "camera"),
         camera_window: float | None = None,
+        chip_registry: ChipRegistry | None = None,
     ) -> None:
         self.table = Table(config)
         self.resolver = TagResolver(deck)
@@ -160,6 +165,12 @@ class TableCore(DeviceInputs):
         self._announced: set[str] = set()
         self._burns: list[Card | None] = []
         self._awards: list[AwardStep] = []
+        self.chip_registry = chip_registry
+        self.chip_settle = settle
+        self._zone_tags: dict[int, tuple[str, ...]] = {}
+        self._unknown_chips: set[tuple[int, str]] = set()
+        self._two_zones: dict[str, tuple[tuple[int, ...], float]] = {}
+        self._two_zones_raised: set[str] = set()
         self._update_prompt([])
 
     # -- the one entry point -----------------------------------------------------------------
@@ -181,6 +192,8 @@ class TableCore(DeviceInputs):
             self._on_tick(now, out)
         elif isinstance(inp, ZoneSeen):
             self._on_zone(inp, now, out)
+        elif isinstance(inp, ZoneTags):
+            self._on_zone_tags(inp, now, out)
         elif isinstance(inp, TraySeen):
             self.tray = inp.counts
         elif isinstance(inp, BoardSeen):
@@ -267,7 +280,7 @@ class TableCore(DeviceInputs):
         if self._hand is None or self.held:
             return None
         times = [t for t in (self._chips.next_deadline() if self._chips else None,
-                             self._board_deadline()) if t is not None]
+                             self._board_deadline(), self._tags_deadline()) if t is not None]
         return min(times) if times else None
 
     def _unseen_slots(self) -> list[int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from calibration.chip_registry import ChipOnTwoZones, ChipRegistry, UnknownChip
 from hardware.base import CardIdentified, DuplicateCard, UnknownTag
 from table_controller.controller.board import board_findings
 from table_controller.controller.chips import ChipCheck
@@ -21,6 +22,7 @@ from table_controller.controller.events import (
     Output,
     ReadsLost,
     ZoneSeen,
+    ZoneTags,
 )
 from table_controller.controller.irregularities import (
     CardContext,
@@ -47,6 +49,12 @@ class DeviceInputs:
     devices: dict[str, str]
     critical_devices: frozenset[str]
     rules: IrregularityRules
+    chip_registry: ChipRegistry | None
+    chip_settle: float
+    _zone_tags: dict[int, tuple[str, ...]]
+    _unknown_chips: set[tuple[int, str]]
+    _two_zones: dict[str, tuple[tuple[int, ...], float]]
+    _two_zones_raised: set[str]
 
     if TYPE_CHECKING:  # supplied by TableCore (see its documentation)
         @property
@@ -73,6 +81,7 @@ class DeviceInputs:
     def _on_tick(self, now: float, out: list[Output]) -> None:
         if self._hand is None or self.held:
             return
+        self._raise_two_zones(now, out)
         if self.camera_window is not None:
             for slot in self._unseen_slots():
                 if now - self._dealt_at[slot] >= self.camera_window:
@@ -90,6 +99,50 @@ class DeviceInputs:
                 f"{self._chips.zone_name(zone)} shows {what}, expected {expected:,}",
                 {"zone": zone, "role": self._chips.config.role(zone), "expected": expected,
                  "sensed": sensed}), out)
+
+    def _on_zone_tags(self, inp: ZoneTags, now: float, out: list[Output]) -> None:
+        """Count an RFID zone's tags through the chip registry, then check them as chips.
+
+        A tag the registry does not know is an ``unknown_chip`` at once (named by zone and
+        UID); a tag read on two zones is a ``chip_on_two_zones`` once it lasts the settle
+        window (a chip slid from one spot to the next is read on both for a moment). Each is
+        reported once while it lasts; the counts of every known tag go to the chip check as a
+        zone report would.
+        """
+        registry = self.chip_registry
+        if registry is None:
+            return
+        self._zone_tags[inp.zone] = inp.uids
+        counted = registry.amounts(self._zone_tags)
+        unknown = {(f.zone, f.uid) for f in counted.findings if isinstance(f, UnknownChip)}
+        for zone, uid in sorted(unknown - self._unknown_chips):
+            self.raise_irregularity(Finding(
+                "unknown_chip", f"Zone {zone}: chip tag {uid} is not in the chip registry",
+                {"zone": zone, "uid": uid}), out)
+        self._unknown_chips = unknown
+        doubled = {f.uid: f.zones for f in counted.findings if isinstance(f, ChipOnTwoZones)}
+        self._two_zones = {uid: self._two_zones.get(uid, (zones, now))
+                           for uid, zones in doubled.items()}
+        self._two_zones_raised &= set(doubled)
+        self._raise_two_zones(now, out)
+        for zone in sorted(counted.counts):
+            self._on_zone(ZoneSeen(zone, counted.counts[zone]), now, out)
+
+    def _raise_two_zones(self, now: float, out: list[Output]) -> None:
+        for uid, (zones, since) in sorted(self._two_zones.items()):
+            if uid in self._two_zones_raised or now - since < self.chip_settle:
+                continue
+            self._two_zones_raised.add(uid)
+            names = ", ".join(map(str, zones[:-1])) + f" and {zones[-1]}"
+            self.raise_irregularity(Finding(
+                "chip_on_two_zones", f"Chip tag {uid} is read on zones {names} at once",
+                {"uid": uid, "zones": list(zones)}), out)
+
+    def _tags_deadline(self) -> float | None:
+        """When a chip read on two zones becomes an irregularity (``None``: none pending)."""
+        times = [since + self.chip_settle for uid, (_z, since) in self._two_zones.items()
+                 if uid not in self._two_zones_raised]
+        return min(times) if times else None
 
     def _on_zone(self, inp: ZoneSeen, now: float, out: list[Output]) -> None:
         if self._chips is None:

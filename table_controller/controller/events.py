@@ -61,6 +61,18 @@ class ZoneSeen:
 
 
 @dataclass(frozen=True, slots=True)
+class ZoneTags:
+    """An RFID chip reader's zone reports the chip tags it reads (each UID once)."""
+
+    zone: int
+    uids: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"kind": "zone_tags", "zone": self.zone, "uids": list(self.uids)}
+
+
+@dataclass(frozen=True, slots=True)
 class TraySeen:
     """The dealer's tray inventory, ``(denomination code, count)`` pairs."""
 
@@ -168,8 +180,8 @@ class Tick:
         return {"kind": "tick"}
 
 
-ControllerInput = CardRead | ZoneSeen | TraySeen | BoardSeen | DeviceDown | DeviceUp | \
-    ReadsLost | ShoeState | DealerCommand | Restarted | Tick
+ControllerInput = CardRead | ZoneSeen | ZoneTags | TraySeen | BoardSeen | DeviceDown | \
+    DeviceUp | ReadsLost | ShoeState | DealerCommand | Restarted | Tick
 
 
 def _pairs(raw: Any) -> tuple[tuple[int, int], ...]:
@@ -188,6 +200,8 @@ def input_from_dict(d: Mapping[str, Any]) -> ControllerInput:
             return CardRead(str(d["uid"]), None if ms is None else int(ms))
         if kind == "zone":
             return ZoneSeen(int(d["zone"]), _pairs(d["counts"]))
+        if kind == "zone_tags":
+            return ZoneTags(int(d["zone"]), tuple(str(u) for u in d["uids"]))
         if kind == "tray":
             return TraySeen(_pairs(d["counts"]))
         if kind == "board":

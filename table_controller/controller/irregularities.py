@@ -103,6 +103,14 @@ register_kind(
     "chip_difference", "the chips on a zone do not match the hand",
     "Recount the chips on that zone and correct them; then resolve and resume.", hold=True)
 register_kind(
+    "unknown_chip", "a chip on the felt is not in the chip registry",
+    "Take that chip out of play and show it to the floor (a foreign or counterfeit chip, or a "
+    "chip that was never registered); then resolve and resume.", hold=True)
+register_kind(
+    "chip_on_two_zones", "one chip's tag is read on two zones at once",
+    "Check the two zones: a cloned tag, or a chip lying between two spots; put it right, then "
+    "resolve and resume.", hold=True)
+register_kind(
     "device_lost", "a device was lost during the hand",
     "Check the device's cable and power; once it is back, resolve and resume, or void the "
     "hand.", hold=True)

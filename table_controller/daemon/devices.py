@@ -50,6 +50,7 @@ from hardware.camera.source import BoardObserved
 from hardware.link.aio import AsyncDevice
 from hardware.link.protocol import MsgType, encode_frame
 from hardware.link.serial_driver import SerialDevice
+from hardware.rfidchips.protocol import ZoneInventory
 from table_controller.controller.events import (
     BoardSeen,
     CardRead,
@@ -60,6 +61,7 @@ from table_controller.controller.events import (
     ShoeState,
     TraySeen,
     ZoneSeen,
+    ZoneTags,
 )
 
 log = logging.getLogger(__name__)
@@ -95,6 +97,11 @@ def _card(name: str, e: CardDrawn) -> ControllerInput:
 @event_input(ZoneReport)
 def _zone(name: str, e: ZoneReport) -> ControllerInput:
     return ZoneSeen(e.zone, e.counts)
+
+
+@event_input(ZoneInventory)
+def _zone_tags(name: str, e: ZoneInventory) -> ControllerInput:
+    return ZoneTags(e.zone, e.uids)
 
 
 @event_input(TrayInventory)

@@ -45,6 +45,7 @@ from table_controller.controller.events import (
     Resolved,
     TraySeen,
     ZoneSeen,
+    ZoneTags,
 )
 from table_controller.journal import Journal
 
@@ -126,6 +127,11 @@ def _resolved(o: Resolved) -> Draft:
 @input_text(ZoneSeen)
 def _zone_text(inp: ZoneSeen) -> str:
     return f"chip zone {inp.zone} reports {dict(inp.counts)}"
+
+
+@input_text(ZoneTags)
+def _zone_tags_text(inp: ZoneTags) -> str:
+    return f"chip zone {inp.zone} reads {len(inp.uids)} chip tags"
 
 
 @input_text(TraySeen)

@@ -78,6 +78,11 @@ def build_core(config: ControllerConfig, settle: float = SETTLE) -> TableCore:
     """
     from table_controller.controller.dealing import DealingRules
 
+    registry = None
+    if config.calibration.chip_registry is not None:
+        from calibration.chip_registry import load_registry
+
+        registry = load_registry(config.calibration.chip_registry)
     return TableCore(table_config(config), load_deck(config), load_chips(config), settle=settle,
                      camera_window=CAMERA_WINDOW if camera_configured(config) else None,
-                     rules=DealingRules(config.house_rules))
+                     rules=DealingRules(config.house_rules), chip_registry=registry)

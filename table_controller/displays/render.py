@@ -73,6 +73,8 @@ def _hold_banner(view: TableView) -> RenderableType | None:
 #: words, no internal names, no amounts or cards (the dealer's and floor's screens say those).
 PLAYER_WORDS = {
     "chip_difference": "the dealer is checking the chips",
+    "unknown_chip": "the dealer is checking the chips",
+    "chip_on_two_zones": "the dealer is checking the chips",
     "collect_difference": "the dealer is checking the chips",
     "payout_difference": "the dealer is checking the payout",
     "pot_wrong_seat": "the dealer is checking the payout",
