@@ -19,7 +19,6 @@ from table_controller.engine import TableConfig
 from tests.controller.helpers import DECK, chip_config
 
 
-
 def one(i: int) -> str:
     """The tag of registered chip ``i`` worth 1 (denomination code 1)."""
     return f"04C0{i:04X}"
