@@ -5,13 +5,19 @@
     table-controller calibrate chips learn PATH --sensor URL --seats N [--stack V] [--force]
     table-controller calibrate chips check PATH [--sensor URL --stack V]
     table-controller calibrate chips write PATH [--seats N] [--force]
+    table-controller calibrate chips register REGISTRY --sensor URL --zone Z --denomination CODE
+                                              [--chip-set NAME] [--count N]
 
 ``learn`` talks to the sensors: it asks for one stack on each seat's spot in turn, then on the
 pot, learns which sensor zone each is (one stack at a time; see :mod:`calibration.chip_learning`)
 and saves the calibration. ``check`` loads a file with full validation (unknown keys refused,
 the key named) and prints a summary; with ``--sensor`` it also reads the sensors, with the
 known stack ``--stack`` on every zone, and says which zones show it. ``write`` saves the default
-layout (zones ``1..N`` are the seats, ``N + 1`` the pot) for you to edit.
+layout (zones ``1..N`` are the seats, ``N + 1`` the pot) for you to edit. ``register`` (RFID
+gaming chips) reads the tags of a stack laid on one zone of an RFID chip reader
+(``rfidchips://``) and adds them to the chip registry as chips of one denomination code: a stack
+at a time, a denomination at a time; a tag already registered as another denomination or chip
+set is refused, and ``--count`` checks the stack has as many chips as counted by hand.
 
 Exit status: 0 done, 1 a refusal or timeout (the message says why), 2 a bad option.
 """
@@ -56,6 +62,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ln.add_argument("--timeout", type=float, default=600.0, help="seconds to wait (600)")
     ln.add_argument("--settle", type=float, default=1.0, help="seconds a stack must read still")
     ln.add_argument("--force", action="store_true", help="overwrite an existing file")
+    rg = sub.add_parser("register", help="add a stack's RFID chip tags to the chip registry")
+    rg.add_argument("registry", type=Path, help="the chip registry file (created if missing)")
+    rg.add_argument("--sensor", required=True, help="RFID chip reader URL (rfidchips://...)")
+    rg.add_argument("--zone", type=int, required=True, help="the zone the stack lies on")
+    rg.add_argument("--denomination", type=int, required=True,
+                    help="the chips' denomination code (as in chip_zones.toml)")
+    rg.add_argument("--chip-set", default="house", help="the chip set's name (house)")
+    rg.add_argument("--count", type=int, default=None, help="the chips counted by hand")
+    rg.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (120)")
+    rg.add_argument("--settle", type=float, default=1.0, help="seconds the tags must read still")
     p.set_defaults(handler=run)
 
 
@@ -66,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.action == "learn":
             return _learn(args)
+        if args.action == "register":
+            return _register(args)
         if args.action == "write":
             if args.path.exists() and not args.force:
                 print(f"error: {args.path} exists (use --force to overwrite)", file=sys.stderr)
@@ -186,3 +204,62 @@ def _check_sensors(args: argparse.Namespace, cfg: ChipConfig) -> int:
     print(f"error: after {args.timeout:g} s, {len(bad)} zone(s) wrong: " + "; ".join(bad),
           file=sys.stderr)
     return 1
+
+
+def _register(args: argparse.Namespace) -> int:
+    from calibration.chip_registry import ChipRecord, ChipRegistry, load_registry
+    from hardware.base import open_chip_sensor
+    from hardware.rfidchips.protocol import ZoneInventory
+
+    if not 0 <= args.denomination <= 255:
+        print(f"error: --denomination must be a code 0..255, got {args.denomination}",
+              file=sys.stderr)
+        return 2
+    registry = load_registry(args.registry) if args.registry.exists() else ChipRegistry()
+    sensor = open_chip_sensor(args.sensor)
+    sensor.open()
+    tags: tuple[str, ...] = ()
+    since = time.monotonic()
+    try:
+        print(f"lay the stack of denomination {args.denomination} on zone {args.zone}",
+              flush=True)
+        start = next_request = time.monotonic()
+        while True:
+            now = time.monotonic()
+            if now - start >= args.timeout:
+                print(f"error: timed out after {args.timeout:g} s without a settled stack on "
+                      f"zone {args.zone}; nothing saved", file=sys.stderr)
+                return 1
+            if now >= next_request:
+                sensor.request_report()
+                next_request = now + 2.0
+            for ev in sensor.read_events(0.2):
+                if isinstance(ev, ZoneInventory) and ev.zone == args.zone and ev.uids != tags:
+                    tags, since = ev.uids, time.monotonic()
+                    print(f"  zone {args.zone}: {len(tags)} tags", flush=True)
+            if tags and time.monotonic() - since >= args.settle:
+                break
+    finally:
+        sensor.close()
+    if args.count is not None and args.count != len(tags):
+        print(f"error: zone {args.zone} reads {len(tags)} tags, counted {args.count}: a chip "
+              "without a readable tag, or one from another stack; nothing saved",
+              file=sys.stderr)
+        return 1
+    records = {r.uid: r for r in registry.records()}
+    added = 0
+    for uid in tags:
+        old = records.get(uid)
+        if old is not None and (old.denomination, old.chip_set) != (args.denomination,
+                                                                     args.chip_set):
+            print(f"error: tag {uid} is already registered as denomination "
+                  f"{old.denomination} of chip set {old.chip_set!r}; nothing saved",
+                  file=sys.stderr)
+            return 1
+        if old is None:
+            records[uid] = ChipRecord(uid, args.denomination, args.chip_set)
+            added += 1
+    ChipRegistry(records.values()).save(args.registry)
+    print(f"registered {added} new chips of denomination {args.denomination} "
+          f"({len(tags) - added} already known); {len(records)} chips in {args.registry}")
+    return 0

@@ -125,3 +125,38 @@ def test_learn_times_out_and_saves_nothing(tmp_path: Path) -> None:
         assert not out.exists()
     finally:
         sim.close()
+
+
+def test_calibrate_chips_register_reads_a_stack_of_rfid_chips(tmp_path: Path) -> None:
+    from calibration.chip_registry import load_registry
+    from hardware.sim.rfidchips import SimRfidChips
+
+    sim = SimRfidChips(range(1, 5), retransmit_after=0.05)
+    sim.start()
+    reg = tmp_path / "chips.json"
+    url = f"rfidchips://{sim.path}"
+    try:
+        sim.place(2, [f"04C0{i:04X}" for i in range(20)])
+        proc = _cli("register", str(reg), "--sensor", url, "--zone", "2", "--denomination",
+                    "4", "--count", "20", "--settle", "0.2")
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert "registered 20 new chips of denomination 4" in out
+        registry = load_registry(reg)
+        assert len(registry) == 20
+        rec = registry.lookup("04C00007")
+        assert rec is not None and rec.denomination == 4 and rec.chip_set == "house"
+        # the same tags as another denomination: refused, the file unchanged
+        before = reg.read_text()
+        proc = _cli("register", str(reg), "--sensor", url, "--zone", "2", "--denomination",
+                    "5", "--settle", "0.2")
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1 and "already registered as denomination 4" in err
+        assert reg.read_text() == before
+        # a stack whose count disagrees is refused
+        proc = _cli("register", str(reg), "--sensor", url, "--zone", "2", "--denomination",
+                    "4", "--count", "21", "--settle", "0.2")
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1 and "reads 20 tags, counted 21" in err
+    finally:
+        sim.close()
