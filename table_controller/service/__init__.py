@@ -4,7 +4,8 @@
   ``STATUS=...``, ``WATCHDOG=1``, ``STOPPING=1``) on the socket named by ``NOTIFY_SOCKET``;
   without that variable (not started by systemd) every call does nothing.
 - :func:`install` writes the unit file, the sysusers entry, the udev example and the example
-  configuration below a root directory (``/`` on a dealer-table computer, a scratch folder in
+  configuration (``table.toml.example``; an existing ``table.toml`` is never touched) below a
+  root directory (``/`` on a dealer-table computer, a scratch folder in
   tests); the files ship as package data of this package.
 
 Rules this module keeps:
@@ -33,6 +34,8 @@ SHIPPED = {
     "table-controller.sysusers": "usr/lib/sysusers.d/table-controller.conf",
     "99-table-controller.rules": "etc/udev/rules.d/99-table-controller.rules",
 }
+#: The production configuration template, written beside the real one (never over it).
+EXAMPLE_CONFIG = "table.example.toml"
 
 
 @dataclass
@@ -137,5 +140,9 @@ def install(root: Path, executable: str) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    (root / "etc/table-controller").mkdir(parents=True, exist_ok=True)
+    etc = root / "etc/table-controller"
+    etc.mkdir(parents=True, exist_ok=True)
+    example = etc / "table.toml.example"
+    example.write_text(shipped_text(EXAMPLE_CONFIG), encoding="utf-8")
+    written.append(example)
     return written

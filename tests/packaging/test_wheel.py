@@ -49,6 +49,17 @@ def test_the_installed_wheel_runs_the_demo_from_another_folder(tmp_path: Path) -
     assert where.returncode == 0, where.stderr
     package, faces, count = where.stdout.split()
     assert str(venv) in package and str(venv) in faces and count == "52", where.stdout
+    # the service files, the example configuration and the central schema ship too
+    root = tmp_path / "root"
+    svc = run([str(venv / "bin" / "table-controller"), "service", "install", "--root",
+               str(root)], elsewhere, env)
+    assert svc.returncode == 0, svc.stderr
+    assert (root / "etc/table-controller/table.toml.example").is_file()
+    assert (root / "etc/systemd/system/table-controller.service").is_file()
+    schema = run([str(python), "-c", "from importlib import resources; print(len([p for p in "
+                  "resources.files('table_controller.central').joinpath('migrations').iterdir()"
+                  " if p.name.endswith('.sql')]))"], elsewhere, env)
+    assert schema.returncode == 0 and int(schema.stdout) >= 1, schema.stdout + schema.stderr
     summary = tmp_path / "summary.json"
     demo = run([str(venv / "bin" / "table-controller"), "demo", "--hands", "2", "--fast",
                 "--no-display", "--no-save", "--summary-json", str(summary)], elsewhere, env)

@@ -19,7 +19,8 @@ ANALYZE = shutil.which("systemd-analyze")
 def test_install_writes_every_shipped_file_below_the_root(tmp_path: Path) -> None:
     exe = str(Path(sys.executable).with_name("table-controller"))
     written = install(tmp_path, exe)
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(SHIPPED.values())
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(
+        [*SHIPPED.values(), "etc/table-controller/table.toml.example"])
     unit = (tmp_path / SHIPPED["table-controller.service"]).read_text()
     assert f"ExecStart={exe} run --config /etc/table-controller/table.toml" in unit
     assert "@EXEC@" not in unit
@@ -126,3 +127,29 @@ def test_service_install_names_the_path_it_cannot_write(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 1
     assert out.stderr.count("\n") == 1 and "cannot write" in out.stderr
+
+
+def test_the_shipped_example_configuration_is_valid(tmp_path: Path) -> None:
+    import tomllib
+
+    from table_controller.config import parse_config
+
+    # the same file on a scratch root: the keys it names exist there
+    text = shipped_text("table.example.toml").replace(
+        '"/etc/', f'"{tmp_path}/etc/').replace('"/var/', f'"{tmp_path}/var/')
+    keys = tmp_path / "etc/table-controller/keys"
+    (keys / "displays").mkdir(parents=True)
+    (keys / "consoles").mkdir()
+    (keys / "server.key_secret").write_text("x")
+    cfg = parse_config(tomllib.loads(text), base_dir=tmp_path)
+    assert cfg.keys.security == "curve" and cfg.devices.shoe.startswith("serial://")
+    assert str(cfg.journal.path).endswith("var/lib/table-controller/journal.db")
+
+
+def test_install_never_overwrites_the_real_configuration(tmp_path: Path) -> None:
+    real = tmp_path / "etc/table-controller/table.toml"
+    real.parent.mkdir(parents=True)
+    real.write_text("# the casino's own\n")
+    install(tmp_path, str(Path(sys.executable).with_name("table-controller")))
+    assert real.read_text() == "# the casino's own\n"
+    assert (tmp_path / "etc/table-controller/table.toml.example").is_file()
