@@ -43,7 +43,7 @@ HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -237,12 +237,16 @@ class FloorWeb:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
+    async def disconnect_all(self, message: str = "server stopping") -> None:
+        """Close every browser's WebSocket (code 1001: the pages reconnect by themselves)."""
+        for ws in list(self._ws):
+            await ws.close(code=1001, message=message.encode())
+
     async def _start(self, app: web.Application) -> Any:
         await self.followers.start(self.fanout)
         yield
         self.fanout.close()
-        for ws in list(self._ws):
-            await ws.close(code=1001, message=b"server stopping")
+        await self.disconnect_all()
         await self.followers.stop()
 
     def app(self) -> web.Application:

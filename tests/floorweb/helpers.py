@@ -39,14 +39,15 @@ HOLES = {"1": ["Ah", "Kd"], "2": ["7c", "7s"]}
 
 def state(table: str, *, hand: int = 3, holds: Sequence[str] = (),
           irregularities: Sequence[Mapping[str, Any]] = (), pot: int = 150,
-          devices: Mapping[str, str] | None = None) -> dict[str, Any]:
+          devices: Mapping[str, str] | None = None,
+          board: Sequence[str | None] = (None,) * 5) -> dict[str, Any]:
     """A daemon-like ``table_state`` (hole cards in clear: the hub masks them for the public)."""
     return {
         "table": table, "hand": hand, "hands_played": hand - 1, "phase": "betting",
         "street": "preflop", "button": 2,
         "seats": {"1": {"player": "Ann", "stack": 900, "bet": pot - 50, "in_hand": True},
                   "2": {"player": "Bo", "stack": 950, "bet": 50, "in_hand": True}},
-        "board": [None] * 5, "pots": [], "to_act": 1, "current_bet": 100,
+        "board": list(board), "pots": [], "to_act": 1, "current_bet": 100,
         "hole_cards": {k: list(v) for k, v in HOLES.items()},
         "shown": {}, "prompt": {"id": 7, "text": "Seat 1 to act", "step": {"kind": "act",
                                                                            "seat": 1}},

@@ -67,7 +67,7 @@ const Sound = {
   },
   bind(button) {
     const show = () => {
-      button.textContent = this.muted ? "\u{1F507} Sound off" : "\u{1F50A} Sound on";
+      button.textContent = this.muted ? "Sound off" : "\u266A Sound on";
       button.setAttribute("aria-pressed", this.muted ? "false" : "true");
     };
     button.addEventListener("click", () => {

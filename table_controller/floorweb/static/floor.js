@@ -35,7 +35,7 @@ function tileHtml(r) {
   return '<a class="name" href="/table/' + encodeURIComponent(r.id) + '">' + esc(r.name || r.id) + "</a>" +
     '<div class="line"><span class="hand">' + (r.hand === null || r.hand === undefined ? "no hand" : "Hand " + esc(r.hand)) +
     '</span> · <span class="stage">' + esc(r.stage || "—") + '</span> · Pot <span class="pot">' + money(r.pot) + "</span></div>" +
-    '<div class="line small">last action ' + agoSpan(r.last_action) + " ago</div>" +
+    '<div class="line small">' + (r.last_action ? "last action " + agoSpan(r.last_action) + " ago" : "no action seen yet") + "</div>" +
     (holds ? '<ul class="holds">' + holds + "</ul>" : "") +
     (alerts ? '<ul class="alerts">' + alerts + "</ul>" : "") +
     '<div class="line small">' + devs + "</div>" +

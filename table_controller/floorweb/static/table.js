@@ -6,9 +6,9 @@ let page = {};
 let knownHolds = null;
 
 function seatRow(s) {
-  const cards = s.hole && s.hole.length ? s.hole.map(card).join("")
-    : s.shown && s.shown.length ? s.shown.map(card).join("")
-    : s.cards ? card("??") + card("??") : "";
+  const cards = s.hole && s.hole.length ? s.hole.map(card).join(" ")
+    : s.shown && s.shown.length ? s.shown.map(card).join(" ")
+    : s.cards ? card("??") + " " + card("??") : "";
   const marks = [];
   if (page.button === s.seat) marks.push('<span class="mark btn">BTN</span>');
   if (page.to_act === s.seat) marks.push('<span class="mark act">TO ACT</span>');
@@ -43,10 +43,11 @@ function render() {
   document.getElementById("feed").className = p.feed === "live" ? "feed ok" : "feed bad";
   const board = (p.board && p.board.length ? p.board : ["", "", "", "", ""]);
   while (board.length < 5) board.push("");
-  document.getElementById("board").innerHTML = board.map(card).join("");
-  document.getElementById("pots").innerHTML = (p.pots || []).map((pot, i) =>
-    (i ? "side pot " + i : "main pot") + " <b>" + money(pot[0]) + "</b>").join(" · ") +
-    ' · total with bets <b class="pot">' + money(p.pot) + "</b>";
+  document.getElementById("board").innerHTML = board.map(card).join(" ");
+  const pots = (p.pots || []).map((pot, i) =>
+    (i ? "side pot " + i : "main pot") + " <b>" + money(pot[0]) + "</b>");
+  pots.push('pot with bets <b class="pot">' + money(p.pot) + "</b>");
+  document.getElementById("pots").innerHTML = pots.join(" · ");
   document.getElementById("prompt").textContent = p.prompt || "";
   document.getElementById("seats").innerHTML = (p.seats || []).map(seatRow).join("");
   document.getElementById("announcements").innerHTML = (p.announcements || []).slice().reverse()
