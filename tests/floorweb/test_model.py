@@ -22,7 +22,13 @@ from table_controller.floorweb.auth import (
     add_user,
 )
 from table_controller.floorweb.fanout import FLOOR, Browser, Fanout, guard, table_channel
-from table_controller.floorweb.model import NEED_ALERT, NEED_FEED, NEED_HOLD, NEED_NONE, TableTracker
+from table_controller.floorweb.model import (
+    NEED_ALERT,
+    NEED_FEED,
+    NEED_HOLD,
+    NEED_NONE,
+    TableTracker,
+)
 from table_controller.floorweb.sources import table_specs
 from tests.floorweb.helpers import FAST_HASH, HOLES, state
 
@@ -135,7 +141,7 @@ def test_users_file_and_add_user_cli(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert users.verify("sam", "wrong") is None and users.verify("nobody", "x") is None
     assert "another secret" not in path.read_text()
     path.write_text('{"users": {"x": {"role": "boss", "hash": "h"}}}')
-    with pytest.raises(UserFileError, match="users.x"):
+    with pytest.raises(UserFileError, match=r"users\.x"):
         Users.load(path)
 
 
