@@ -203,11 +203,14 @@ async def bench(tables: int, rate: float, clients: int, seconds: float) -> dict[
                                                                             strict=True)]
             await asyncio.wait_for(asyncio.gather(*(c.live.wait() for c in cs)), 60)
             cpu0, t0 = cpu_seconds(web.pid), time.monotonic()
+            pub0, own0 = cpu_seconds(pub.pid), time.process_time()
             updates0 = sum(c.updates for c in cs)
             (work / "go").write_text("1")
             while not (work / "done").exists():
                 await asyncio.sleep(0.1)
             cpu1, t1 = cpu_seconds(web.pid), time.monotonic()
+            pub1, own1 = cpu_seconds(pub.pid), time.process_time()
+            load = os.getloadavg()[0]
             updates1 = sum(c.updates for c in cs)
             await asyncio.sleep(2.0)  # let the last flushes arrive
             sent: dict[str, list[float]] = json.loads((work / "sent.json").read_text())
@@ -252,6 +255,9 @@ async def bench(tables: int, rate: float, clients: int, seconds: float) -> dict[
         "snapshots": sum(c.snapshots for c in cs),
         "cpu_percent_of_a_core": round((cpu1 - cpu0) / duration * 100, 1),
         "cpu_ms_per_table_per_s": round((cpu1 - cpu0) / duration / tables * 1000, 3),
+        "publisher_cpu_percent": round((pub1 - pub0) / duration * 100, 1),
+        "clients_cpu_percent": round((own1 - own0) / duration * 100, 1),
+        "load_average_1min": round(load, 1),
     }
 
 

@@ -40,7 +40,7 @@ def shots_dir(tmp: Path) -> Path:
 def test_floor_sees_tables_a_hold_within_a_second_its_clearing_and_a_lost_feed(
         tmp_path: Path) -> None:
     with LiveFloor(tmp_path, ["T1", "T2", "T3"], heartbeat_timeout=1.0) as floor, \
-            chromium() as d:
+            chromium(1280, 760) as d:
         log_in(d, floor.url, "ann", PASSWORD)
         wait_for(d, "three live tiles", lambda: tile_order(d) == ["T1", "T2", "T3"] and all(
             "feed live" in tile_text(d, t) for t in ("T1", "T2", "T3")))
@@ -69,7 +69,6 @@ def test_floor_sees_tables_a_hold_within_a_second_its_clearing_and_a_lost_feed(
             "T2", holds=["shoe opened during the hand"], board=["Qs", "Jh", "2d", None, None]))
         wait_for(d, "the hold on T2", lambda: "shoe opened" in tile_text(d, "T2"))
         assert d.execute_script("return window.fwBeeps") == 1
-        d.save_screenshot(str(shots_dir(tmp_path) / "floorweb-floor.png"))
 
         # cleared: the hold goes, the table goes back to its place
         floor.publish("T3", "resume", state("T3"), data={"note": "recounted"})
@@ -81,6 +80,7 @@ def test_floor_sees_tables_a_hold_within_a_second_its_clearing_and_a_lost_feed(
         wait_for(d, "T1 not heard from", lambda: "not heard from for" in tile_text(d, "T1"))
         assert tile_order(d) == ["T2", "T1", "T3"]
         assert "1 not heard from" in d.find_element("id", "summary").text
+        d.save_screenshot(str(shots_dir(tmp_path) / "floorweb-floor.png"))
 
         # the server drops the WebSocket: the page reconnects and gets a fresh snapshot
         assert floor.server is not None
