@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import zmq
 import zmq.asyncio
 from argon2 import PasswordHasher
 
@@ -60,6 +61,7 @@ def table_state(table: str, n: int) -> dict[str, Any]:
 async def publish(tables: int, rate: float, seconds: float, out: Path) -> None:
     """The publisher process: hubs, then ``rate`` messages/s per table, then the record."""
     ctx = zmq.asyncio.Context()
+    ctx.set(zmq.MAX_SOCKETS, 6 * tables + 64)  # five sockets a hub
     hubs = []
     base = Path(tempfile.mkdtemp(prefix="fw-bench-"))
     for i in range(tables):

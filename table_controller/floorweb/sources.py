@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import zmq
 import zmq.asyncio
 
 from table_controller.feeds import ClientKeys, Feed, FeedClient
@@ -184,6 +185,9 @@ class FeedFollowers:
     async def start(self, fanout: Fanout) -> None:
         """Subscribe to every feed and start following."""
         self._ctx = zmq.asyncio.Context()
+        # two sockets per feed (SUB + snapshot DEALER, renewed on retries): beyond the default
+        # 1023 sockets of a context from about 250 tables with surveillance
+        self._ctx.set(zmq.MAX_SOCKETS, max(1024, 6 * len(self.specs) + 64))
         for s in self.specs:
             feeds: list[tuple[Feed, str, str, ClientKeys | None, bool]] = [
                 (Feed.PUBLIC, s.feed, s.snapshot, None, False)]
