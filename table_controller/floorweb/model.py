@@ -57,6 +57,39 @@ def diff(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> Json:
 _MISSING = object()
 
 
+#: ``device_health`` counters worth a floor person's attention (``frames`` is not one).
+TROUBLE_COUNTERS = (("reconnects", "reconnect"), ("bad_frames", "bad frame"),
+                    ("retransmissions", "retransmission"), ("duplicates", "duplicate"),
+                    ("lost_frames", "lost frame"))
+
+
+def health_notes(raw: Any) -> dict[str, str]:
+    """Summarise a state's ``device_health`` in words, for the devices with trouble only.
+
+    >>> health_notes({"shoe": {"link": "ok", "frames": 90, "reconnects": 1, "bad_frames": 2,
+    ...                        "last_error": "CRC mismatch"}, "chips": {"frames": 5}})
+    {'shoe': '1 reconnect, 2 bad frames; last error: CRC mismatch'}
+    """
+    out: dict[str, str] = {}
+    if not isinstance(raw, Mapping):
+        return out
+    for name, d in raw.items():
+        if not isinstance(d, Mapping):
+            continue
+        parts = []
+        for key, word in TROUBLE_COUNTERS:
+            n = d.get(key)
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                parts.append(f"{n} {word}{'s' if n != 1 else ''}")
+        text = ", ".join(parts)
+        err = d.get("last_error")
+        if isinstance(err, str) and err:
+            text = f"{text}; last error: {err}" if text else f"last error: {err}"
+        if text:
+            out[str(name)] = text
+    return out
+
+
 def _stage(view: TableView) -> str:
     return view.stage.replace("_", " ")
 
@@ -82,6 +115,8 @@ class TableTracker:
         """Sequence number of the last public message applied."""
         self.version = 0
         """Bumped on every change a browser can see."""
+        self.health: dict[str, str] = {}
+        """Device trouble in words (from the state's ``device_health``)."""
         self._since: dict[str, float] = {}
 
     # -- folding -------------------------------------------------------------------------------
@@ -90,13 +125,16 @@ class TableTracker:
         """Fold one event of the public (or, ``secret``, the surveillance) feed at wall ``now``."""
         view = self.secret_view if secret else self.view
         feed = view.connection
+        raw: Mapping[str, Any] | None = None
         if ev.kind in (FeedEventKind.SNAPSHOT, FeedEventKind.RECOVERED):
-            view = view_from_state(ev.state or {}, table=self.table, seq=ev.seq, base=view)
+            raw = ev.state or {}
+            view = view_from_state(raw, table=self.table, seq=ev.seq, base=view)
             feed = "live"
         elif ev.kind is FeedEventKind.UPDATE and ev.message is not None:
             m = ev.message
             view = apply_message(view, m.type, m.data, seq=ev.seq, ts=m.ts)
             feed = "live"
+            raw = m.data if m.type == "table_state" else None
             if not secret and m.type in ACTION_TYPES:
                 self.last_action = m.ts
         elif ev.kind is FeedEventKind.LOST:
@@ -109,6 +147,8 @@ class TableTracker:
         else:
             self.view, self.feed = view, feed
             self.seq = ev.seq or self.seq
+            if raw is not None and "device_health" in raw:
+                self.health = health_notes(raw["device_health"])
             if ev.kind is not FeedEventKind.LOST:
                 self.heard = max(self.heard, now)
             ts = ev.message.ts if ev.kind is FeedEventKind.UPDATE and ev.message else now
@@ -165,6 +205,7 @@ class TableTracker:
             "holds": self._aged(self._holds()),
             "alerts": self._aged(self._alerts()),
             "devices": dict(v.devices),
+            "health": dict(self.health),
             "feed": self.feed,
             "heard": self.heard,
             "need": self.need(),

@@ -201,3 +201,22 @@ def test_cli_refuses_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["floor-web", "--users", str(users), "--table", "T1=x,y", "--listen",
                  "nowhere"]) == 2
     assert "HOST:PORT" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["table_controller.floorweb.model",
+                                  "table_controller.floorweb.auth"])
+def test_doctests(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_device_trouble_reaches_the_row() -> None:
+    t = TableTracker("T1")
+    st = {**redact(state("T1")), "device_health": {
+        "shoe": {"link": "ok", "frames": 12, "reconnects": 2, "last_error": "port vanished"},
+        "chips": {"link": "ok", "frames": 40}}}
+    t.on_event(snap(st), 1.0)
+    assert t.row()["health"] == {"shoe": "2 reconnects; last error: port vanished"}

@@ -32,13 +32,15 @@ function tileHtml(r) {
   const devs = Object.entries(r.devices || {}).map(([n, l]) =>
     '<span class="dev ' + (["ok", "unavailable"].includes(l) ? "ok" : "bad") + '">' + esc(n) +
     " " + esc(l) + "</span>").join(" ");
+  const health = Object.entries(r.health || {}).map(([n, t]) =>
+    '<div class="health">' + esc(n) + ": " + esc(t) + "</div>").join("");
   return '<a class="name" href="/table/' + encodeURIComponent(r.id) + '">' + esc(r.name || r.id) + "</a>" +
     '<div class="line"><span class="hand">' + (r.hand === null || r.hand === undefined ? "no hand" : "Hand " + esc(r.hand)) +
     '</span> · <span class="stage">' + esc(r.stage || "—") + '</span> · Pot <span class="pot">' + money(r.pot) + "</span></div>" +
     '<div class="line small">' + (r.last_action ? "last action " + agoSpan(r.last_action) + " ago" : "no action seen yet") + "</div>" +
     (holds ? '<ul class="holds">' + holds + "</ul>" : "") +
     (alerts ? '<ul class="alerts">' + alerts + "</ul>" : "") +
-    '<div class="line small">' + devs + "</div>" +
+    '<div class="line small">' + devs + health + "</div>" +
     '<div class="line small">' + feedText(r) + "</div>";
 }
 function render(changed) {

@@ -56,7 +56,8 @@ function render() {
   const hist = (p.history || []).slice().reverse().map(a => '<li class="past">' + esc(a) + "</li>");
   document.getElementById("irregularities").innerHTML = irr.concat(hist).join("") || "<li class=\"past\">none</li>";
   document.getElementById("devices").innerHTML = Object.entries(p.devices || {}).map(([n, l]) =>
-    '<span class="dev ' + (["ok", "unavailable"].includes(l) ? "ok" : "bad") + '">' + esc(n) + " " + esc(l) + "</span>").join(" ");
+    '<span class="dev ' + (["ok", "unavailable"].includes(l) ? "ok" : "bad") + '">' + esc(n) + " " + esc(l) + "</span>").join(" ") +
+    Object.entries(p.health || {}).map(([n, t]) => ' <span class="health">' + esc(n) + ": " + esc(t) + "</span>").join("");
   const hand = document.getElementById("recall-hand");
   if (hand && !hand.value && p.hand) hand.value = p.hand;
 }
