@@ -141,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"floor-web: cannot serve on {args.listen}: {exc}", file=sys.stderr)
         return 1
+    except TableError as exc:
+        print(f"floor-web: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import zmq
 import zmq.asyncio
 
-from table_controller.feeds import ClientKeys, Feed, FeedClient
+from table_controller.feeds import ClientKeys, Feed, FeedClient, FeedError
 from table_controller.floorweb.fanout import Fanout
 from table_controller.floorweb.model import TableTracker
 
@@ -183,7 +183,10 @@ class FeedFollowers:
         return {s.table: s.journal for s in self.specs if s.journal is not None}
 
     async def start(self, fanout: Fanout) -> None:
-        """Subscribe to every feed and start following."""
+        """Subscribe to every feed and start following.
+
+        :raises FeedError: an endpoint that cannot be connected to (a malformed address).
+        """
         self._ctx = zmq.asyncio.Context()
         # two sockets per feed (SUB + snapshot DEALER, renewed on retries): beyond the default
         # 1023 sockets of a context from about 250 tables with surveillance
@@ -197,7 +200,12 @@ class FeedFollowers:
                 client = FeedClient(self._ctx, feed=feed, feed_endpoint=ep,
                                     snapshot_endpoint=snap, table_id=s.table, keys=keys,
                                     heartbeat_timeout=self.heartbeat_timeout)
-                await client.start()
+                try:
+                    await client.start()
+                except zmq.ZMQError as exc:
+                    await client.close()
+                    raise FeedError(f"table {s.table}: cannot connect to {ep} / {snap}: "
+                                    f"{exc}") from exc
                 self._clients.append(client)
                 self._tasks.append(asyncio.create_task(
                     follow(client, self.trackers[s.table], fanout, secret=secret)))
