@@ -246,13 +246,17 @@ class FloorWeb:
         await self.followers.start(self.fanout)
         yield
         self.fanout.close()
-        await self.disconnect_all()
         await self.followers.stop()
+
+    async def _on_shutdown(self, app: web.Application) -> None:
+        # before the server waits for its handlers: an open WebSocket would hold it up
+        await self.disconnect_all()
 
     def app(self) -> web.Application:
         """Build the aiohttp application (it starts and stops the feed loops)."""
         app = web.Application(client_max_size=64 * 1024)
         app.cleanup_ctx.append(self._start)
+        app.on_shutdown.append(self._on_shutdown)
         app.add_routes([
             web.get("/", self.floor),
             web.get("/table/{id}", self.table),

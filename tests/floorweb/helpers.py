@@ -88,6 +88,7 @@ class LiveFloor:
         self._runner: web.AppRunner | None = None
         self._ctx: zmq.asyncio.Context | None = None
         self._curve: CurveServer | None = None
+        self._specs: list[TableSpec] = []
 
     def call(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
         """Run ``coro`` on the server's loop; return its result."""
@@ -128,14 +129,30 @@ class LiveFloor:
             specs.append(TableSpec(t, b["public"], b["snapshot"],
                                    b["surveillance"] if keys else "",
                                    b["surveillance_snapshot"] if keys else "", keys=keys))
-        followers = FeedFollowers(specs, heartbeat_timeout=self.heartbeat_timeout)
+        self._specs = specs
+        await self._serve(0)
+
+    async def _serve(self, port: int) -> None:
+        followers = FeedFollowers(self._specs, heartbeat_timeout=self.heartbeat_timeout)
         self.server = FloorWeb(followers, Users.load(self.users_file), coalesce=self.coalesce)
         self._runner = web.AppRunner(self.server.app(), handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         host, port = self._runner.addresses[0][:2]
         self.url = f"http://{host}:{port}"
+
+    async def _restart(self, down: float) -> None:
+        assert self._runner is not None
+        port = self._runner.addresses[0][1]
+        await self._runner.cleanup()
+        await asyncio.sleep(down)
+        await self._serve(port)
+
+    def restart_server(self, down: float = 1.0) -> None:
+        """Stop the floor web server, wait ``down`` s, start a new one on the same port (its
+        sessions are gone: they live in the server's memory)."""
+        self.call(self._restart(down))
 
     async def _stop(self) -> None:
         if self._runner is not None:

@@ -91,6 +91,13 @@ def test_floor_sees_tables_a_hold_within_a_second_its_clearing_and_a_lost_feed(
         assert "shoe opened" in tile_text(d, "T2")
         assert_no_hole_cards(messages(d))
 
+        # the server itself goes away and comes back: the page says so, retries, and (the
+        # sessions were in the old server's memory) asks for a login again
+        floor.restart_server(down=1.0)
+        wait_for(d, "the login page", lambda: "/login" in d.current_url)
+        log_in(d, floor.url, "ann", PASSWORD)
+        wait_for(d, "the tiles again", lambda: "shoe opened" in tile_text(d, "T2"))
+
         # the floor role's table page: public information only
         d.get(f"{floor.url}/table/T2")
         wait_for(d, "T2's seats", lambda: "Ann" in d.find_element("id", "seats").text)

@@ -61,8 +61,16 @@ def test_https_with_a_configured_certificate(tmp_path: Path) -> None:
                     cookie = r.headers["Set-Cookie"]
                     assert "Secure" in cookie and "HttpOnly" in cookie
                     assert "SameSite=Strict" in cookie
+                # SIGTERM with a browser connected: the page is told (1001) and the server exits
+                wss = url.replace("https", "wss", 1)
+                async with http.ws_connect(f"{wss}/ws", ssl=tls, origin=url) as ws:
+                    assert json.loads(await ws.receive_str())["t"] == "snapshot"
+                    web.terminate()
+                    msg = await ws.receive()
+                    assert msg.type is aiohttp.WSMsgType.CLOSE and msg.data == 1001
 
         asyncio.run(asyncio.wait_for(body(), 30))
+        assert web.wait(timeout=15) == 0
     finally:
         web.terminate()
         out = web.communicate(timeout=15)[0]

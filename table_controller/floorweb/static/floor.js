@@ -18,6 +18,7 @@ function feedText(r) {
   if (r.feed === "live") return '<span class="feed ok">feed live</span>';
   if (r.feed === "connecting") return '<span class="feed bad">connecting to the table…</span>';
   if (r.feed === "syncing") return '<span class="feed bad">catching up (gap)…</span>';
+  if (!r.heard) return '<span class="feed bad">never heard from</span>';
   return '<span class="feed bad">not heard from for ' + agoSpan(r.heard) + "</span>";
 }
 function tileHtml(r) {
