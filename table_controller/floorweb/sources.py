@@ -191,6 +191,14 @@ class FeedFollowers:
         # two sockets per feed (SUB + snapshot DEALER, renewed on retries): beyond the default
         # 1023 sockets of a context from about 250 tables with surveillance
         self._ctx.set(zmq.MAX_SOCKETS, max(1024, 6 * len(self.specs) + 64))
+        try:
+            await self._start_clients(fanout)
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start_clients(self, fanout: Fanout) -> None:
+        assert self._ctx is not None
         for s in self.specs:
             feeds: list[tuple[Feed, str, str, ClientKeys | None, bool]] = [
                 (Feed.PUBLIC, s.feed, s.snapshot, None, False)]
