@@ -19,9 +19,11 @@ function ago(ts) {
   if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
   return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
 }
-function agoSpan(ts) { return '<span class="ago" data-ts="' + esc(ts || "") + '">' + ago(ts) + "</span>"; }
-function refreshAges() {
-  document.querySelectorAll(".ago").forEach(el => {
+/* ages are filled in by refreshAges (every second, and after each render), so a tile's HTML
+   stays the same from one second to the next */
+function agoSpan(ts) { return '<span class="ago" data-ts="' + esc(ts || "") + '"></span>'; }
+function refreshAges(root) {
+  (root || document).querySelectorAll(".ago").forEach(el => {
     const ts = parseFloat(el.dataset.ts);
     el.textContent = ago(isNaN(ts) ? 0 : ts);
   });
@@ -120,4 +122,4 @@ function connect(query, onSnapshot, onDiff) {
     }
   };
 }
-setInterval(refreshAges, 1000);
+setInterval(() => refreshAges(document), 1000);

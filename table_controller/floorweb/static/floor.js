@@ -62,8 +62,14 @@ function render(changed) {
       el.dataset.table = id;
       tiles.set(id, el);
     }
-    el.className = "tile need-" + r.need + ((r.holds || []).some(h => (fresh.get(holdKey(id, h[0])) || 0) > Date.now()) ? " fresh" : "");
-    el.innerHTML = tileHtml(r);
+    const cls = "tile need-" + r.need + ((r.holds || []).some(h => (fresh.get(holdKey(id, h[0])) || 0) > Date.now()) ? " fresh" : "");
+    if (el.className !== cls) el.className = cls;
+    const html = tileHtml(r);
+    if (el.dataset.html !== html) {  /* a busy table changes seq often, its tile less often */
+      el.dataset.html = html;
+      el.innerHTML = html;
+      refreshAges(el);
+    }
   }
   const sorted = [...rows.values()].sort(order);
   sorted.forEach((r, i) => {

@@ -58,6 +58,7 @@ function render() {
   document.getElementById("devices").innerHTML = Object.entries(p.devices || {}).map(([n, l]) =>
     '<span class="dev ' + (["ok", "unavailable"].includes(l) ? "ok" : "bad") + '">' + esc(n) + " " + esc(l) + "</span>").join(" ") +
     Object.entries(p.health || {}).map(([n, t]) => ' <span class="health">' + esc(n) + ": " + esc(t) + "</span>").join("");
+  refreshAges(document);
   const hand = document.getElementById("recall-hand");
   if (hand && !hand.value && p.hand) hand.value = p.hand;
 }
