@@ -223,3 +223,18 @@ def test_device_trouble_reaches_the_row() -> None:
         "chips": {"link": "ok", "frames": 40}}}
     t.on_event(snap(st), 1.0)
     assert t.row()["health"] == {"shoe": "2 reconnects; last error: port vanished"}
+
+
+def test_recall_reads_the_journal(tmp_path: Path) -> None:
+    from table_controller.floorweb.app import read_recall
+    from table_controller.journal import EntryKind, Journal
+
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as j:
+        j.append(EntryKind.HAND_START, {"button": 3}, wall_time=1.0, mono_time=1.0)
+        j.append(EntryKind.HOLD, {"reason": "chip count"}, wall_time=2.0, mono_time=2.0)
+        j.append(EntryKind.HAND_END, {"voided": False}, wall_time=3.0, mono_time=3.0)
+        assert "Hand 1" in read_recall(path, "") and "table held: chip count" in read_recall(
+            path, "1")  # read-only, beside the writer
+    assert "no hand 7" in read_recall(path, "7")
+    assert "recall failed" in read_recall(tmp_path / "missing.db", "")
