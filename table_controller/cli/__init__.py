@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "console",
     "display",
     "floor_proxy",
+    "floor_web",
     "scenario",
     "recall",
     "central",
