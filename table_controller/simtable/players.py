@@ -100,6 +100,17 @@ class Player:
         return Act(seat, ActionKind.FOLD)
 
 
+def passive(legal: LegalActions, pot: int = 0) -> Act:
+    """Check when possible, else call (a player who never folds or raises).
+
+    >>> from table_controller.engine import LegalActions
+    >>> passive(LegalActions(3, True, False, True, 50, True, 200, 1000, 100, 50, 950, False)).kind
+    <ActionKind.CALL: 'call'>
+    """
+    kind = ActionKind.CHECK if legal.can_check else ActionKind.CALL
+    return Act(legal.seat, kind)
+
+
 def make_players(seats: Iterable[int], seed: int,
                  styles: Sequence[Style] = DEFAULT_STYLES) -> dict[int, Player]:
     """Build one player per seat, styles in turn, each seeded from ``seed`` and its seat.
