@@ -90,6 +90,13 @@ class DealerSession:
                 raise SessionError(f"timed out after {timeout:g} s; prompt {self.prompt}")
             await self.driver.pump(min(left, 0.2))
 
+    async def wait_after(self, prompt_id: int, timeout: float = WAIT) -> None:
+        """Take feed events until a prompt newer than ``prompt_id`` is current.
+
+        :raises SessionError: if none comes within ``timeout`` seconds.
+        """
+        await self.wait(lambda: int(self.prompt.get("id", 0)) > prompt_id, timeout)
+
     async def cmd(self, name: str, **args: Any) -> CommandReply:
         """Send the dealer command ``name`` and return the reply (refused or not)."""
         return await self.dealer.send({"command": name, **args})
@@ -127,7 +134,7 @@ class DealerSession:
         if len(self.dealer.log.refused) > refused:
             body, why = self.dealer.log.refused[-1]
             raise SessionError(f"{kind}: {body} refused: {why}")
-        await self.wait(lambda: int(self.prompt.get("id", 0)) > pid)
+        await self.wait_after(pid)
         self.dealer.lay_drawn_board_cards()
         return kind
 
