@@ -1,7 +1,9 @@
 """Controller daemon: shoe frame -> prompt latency beside the bare costs it cannot avoid, and RSS.
 
-In one run, with the daemon as its own process on simulated devices over real ptys (the same
-arrangement as ``tests/controller/test_e2e.py``):
+In one run, with the daemon as its own process on simulated devices over real ptys (the one
+simulation rig, :class:`~table_controller.simtable.rig.SimRig`, with the end-to-end tests'
+settings: TCP endpoints, CURVE, no rake; the one simulated dealer,
+:class:`~table_controller.simtable.session.DealerSession`, stepped between the timed cards):
 
 - **card -> prompt**: from the moment the simulated shoe writes a ``CARD_DRAWN`` frame to its pty
   until a subscriber of the dealer feed receives the next ``prompt`` (pty read, parse, core, one
@@ -36,12 +38,19 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from hardware.sim.pty import raw_pty
 from table_controller.engine import FULL_DECK
 from table_controller.feeds import decode
 from table_controller.journal import Journal
+from table_controller.simtable.rig import RigOptions, SimRig
+from table_controller.simtable.session import DealerSession, dealer_session
 
 #: Seconds between the daemon going quiet and the bare sample, and again before the next card.
 GAP = 0.02
+#: The table: 6 seats (3 players), no rake, TCP endpoints (the bare hop is on TCP too), a 1.5 s
+#: chip settle window, devices heartbeating every 0.2 s.
+TABLE = RigOptions(seats=6, rake_percent=0.0, camera_level="exact", tcp=True, settle=1.5,
+                   heartbeat=0.25, device_heartbeat=0.2, link_heartbeat=0.2)
 
 _PTY_CHILD = r"""
 import os, select, sys, time
@@ -71,10 +80,7 @@ class Bare:
     """Samples of the unavoidable costs, taken between cards."""
 
     def __init__(self, tmp: Path) -> None:
-        master, slave = os.openpty()
-        import tty
-
-        tty.setraw(slave)
+        master, slave = raw_pty()
         self.master = master
         self.slave = slave
         self.child = subprocess.Popen([sys.executable, "-c", _PTY_CHILD, os.ttyname(slave)],
@@ -135,12 +141,15 @@ def rss(pid: int) -> dict[str, int]:
     return out
 
 
-async def _play(rig: Any, dealer: Any, bare: Bare | None, hands: int, seed: int,
-                samples: int = 0) -> list[float]:
-    """Play ``hands`` hands, and more until ``samples`` cards were timed."""
-    from tests.controller.rig import UID
+def _shuffled(rng: random.Random) -> list[Any]:
+    order = list(FULL_DECK)
+    rng.shuffle(order)
+    return order
 
-    ctx = dealer.ctx
+
+async def _play(rig: SimRig, d: DealerSession, ctx: zmq.asyncio.Context, bare: Bare | None,
+                hands: int, seed: int, samples: int = 0) -> list[float]:
+    """Play ``hands`` hands, and more until ``samples`` cards were timed."""
     tap = ctx.socket(zmq.SUB)
     tap.linger = 0
     tap.setsockopt(zmq.SUBSCRIBE, b"prompt")
@@ -150,26 +159,23 @@ async def _play(rig: Any, dealer: Any, bare: Bare | None, hands: int, seed: int,
     rng = random.Random(seed)
     latencies: list[float] = []
     for seat in (1, 2, 3):
-        await dealer.ok("seat", seat=seat, player=f"p{seat}", stack=10_000)
+        await d.ok("seat", seat=seat, player=f"p{seat}", stack=10_000)
     played = 0
     while played < hands or len(latencies) < samples:
         played += 1
-        await dealer.wait(lambda: dealer.prompt["step"]["kind"] == "start_hand")
-        order = [c.code for c in FULL_DECK]
-        rng.shuffle(order)
-        rig.shoe.load_deck([UID[c] for c in order])
-        await dealer.step_once()
-        while dealer.prompt["step"]["kind"] != "start_hand":
-            step = dealer.prompt["step"]
+        await d.wait(lambda: d.step_now.get("kind") == "start_hand")
+        d.dealer.decks = [_shuffled(rng)]
+        await d.step()  # the dealer loads the deck and starts the hand
+        while (step := d.step_now)["kind"] != "start_hand":
             if step["kind"] not in ("deal_hole", "burn", "board"):
-                await dealer.step_once()
+                await d.step()
                 continue
-            before = dealer.prompt["id"]
+            before = d.prompt["id"]
             await asyncio.sleep(GAP)
             while await tap.poll(0):
                 await tap.recv_multipart()
             t0 = time.monotonic()
-            uid = rig.shoe.draw()
+            card = d.io.draw()
             while True:
                 frames = await tap.recv_multipart()
                 t1 = time.monotonic()
@@ -180,8 +186,8 @@ async def _play(rig: Any, dealer: Any, bare: Bare | None, hands: int, seed: int,
             while decode((await tap.recv_multipart())[-1]).type != "table_state":
                 pass  # the daemon's work for this card ends with the table state
             if step["kind"] == "board":
-                rig.place_board(step["slot"], uid)
-            await dealer.wait(lambda b=before: dealer.prompt["id"] > b)
+                d.io.lay_board(int(step["slot"]), card)
+            await d.wait_after(int(before))
             if bare is not None:
                 await asyncio.sleep(GAP)
                 bare.sample()
@@ -191,39 +197,35 @@ async def _play(rig: Any, dealer: Any, bare: Bare | None, hands: int, seed: int,
 
 def run(hands: int = 12, seed: int = 7, samples: int = 2000) -> dict[str, Any]:
     """Run the benchmark; return the figures (seconds, kB)."""
-    from tests.controller.rig import Dealer, Rig
-
-    with tempfile.TemporaryDirectory(prefix="bench-daemon-") as d:
-        tmp = Path(d)
-        rig = Rig(tmp, [c.code for c in FULL_DECK], settle=1.5)
+    with tempfile.TemporaryDirectory(prefix="bench-daemon-") as tmpdir:
+        tmp = Path(tmpdir)
+        rig = SimRig(TABLE, workdir=tmp / "table")
         bare = Bare(tmp)
         played = 0
         try:
-            rig.start_daemon()
-            assert rig.proc is not None
+            rig.start()
+            assert rig.process is not None
+            pid = rig.process.pid
 
             async def main() -> tuple[list[float], dict[str, int]]:
                 ctx = zmq.asyncio.Context()
-                dealer = Dealer(rig, ctx, console="bench")
                 try:
-                    await dealer.connect()
-                    lat = await _play(rig, dealer, bare, hands, seed, samples)
-                    assert rig.proc is not None
-                    mem = rss(rig.proc.pid)
-                    status = (await dealer.ok("status")).result
-                    assert status["chips_in_play"] == 30_000, status
-                    nonlocal played
-                    played = int(status["hands_played"])
-                    assert not status["irregularities"], status["irregularities"]
-                    return lat, mem
+                    async with dealer_session(rig, console="bench", ctx=ctx) as d:
+                        lat = await _play(rig, d, ctx, bare, hands, seed, samples)
+                        mem = rss(pid)
+                        status = (await d.ok("status")).result
+                        assert status["chips_in_play"] == 30_000, status
+                        nonlocal played
+                        played = int(status["hands_played"])
+                        assert not status["irregularities"], status["irregularities"]
+                        return lat, mem
                 finally:
-                    await dealer.close()
                     ctx.destroy(linger=0)
 
             latencies, mem = asyncio.run(main())
             code = rig.terminate()
         finally:
-            rig.close()
+            rig.stop()
             bare.close()
     return {"latency": latencies, "pty": bare.pty, "commit": bare.commit, "hop": bare.hop,
             "total": bare.total, "rss": mem, "exit": code, "hands": played}
@@ -239,39 +241,39 @@ def run_camera_rss(level: str = "medium", hands: int = 6, seed: int = 7) -> dict
     hand and at the end (kB); ``hands_played`` may fall short if the camera misread a card and
     the table was held (the RSS figures stand).
     """
-    from tests.controller.rig import Dealer, Rig
+    from dataclasses import replace
 
-    with tempfile.TemporaryDirectory(prefix="bench-daemon-cam-") as d:
-        tmp = Path(d)
-        rig = Rig(tmp, [c.code for c in FULL_DECK], settle=1.5, camera_level=level)
+    from table_controller.simtable.session import SessionError
+
+    with tempfile.TemporaryDirectory(prefix="bench-daemon-cam-") as tmpdir:
+        rig = SimRig(replace(TABLE, camera_level=level, ready_timeout=60.0),
+                     workdir=Path(tmpdir) / "table")
         samples: list[int] = []
         error = ""
         try:
-            rig.start_daemon(timeout=60.0)
-            assert rig.proc is not None
-            pid = rig.proc.pid
+            rig.start()
+            assert rig.process is not None
+            pid = rig.process.pid
             start = rss(pid)
 
             async def main() -> dict[str, Any]:
                 nonlocal error
                 ctx = zmq.asyncio.Context()
-                dealer = Dealer(rig, ctx, console="bench-cam")
                 try:
-                    await dealer.connect()
-                    for n in range(hands):
-                        try:
-                            await _play(rig, dealer, None, 1, seed + n) if n == 0 else \
-                                await _more(rig, dealer, seed + n)
-                        except (AssertionError, TimeoutError) as exc:
-                            error = f"hand {n + 1}: {exc}"[:200]
-                            break
-                        samples.append(rss(pid)["VmRSS"])
-                    await asyncio.sleep(2.0)  # the last boards rendered and read
-                    status = (await dealer.ok("status")).result
-                    return {"hands_played": status["hands_played"],
-                            "camera_frames": status["device_health"]["camera"]["frames"]}
+                    async with dealer_session(rig, console="bench-cam", ctx=ctx) as d:
+                        for n in range(hands):
+                            try:
+                                await _play(rig, d, ctx, None, 1, seed + n) if n == 0 else \
+                                    await _more(d, seed + n)
+                            except (SessionError, AssertionError, TimeoutError) as exc:
+                                error = f"hand {n + 1}: {exc}"[:200]
+                                break
+                            samples.append(rss(pid)["VmRSS"])
+                        await asyncio.sleep(2.0)  # the last boards rendered and read
+                        status = (await d.ok("status")).result
+                        return {"hands_played": status["hands_played"],
+                                "camera_frames": status["device_health"]["camera"]["frames"]}
                 finally:
-                    await dealer.close()
                     ctx.destroy(linger=0)
 
             played = asyncio.run(main())
@@ -279,23 +281,19 @@ def run_camera_rss(level: str = "medium", hands: int = 6, seed: int = 7) -> dict
             renderer = rig.renderer
             code = rig.terminate()
         finally:
-            rig.close()
+            rig.stop()
     return {"level": level, "start": start, "end": end, "samples": samples, "exit": code,
             "error": error, "dealer": rss(os.getpid()),
             "rendered": renderer.rendered if renderer is not None else 0, **played}
 
 
-async def _more(rig: Any, dealer: Any, seed: int) -> None:
+async def _more(d: DealerSession, seed: int) -> None:
     """One more hand with the players already seated (see :func:`_play`)."""
-    from tests.controller.rig import UID
-
-    await dealer.wait(lambda: dealer.prompt["step"]["kind"] == "start_hand")
-    order = [c.code for c in FULL_DECK]
-    random.Random(seed).shuffle(order)
-    rig.shoe.load_deck([UID[c] for c in order])
-    await dealer.step_once()
-    while dealer.prompt["step"]["kind"] != "start_hand":
-        await dealer.step_once()
+    await d.wait(lambda: d.step_now.get("kind") == "start_hand")
+    d.dealer.decks = [_shuffled(random.Random(seed))]
+    await d.step()
+    while d.step_now["kind"] != "start_hand":
+        await d.step()
 
 
 def camera_report(c: dict[str, Any], exact_rss_kb: int) -> str:

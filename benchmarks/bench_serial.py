@@ -25,7 +25,6 @@ import functools
 import os
 import select
 import time
-import tty
 from collections.abc import Callable
 
 from hardware.base import CardDrawn, DeviceEvent
@@ -33,7 +32,7 @@ from hardware.link.aio import AsyncDevice
 from hardware.link.protocol import HELLO, FrameDecoder, MsgType, encode_frame
 from hardware.shoe.driver import SerialShoe
 from hardware.shoe.protocol import ShoeProtocol, card_drawn_payload
-from hardware.sim.pty import PtyPort
+from hardware.sim.pty import PtyPort, raw_pty
 
 UID = "04A1B2C3D4E5F6"
 SAMPLES = 2000
@@ -56,9 +55,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _bare_pair() -> tuple[int, int]:
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    return master, slave
+    return raw_pty()
 
 
 def _bare_once(master: int, slave: int, frame: bytes) -> float:

@@ -25,6 +25,17 @@ import tempfile
 import tty
 
 
+def raw_pty() -> tuple[int, int]:
+    """Return a new pty pair ``(master, slave)``, the slave in raw mode (nothing echoed).
+
+    The one place a pseudo-terminal is made: the simulators, the stale-link guard and the
+    benchmarks' bare baselines all take theirs here.
+    """
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    return master, slave
+
+
 class PtyPort:
     """One simulated serial port.
 
@@ -61,8 +72,7 @@ class PtyPort:
         """Create a new pty pair and point the stable link at its slave."""
         if self._master is not None:
             return
-        master, slave = os.openpty()
-        tty.setraw(slave)
+        master, slave = raw_pty()
         os.set_blocking(master, False)
         self._master, self._slave = master, slave
         tmp = f"{self.link_path}.{os.getpid()}.new"
@@ -180,7 +190,7 @@ class PtyGuard:
         spare: list[tuple[int, int]] = []
         try:
             for _ in range(top + 2):
-                m, sl = os.openpty()
+                m, sl = raw_pty()
                 name = os.ttyname(sl)
                 if name in bad:
                     self.held.append((m, sl))

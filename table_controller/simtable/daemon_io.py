@@ -162,6 +162,14 @@ class DaemonDriver:
                 continue
             changed = self._take(ev) or changed
 
+    async def pump(self, timeout: float) -> bool:
+        """Take at most one feed event, waiting up to ``timeout``; return True if one came."""
+        ev = await self.client.next_event(timeout=timeout)
+        if ev is None:
+            return False
+        self._take(ev)
+        return True
+
     async def drain(self) -> None:
         """Take the events already queued (no waiting), so the newest prompt is current."""
         for _ in range(10_000):
@@ -182,13 +190,21 @@ class DaemonDriver:
 
 async def open_daemon_session(
     rig: SimRig, ctx: zmq.asyncio.Context, *, pace: float = 0.0,
-    on_event: Callable[[FeedEvent], None] | None = None,
+    on_event: Callable[[FeedEvent], None] | None = None, console_id: str | None = None,
+    first_seq: int = 1,
 ) -> tuple[DaemonIO, DaemonDriver, CommandClient, FeedClient]:
-    """Connect a console and a dealer-feed client to ``rig``'s daemon; wait for the snapshot."""
+    """Connect a console and a dealer-feed client to ``rig``'s daemon; wait for the snapshot.
+
+    :param console_id: the console's id (default: one per process and rig); a console that
+        reconnects with the same id and ``first_seq`` has its resent commands answered from
+        the journal.
+    :param first_seq: the sequence number of the console's first command.
+    """
     ep = rig.endpoints
+    cid = console_id or f"simdealer-{os.getpid()}-{id(rig) & 0xFFFF:x}"
     console = CommandClient(ctx, ep["commands"], table_id=rig.options.table_id,
-                            console_id=f"simdealer-{os.getpid()}-{id(rig) & 0xFFFF:x}",
-                            keys=rig.console_keys(), timeout=5.0)
+                            console_id=cid, keys=rig.console_keys(), timeout=5.0,
+                            first_seq=first_seq)
     client = FeedClient(ctx, feed=Feed.DEALER, feed_endpoint=ep["dealer"],
                         snapshot_endpoint=ep["snapshot"], table_id=rig.options.table_id,
                         heartbeat_timeout=rig.options.heartbeat_timeout)

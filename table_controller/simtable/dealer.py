@@ -18,6 +18,9 @@ Rules this module keeps:
 2. While the table is held the dealer does nothing but what its :attr:`SimDealer.floor` policy
    says (by default: resolve every open irregularity and resume, like a floor supervisor who
    checked everything).
+3. Seats change only between hands, at a ``start_hand`` or ``seat_players`` prompt, and only
+   as the :class:`SeatFloor` says (re-buys, a player leaving for a new one); the chips brought
+   from the cage are counted in :attr:`DealerLog.buy_ins` once the controller accepted them.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from table_controller.engine import FULL_DECK, Act, Card, LegalActions
 from table_controller.engine.showdown import strength
 from table_controller.feeds import CommandReply
 from table_controller.simtable.felt import Felt, bet_after, command_for, legal_from_dict
+from table_controller.simtable.players import SeatChange
 
 #: Prompts after which a paced dealer pauses (so a person can follow the demo).
 PACED = frozenset({"deal_hole", "board", "act", "collect", "award"})
@@ -70,6 +74,18 @@ class TableIO(Protocol):
         ...
 
 
+class SeatFloor(Protocol):
+    """Who plays on between hands (:class:`~.players.Lobby`): re-buys and new players."""
+
+    def changes(self, stacks: Mapping[int, int]) -> Sequence[SeatChange]:
+        """Return the seat changes for the seated stacks (seat -> chips)."""
+        ...
+
+    def sat(self, change: SeatChange) -> None:
+        """Record that the controller accepted ``change``."""
+        ...
+
+
 @dataclass(slots=True)
 class DealerLog:
     """What the dealer did, for summaries and scenario checks."""
@@ -81,6 +97,10 @@ class DealerLog:
     holds_handled: int = 0
     mucked: int = 0
     camera_timeouts: int = 0
+    #: chips brought from the cage after the first seating (re-buys and new players' stacks)
+    buy_ins: int = 0
+    rebuys: int = 0
+    newcomers: int = 0
 
 
 class Mistakes:
@@ -117,6 +137,8 @@ class SimDealer:
     :param camera_wait: at most this many seconds, after laying board cards (or sweeping the
         board before a new hand), the dealer waits for the controller's ``status`` to show the
         camera sees them, as a dealer waits for the prompt (a rendering camera is slow).
+    :param lobby: re-buys and new players between hands (``None``: the seats never change,
+        and a run ends when fewer than two players have chips).
     """
 
     def __init__(
@@ -133,6 +155,7 @@ class SimDealer:
         pace: float = 0.0,
         mucks: MuckPolicy | None = None,
         camera_wait: float = 0.0,
+        lobby: SeatFloor | None = None,
     ) -> None:
         self.io = io
         self.decide = decide
@@ -161,6 +184,7 @@ class SimDealer:
         #: seconds the dealer waits for the controller to confirm the camera sees the board it
         #: laid (or the empty board before a new hand); 0 = it does not wait (exact camera)
         self.camera_wait = camera_wait
+        self.lobby = lobby
         self._holes: dict[int, list[Card]] = {}
         self._board: list[Card] = []
         self._shown: list[int] = []
@@ -272,15 +296,43 @@ class SimDealer:
     async def _on_seat_players(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                                state: Mapping[str, Any]) -> None:
         if self.seated:
+            if self.lobby is not None:
+                # too few players with chips: the floor changes seats, then the hand starts
+                await self._on_start_hand(step, prompt, state)
             return
         self.seated = True
         for seat, (name, stack) in sorted(self.seats.items()):
             await self.send({"command": "seat", "seat": seat, "player": name, "stack": stack})
 
+    async def change_seats(self) -> None:
+        """Between hands: make the :attr:`lobby`'s re-buys and seat its new players."""
+        if self.lobby is None:
+            return
+        status = (await self.send({"command": "status"})).result
+        raw = status.get("stacks")
+        stacks = {int(k): int(v) for k, v in raw.items()} if isinstance(raw, Mapping) else {}
+        for change in self.lobby.changes(stacks):
+            if change.player is None:
+                done = (await self.send({"command": "buy_in", "seat": change.seat,
+                                         "amount": change.amount})).accepted
+            else:
+                done = ((await self.send({"command": "unseat", "seat": change.seat})).accepted
+                        and (await self.send({"command": "seat", "seat": change.seat,
+                                              "player": change.player,
+                                              "stack": change.amount})).accepted)
+            if done:
+                self.lobby.sat(change)
+                self.log.buy_ins += change.amount
+                if change.player is None:
+                    self.log.rebuys += 1
+                else:
+                    self.log.newcomers += 1
+
     async def _on_start_hand(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                              state: Mapping[str, Any]) -> None:
         if self.done:
             return
+        await self.change_seats()
         self.sweep_board()  # normally swept already, at the awards
         if self.camera_wait > 0:
             await self.wait_for_camera(empty=True)

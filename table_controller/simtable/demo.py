@@ -10,6 +10,9 @@ visible in the device counters of the summary; and, at an eighth of that rate, t
 tag is not in the deck comes out of the shoe while dealing (``unknown_card``), at a
 twenty-fourth that the shoe is unplugged for a second (``device_lost``): the controller holds
 the table, the simulated floor resolves it and play resumes.
+Runs are as long as asked: between hands a player who cannot cover a big blind buys back in, or
+leaves and a new player sits down (:class:`~.players.Lobby`), with chips from the cage; the
+summary checks chips before + buy-ins = after + rake.
 Everything started is stopped at the end.
 """
 
@@ -35,7 +38,7 @@ from table_controller.displays.render import render_dealer
 from table_controller.feeds import FeedEvent
 from table_controller.simtable.daemon_io import open_daemon_session
 from table_controller.simtable.dealer import Mistakes, SimDealer, prompt_step
-from table_controller.simtable.players import make_players
+from table_controller.simtable.players import Lobby
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.scenario import drive
 
@@ -61,6 +64,9 @@ class DemoSummary:
     seconds: float = 0.0
     startup_seconds: float = 0.0
     chips_before: int = 0
+    buy_ins: int = 0
+    rebuys: int = 0
+    newcomers: int = 0
     chips_after: int = 0
     rake: int = 0
     chips_agree: bool = False
@@ -211,7 +217,8 @@ async def run_demo(
             lines.append(f"{m.type}: {text or m.data.get('reason') or m.data.get('note', '')}")
 
     seat_numbers = list(range(1, min(players, seats) + 1))
-    people = make_players(seat_numbers, seed)
+    lobby = Lobby(seat_numbers, seed, buy_in, big_blind=rig.options.big_blind)
+    people = lobby.players
     summary.stacks_before = {str(s): buy_in for s in seat_numbers}
     summary.chips_before = buy_in * len(seat_numbers)
     counter = [0]
@@ -221,12 +228,12 @@ async def run_demo(
     try:
         io, driver, cmd_client, feed_client = await open_daemon_session(
             rig, ctx, pace=pace, on_event=on_event)
-        dealer = SimDealer(io, lambda legal, pot: people[legal.seat].decide(legal, pot),
+        dealer = SimDealer(io, lobby.decide,
                            seats={s: (people[s].name, buy_in) for s in seat_numbers},
                            hands=hands, seed=seed, mistakes=card_faults,
                            board_settle=0.15 if fast else 1.5, pace=pace,
-                           mucks=lambda seat: people[seat].mucks_losers,
-                           camera_wait=0.0 if fast else CAMERA_WAIT)
+                           mucks=lobby.mucks, camera_wait=0.0 if fast else CAMERA_WAIT,
+                           lobby=lobby)
         def screen() -> Group:
             injected = counter[0] + card_faults.injected + card_faults.unplugs
             progress = Text(f"demo: hand {max(dealer.log.hands_started, 1)} of {hands} · seed "
@@ -266,6 +273,9 @@ async def run_demo(
         summary.irregularities = [
             {k: i.get(k) for k in ("id", "kind", "text", "resolved")}
             for i in status.get("irregularities", [])]
+        summary.buy_ins = dealer.log.buy_ins
+        summary.rebuys = dealer.log.rebuys
+        summary.newcomers = dealer.log.newcomers
         summary.holds = dealer.log.holds_handled
         summary.mucked = dealer.log.mucked
         summary.camera_timeouts = dealer.log.camera_timeouts
@@ -291,7 +301,8 @@ async def run_demo(
     summary.faults_injected = counter[0]
     summary.card_faults_injected = card_faults.injected
     summary.unplugs = card_faults.unplugs
-    summary.chips_agree = summary.chips_after + summary.rake == summary.chips_before
+    summary.chips_agree = (summary.chips_after + summary.rake
+                           == summary.chips_before + summary.buy_ins)
     summary.seconds = round(time.monotonic() - started, 2)
     return summary
 
@@ -310,8 +321,10 @@ def summary_lines(s: DemoSummary) -> list[str]:
     out = [
         f"hands played: {s.hands_played} of {s.hands_requested} (seed {s.seed}, "
         f"{s.seconds:.1f} s)",
-        f"chips in play: before {s.chips_before:,}, after {s.chips_after:,} + rake "
-        f"{s.rake:,} = {s.chips_after + s.rake:,} ({agree})",
+        f"chips in play: before {s.chips_before:,} + buy-ins {s.buy_ins:,} = "
+        f"{s.chips_before + s.buy_ins:,}; after {s.chips_after:,} + rake {s.rake:,} = "
+        f"{s.chips_after + s.rake:,} ({agree})",
+        f"players: {s.rebuys} bought back in, {s.newcomers} new players sat down",
         "stacks after: " + ", ".join(f"seat {k} {v:,}" for k, v in s.stacks_after.items()),
         f"camera: {s.camera}" + (f" (the dealer waited in vain {s.camera_timeouts} times)"
                                  if s.camera_timeouts else ""),

@@ -133,6 +133,10 @@ class Felt:
         """Make the chips in front of ``seat`` worth ``value``."""
         self.set(self.seat_zones[seat], value)
 
+    def put(self, seat: int, amount: int) -> None:
+        """Put ``amount`` more chips in front of ``seat`` (a bet, or chips added to one)."""
+        self.set_seat(seat, self.seat(seat) + amount)
+
     @property
     def pot(self) -> int:
         """Chips in the pot zone."""

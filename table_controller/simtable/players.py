@@ -1,4 +1,8 @@
-"""Simulated players: seeded strategies that pick a legal action, and scripted players.
+"""Simulated players: seeded strategies that pick a legal action, scripted players, the lobby.
+
+A :class:`Lobby` keeps a long run going: between hands, a player who cannot cover a big blind
+buys back in, or (with an empty stack) leaves and a new player sits down with the buy-in; the
+chips come from the cage, so a run's chips agree as *before + buy-ins = after + rake*.
 
 Rules this module keeps:
 
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from table_controller.engine import Act, ActionKind, LegalActions
@@ -58,6 +62,8 @@ _WEIGHTS = {
 DEFAULT_STYLES = (Style.TIGHT, Style.LOOSE, Style.AGGRESSIVE, Style.CALLING_STATION)
 #: Names given to simulated players, in seat order.
 NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo")
+#: Names of the players who sit down later (a number added after the first round of them).
+NEWCOMERS = ("Kay", "Lu", "Max", "Ned", "Oz", "Pia", "Quin", "Ray", "Sol", "Tess")
 
 
 class Player:
@@ -98,6 +104,17 @@ class Player:
         if legal.can_call:
             return Act(seat, ActionKind.CALL)
         return Act(seat, ActionKind.FOLD)
+
+
+def passive(legal: LegalActions, pot: int = 0) -> Act:
+    """Check when possible, else call (a player who never folds or raises).
+
+    >>> from table_controller.engine import LegalActions
+    >>> passive(LegalActions(3, True, False, True, 50, True, 200, 1000, 100, 50, 950, False)).kind
+    <ActionKind.CALL: 'call'>
+    """
+    kind = ActionKind.CHECK if legal.can_check else ActionKind.CALL
+    return Act(legal.seat, kind)
 
 
 def make_players(seats: Iterable[int], seed: int,
@@ -180,3 +197,105 @@ class ScriptedPlayers:
                 f"{legal.seat} is to act")
         self._i += 1
         return action.to_act()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatChange:
+    """What the floor does for a seat between hands.
+
+    :param seat: the seat.
+    :param amount: chips from the cage: the re-buy, or the new player's stack.
+    :param player: the new player's name (``None``: the seated player buys back in).
+    """
+
+    seat: int
+    amount: int
+    player: str | None = None
+
+
+class Lobby:
+    """The simulated players at the table, and the ones who sit down when a player leaves.
+
+    Between hands (:meth:`changes`), a player whose stack is below ``big_blind`` buys back in up
+    to ``buy_in``; one whose stack is empty leaves instead with chance ``leave``, and a new
+    player (the next name of :data:`NEWCOMERS`, the next style) sits down with ``buy_in``. The
+    choices are seeded from ``seed``, so a run is reproducible. :meth:`sat` is told which
+    changes the controller accepted.
+
+    A new player waits for the big blind before being dealt in, so a player leaves only while
+    two others with chips are *settled* (seated at least one orbit, as many
+    :meth:`changes` calls as there are seats, ago): the table always has two players it can
+    deal to, and the run never stalls on "seat at least two players".
+
+    >>> lobby = Lobby([1, 2], seed=1, buy_in=1_000, big_blind=100, leave=0.0)
+    >>> lobby.changes({1: 0, 2: 2_000})
+    [SeatChange(seat=1, amount=1000, player=None)]
+    >>> lobby = Lobby([1, 2, 3], seed=1, buy_in=1_000, big_blind=100, leave=1.0)
+    >>> lobby.changes({1: 0, 2: 2_000, 3: 500})
+    [SeatChange(seat=1, amount=1000, player='Kay')]
+    >>> lobby.changes({1: 0, 2: 2_000, 3: 40})  # one other player settled: a re-buy
+    [SeatChange(seat=1, amount=1000, player=None), SeatChange(seat=3, amount=960, player=None)]
+
+    :param seats: the seats of the first players.
+    :param seed: seeds the players and the lobby's choices.
+    :param buy_in: the first stacks, and what a re-buy tops a stack up to.
+    :param big_blind: a stack below this buys back in.
+    :param leave: the chance that a player with an empty stack leaves rather than re-buys.
+    """
+
+    def __init__(self, seats: Iterable[int], seed: int, buy_in: int, *, big_blind: int,
+                 leave: float = 0.25, styles: Sequence[Style] = DEFAULT_STYLES) -> None:
+        self.players = make_players(seats, seed, styles)
+        self.seed = seed
+        self.buy_in = buy_in
+        self.big_blind = big_blind
+        self.leave = leave
+        self.styles = tuple(styles)
+        self._rng = random.Random(seed ^ 0x10BB)
+        self._newcomers = 0
+        self._waiting: dict[int, Player] = {}
+        self._calls = 0
+        #: seat -> the :meth:`changes` call after which its newcomer sat down
+        self._since: dict[int, int] = {}
+
+    def decide(self, legal: LegalActions, pot: int = 0) -> Act:
+        """Return the action of the player in ``legal.seat``."""
+        return self.players[legal.seat].decide(legal, pot)
+
+    def mucks(self, seat: int) -> bool:
+        """Tell whether the player in ``seat`` mucks a beaten hand."""
+        return self.players[seat].mucks_losers
+
+    def changes(self, stacks: Mapping[int, int]) -> list[SeatChange]:
+        """Return the re-buys and new players for the seated ``stacks`` (seat -> chips)."""
+        self._calls += 1
+        settled = {s for s, v in stacks.items() if v >= self.big_blind and s in self.players
+                   and self._calls - self._since.get(s, -len(self.players))
+                   > len(self.players)}
+        out: list[SeatChange] = []
+        for seat in sorted(self.players):
+            stack = stacks.get(seat)
+            if stack is None or stack >= self.big_blind:
+                continue
+            if stack == 0 and self._rng.random() < self.leave and len(settled) >= 2:
+                newcomer = self._newcomer(seat)
+                self._waiting[seat] = newcomer
+                out.append(SeatChange(seat, self.buy_in, newcomer.name))
+            else:
+                out.append(SeatChange(seat, self.buy_in - stack))
+        return out
+
+    def sat(self, change: SeatChange) -> None:
+        """Record that ``change`` was made (a new player now plays that seat)."""
+        newcomer = self._waiting.pop(change.seat, None)
+        if change.player is not None and newcomer is not None:
+            self.players[change.seat] = newcomer
+            self._since[change.seat] = self._calls
+
+    def _newcomer(self, seat: int) -> Player:
+        k = self._newcomers
+        self._newcomers += 1
+        rounds, i = divmod(k, len(NEWCOMERS))
+        name = NEWCOMERS[i] + (f" {rounds + 1}" if rounds else "")
+        return Player(name, self.styles[k % len(self.styles)],
+                      self.seed * 1009 + 100 * (k + 1) + seat)

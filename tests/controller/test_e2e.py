@@ -17,9 +17,13 @@ import pytest
 import zmq
 import zmq.asyncio
 
+from table_controller.engine import Act, ActionKind, Card, LegalActions
 from table_controller.feeds import Feed, FeedClient, Message, check_no_hole_cards, decode
 from table_controller.journal import EntryKind, Journal, thaw
-from tests.controller.rig import Dealer, Rig, dealer_session, passive
+from table_controller.simtable.players import passive
+from table_controller.simtable.rig import SimRig
+from table_controller.simtable.session import DealerSession, dealer_session
+from tests.controller.rig import cards, e2e_rig
 
 # Button seat 1, small blind 2, big blind 3; hole cards go 2, 3, 1, 2, 3, 1.
 DECK = ["Ah", "Kd", "2c", "As", "Kh", "3c",  # hole cards
@@ -31,12 +35,18 @@ HOLES = {2: ("Ah", "As"), 3: ("Kd", "Kh"), 1: ("2c", "3c")}
 
 
 @pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    r = Rig(tmp_path, DECK)
+def rig(tmp_path: Path) -> Iterator[SimRig]:
+    r = e2e_rig(tmp_path)
     try:
         yield r
     finally:
-        r.close()
+        r.stop()
+
+
+def dealing(rig: SimRig, ctx: zmq.asyncio.Context | None = None,
+            **kw: Any) -> contextlib.AbstractAsyncContextManager[DealerSession]:
+    """The simulated dealer, the shoe loaded with :data:`DECK` at the first hand."""
+    return dealer_session(rig, decks=[cards(DECK)], ctx=ctx, **kw)
 
 
 def arun(coro: Any, timeout: float = 60.0) -> Any:
@@ -77,97 +87,95 @@ class PublicTap:
             check_no_hole_cards(msg.data, secret, what=f"public {msg.type} #{msg.seq}")
 
 
-def fold_seat_1(step: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    if step["seat"] == 1:
-        return "fold", {"seat": 1}
-    return passive(step)
+def fold_seat_1(legal: LegalActions, pot: int) -> Act:
+    if legal.seat == 1:
+        return Act(1, ActionKind.FOLD)
+    return passive(legal, pot)
 
 
-async def seat_three(d: Dealer) -> None:
+async def seat_three(d: DealerSession) -> None:
     for seat in (1, 2, 3):
         await d.ok("seat", seat=seat, player=f"p{seat}", stack=10_000)
 
 
-def test_full_hand_end_to_end_and_public_feed_never_sees_a_hole_card(rig: Rig) -> None:
+def test_full_hand_end_to_end_and_public_feed_never_sees_a_hole_card(rig: SimRig) -> None:
     rig.start_daemon()
 
     async def main() -> None:
         ctx = zmq.asyncio.Context()
         tap = PublicTap(ctx, rig.endpoints["public"])
-        d = Dealer(rig, ctx)
         try:
-            await d.connect()
-            await asyncio.sleep(0.3)  # the tap's subscription is in place (slow joiner)
-            await seat_three(d)
-            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
-            await d.step_once()  # start
-            await d.play_until(lambda s: s["kind"] == "start_hand", fold_seat_1)
-            status = (await d.ok("status")).result
-            assert status["hands_played"] == 1
-            assert status["stacks"] == {"1": 10_000, "2": 10_100, "3": 9_900}
-            # surveillance (CURVE, display key) sees what public and dealer never do
-            watcher = FeedClient(ctx, feed=Feed.SURVEILLANCE,
-                                 feed_endpoint=rig.endpoints["surveillance"],
-                                 snapshot_endpoint=rig.endpoints["surveillance_snapshot"],
-                                 table_id="T1", keys=rig.display_keys)
-            try:
-                ev = await watcher.next_event(timeout=5.0)
-                assert ev is not None and ev.state is not None, ev
-                assert ev.state["burn_cards"] == ["7s", "4h", "6h"]
-            finally:
-                await watcher.close()
-            assert status["irregularities"] == []
-            assert status["device_health"]["shoe"]["link"] == "ok"
-            # a clean link: nothing resent, nothing twice (the technicians' health signal)
-            health = {n: (h["retransmissions"], h["duplicates"])
-                      for n, h in status["device_health"].items() if n in ("shoe", "chips")}
-            assert health == {"shoe": (0, 0), "chips": (0, 0)}
+            async with dealing(rig, ctx) as d:
+                await asyncio.sleep(0.3)  # the tap's subscription is in place (slow joiner)
+                await seat_three(d)
+                await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+                await d.step()  # start
+                await d.play_until(lambda s: s["kind"] == "start_hand", fold_seat_1)
+                status = (await d.ok("status")).result
+                assert status["hands_played"] == 1
+                assert status["stacks"] == {"1": 10_000, "2": 10_100, "3": 9_900}
+                # surveillance (CURVE, display key) sees what public and dealer never do
+                watcher = FeedClient(ctx, feed=Feed.SURVEILLANCE,
+                                     feed_endpoint=rig.endpoints["surveillance"],
+                                     snapshot_endpoint=rig.endpoints["surveillance_snapshot"],
+                                     table_id="T1", keys=rig.display_keys())
+                try:
+                    ev = await watcher.next_event(timeout=5.0)
+                    assert ev is not None and ev.state is not None, ev
+                    assert ev.state["burn_cards"] == ["7s", "4h", "6h"]
+                finally:
+                    await watcher.close()
+                assert status["irregularities"] == []
+                assert status["device_health"]["shoe"]["link"] == "ok"
+                # a clean link: nothing resent, nothing twice (the technicians' health signal)
+                health = {n: (h["retransmissions"], h["duplicates"])
+                          for n, h in status["device_health"].items()
+                          if n in ("shoe", "chips")}
+                assert health == {"shoe": (0, 0), "chips": (0, 0)}
 
-            def texts() -> list[str]:
-                return [m.data["text"] for m in [*d.messages, *tap.messages]
-                        if m.type == "announcement"]
+                def texts() -> list[str]:
+                    return [m.data["text"] for m in [*d.messages, *tap.messages]
+                            if m.type == "announcement"]
 
-            await d.wait(lambda: "Move the button to seat 2" in texts())
-            assert "Main pot 200 to seat 2" in texts()
-            assert "Option to the big blind, seat 3" in texts()
-            await asyncio.sleep(0.2)
-            assert tap.messages, "the public tap heard nothing"
-            tap.assert_no_hole_card(HOLES)
-            kinds = {m.type for m in tap.messages}
-            assert {"prompt", "event", "table_state", "announcement"} <= kinds
+                await d.wait(lambda: "Move the button to seat 2" in texts())
+                assert "Main pot 200 to seat 2" in texts()
+                assert "Option to the big blind, seat 3" in texts()
+                await asyncio.sleep(0.2)
+                assert tap.messages, "the public tap heard nothing"
+                tap.assert_no_hole_card(HOLES)
+                kinds = {m.type for m in tap.messages}
+                assert {"prompt", "event", "table_state", "announcement"} <= kinds
         finally:
             await tap.close()
-            await d.close()
             ctx.destroy(linger=0)
 
     arun(main())
     assert rig.terminate() == 0
-    phh = list((rig.tmp / "state" / "phh").glob("*.phh"))
+    phh = list(rig.phh_dir.glob("*.phh"))
     assert [p.name for p in phh] == ["hand-000001.phh"]
     assert "finishing_stacks = [10100, 9900, 10000]" in phh[0].read_text()
 
 
-def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: Rig) -> None:
+def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: SimRig) -> None:
     rig.start_daemon()
     before: dict[str, Any] = {}
     raise_seq = 0
 
-    def raise_1(step: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-        if step["seat"] == 1:
-            return "raise", {"seat": 1, "to": 300}
-        return passive(step)
+    def raise_1(legal: LegalActions, pot: int) -> Act:
+        if legal.seat == 1:
+            return Act(1, ActionKind.RAISE, 300)
+        return passive(legal, pot)
 
     async def first_half() -> None:
         nonlocal raise_seq
-        async with dealer_session(rig) as d:
+        async with dealing(rig) as d:
             await seat_three(d)
             await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
-            await d.step_once()
+            await d.step()
             await d.play_until(lambda s: s["kind"] == "act")
-            assert d.client is not None
-            raise_seq = d.client.next_seq
-            await d.step_once(raise_1)  # seat 1 raises to 300 (chips on its zone)
-            await d.step_once(raise_1)  # seat 2 calls
+            raise_seq = d.console.next_seq
+            await d.step(raise_1)  # seat 1 raises to 300 (chips on its zone)
+            await d.step(raise_1)  # seat 2 calls
             assert d.prompt["step"]["kind"] == "act" and d.prompt["step"]["seat"] == 3
             await d.wait(lambda: d.state.get("prompt", {}).get("id") == d.prompt["id"]
                          and d.state["seats"]["2"]["bet"] == 300)
@@ -180,44 +188,41 @@ def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: Rig) -> None:
 
     async def second_half() -> None:
         ctx = zmq.asyncio.Context()
-        d = Dealer(rig, ctx)
         try:
-            await d.connect(first_seq=raise_seq)
-            await d.wait(lambda: bool(d.state))
-            after = d.state
-            for key in ("hand", "button", "seats", "board", "pots", "to_act", "current_bet",
-                        "prompt", "hole_cards", "held", "irregularities"):
-                assert after[key] == before[key], key
-            # a display joining now (late) gets the same table, hole cards masked
-            late = FeedClient(ctx, feed=Feed.PUBLIC, feed_endpoint=rig.endpoints["public"],
-                              snapshot_endpoint=rig.endpoints["snapshot"], table_id="T1")
-            try:
-                ev = await late.next_event(timeout=5.0)
-                assert ev is not None and ev.state is not None
-                for key in ("hand", "seats", "pots", "to_act", "prompt"):
-                    assert ev.state[key] == after[key], key
-                assert ev.state["hole_cards"] == {"1": ["??", "??"], "2": ["??", "??"],
-                                                  "3": ["??", "??"]}
-            finally:
-                await late.close()
-            # the raise resent with its seq is answered from the record, not applied again
-            again = await d.cmd("raise", seat=1, to=300)
-            assert again.accepted and again.replayed
-            assert d.client is not None
-            d.client.reserve_seq()  # the call of seat 2 (seq + 1) was used too
-            await d.play_until(lambda s: s["kind"] == "start_hand")
-            status = (await d.ok("status")).result
-            assert status["hands_played"] == 1
-            assert status["chips_in_play"] == 30_000
-            assert status["stacks"] == {"1": 9_700, "2": 10_600, "3": 9_700}
-            assert status["irregularities"] == []
+            async with dealer_session(rig, first_seq=raise_seq, ctx=ctx) as d:
+                await d.wait(lambda: bool(d.state))
+                after = d.state
+                for key in ("hand", "button", "seats", "board", "pots", "to_act", "current_bet",
+                            "prompt", "hole_cards", "held", "irregularities"):
+                    assert after[key] == before[key], key
+                # a display joining now (late) gets the same table, hole cards masked
+                late = FeedClient(ctx, feed=Feed.PUBLIC, feed_endpoint=rig.endpoints["public"],
+                                  snapshot_endpoint=rig.endpoints["snapshot"], table_id="T1")
+                try:
+                    ev = await late.next_event(timeout=5.0)
+                    assert ev is not None and ev.state is not None
+                    for key in ("hand", "seats", "pots", "to_act", "prompt"):
+                        assert ev.state[key] == after[key], key
+                    assert ev.state["hole_cards"] == {"1": ["??", "??"], "2": ["??", "??"],
+                                                      "3": ["??", "??"]}
+                finally:
+                    await late.close()
+                # the raise resent with its seq is answered from the record, not applied again
+                again = await d.cmd("raise", seat=1, to=300)
+                assert again.accepted and again.replayed
+                d.console.reserve_seq()  # the call of seat 2 (seq + 1) was used too
+                await d.play_until(lambda s: s["kind"] == "start_hand")
+                status = (await d.ok("status")).result
+                assert status["hands_played"] == 1
+                assert status["chips_in_play"] == 30_000
+                assert status["stacks"] == {"1": 9_700, "2": 10_600, "3": 9_700}
+                assert status["irregularities"] == []
         finally:
-            await d.close()
             ctx.destroy(linger=0)
 
     arun(second_half())
     assert rig.terminate() == 0
-    with contextlib.closing(Journal.open(rig.tmp / "state" / "journal.db", readonly=True)) as j:
+    with contextlib.closing(Journal.open(rig.journal_path, readonly=True)) as j:
         raises = [e for e in j.entries() if e.kind is EntryKind.DEALER_COMMAND
                   and thaw(e.payload["command"]).get("command") == "raise"]
         assert len(raises) == 1
@@ -226,78 +231,76 @@ def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: Rig) -> None:
         j.verify()
 
 
-def test_irregularities_through_the_daemon_hold_and_are_resolved(rig: Rig) -> None:
+def test_irregularities_through_the_daemon_hold_and_are_resolved(rig: SimRig) -> None:
     rig.start_daemon()
 
     async def main() -> None:
         ctx = zmq.asyncio.Context()
         tap = PublicTap(ctx, rig.endpoints["public"])
-        d = Dealer(rig, ctx)
         try:
-            await d.connect()
-            await asyncio.sleep(0.3)
-            await seat_three(d)
-            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
-            await d.step_once()
-            await d.play_until(lambda s: s["kind"] == "deal_hole")
-            # a tag no deck knows: hold, resolve, resume, deal again
-            rig.shoe.draw_unregistered()
-            await d.wait(lambda: d.prompt["step"]["kind"] == "hold")
-            refused = await d.cmd("resume")
-            assert not refused.accepted and "resolve irregularity 1" in refused.reason
-            await d.ok("resolve", irregularity=1, note="foreign card taken out")
-            await d.ok("resume", note="dealing on")
-            await d.wait(lambda: d.prompt["step"] == {"kind": "deal_hole", "seat": 2,
-                                                      "round": 1})
-            await d.play_until(lambda s: s["kind"] == "act")
-            # seat 1 calls 100 but only 50 lands on its zone: after the settle window, a hold
-            await d.ok("call", seat=1)
-            rig.put(1, 50)
-            await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
-            irr = d.state["irregularities"]
-            assert [(i["kind"], i["zone"], i["expected"], i["sensed"]) for i in irr] == [
-                ("chip_difference", 1, 100, 50)]
-            rig.put(1, 50)
-            await d.ok("resolve", note="50 more put in")
-            await d.ok("resume")
-            await d.wait(lambda: d.prompt["step"]["kind"] == "act")
-            await d.play_until(lambda s: s["kind"] == "act" and s["seat"] == 2
-                               and s["legal"]["is_bet"])
-            # the camera sees another card than the shoe read in slot 3: reported, no hold
-            rig.board[2] = "Ac"
-            from hardware.sim.camera_link import write_board
-
-            write_board(rig.board_path, rig.board)
-            await d.wait(lambda: any(i["kind"] == "board_mismatch"
-                                     for i in d.state.get("irregularities", [])))
-            assert not d.state["held"]
-            # the chip sensors are unplugged mid-hand: hold; the floor voids the hand
-            rig.chips.unplug()
-            await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
-            assert d.state["devices"]["chips"] == "lost"
-            rig.chips.replug()
-            await d.wait(lambda: d.state["devices"]["chips"] == "ok", timeout=5.0)
-            voided = await d.ok("void", reason="chip sensors lost")
-            assert voided.result["refunds"] == {"1": 100, "2": 100, "3": 100}
-            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
-            status = (await d.ok("status")).result
-            assert status["stacks"] == {"1": 10_000, "2": 10_000, "3": 10_000}
-            kinds = [i["kind"] for i in status["irregularities"]]
-            assert kinds == ["unknown_card", "chip_difference", "board_mismatch", "device_lost"]
-            assert all(i["resolved"] for i in status["irregularities"])
-            await asyncio.sleep(0.2)
-            public_kinds = [m.data.get("kind") for m in tap.messages if m.type == "irregularity"]
-            assert public_kinds == kinds
-            assert sum(1 for m in tap.messages if m.type == "hold") == 3
-            tap.assert_no_hole_card(HOLES)
+            async with dealing(rig, ctx) as d:
+                await asyncio.sleep(0.3)
+                await seat_three(d)
+                await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+                await d.step()
+                await d.play_until(lambda s: s["kind"] == "deal_hole")
+                # a tag no deck knows: hold, resolve, resume, deal again
+                d.io.shoe.draw_unregistered()
+                await d.wait(lambda: d.prompt["step"]["kind"] == "hold")
+                refused = await d.cmd("resume")
+                assert not refused.accepted and "resolve irregularity 1" in refused.reason
+                await d.ok("resolve", irregularity=1, note="foreign card taken out")
+                await d.ok("resume", note="dealing on")
+                await d.wait(lambda: d.prompt["step"] == {"kind": "deal_hole", "seat": 2,
+                                                          "round": 1})
+                await d.play_until(lambda s: s["kind"] == "act")
+                # seat 1 calls 100 but only 50 lands on its zone: after the settle window,
+                # a hold
+                await d.ok("call", seat=1)
+                d.io.felt.put(1, 50)
+                await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
+                irr = d.state["irregularities"]
+                assert [(i["kind"], i["zone"], i["expected"], i["sensed"]) for i in irr] == [
+                    ("chip_difference", 1, 100, 50)]
+                d.io.felt.put(1, 50)
+                await d.ok("resolve", note="50 more put in")
+                await d.ok("resume")
+                await d.wait(lambda: d.prompt["step"]["kind"] == "act")
+                await d.play_until(lambda s: s["kind"] == "act" and s["seat"] == 2
+                                   and s["legal"]["is_bet"])
+                # the camera sees another card than the shoe read in slot 3: reported, no hold
+                d.io.lay_board(2, Card.parse("Ac"))
+                await d.wait(lambda: any(i["kind"] == "board_mismatch"
+                                         for i in d.state.get("irregularities", [])))
+                assert not d.state["held"]
+                # the chip sensors are unplugged mid-hand: hold; the floor voids the hand
+                d.io.chips.unplug()
+                await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
+                assert d.state["devices"]["chips"] == "lost"
+                d.io.chips.replug()
+                await d.wait(lambda: d.state["devices"]["chips"] == "ok", timeout=5.0)
+                voided = await d.ok("void", reason="chip sensors lost")
+                assert voided.result["refunds"] == {"1": 100, "2": 100, "3": 100}
+                await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+                status = (await d.ok("status")).result
+                assert status["stacks"] == {"1": 10_000, "2": 10_000, "3": 10_000}
+                kinds = [i["kind"] for i in status["irregularities"]]
+                assert kinds == ["unknown_card", "chip_difference", "board_mismatch",
+                                 "device_lost"]
+                assert all(i["resolved"] for i in status["irregularities"])
+                await asyncio.sleep(0.2)
+                public_kinds = [m.data.get("kind") for m in tap.messages
+                                if m.type == "irregularity"]
+                assert public_kinds == kinds
+                assert sum(1 for m in tap.messages if m.type == "hold") == 3
+                tap.assert_no_hole_card(HOLES)
         finally:
             await tap.close()
-            await d.close()
             ctx.destroy(linger=0)
 
     arun(main())
     assert rig.terminate() == 0
-    with contextlib.closing(Journal.open(rig.tmp / "state" / "journal.db", readonly=True)) as j:
+    with contextlib.closing(Journal.open(rig.journal_path, readonly=True)) as j:
         holds = [e for e in j.entries() if e.kind is EntryKind.HOLD]
         resolutions = [e for e in j.entries() if e.kind is EntryKind.RESOLUTION]
         assert len(holds) == 3 and len(resolutions) >= 5
@@ -315,20 +318,21 @@ def test_bad_configuration_exits_2_naming_the_key(tmp_path: Path) -> None:
     assert main(["run", "--config", str(typo)]) == 2
 
 
-def test_card_drawn_while_the_daemon_is_dead_is_not_lost(rig: Rig) -> None:
+def test_card_drawn_while_the_daemon_is_dead_is_not_lost(rig: SimRig) -> None:
     rig.start_daemon()
 
     async def deal_two() -> None:
-        async with dealer_session(rig) as d:
+        async with dealing(rig) as d:
             await seat_three(d)
             await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
-            await d.step_once()
+            await d.step()
             await d.play_until(lambda s: s["kind"] == "deal_hole")
-            await d.step_once()
+            await d.step()
             assert d.prompt["step"] == {"kind": "deal_hole", "seat": 3, "round": 1}
 
     arun(deal_two())
     rig.kill()
+    assert rig.shoe is not None
     rig.shoe.draw()  # the shoe keeps the frame until a host acknowledges it
     rig.start_daemon()
 
@@ -342,17 +346,17 @@ def test_card_drawn_while_the_daemon_is_dead_is_not_lost(rig: Rig) -> None:
     assert rig.terminate() == 0
 
 
-def test_die_with_parent_stops_an_orphaned_daemon(rig: Rig) -> None:
+def test_die_with_parent_stops_an_orphaned_daemon(rig: SimRig) -> None:
     import os
     import subprocess
     import sys
     import time
 
-    ready = rig.tmp / "ready.json"
+    ready = rig.dir / "orphan-ready.json"
     code = (
         "import subprocess, sys, time\n"
         "p = subprocess.Popen([sys.executable, '-m', 'table_controller', 'run', '--config', "
-        f"{str(rig.config)!r}, '--ready-file', {str(ready)!r}, '--die-with-parent'])\n"
+        f"{str(rig.config_path)!r}, '--ready-file', {str(ready)!r}, '--die-with-parent'])\n"
         "print(p.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
@@ -377,15 +381,15 @@ def test_die_with_parent_stops_an_orphaned_daemon(rig: Rig) -> None:
 
 @pytest.mark.slow
 def test_rendered_board_is_recognised_through_the_daemon(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, DECK, camera_level="easy")
+    rig = e2e_rig(tmp_path, camera_level="easy")
     try:
         rig.start_daemon()
 
         async def main() -> None:
-            async with dealer_session(rig) as d:
+            async with dealing(rig) as d:
                 await seat_three(d)
                 await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
-                await d.step_once()
+                await d.step()
                 await d.play_until(lambda s: s["kind"] == "start_hand", fold_seat_1)
                 await asyncio.sleep(3.5)  # longer than the camera window
                 status = (await d.ok("status")).result
@@ -395,7 +399,7 @@ def test_rendered_board_is_recognised_through_the_daemon(tmp_path: Path) -> None
         arun(main(), timeout=120)
         assert rig.terminate() == 0
     finally:
-        rig.close()
+        rig.stop()
 
 
 def test_example_configuration_runs_and_stops_on_sigterm(tmp_path: Path) -> None:
@@ -437,40 +441,44 @@ def test_example_configuration_runs_and_stops_on_sigterm(tmp_path: Path) -> None
             proc.wait()
 
 
-def test_a_device_back_while_the_daemon_was_down_is_ok_after_the_restart(rig: Rig) -> None:
+def test_a_device_back_while_the_daemon_was_down_is_ok_after_the_restart(rig: SimRig) -> None:
     rig.start_daemon()
+    shoe = rig.shoe
+    assert shoe is not None
     probes = iter(range(1000))
 
     async def devices() -> dict[str, str]:
         async with dealer_session(rig, console=f"probe-{next(probes)}") as d:
             return dict((await d.ok("status")).result["devices"])
 
-    rig.shoe.unplug()
+    shoe.unplug()
     deadline = time.monotonic() + 8
     while arun(devices())["shoe"] != "lost":
         assert time.monotonic() < deadline, "the shoe never became lost"
         time.sleep(0.1)
     rig.kill()  # the daemon dies before it sees the shoe come back
-    rig.shoe.replug()
+    shoe.replug()
     rig.start_daemon()  # ready once the links are synced: the shoe said hello
     assert arun(devices())["shoe"] == "ok"
     assert rig.terminate() == 0
 
 
-def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(rig: Rig) -> None:
+def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(rig: SimRig) -> None:
     # a power cut during a hand; the shoe's cable is out when the controller comes back
     rig.start_daemon()
+    shoe = rig.shoe
+    assert shoe is not None
 
     async def first_half() -> None:
-        async with dealer_session(rig) as d:
+        async with dealing(rig) as d:
             await seat_three(d)
             await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
             await d.play_until(lambda s: s["kind"] == "deal_hole")
-            await d.step_once()  # one hole card dealt
+            await d.step()  # one hole card dealt
 
     arun(first_half())
     rig.kill()
-    rig.shoe.unplug()
+    shoe.unplug()
     t0 = time.monotonic()
     ready = rig.start_daemon()  # starts anyway: journal recovered, the shoe lost
     assert ready["replayed"] > 5
@@ -486,7 +494,7 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(ri
             assert d.prompt["step"]["kind"] == "hold"
             refused = await d.cmd("resume")
             assert not refused.accepted
-            rig.shoe.replug()  # the driver's reopen loop finds it
+            shoe.replug()  # the driver's reopen loop finds it
             await d.wait(lambda: d.state["devices"]["shoe"] == "ok", timeout=8.0)
             await d.ok("resolve", note="shoe plugged back in")
             await d.ok("resume", note="shoe back")

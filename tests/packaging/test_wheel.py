@@ -66,4 +66,4 @@ def test_the_installed_wheel_runs_the_demo_from_another_folder(tmp_path: Path) -
     assert demo.returncode == 0, demo.stdout + demo.stderr
     result = json.loads(summary.read_text())
     assert result["hands_played"] == 2 and result["chips_agree"], result
-    assert result["chips_after"] + result["rake"] == result["chips_before"]
+    assert result["chips_after"] + result["rake"] == result["chips_before"] + result["buy_ins"]

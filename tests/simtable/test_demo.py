@@ -20,7 +20,9 @@ def test_demo_plays_hands_on_the_daemon_and_chips_agree(
     summary = json.loads(out.read_text())
     assert status == 0, text
     assert summary["hands_played"] == 2 and summary["chips_agree"]
-    assert summary["chips_after"] + summary["rake"] == summary["chips_before"] == 50_000
+    assert summary["chips_before"] == 50_000
+    assert (summary["chips_after"] + summary["rake"]
+            == summary["chips_before"] + summary["buy_ins"])
     assert summary["daemon_exit"] == 0
     saved = Path(summary["saved_to"])
     assert saved.parent == tmp_path / "rec" and (saved / "journal.db").exists()
@@ -38,9 +40,11 @@ def test_a_clean_demo_run_shows_no_retransmission(
     text = capsys.readouterr().out
     assert status == 0, text
     summary = json.loads(out.read_text())
-    # with a rake (5 %, capped): chips before = after + rake, and every hand has its history
+    # with a rake (5 %, capped): chips before + buy-ins = after + rake, and every hand has its
+    # history
     assert summary["rake"] > 0 and summary["chips_agree"]
-    assert summary["chips_after"] + summary["rake"] == summary["chips_before"]
+    assert (summary["chips_after"] + summary["rake"]
+            == summary["chips_before"] + summary["buy_ins"])
     phh = sorted(Path(summary["hand_histories"]).glob("*.phh"))
     assert len(phh) == summary["hands_played"] == 3
     assert any("_rake" in p.read_text() for p in phh)
@@ -95,3 +99,21 @@ def test_sigterm_stops_the_demo_and_everything_it_started(tmp_path: Path) -> Non
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert f"{workdir}/table.toml" not in ps
     assert list(tmp_path.glob("*/journal.db"))  # the records were saved all the same
+
+
+@pytest.mark.slow
+def test_a_long_fast_demo_plays_every_hand_with_buy_ins_and_chips_agree(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """300 hands: busted players buy back in or leave for new ones; nothing stops the run."""
+    out = tmp_path / "summary.json"
+    status = main(["demo", "--hands", "300", "--fast", "--no-display", "--seed", "1",
+                   "--summary-json", str(out), "--out", str(tmp_path / "rec")])
+    text = capsys.readouterr().out
+    assert status == 0, text
+    summary = json.loads(out.read_text())
+    assert summary["hands_played"] == 300 and summary["error"] == ""
+    assert summary["rebuys"] > 0 and summary["newcomers"] > 0 and summary["buy_ins"] > 0
+    assert (summary["chips_after"] + summary["rake"]
+            == summary["chips_before"] + summary["buy_ins"])
+    assert summary["chips_agree"] and "(agree)" in text
+    assert "Seat at least two players" not in text
