@@ -49,7 +49,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from table_controller.engine.cards import Card
+from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.feeds.messages import (
     MAX_REQUEST_BYTES,
     PROTOCOL_VERSION,
@@ -142,8 +142,13 @@ def _wire(mtype: str, seq: int, table: str, ts: float, data_json: str) -> bytes:
     return f'{head[:-1]},"data":{data_json}}}'.encode()
 
 
+_CODES = frozenset(c.code for c in FULL_DECK)
+
+
 def _card_code(card: Card | str) -> str:
-    return card.code if isinstance(card, Card) else Card.parse(card).code
+    if isinstance(card, Card):
+        return card.code
+    return card if card in _CODES else Card.parse(card).code  # a code as written: no parse
 
 
 class FeedHub:
