@@ -141,13 +141,14 @@ class AsyncDevice:
     # -- internals -------------------------------------------------------------------------------
 
     def _deliver(self, events: list[DeviceEvent]) -> None:
+        queue = self.queue
         for event in events:
             for listener in list(self._listeners):
                 listener(event)
-            try:
-                self.queue.put_nowait(event)
-            except asyncio.QueueFull:
-                self.dropped += 1
+            if queue.full():  # (no QueueFull raised and caught per event: a daemon that
+                self.dropped += 1  # only listens keeps a queue of one, always full)
+            else:
+                queue.put_nowait(event)
 
     def _watch(self) -> None:
         loop = self._loop
@@ -167,8 +168,10 @@ class AsyncDevice:
         events = self.device.on_readable()
         self._watch()
         if events:
-            self.poke()
-            self._deliver(events)
+            try:
+                self._deliver(events)  # the listeners first: they wait; the timer can
+            finally:
+                self.poke()
         if self._after_io is not None:
             self._after_io()
 

@@ -36,6 +36,7 @@ from binascii import crc_hqx
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, IntEnum
+from functools import lru_cache
 from typing import Protocol
 
 from cobs import cobs
@@ -70,6 +71,7 @@ SEQ_MOD = 0x10000
 _cobs_encode: Callable[[bytes], bytes] = cobs.encode
 _cobs_decode: Callable[[bytes], bytes] = cobs.decode
 _CobsError: type[Exception] = cobs.DecodeError
+_unpack_header = HEADER.unpack_from
 
 
 class MsgType(IntEnum):
@@ -93,6 +95,8 @@ class MsgType(IntEnum):
 
 #: Types that carry no sequence number semantics (never ACKed, never retransmitted).
 UNSEQUENCED = frozenset({MsgType.ACK, MsgType.NAK, MsgType.HEARTBEAT, MsgType.HELLO})
+# plain ints for the per-frame path (an IntEnum attribute lookup costs more than a global)
+_HELLO, _HEARTBEAT = int(MsgType.HELLO), int(MsgType.HEARTBEAT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,24 +128,33 @@ def encode_frame(msg_type: int, seq: int, payload: bytes = b"", flags: int = 0) 
     return b"\x00" + _cobs_encode(body + CRC.pack(crc_hqx(body, 0xFFFF))) + b"\x00"
 
 
+@lru_cache(maxsize=256)
+def _ack_frame(seq: int) -> bytes:
+    """Return the ``ACK(seq)`` frame (cached: the host sends one per data frame)."""
+    return encode_frame(MsgType.ACK, 0, U16.pack(seq))
+
+
 def decode_body(chunk: bytes) -> Frame | BadFrame:
     """Decode one COBS chunk (delimiters removed) into a frame, or say why it is bad."""
     try:
         body = _cobs_decode(chunk)
     except _CobsError as exc:
         return BadFrame(f"COBS decoding failed: {exc}", chunk[:32])
-    if len(body) < OVERHEAD:
-        return BadFrame(f"frame too short: {len(body)} bytes, minimum {OVERHEAD}", chunk[:32])
-    got = (body[-2] << 8) | body[-1]
-    calc = crc_hqx(body[:-2], 0xFFFF)
-    if got != calc:
+    size = len(body)
+    if size < OVERHEAD:
+        return BadFrame(f"frame too short: {size} bytes, minimum {OVERHEAD}", chunk[:32])
+    # CRC-16/CCITT-FALSE (no reflection, no final XOR) over a body followed by its own CRC,
+    # big-endian, is 0: one pass, no copy of the body without its CRC
+    if crc_hqx(body, 0xFFFF):
+        got = (body[-2] << 8) | body[-1]
+        calc = crc_hqx(body[:-2], 0xFFFF)
         return BadFrame(f"CRC mismatch: frame says 0x{got:04X}, computed 0x{calc:04X}", chunk[:32])
-    version, msg_type, flags, seq, length = HEADER.unpack_from(body)
+    version, msg_type, flags, seq, length = _unpack_header(body)
     if version != VERSION:
         return BadFrame(f"unsupported protocol version {version} (expected {VERSION})", chunk[:32])
-    if length != len(body) - OVERHEAD:
+    if length != size - OVERHEAD:
         return BadFrame(
-            f"length field says {length} bytes but the payload has {len(body) - OVERHEAD}",
+            f"length field says {length} bytes but the payload has {size - OVERHEAD}",
             chunk[:32],
         )
     return Frame(msg_type, seq, body[HEADER_SIZE:-2], flags)
@@ -175,6 +188,12 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[Frame | BadFrame]:
         """Add bytes; return every frame (or bad frame) completed by them."""
+        if (not self._buf and data[:1] == DELIMITER and data[-1:] == DELIMITER
+                and data.count(0) == 2 and len(data) <= self._max + 2):
+            # the common read: one whole frame, nothing buffered (the general path below
+            # gives the same answer)
+            self._discarding = False
+            return [decode_body(data[1:-1])] if len(data) > 2 else []
         out: list[Frame | BadFrame] = []
         if 0 not in data:
             if self._discarding:
@@ -286,22 +305,27 @@ class HostLink:
 
     def feed(self, data: bytes, now: float) -> list[DeviceEvent]:
         """Parse bytes received at ``now``; queue ACK/NAK; return events in arrival order."""
+        items = self._decoder.feed(data)
+        if not items:
+            return []
         events: list[DeviceEvent] = []
         ack: int | None = None
         nak = False
-        for item in self._decoder.feed(data):
+        for item in items:
             if isinstance(item, BadFrame):
                 self.bad_frames += 1
                 events.append(item)
                 nak = True
                 continue
             self.frames += 1
-            self._heard(now, events)
+            self.last_frame_at = self._since = now
+            if self.state is not LinkState.OK:
+                self._heard(events)
             t = item.type
             if t in UNSEQUENCED:
-                if t == MsgType.HELLO:
+                if t == _HELLO:
                     self._hello(item, events)
-                elif t != MsgType.HEARTBEAT:
+                elif t != _HEARTBEAT:
                     self.bad_frames += 1
                     events.append(BadFrame(f"unexpected {MsgType(t).name} from the device"))
                 elif self._expected is None:
@@ -334,7 +358,7 @@ class HostLink:
         if nak and self._may_nak(now):
             self._out.append(self._nak())
         elif ack is not None:
-            self._out.append(encode_frame(MsgType.ACK, 0, U16.pack(ack)))
+            self._out.append(_ack_frame(ack))
         return events
 
     def tick(self, now: float) -> list[DeviceEvent]:
@@ -364,11 +388,8 @@ class HostLink:
         """Record that the port failed (the driver reports the loss itself)."""
         self.state = LinkState.LOST
 
-    def _heard(self, now: float, events: list[DeviceEvent]) -> None:
-        self.last_frame_at = now
-        self._since = now
-        if self.state is LinkState.OK:
-            return
+    def _heard(self, events: list[DeviceEvent]) -> None:
+        """Mark the link OK after silence or before sync (recovered, if it was stale or lost)."""
         if self.state in (LinkState.STALE, LinkState.LOST):
             events.append(DeviceRecovered(f"frames again after {self.state.value} link"))
         self.state = LinkState.OK

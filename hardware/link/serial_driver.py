@@ -18,7 +18,9 @@ Rules this module keeps:
    calls :meth:`on_readable`, and calls :meth:`tick` at :meth:`next_deadline` (heartbeat
    supervision, reconnects), never on a fixed period.
 5. One read is one ``os.read`` on the non-blocking descriptor (pyserial's ``read`` adds an
-   ``ioctl`` and a ``select`` per call: about half the driver's cost on a card, measured).
+   ``ioctl`` and a ``select`` per call: about half the driver's cost on a card, measured), and
+   one write one ``os.write`` (pyserial's ``write`` is used only for what the kernel did not
+   take at once: it waits, up to the write timeout).
 6. Journal first towards the device (``defer_acks=True``): the ACK/NAK bytes the protocol wants
    written after a read are kept until :meth:`release_acks`, which the owner calls once the
    events of that read are safe (journaled). Bytes kept for a port session never reach the
@@ -319,12 +321,22 @@ class SerialDevice(Generic[P]):
                 port.close()
 
     def _write(self, data: bytes) -> list[DeviceEvent]:
-        if self._port is None:
+        port, fd = self._port, self._fd
+        if port is None or fd is None:
             return []
         try:
-            self._port.write(data)
-        except (serial.SerialException, OSError) as exc:
+            # one os.write on the non-blocking descriptor (an ACK is a dozen bytes: the
+            # kernel takes it whole); pyserial's write adds a select and two clock reads
+            written = os.write(fd, data)
+        except BlockingIOError:
+            written = 0
+        except OSError as exc:
             return self._lost(exc)
+        if written < len(data):
+            try:  # the output buffer is full: pyserial waits, up to its write timeout
+                port.write(data[written:])
+            except (serial.SerialException, OSError) as exc:
+                return self._lost(exc)
         return []
 
     def _lost(self, exc: BaseException) -> list[DeviceEvent]:

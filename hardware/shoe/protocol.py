@@ -89,11 +89,18 @@ def _read_uid(payload: bytes, pos: int) -> tuple[str, int] | str:
     return payload[pos + 1 : end].hex().upper(), end
 
 
+_CARD_DRAWN = int(MsgType.CARD_DRAWN)
+_unpack_u32 = _U32.unpack_from
+
+
 def decode_shoe(frame: Frame, now: float) -> list[DeviceEvent]:
     """Turn one accepted shoe frame into events; never raises."""
     t, p = frame.type, frame.payload
-    if t == MsgType.CARD_DRAWN:
-        if len(p) < 5:
+    if t == _CARD_DRAWN:
+        size = len(p)
+        if size > 5 and MIN_UID <= p[4] <= MAX_UID and size == 5 + p[4]:  # a good read
+            return [CardDrawn(p[5:].hex().upper(), _unpack_u32(p)[0], now)]
+        if size < 5:
             return [BadFrame(f"CARD_DRAWN payload of {len(p)} bytes is too short", p)]
         got = _read_uid(p, 4)
         if isinstance(got, str):

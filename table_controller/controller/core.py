@@ -308,11 +308,7 @@ class TableCore(DeviceInputs):
         hand = self._hand
         if hand is None:
             return out
-        st = hand.status()
-        for seat, cards in st.hole_cards.items():
-            if seat in st.shown:
-                continue
-            out.update(c.code for c in cards if c is not None)
+        out.update(c.code for c in hand.hidden_hole_cards())
         return out
 
     @property

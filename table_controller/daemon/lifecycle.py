@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import json
 import logging
 import os
@@ -253,6 +254,11 @@ class Daemon:
             camera = asyncio.create_task(self.devices.camera_loop(self.now, self.camera_events))
             stack.push_async_callback(_cancel, camera)
         await self.devices.wait_synced(SYNC_TIMEOUT)
+        # what start-up built (modules, calibration, the recovered core) lives as long as the
+        # daemon: out of the collector's generations, so a collection on an input's path
+        # walks only what the table made since
+        gc.freeze()
+        stack.callback(gc.unfreeze)
         self._announce_ready()
 
     def _announce_ready(self) -> None:

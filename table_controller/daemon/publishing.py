@@ -60,10 +60,9 @@ def publish_rule(cls: type[_O]) -> Callable[[Callable[[FeedHub, _O], Awaitable[N
 
 @publish_rule(Prompt)
 async def _prompt(hub: FeedHub, o: Prompt) -> None:
-    body = o.to_dict()
-    # the dealer waits for it: its feed first, then the others
-    await hub.publish(Feed.DEALER, "prompt", body)
-    await hub.broadcast("prompt", body, feeds=(Feed.PUBLIC, Feed.SURVEILLANCE))
+    # the dealer waits for it: its feed is sent first; one call, so the body is redacted,
+    # checked and encoded once for the dealer and public feeds
+    await hub.broadcast("prompt", o.to_dict(), feeds=(Feed.DEALER, Feed.PUBLIC, Feed.SURVEILLANCE))
 
 
 @publish_rule(Announcement)

@@ -444,6 +444,16 @@ class Hand:
                          if a.pot_index not in st.pushed)
         return build_pots(st.contrib, _live(self, st), _all_in(self, st), st.dead)
 
+    def hidden_hole_cards(self) -> list[Card]:
+        """Return the hole cards dealt and not shown (as :meth:`status` would give them).
+
+        Asked before every feed message (the hole-card guard): cheaper than a whole status.
+        """
+        st = self._st
+        shown = st.shown
+        return [c for seat, cards in st.hole.items() if seat not in shown
+                for c in cards if c is not None]
+
     def status(self) -> HandStatus:
         """Return a frozen snapshot of the hand."""
         st = self._st

@@ -263,6 +263,50 @@ def check_no_hole_cards(data: Any, secret_cards: Collection[str] = (), *, what: 
                 raise HoleCardLeak(f"{what or 'message'}: hole card '{w}' at {path}")
 
 
+def _leaks(value: Any, under: bool) -> bool:
+    """Tell whether :func:`_hole_leaks` would find anything (no paths built)."""
+    t = type(value)
+    if t is str:
+        return under and value != MASK
+    if t is dict or (t is not list and t is not tuple and isinstance(value, Mapping)):
+        for k, v in value.items():  # noqa: SIM110 - a loop: no generator per container
+            if _leaks(v, under or k in HOLE_CARD_KEYS):
+                return True
+        return False
+    if t is list or t is tuple or isinstance(value, list | tuple):
+        for v in value:  # noqa: SIM110 - a loop: no generator per container
+            if _leaks(v, under):
+                return True
+        return False
+    return under and isinstance(value, str) and value != MASK
+
+
+def check_encoded(data: Any, text: str, secret_cards: Collection[str] = (), *,
+                  what: str = "") -> None:
+    """Raise exactly when :func:`check_no_hole_cards` would, using ``data``'s JSON text.
+
+    ``text`` must be ``json.dumps(data)`` (ASCII, the wire form). The text holds every key and
+    string of ``data``, so a secret card or its words absent from it are absent from ``data``;
+    only a text with an escape (a character JSON does not write as itself, which could hide a
+    token boundary or lower-case into ASCII) or with a candidate is walked in full.
+
+    :raises HoleCardLeak: naming the path of the offending value.
+    """
+    if any(f'"{k}":' in text for k in HOLE_CARD_KEYS) and _leaks(data, False):
+        check_no_hole_cards(data, (), what=what)  # raises, naming the path
+    if not secret_cards:
+        return
+    if "\\" not in text:
+        words = [_CARD_WORDS[c] for c in secret_cards if c in _CARD_WORDS]
+        if not any(c in text for c in secret_cards):
+            if not words:
+                return
+            low = text.lower()
+            if not any(w in low for w in words):
+                return
+    check_no_hole_cards(data, secret_cards, what=what)
+
+
 # -- dealer commands ----------------------------------------------------------------------------
 
 def _check_arg(command: str, name: str, kind: str, value: Any) -> Any:

@@ -56,6 +56,9 @@ def _assert_invariants(hand: Hand) -> None:
         known += [c for c in cards if c is not None]
         assert len(cards) <= 2, seat
     assert len(known) == len(set(known))
+    hidden = [c for seat, cards in status.hole_cards.items() if seat not in status.shown
+              for c in cards if c is not None]
+    assert hand.hidden_hole_cards() == hidden
 
 
 def _illegal_inputs(step: Step, hand: Hand, used: list[Card]) -> list[Input]:
