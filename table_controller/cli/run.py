@@ -2,7 +2,8 @@
 
 Exit status: 0 after SIGTERM / Ctrl-C (also a Ctrl-C during the start), 2 for a configuration
 or calibration error (the message names the key), 1 when a part cannot start, 3 when the journal
-cannot be written.
+cannot be written, 4 when the journal is damaged (cut, rolled back, altered or unreadable: the
+daemon does not start; see ``docs/operations.md``, "A damaged journal").
 """
 
 from __future__ import annotations

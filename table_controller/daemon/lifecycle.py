@@ -21,7 +21,9 @@ Rules this module keeps:
    Ticks are journaled only when they changed something, so replay is exact.
 
 Exit statuses: :data:`EXIT_OK` 0, :data:`EXIT_CONFIG` 2 (configuration or calibration),
-1 (a part cannot start), :data:`EXIT_JOURNAL` 3 (the journal cannot be written).
+1 (a part cannot start), :data:`EXIT_JOURNAL` 3 (the journal cannot be written),
+:data:`EXIT_DAMAGED` 4 (the journal is damaged: cut, rolled back, altered or unreadable; the
+daemon does not start, see ``docs/operations.md``, "A damaged journal").
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from table_controller.errors import (
     CalibrationError,
     ConfigError,
     DeviceError,
+    JournalDamagedError,
     JournalError,
     TableError,
 )
@@ -73,7 +76,7 @@ log = logging.getLogger(__name__)
 #: Seconds the daemon waits for the serial devices' HELLO before it says ready anyway.
 SYNC_TIMEOUT = 3.0
 #: Exit statuses.
-EXIT_OK, EXIT_CONFIG, EXIT_JOURNAL = 0, 2, 3
+EXIT_OK, EXIT_CONFIG, EXIT_JOURNAL, EXIT_DAMAGED = 0, 2, 3, 4
 
 
 class Daemon:
@@ -518,6 +521,9 @@ def run_daemon(config: ControllerConfig, *, ready_file: Path | None = None,
     except (ConfigError, CalibrationError) as exc:
         print(f"table-controller run: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    except JournalDamagedError as exc:
+        print(f"table-controller run: journal damaged, not starting: {exc}", file=sys.stderr)
+        return EXIT_DAMAGED
     except (DeviceError, JournalError, TableError) as exc:
         print(f"table-controller run: cannot start: {exc}", file=sys.stderr)
         return 1
