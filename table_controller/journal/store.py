@@ -203,7 +203,8 @@ class Journal:
         except JournalError:
             journal.close()
             raise
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            # (SQLite's own message about a damaged schema may not even decode)
             journal.close()
             raise JournalDamagedError(f"journal {p} is not readable: {exc}") from exc
         return journal
@@ -349,7 +350,7 @@ class Journal:
                 return self._verify()
             finally:
                 self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise self._unreadable(exc) from exc
 
     def _verify(self) -> int:
@@ -536,7 +537,7 @@ class Journal:
         self._check_open()
         try:
             row = self._conn.execute("SELECT MAX(seq) FROM entries").fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise self._unreadable(exc) from exc
         return 0 if row is None or row[0] is None else int(row[0])
 
@@ -551,7 +552,7 @@ class Journal:
             params = (expected - 1,) if hi is None else (expected - 1, hi)
             try:
                 rows = self._conn.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, UnicodeDecodeError) as exc:
                 raise self._unreadable(exc) from exc
             for row in rows:
                 if row[0] != expected:

@@ -1,0 +1,184 @@
+"""Damage a journal as an attacker or a clumsy operator would: every damage refused or harmless.
+
+Outcomes (:class:`~tests.journal.damage.Outcome`): refused at open, or harmless (opens, every
+entry, reply and hand exactly as before); never accepted silently, never a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from table_controller.errors import JournalDamagedError
+from table_controller.journal import Journal
+from tests.journal.damage import (
+    Outcome,
+    copy_journal,
+    fill,
+    flip,
+    judge,
+    reference,
+    write_in_child,
+)
+
+PAGE = 4096
+
+
+@pytest.fixture(scope="module")
+def closed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cleanly closed journal of a few hundred KB (the WAL checkpointed into the file)."""
+    path = tmp_path_factory.mktemp("closed") / "j.db"
+    with Journal.open(path) as j:
+        fill(j, 40)
+    assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
+    assert 100 * 1024 < path.stat().st_size < 1024 * 1024
+    return path
+
+
+@pytest.fixture(scope="module")
+def crashed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A journal whose writer died without closing: its last hands are in the WAL only."""
+    path = tmp_path_factory.mktemp("crashed") / "j.db"
+    with Journal.open(path) as j:
+        fill(j, 5)
+    write_in_child(path, 6)
+    assert Path(f"{path}-wal").stat().st_size > 10 * PAGE
+    return path
+
+
+def test_crashed_journal_is_intact(crashed: Path, tmp_path: Path) -> None:
+    ref = reference(copy_journal(crashed, tmp_path / "ref"))
+    assert judge(copy_journal(crashed, tmp_path / "c"), ref) == (Outcome.HARMLESS, "")
+    assert len(ref.hands) == 11
+
+
+def test_deleted_wal_is_refused(crashed: Path, tmp_path: Path) -> None:
+    ref = reference(copy_journal(crashed, tmp_path / "ref"))
+    copy = copy_journal(crashed, tmp_path / "c")
+    os.unlink(f"{copy}-wal")
+    os.unlink(f"{copy}-shm")
+    outcome, why = judge(copy, ref)
+    assert outcome is Outcome.REFUSED
+    assert "rolled back" in why and str(copy) in why
+
+
+@pytest.mark.parametrize("keep", [0.0, 0.25, 0.5, 0.9, 0.999])
+def test_cut_wal_is_refused(crashed: Path, tmp_path: Path, keep: float) -> None:
+    ref = reference(copy_journal(crashed, tmp_path / "ref"))
+    copy = copy_journal(crashed, tmp_path / "c")
+    wal = Path(f"{copy}-wal")
+    os.truncate(wal, int(wal.stat().st_size * keep))
+    outcome, why = judge(copy, ref)
+    assert outcome is Outcome.REFUSED, why
+    assert "rolled back" in why
+
+
+def test_one_bit_in_every_wal_frame(crashed: Path, tmp_path: Path) -> None:
+    ref = reference(copy_journal(crashed, tmp_path / "ref"))
+    size = Path(f"{crashed}-wal").stat().st_size
+    outcomes: Counter[Outcome] = Counter()
+    frame = 24 + PAGE
+    for n, offset in enumerate(range(0, size, frame)):
+        # the WAL header, then a byte inside each frame (its header or its page)
+        copy = copy_journal(crashed, tmp_path / f"f{n}")
+        flip(copy.with_name(copy.name + "-wal"), offset + (n * 997) % min(frame, size - offset),
+             n % 8)
+        outcome, why = judge(copy, ref)
+        outcomes[outcome] += 1
+        assert outcome in (Outcome.REFUSED, Outcome.HARMLESS), (offset, outcome, why)
+        shutil.rmtree(copy.parent)
+    assert outcomes[Outcome.REFUSED] > 0
+
+
+@pytest.mark.parametrize("where", [17, 1000, 2222, 3591, 4001])
+def test_one_bit_in_every_page(closed: Path, tmp_path: Path, where: int) -> None:
+    """Every page of the file in turn, at a few places in the page: refused or harmless."""
+    ref = reference(closed)
+    pages = closed.stat().st_size // PAGE
+    outcomes: Counter[Outcome] = Counter()
+    bad: list[str] = []
+    for page in range(pages):
+        copy = copy_journal(closed, tmp_path / f"p{page}")
+        flip(copy, page * PAGE + where, page % 8)
+        outcome, why = judge(copy, ref)
+        outcomes[outcome] += 1
+        if outcome not in (Outcome.REFUSED, Outcome.HARMLESS):
+            bad.append(f"page {page}: {outcome.value}: {why}")
+        shutil.rmtree(copy.parent)
+    assert not bad, "\n".join(bad)
+    assert outcomes[Outcome.REFUSED] > pages // 2
+
+
+def test_cut_tail_and_rewritten_head_is_refused(closed: Path, tmp_path: Path) -> None:
+    ref = reference(closed)
+    copy = copy_journal(closed, tmp_path / "c")
+    conn = sqlite3.connect(copy)
+    seq, digest = conn.execute("SELECT seq, hash FROM entries WHERE seq = 300").fetchone()
+    conn.execute("DELETE FROM entries WHERE seq > 300")
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(seq),))
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (digest,))
+    conn.commit()
+    conn.close()
+    for readonly in (False, True):
+        outcome, why = judge(copy, ref, readonly=readonly)
+        assert outcome is Outcome.REFUSED
+        assert f"it ends at entry 300, its anchor records entry {len(ref.hashes)}" in why
+
+
+def test_anchor_deleted_damaged_or_old(closed: Path, tmp_path: Path) -> None:
+    ref = reference(closed)
+    copy = copy_journal(closed, tmp_path / "gone")
+    os.unlink(f"{copy}.anchor")
+    outcome, why = judge(copy, ref)
+    assert outcome is Outcome.REFUSED and "anchor" in why and "missing" in why
+    copy = copy_journal(closed, tmp_path / "junk")
+    Path(f"{copy}.anchor").write_bytes(b"\0" * 256)
+    assert judge(copy, ref)[0] is Outcome.REFUSED
+    # an old copy of journal and anchor put back beside a newer anchor: rolled back
+    old = tmp_path / "old" / "j.db"
+    with Journal.open(old) as j:
+        fill(j, 3)
+    newer = copy_journal(old, tmp_path / "newer")
+    with Journal.open(newer) as j:
+        fill(j, 1, start=3)
+    shutil.copy2(old, newer)
+    with pytest.raises(JournalDamagedError, match="rolled back"):
+        Journal.open(newer)
+    # another journal's anchor
+    other = copy_journal(closed, tmp_path / "other")
+    shutil.copy2(f"{newer}.anchor", f"{other}.anchor")
+    with pytest.raises(JournalDamagedError, match="does not match its anchor"):
+        Journal.open(other)
+
+
+def test_journal_file_deleted_is_refused(closed: Path, tmp_path: Path) -> None:
+    copy = copy_journal(closed, tmp_path / "c")
+    os.unlink(copy)
+    with pytest.raises(JournalDamagedError, match="is missing"):
+        Journal.open(copy)
+
+
+def test_a_power_cut_before_the_anchor_is_accepted(tmp_path: Path) -> None:
+    """Committed, then the power went before the anchor was written: one entry ahead is fine."""
+    path = tmp_path / "j.db"
+    with Journal.open(path) as j:
+        fill(j, 2)
+        n = j.last_seq
+    anchor = Path(f"{path}.anchor").read_bytes()
+    with Journal.open(path) as j:
+        j.append("decision", {"text": "one more"}, wall_time=1.0, mono_time=1.0)
+    Path(f"{path}.anchor").write_bytes(anchor)
+    with Journal.open(path) as j:
+        assert j.last_seq == n + 1
+    # the anchor is written again at open: now two entries past the old one are refused
+    with Journal.open(path) as j:
+        j.append("decision", {"text": "and another"}, wall_time=1.0, mono_time=1.0)
+    Path(f"{path}.anchor").write_bytes(anchor)
+    with pytest.raises(JournalDamagedError, match=f"entries {n + 2}..{n + 2} past its anchor"):
+        Journal.open(path)
+    assert Journal.open(path, readonly=True).last_seq == n + 2  # beside a daemon: not judged
