@@ -1,0 +1,63 @@
+"""A real daemon, killed with SIGKILL mid-hand; its journal then damaged: it must not start.
+
+Exit status 4 ("journal damaged") with one line naming the file and what is wrong; never a
+daemon that comes back in an older hand.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from table_controller.simtable.rig import RigError, RigOptions, SimRig
+from table_controller.simtable.soak import SyncConsole, post_blinds, start_rig
+
+
+def _mid_hand(rig: SimRig) -> None:
+    c = SyncConsole(rig, "damage")
+    try:
+        for seat in (1, 2, 3):
+            c.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
+        shoe = rig.shoe
+        assert shoe is not None
+        shoe.load_deck([rig.uid(card) for card in rig.profile.cards.values()])
+        c.ok({"command": "start"})
+        assert post_blinds(c, rig)["kind"] == "deal_hole"
+    finally:
+        c.close()
+
+
+def _refused(rig: SimRig, what: str) -> str:
+    with pytest.raises(RigError, match="exited with status 4") as err:
+        rig.start_daemon()
+    text = str(err.value)
+    assert what in text and str(rig.journal_path) in text, text
+    return text
+
+
+def test_deleted_wal_after_a_kill_stops_the_start() -> None:
+    rig = start_rig(RigOptions(seats=6, security="curve", camera_level="exact"))
+    try:
+        _mid_hand(rig)
+        rig.kill()
+        wal = Path(f"{rig.journal_path}-wal")
+        assert wal.exists() and wal.stat().st_size > 0
+        wal.unlink()
+        Path(f"{rig.journal_path}-shm").unlink(missing_ok=True)
+        _refused(rig, "rolled back")
+    finally:
+        rig.stop()
+
+
+def test_cut_wal_after_a_kill_stops_the_start() -> None:
+    rig = start_rig(RigOptions(seats=6, security="curve", camera_level="exact"))
+    try:
+        _mid_hand(rig)
+        rig.kill()
+        wal = Path(f"{rig.journal_path}-wal")
+        os.truncate(wal, wal.stat().st_size // 2)
+        _refused(rig, "rolled back")
+    finally:
+        rig.stop()
