@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "floor_proxy",
     "scenario",
     "recall",
+    "journal",
     "central",
     "keys",
     "vision",

@@ -113,7 +113,7 @@ class HandRecord:
     complete: bool
 
 
-def _lock(path: Path) -> int:
+def lock_writer(path: Path) -> int:
     """Take the single-writer lock of a journal (``<path>.lock``); released on close or exit."""
     fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -181,7 +181,7 @@ class Journal:
                 )
             else:
                 p.parent.mkdir(parents=True, exist_ok=True)
-                lock_fd = _lock(p)
+                lock_fd = lock_writer(p)
                 try:
                     head = read_anchor(p)
                     if head is not None and head.seq and not p.exists():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.errors import JournalDamagedError
+from table_controller.errors import JournalDamagedError, JournalError
 from table_controller.journal import Journal
 from tests.journal.damage import (
     Outcome,
@@ -182,3 +182,40 @@ def test_a_power_cut_before_the_anchor_is_accepted(tmp_path: Path) -> None:
     with pytest.raises(JournalDamagedError, match=f"entries {n + 2}..{n + 2} past its anchor"):
         Journal.open(path)
     assert Journal.open(path, readonly=True).last_seq == n + 2  # beside a daemon: not judged
+
+
+def test_accept_damage_of_a_lost_wal(crashed: Path, tmp_path: Path) -> None:
+    from table_controller.journal import EntryKind
+    from table_controller.journal.repair import accept_damage
+
+    ref = reference(copy_journal(crashed, tmp_path / "ref"))
+    copy = copy_journal(crashed, tmp_path / "c")
+    os.unlink(f"{copy}-wal")
+    done = accept_damage(copy, reason="WAL lost in a disk swap", operator="floor supervisor",
+                         wall_time=2e9, mono_time=5.0)
+    assert done.lost_to == len(ref.hashes) and "rolled back" in done.damage
+    assert (done.evidence / "j.db").exists() and (done.evidence / "j.db.anchor").exists()
+    with Journal.open(copy) as j:
+        assert j.last_seq == done.kept + 1 == done.entry
+        assert [e.hash for e in j.entries(until=done.kept)] == list(ref.hashes[:done.kept])
+        op = j.get(done.entry)
+        assert op.kind is EntryKind.OPERATOR
+        assert op.payload["lost"] == {"from": done.kept + 1, "to": len(ref.hashes)}
+        assert op.payload["reason"] == "WAL lost in a disk swap"
+    with pytest.raises(JournalError, match="no damage to accept"):
+        accept_damage(copy, reason="x", operator="y", wall_time=2e9, mono_time=5.0)
+
+
+def test_accept_damage_of_an_altered_entry(closed: Path, tmp_path: Path) -> None:
+    from table_controller.journal.repair import accept_damage
+
+    copy = copy_journal(closed, tmp_path / "c")
+    conn = sqlite3.connect(copy)
+    conn.execute("UPDATE entries SET payload = '{}' WHERE seq = 123")
+    conn.commit()
+    conn.close()
+    done = accept_damage(copy, reason="bad sector", operator="tech", wall_time=2e9,
+                         mono_time=1e9)
+    assert done.kept == 122 and done.lost_from == 123 and "123" in done.damage
+    with Journal.open(copy, readonly=True) as j:
+        assert j.last_seq == 123

@@ -7,10 +7,13 @@ daemon that comes back in an older hand.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from table_controller.journal import EntryKind, Journal
 from table_controller.simtable.rig import RigError, RigOptions, SimRig
 from table_controller.simtable.soak import SyncConsole, post_blinds, start_rig
 
@@ -47,6 +50,17 @@ def test_deleted_wal_after_a_kill_stops_the_start() -> None:
         wal.unlink()
         Path(f"{rig.journal_path}-shm").unlink(missing_ok=True)
         _refused(rig, "rolled back")
+        # the operator accepts the loss (journaled); the table reopens on what was kept
+        done = subprocess.run(
+            [sys.executable, "-m", "table_controller", "journal", "accept-damage", "--journal",
+             str(rig.journal_path), "--reason", "WAL deleted by mistake", "--operator", "test"],
+            capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        assert "damage accepted" in done.stdout
+        rig.start_daemon()
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            ops = [e for e in j.entries() if e.kind is EntryKind.OPERATOR]
+            assert len(ops) == 1 and ops[0].payload["reason"] == "WAL deleted by mistake"
     finally:
         rig.stop()
 
