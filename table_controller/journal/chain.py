@@ -205,7 +205,15 @@ class Chain:
         return self.accept(row)
 
     def accept(self, row: Row) -> Entry:
-        """Verify the next row and add it to the chain.
+        """Verify the next row, add it to the chain and return its entry.
+
+        :raises JournalDamagedError: naming the sequence number (see the module rules).
+        """
+        self.add(row)
+        return self._entry(row)
+
+    def add(self, row: Row) -> None:
+        """Verify the next row and add it to the chain (the payload is parsed only if needed).
 
         :raises JournalDamagedError: naming the sequence number (see the module rules).
         """
@@ -213,8 +221,8 @@ class Chain:
         expected = self.count + 1
         if seq != expected or isinstance(seq, bool):
             raise self.bad(expected, f"entry {expected} is missing (next is {seq!r})")
-        entry = self._parse(row, self.head)
-        k, hand = entry.kind, entry.hand
+        k = self._verified_kind(row, self.head)
+        hand = row[4]
         if k is EntryKind.HAND_START:
             if self.open_hand is not None or hand != self.last_hand + 1:
                 raise self.bad(seq, "hand start out of order")
@@ -229,17 +237,20 @@ class Chain:
             self.hands[self.open_hand] = (self.hands[self.open_hand][0], seq)
             self.open_hand = None
         if k is EntryKind.DEALER_COMMAND:
-            key = _command_key(entry.payload)
+            key = _command_key(self._entry(row).payload)
             # the first wins (:meth:`Journal.append_command` never records one twice; a plain
             # ``append`` of a command is not an answer to give again)
             if key is not None and key not in self.commands:
                 self.commands[key] = seq
                 self.last_command[key[0]] = max(key[1], self.last_command.get(key[0], -1))
         self.last_of[k] = seq
-        self._digests.append(bytes.fromhex(entry.hash))
-        return entry
+        self._digests.append(bytes.fromhex(row[7]))
 
     def _parse(self, row: Row, prev: str) -> Entry:
+        self._verified_kind(row, prev)
+        return self._entry(row)
+
+    def _verified_kind(self, row: Row, prev: str) -> EntryKind:
         seq, kind, wall, mono, hand, payload, prev_hash, digest = row
         if not (isinstance(kind, str) and isinstance(wall, float) and isinstance(mono, float)
                 and (hand is None or (isinstance(hand, int) and not isinstance(hand, bool)))
@@ -250,16 +261,20 @@ class Chain:
         if entry_hash(prev, seq, kind, wall, mono, hand, payload) != digest:
             raise self.bad(seq, "content does not match its hash (altered)")
         try:
-            k = EntryKind(kind)
+            return EntryKind(kind)
         except ValueError:
             raise self.bad(seq, f"unknown kind {kind!r}") from None
+
+    def _entry(self, row: Row) -> Entry:
+        """Build the entry of a row whose hash was checked."""
+        seq, kind, wall, mono, hand, payload, prev_hash, digest = row
         try:
             data = json.loads(payload)
         except ValueError:
             raise self.bad(seq, "payload is not JSON") from None
         if not isinstance(data, dict):
             raise self.bad(seq, "payload is not a JSON object")
-        return Entry(seq, k, wall, mono, hand, freeze(data), prev_hash, digest)
+        return Entry(seq, EntryKind(kind), wall, mono, hand, freeze(data), prev_hash, digest)
 
 
 def _command_key(payload: Mapping[str, Any]) -> tuple[str, int] | None:

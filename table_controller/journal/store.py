@@ -360,7 +360,7 @@ class Journal:
                 f"journal {self._path} is damaged (SQLite check: {'; '.join(problems)[:300]})")
         chain = Chain(str(self._path))
         for row in self._rows(0, None):
-            chain.accept(row)
+            chain.add(row)
         count = chain.count
         head_seq = self._meta("head_seq")
         head_hash = self._meta("head_hash")
