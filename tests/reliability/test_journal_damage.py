@@ -6,6 +6,7 @@ daemon that comes back in an older hand.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -73,5 +74,25 @@ def test_cut_wal_after_a_kill_stops_the_start() -> None:
         wal = Path(f"{rig.journal_path}-wal")
         os.truncate(wal, wal.stat().st_size // 2)
         _refused(rig, "rolled back")
+    finally:
+        rig.stop()
+
+
+def test_a_restart_with_another_settle_window_is_refused() -> None:
+    rig = start_rig(RigOptions(seats=6, security="curve", camera_level="exact"), settle=1.0)
+    try:
+        _mid_hand(rig)
+        rig.kill()
+        rig.options = dataclasses.replace(rig.options, settle=2.5)
+        with pytest.raises(RigError, match="exited with status 2") as err:
+            rig.start_daemon()
+        assert "settle: 1.0 -> 2.5" in str(err.value)
+        # mid-hand, even the operator's flag cannot change it
+        rig.options = dataclasses.replace(rig.options, extra_args=("--accept-config-change",))
+        with pytest.raises(RigError, match="exited with status 2") as err:
+            rig.start_daemon()
+        assert "hand 1 is in progress" in str(err.value)
+        rig.options = dataclasses.replace(rig.options, settle=1.0, extra_args=())
+        rig.start_daemon()
     finally:
         rig.stop()
