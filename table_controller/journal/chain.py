@@ -168,6 +168,8 @@ class Chain:
         self.last_command: dict[str, int] = {}
         #: entry kind -> seq of its last entry.
         self.last_of: dict[EntryKind, int] = {}
+        #: seq of every ``config`` entry, in order.
+        self.configs: list[int] = []
 
     @property
     def count(self) -> int:
@@ -244,6 +246,8 @@ class Chain:
                 self.commands[key] = seq
                 self.last_command[key[0]] = max(key[1], self.last_command.get(key[0], -1))
         self.last_of[k] = seq
+        if k is EntryKind.CONFIG:
+            self.configs.append(seq)
         self._digests.append(bytes.fromhex(row[7]))
 
     def _parse(self, row: Row, prev: str) -> Entry:

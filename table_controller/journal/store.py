@@ -332,6 +332,19 @@ class Journal:
         seq = self._chain.last_of.get(kind)
         return None if seq is None else self.get(seq)
 
+    def config_for(self, seq: int) -> Entry | None:
+        """Return the ``config`` entry in force at entry ``seq``, or ``None``.
+
+        That is the last one before it, else the first one (a journal from before
+        configurations were recorded).
+
+        :raises JournalDamagedError: if it cannot be read back as verified.
+        """
+        configs = self._chain.configs
+        before = [c for c in configs if c <= seq]
+        at = before[-1] if before else (configs[0] if configs else None)
+        return None if at is None else self.get(at)
+
     # -- verification ------------------------------------------------------------------------
 
     def verify(self) -> int:
