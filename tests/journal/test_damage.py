@@ -181,7 +181,8 @@ def test_a_power_cut_before_the_anchor_is_accepted(tmp_path: Path) -> None:
     Path(f"{path}.anchor").write_bytes(anchor)
     with pytest.raises(JournalDamagedError, match=f"entries {n + 2}..{n + 2} past its anchor"):
         Journal.open(path)
-    assert Journal.open(path, readonly=True).last_seq == n + 2  # beside a daemon: not judged
+    with Journal.open(path, readonly=True) as j:  # beside a daemon: not judged
+        assert j.last_seq == n + 2
 
 
 def test_accept_damage_of_a_lost_wal(crashed: Path, tmp_path: Path) -> None:
@@ -219,3 +220,25 @@ def test_accept_damage_of_an_altered_entry(closed: Path, tmp_path: Path) -> None
     assert done.kept == 122 and done.lost_from == 123 and "123" in done.damage
     with Journal.open(copy, readonly=True) as j:
         assert j.last_seq == 123
+
+
+def test_a_journal_from_before_anchors_is_anchored_at_its_first_writer_open(
+        tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    with Journal.open(path) as j:
+        fill(j, 2)
+        n = j.last_seq
+    os.unlink(f"{path}.anchor")
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM meta WHERE key = 'anchored'")
+    conn.commit()
+    conn.close()
+    with Journal.open(path, readonly=True) as j:  # read-only: not judged, not changed
+        assert j.last_seq == n
+    assert not Path(f"{path}.anchor").exists()
+    with Journal.open(path) as j:
+        assert j.last_seq == n
+    assert Path(f"{path}.anchor").exists()
+    os.unlink(f"{path}.anchor")  # from now on, a lost anchor is damage
+    with pytest.raises(JournalDamagedError, match=r"anchor .* is missing"):
+        Journal.open(path)
