@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from table_controller.config import loads_config
+from table_controller.controller.events import DealerCommand, ZoneSeen
 from table_controller.daemon import Daemon
 from table_controller.daemon.recovery import journal_stop
 from table_controller.errors import ConfigError
@@ -67,6 +68,9 @@ def test_a_change_between_hands_is_journaled_and_replayed_exactly(tmp_path: Path
     for seat in (1, 2, 3):
         command(d, "seat", now, seat=seat, player=f"p{seat}", stack=10_000)
     command(d, "start", now)
+    d.feed(ZoneSeen(2, ((1, 50),)), now)  # the blinds of 50/100
+    d.feed(ZoneSeen(3, ((1, 100),)), now)
+    assert d.core is not None and not d.core.open_irregularities()
     command(d, "void", now, reason="test")
     assert journal_of(d).current_hand is None
     journal_of(d).close()
@@ -128,3 +132,34 @@ def test_starts_and_stops_are_journaled_and_a_hold_survives_a_power_cut(
     assert third.core is not None and third.core.held
     assert [s["previous"] for s in kinds(third, EntryKind.START)][-1] == "clean"
     journal_of(third).close()
+
+
+def test_replay_applies_each_recorded_configuration_where_it_stands(tmp_path: Path) -> None:
+    d = start(tmp_path)
+    now = time.monotonic()
+    for seat in (1, 2, 3):
+        command(d, "seat", now, seat=seat, player=f"p{seat}", stack=10_000)
+    command(d, "start", now)
+    command(d, "void", now, reason="test")
+    journal_of(d).close()
+    changed = start(tmp_path, big_blind=200, accept=True)
+    command(changed, "start", now + 1)
+    journal_of(changed).close()
+
+    text = DAEMON_CONFIG.format(table_id="T9").replace("big_blind = 100", "big_blind = 200")
+    again = Daemon(loads_config(text, base_dir=tmp_path), print_ready=False)
+    again.open_state()
+    core = again.core
+    assert core is not None
+    seen: list[tuple[str, int]] = []
+    handle = core.handle
+
+    def spy(inp: Any, now: float) -> Any:
+        if isinstance(inp, DealerCommand) and inp.name == "start":
+            seen.append((inp.name, core.table.config.big_blind))
+        return handle(inp, now)
+
+    core.handle = spy  # type: ignore[method-assign]
+    again.recover()
+    assert seen == [("start", 100), ("start", 200)]
+    journal_of(again).close()
