@@ -19,11 +19,15 @@ Rules this module keeps:
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from table_controller.errors import JournalDamagedError, JournalError
+
+log = logging.getLogger(__name__)
 
 #: Bytes per slot.
 SLOT = 128
@@ -127,3 +131,42 @@ class Anchor:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def check_anchor(journal: Path, head: Head | None, count: int, digest: Callable[[int], str], *,
+                 expected: bool, readonly: bool) -> bool:
+    """Judge a verified journal of ``count`` entries against its anchor ``head``.
+
+    :param digest: the verified hash of an entry by sequence number.
+    :param expected: the journal says it has an anchor (one missing is damage).
+    :param readonly: a reader beside the daemon: the journal may be ahead of the anchor.
+    :returns: ``True`` when a writer should (re)write the anchor now.
+    :raises JournalDamagedError: if the journal is behind its anchor, does not match it, is
+        more than one entry ahead of it (a writer), or its expected anchor is missing.
+    """
+    if head is None:
+        if expected:
+            raise JournalDamagedError(
+                f"journal {journal}: its anchor {anchor_path(journal)} is missing (the journal "
+                f"ends at entry {count}; whether entries after it were lost cannot be told)")
+        if readonly:
+            return False  # a journal from before anchors, not opened by a daemon since
+        if count:
+            log.warning("journal %s had no anchor: anchored at entry %d", journal, count)
+        return True
+    if head.seq > count:
+        raise JournalDamagedError(
+            f"journal {journal} is rolled back: it ends at entry {count}, its anchor records "
+            f"entry {head.seq} (the -wal file lost or damaged, or the tail cut): entries "
+            f"{count + 1}..{head.seq} are missing")
+    if digest(head.seq) != head.hash:
+        raise JournalDamagedError(
+            f"journal {journal} does not match its anchor at entry {head.seq} (replaced or "
+            f"rewritten)")
+    if readonly:
+        return False  # a daemon beside us may have appended since
+    if count > head.seq + 1:
+        raise JournalDamagedError(
+            f"journal {journal} has entries {head.seq + 2}..{count} past its anchor (entry "
+            f"{head.seq}): an old anchor put back, or entries added")
+    return True

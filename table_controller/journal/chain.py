@@ -80,6 +80,20 @@ class Entry:
     hash: str
 
 
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """All entries of one hand, ``hand_start`` first.
+
+    :param hand: the hand number assigned by the journal.
+    :param entries: every entry of the hand in order.
+    :param complete: ``True`` when the hand's ``hand_end`` entry has been written.
+    """
+
+    hand: int
+    entries: tuple[Entry, ...]
+    complete: bool
+
+
 def _mapping(value: Any) -> dict[str, Any]:
     if isinstance(value, Mapping):
         return dict(value)

@@ -35,23 +35,22 @@ provides the iteration, the daemon owns the applying.
 from __future__ import annotations
 
 import fcntl
-import logging
 import math
 import os
 import sqlite3
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from table_controller.errors import JournalDamagedError, JournalError
-from table_controller.journal.anchor import Anchor, Head, anchor_path, read_anchor
+from table_controller.journal.anchor import Anchor, Head, anchor_path, check_anchor, read_anchor
 from table_controller.journal.chain import (
     GENESIS_HASH,
     Chain,
     Entry,
     EntryKind,
+    HandRecord,
     Row,
     canonical_json,
     entry_hash,
@@ -62,8 +61,6 @@ __all__ = [
     "GENESIS_HASH", "Entry", "EntryKind", "HandRecord", "Journal", "canonical_json",
     "entry_hash", "thaw",
 ]
-
-log = logging.getLogger(__name__)
 
 #: Version of the on-disk schema; a journal with another version is refused.
 SCHEMA_VERSION = 1
@@ -97,20 +94,6 @@ DROP INDEX IF EXISTS entries_hand
 
 _COLUMNS = "seq, kind, wall_time, mono_time, hand, payload, prev_hash, hash"
 _BATCH = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class HandRecord:
-    """All entries of one hand, ``hand_start`` first.
-
-    :param hand: the hand number assigned by the journal.
-    :param entries: every entry of the hand in order.
-    :param complete: ``True`` when the hand's ``hand_end`` entry has been written.
-    """
-
-    hand: int
-    entries: tuple[Entry, ...]
-    complete: bool
 
 
 def lock_writer(path: Path) -> int:
@@ -245,35 +228,13 @@ class Journal:
 
     def _check_anchor(self, head: Head | None) -> None:
         """Check the verified chain against the anchor read before it (rules 1 and 3)."""
-        chain, p = self._chain, self._path
-        n = chain.count
-        if head is None:
-            if self._meta("anchored") == "1" and not self._fresh:
-                raise JournalDamagedError(
-                    f"journal {p}: its anchor {anchor_path(p)} is missing (the journal ends at "
-                    f"entry {n}; whether entries after it were lost cannot be told)")
-            if self._readonly:
-                return  # a journal from before anchors, not opened by a daemon since
-            if n:
-                log.warning("journal %s had no anchor: anchored at entry %d", p, n)
-        else:
-            if head.seq > n:
-                raise JournalDamagedError(
-                    f"journal {p} is rolled back: it ends at entry {n}, its anchor records "
-                    f"entry {head.seq} (the -wal file lost or damaged, or the tail cut): "
-                    f"entries {n + 1}..{head.seq} are missing")
-            if chain.digest(head.seq) != head.hash:
-                raise JournalDamagedError(
-                    f"journal {p} does not match its anchor at entry {head.seq} (replaced or "
-                    f"rewritten)")
-            if self._readonly:
-                return  # a daemon beside us may have appended since
-            if n > head.seq + 1:
-                raise JournalDamagedError(
-                    f"journal {p} has entries {head.seq + 2}..{n} past its anchor (entry "
-                    f"{head.seq}): an old anchor put back, or entries added")
-        self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('anchored', '1')")
-        self._anchor = Anchor(p, Head(n, chain.head))
+        chain = self._chain
+        expected = self._meta("anchored") == "1" and not self._fresh
+        if check_anchor(self._path, head, chain.count, chain.digest, expected=expected,
+                        readonly=self._readonly):
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('anchored', '1')")
+            self._anchor = Anchor(self._path, Head(chain.count, chain.head))
 
     def close(self) -> None:
         """Close the database (idempotent)."""
