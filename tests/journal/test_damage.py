@@ -242,3 +242,14 @@ def test_a_journal_from_before_anchors_is_anchored_at_its_first_writer_open(
     os.unlink(f"{path}.anchor")  # from now on, a lost anchor is damage
     with pytest.raises(JournalDamagedError, match=r"anchor .* is missing"):
         Journal.open(path)
+
+
+def test_a_cut_database_file_is_refused(closed: Path, tmp_path: Path) -> None:
+    ref = reference(closed)
+    size = closed.stat().st_size
+    for n, keep in enumerate((0, 100, PAGE, size // 3, size // 2, size - PAGE, size - 1)):
+        copy = copy_journal(closed, tmp_path / f"c{n}")
+        os.truncate(copy, keep)
+        outcome, why = judge(copy, ref)
+        assert outcome is Outcome.REFUSED, (keep, outcome, why)
+        assert str(copy) in why
