@@ -253,3 +253,40 @@ def test_a_cut_database_file_is_refused(closed: Path, tmp_path: Path) -> None:
         outcome, why = judge(copy, ref)
         assert outcome is Outcome.REFUSED, (keep, outcome, why)
         assert str(copy) in why
+
+
+@pytest.mark.parametrize("sql", [
+    "UPDATE entries SET hand = hand + 1 WHERE seq = 40",
+    "UPDATE entries SET hand = NULL WHERE seq = 41",
+    "UPDATE entries SET kind = 'decision' WHERE seq = 42",
+    "UPDATE entries SET kind = 'nonsense' WHERE seq = 42",
+    "UPDATE entries SET mono_time = 'x' WHERE seq = 43",
+    "UPDATE entries SET payload = CAST(payload AS BLOB) WHERE seq = 44",
+    "UPDATE entries SET prev_hash = hash WHERE seq = 45",
+    "UPDATE entries SET seq = 100000 WHERE seq = 46",
+    "UPDATE meta SET value = '2' WHERE key = 'schema'",
+])
+def test_every_stored_field_is_covered(closed: Path, tmp_path: Path, sql: str) -> None:
+    ref = reference(closed)
+    copy = copy_journal(closed, tmp_path / "c")
+    conn = sqlite3.connect(copy)
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+    assert judge(copy, ref)[0] is Outcome.REFUSED
+
+
+def test_the_side_tables_of_old_journals_are_never_trusted(closed: Path, tmp_path: Path) -> None:
+    """``replies`` rows (what journals before the chain covered every lookup kept) and an
+    ``entries_hand`` index are never read: a forged reply or index changes no answer."""
+    ref = reference(closed)
+    copy = copy_journal(closed, tmp_path / "c")
+    conn = sqlite3.connect(copy)
+    conn.execute("INSERT INTO replies VALUES ('c0', 0, 3, '{\"accepted\": false}')")
+    conn.execute("INSERT INTO replies VALUES ('zz', 1, 3, '{\"accepted\": true}')")
+    conn.execute("CREATE INDEX entries_hand ON entries (hand)")
+    conn.commit()
+    conn.close()
+    assert judge(copy, ref, readonly=True) == (Outcome.HARMLESS, "")
+    with Journal.open(copy, readonly=True) as j:
+        assert j.reply_for("zz", 1) is None
