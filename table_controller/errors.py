@@ -57,3 +57,11 @@ class CalibrationError(TableError):
 
 class JournalError(TableError):
     """The journal cannot be written or does not verify."""
+
+
+class JournalDamagedError(JournalError):
+    """The journal is damaged: cut, rolled back, altered, or unreadable.
+
+    The daemon refuses to start on it (exit status 4); the message names the file and the first
+    bad entry. See ``docs/operations.md``, "A damaged journal".
+    """

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "floor_web",
     "scenario",
     "recall",
+    "journal",
     "central",
     "keys",
     "vision",

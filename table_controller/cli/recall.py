@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -14,7 +15,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "recall",
         help="show the last hands step by step from the journal (game recall)",
         description="Show the last N hands from the journal, every entry in order, in plain "
-        "words plus the data. The journal is opened read-only and verified first.",
+        "words plus the data; every card read is named through the deck profile the journal "
+        "recorded (or --config's, for a journal from before decks were recorded). The journal "
+        "is opened read-only and verified first.",
     )
     p.add_argument("--journal", type=Path, help="journal file (default: from --config)")
     p.add_argument("--config", type=Path, help="table configuration naming the journal")
@@ -24,32 +27,53 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the recall; returns 0, or 1 with a message on stderr."""
+    """Print the recall; returns 0, or 1 with a message on stderr.
+
+    A reader that closes the pipe (``recall | head``) ends the recall quietly (status 0).
+    """
+    try:
+        return _run(args)
+    except BrokenPipeError:
+        # the reader is gone: nothing more to say, and no traceback at exit's flush
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
     from table_controller.errors import TableError
-    from table_controller.journal import Journal
-    from table_controller.journal.recall import format_hands, hands_to_json
+    from table_controller.journal import HandRecord, Journal
+    from table_controller.journal.recall import Deck, deck_of, format_hands, hands_to_json
 
     try:
         path: Path | None = args.journal
-        if path is None:
-            if args.config is None:
-                print("recall: give --journal PATH or --config FILE", file=sys.stderr)
-                return 1
+        configured: Deck | None = None
+        if args.config is not None:
             from table_controller.config import load_config
+            from table_controller.daemon.setup import load_deck
 
-            path = load_config(args.config).journal.path
+            config = load_config(args.config)
+            path = path or config.journal.path
+            configured = {uid.upper(): str(c) for uid, c in load_deck(config).items()}
+        if path is None:
+            print("recall: give --journal PATH or --config FILE", file=sys.stderr)
+            return 1
         if args.hands < 1:
             print(f"recall: --hands must be >= 1, got {args.hands}", file=sys.stderr)
             return 1
         with Journal.open(path, readonly=True) as journal:
             hands = journal.recent_hands(args.hands) if journal.last_hand else []
+
+            def decks(record: HandRecord) -> Deck | None:
+                return deck_of(journal.config_for(record.entries[0].seq)) or configured
+
             if args.json:
                 print(json.dumps({"journal": str(path), "last_seq": journal.last_seq,
-                                  "hands": hands_to_json(hands)}, indent=2))
+                                  "hands": hands_to_json(hands, decks)}, indent=2))
             else:
                 print(f"journal {path}: {journal.last_seq} entries, {journal.last_hand} hands, "
                       f"chain verified")
-                print(format_hands(hands))
+                print(format_hands(hands, decks))
     except TableError as exc:
         print(f"recall: {exc}", file=sys.stderr)
         return 1

@@ -2,7 +2,8 @@
 
 Exit status: 0 after SIGTERM / Ctrl-C (also a Ctrl-C during the start), 2 for a configuration
 or calibration error (the message names the key), 1 when a part cannot start, 3 when the journal
-cannot be written.
+cannot be written, 4 when the journal is damaged (cut, rolled back, altered or unreadable: the
+daemon does not start; see ``docs/operations.md``, "A damaged journal").
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="write the bound endpoints here (JSON) once everything runs")
     p.add_argument("--settle", type=float, default=None,
                    help="seconds a chip difference may last before it is an irregularity")
+    p.add_argument("--accept-config-change", action="store_true",
+                   help="the configuration differs from the one the journal recorded (stakes, "
+                        "rake, house rules, --settle, deck or camera profile): journal the new "
+                        "one and go on (between hands only); without it such a start is "
+                        "refused (exit 2)")
     p.add_argument("--die-with-parent", action="store_true",
                    help="stop (SIGTERM) when the process that started the daemon dies "
                         "(Linux; for tests and the demo, so no daemon outlives its simulators)")
@@ -80,4 +86,5 @@ def _run(args: argparse.Namespace) -> int:
     if settle <= 0:
         print(f"table-controller run: --settle must be > 0, got {settle}", file=sys.stderr)
         return 2
-    return run_daemon(config, ready_file=args.ready_file, settle=settle)
+    return run_daemon(config, ready_file=args.ready_file, settle=settle,
+                      accept_config_change=args.accept_config_change)

@@ -15,6 +15,7 @@ One module per job:
 from table_controller.daemon.devices import device_input
 from table_controller.daemon.lifecycle import (
     EXIT_CONFIG,
+    EXIT_DAMAGED,
     EXIT_JOURNAL,
     EXIT_OK,
     Daemon,
@@ -22,5 +23,5 @@ from table_controller.daemon.lifecycle import (
 )
 from table_controller.daemon.setup import SETTLE, build_core, load_deck, table_config
 
-__all__ = ["EXIT_CONFIG", "EXIT_JOURNAL", "EXIT_OK", "SETTLE", "Daemon", "build_core",
-           "device_input", "load_deck", "run_daemon", "table_config"]
+__all__ = ["EXIT_CONFIG", "EXIT_DAMAGED", "EXIT_JOURNAL", "EXIT_OK", "SETTLE", "Daemon",
+           "build_core", "device_input", "load_deck", "run_daemon", "table_config"]

@@ -21,7 +21,9 @@ Rules this module keeps:
    Ticks are journaled only when they changed something, so replay is exact.
 
 Exit statuses: :data:`EXIT_OK` 0, :data:`EXIT_CONFIG` 2 (configuration or calibration),
-1 (a part cannot start), :data:`EXIT_JOURNAL` 3 (the journal cannot be written).
+1 (a part cannot start), :data:`EXIT_JOURNAL` 3 (the journal cannot be written),
+:data:`EXIT_DAMAGED` 4 (the journal is damaged: cut, rolled back, altered or unreadable; the
+daemon does not start, see ``docs/operations.md``, "A damaged journal").
 """
 
 from __future__ import annotations
@@ -56,12 +58,30 @@ from table_controller.daemon.devices import LINK_FAULTS, DeviceSet, device_input
 from table_controller.daemon.journaling import Journaler, ReadMemory, write_phh
 from table_controller.daemon.oplog import log_outputs
 from table_controller.daemon.publishing import Publisher
-from table_controller.daemon.recovery import Clock, complete_brackets, replay
-from table_controller.daemon.setup import SETTLE, build_core, camera_configured
+from table_controller.daemon.recorded import decision_config
+from table_controller.daemon.recovery import (
+    Clock,
+    ConfigCheck,
+    check_config,
+    complete_brackets,
+    journal_start,
+    journal_stop,
+    record_config,
+    replay,
+)
+from table_controller.daemon.setup import (
+    CAMERA_WINDOW,
+    SETTLE,
+    build_core,
+    camera_configured,
+    load_chips,
+    load_deck,
+)
 from table_controller.errors import (
     CalibrationError,
     ConfigError,
     DeviceError,
+    JournalDamagedError,
     JournalError,
     TableError,
 )
@@ -74,7 +94,7 @@ log = logging.getLogger(__name__)
 #: Seconds the daemon waits for the serial devices' HELLO before it says ready anyway.
 SYNC_TIMEOUT = 3.0
 #: Exit statuses.
-EXIT_OK, EXIT_CONFIG, EXIT_JOURNAL = 0, 2, 3
+EXIT_OK, EXIT_CONFIG, EXIT_JOURNAL, EXIT_DAMAGED = 0, 2, 3, 4
 
 
 class Daemon:
@@ -84,11 +104,16 @@ class Daemon:
     :param ready_file: where to write the bound endpoints (JSON) once everything runs.
     :param settle: the chip settle window in seconds.
     :param print_ready: print the ``ready ...`` line on stdout.
+    :param accept_config_change: journal a configuration other than the one the journal
+        recorded (between hands only) instead of refusing to start.
     """
 
     def __init__(self, config: ControllerConfig, *, ready_file: Path | None = None,
-                 settle: float = SETTLE, print_ready: bool = True) -> None:
+                 settle: float = SETTLE, print_ready: bool = True,
+                 accept_config_change: bool = False) -> None:
         self.config = config
+        self.accept_config_change = accept_config_change
+        self._config_check: ConfigCheck | None = None
         self.ready_file = ready_file
         self.settle = settle
         self.print_ready = print_ready
@@ -147,6 +172,11 @@ class Daemon:
                     ping()
                 await self._stop.wait()
                 log.info("stopping (exit %d)", self.exit_code)
+                if self.exit_code != EXIT_JOURNAL and self.journal is not None:
+                    try:
+                        journal_stop(self.journal, self.exit_code, self.now())
+                    except JournalError as exc:
+                        log.error("cannot journal the stop: %s", exc)
                 notifier.stopping()
                 if watchdog is not None:
                     watchdog.cancel()
@@ -167,9 +197,15 @@ class Daemon:
 
         :raises ConfigError, CalibrationError: for an unusable configuration or calibration.
         :raises JournalError: if the journal cannot be opened or does not verify.
+        :raises ConfigError: if the journal was recorded under another configuration (see
+            :func:`.recovery.check_config`).
         """
         cfg = self.config
         core = self.core = build_core(cfg, self.settle)
+        current = decision_config(
+            cfg, settle=self.settle,
+            camera_window=CAMERA_WINDOW if camera_configured(cfg) else None,
+            deck=load_deck(cfg), chips=load_chips(cfg))
         log.info("table %s (%s): %d seats, blinds %s/%s; shoe %s, chips %s, camera %s; "
                  "journal %s", cfg.table.id, cfg.table.name, cfg.table.seats,
                  cfg.stakes.small_blind, cfg.stakes.big_blind, cfg.devices.shoe,
@@ -177,6 +213,12 @@ class Daemon:
         cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
         cfg.journal.phh_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.open(cfg.journal.path)
+        try:
+            self._config_check = check_config(self.journal, current,
+                                              accept_change=self.accept_config_change)
+        except ConfigError:
+            self.journal.close()
+            raise
         self.journaler = Journaler(self.journal, after={HandEnded: self._hand_ended})
         self.publisher = Publisher(core, self.devices.statuses,
                                    {"table": cfg.table.id, "name": cfg.table.name,
@@ -283,12 +325,15 @@ class Daemon:
 
         :returns: the number of inputs replayed.
         """
-        core, journal = self.core, self.journal
-        assert core is not None and journal is not None
+        core, journal, check = self.core, self.journal, self._config_check
+        assert core is not None and journal is not None and check is not None
         done = replay(core, journal, self.reads,
-                      lambda ended: self._write_phh(ended, overwrite=False))
+                      lambda ended: self._write_phh(ended, overwrite=False),
+                      configured=check.fingerprint)
         self.clock.not_before(done.last)
         complete_brackets(core, journal, self.now())
+        record_config(core, journal, check, self.now())
+        journal_start(journal, core, self.now())
         self.replayed = done.inputs
         log.info("recovered %d inputs from %s", done.inputs, journal.path)
         if done.inputs:
@@ -512,18 +557,22 @@ async def _cancel(task: asyncio.Task[None]) -> None:
 
 
 def run_daemon(config: ControllerConfig, *, ready_file: Path | None = None,
-               settle: float = SETTLE) -> int:
+               settle: float = SETTLE, accept_config_change: bool = False) -> int:
     """Run the daemon until stopped; return the exit status.
 
     Startup failures (a device that cannot be opened, a journal that does not verify, a port in
     use) are printed to stderr, exit status 1 (2 for configuration and calibration errors).
     """
-    daemon = Daemon(config, ready_file=ready_file, settle=settle)
+    daemon = Daemon(config, ready_file=ready_file, settle=settle,
+                    accept_config_change=accept_config_change)
     try:
         return asyncio.run(daemon.run())
     except (ConfigError, CalibrationError) as exc:
         print(f"table-controller run: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    except JournalDamagedError as exc:
+        print(f"table-controller run: journal damaged, not starting: {exc}", file=sys.stderr)
+        return EXIT_DAMAGED
     except (DeviceError, JournalError, TableError) as exc:
         print(f"table-controller run: cannot start: {exc}", file=sys.stderr)
         return 1

@@ -9,14 +9,21 @@ Rules this module keeps:
    bracket, a PHH file) is completed by the caller afterwards.
 3. The daemon's clock never goes behind the journal (:class:`Clock`): after a reboot the
    system's monotonic clock starts again from zero, the core's timers must not go back with it.
+4. Each recorded ``config`` entry is applied where it stands (:mod:`.recorded`): a hand is
+   replayed under the configuration it was played with. A start under a configuration other
+   than the last recorded one is refused before anything is replayed (:func:`check_config`).
+5. Every start is journaled (``start``, saying whether the previous run stopped cleanly and
+   which holds stay in force), every clean stop too (``stop``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from table_controller.controller.core import TableCore
 from table_controller.controller.events import (
@@ -26,6 +33,13 @@ from table_controller.controller.events import (
     input_from_dict,
 )
 from table_controller.daemon.journaling import ReadMemory
+from table_controller.daemon.recorded import (
+    apply_config,
+    differences,
+    fingerprint,
+    fixed_changes,
+)
+from table_controller.errors import ConfigError
 from table_controller.journal import EntryKind, Journal, thaw
 
 log = logging.getLogger(__name__)
@@ -61,12 +75,22 @@ class Replayed:
 
 
 def replay(core: TableCore, journal: Journal, reads: ReadMemory,
-           hand_ended: Callable[[HandEnded], None]) -> Replayed:
-    """Replay ``journal`` through ``core``; remember its reads; report each hand that ended."""
+           hand_ended: Callable[[HandEnded], None], *, configured: str | None = None) -> Replayed:
+    """Replay ``journal`` through ``core``; remember its reads; report each hand that ended.
+
+    :param configured: fingerprint of the configuration ``core`` was built with; a recorded
+        ``config`` entry with another is applied to the core where it stands (rule 4).
+    """
     n = 0
     last = 0.0
     for entry in journal.entries():
         last = max(last, entry.mono_time)
+        if entry.kind is EntryKind.CONFIG:
+            recorded = thaw(entry.payload["config"])
+            if fingerprint(recorded) != configured:
+                apply_config(core, recorded)
+                configured = fingerprint(recorded)
+            continue
         if entry.kind is EntryKind.DEVICE_EVENT:
             inp = input_from_dict(entry.payload["input"])
         elif entry.kind is EntryKind.DEALER_COMMAND:
@@ -101,3 +125,103 @@ def complete_brackets(core: TableCore, journal: Journal, now: float) -> None:
         journal.append("hand_start", {"text": f"hand {core.hand_number} starts (completed "
                                               "at recovery)"}, wall_time=time.time(),
                        mono_time=now)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigCheck:
+    """What :func:`check_config` found: the configuration to run with and what to journal.
+
+    :param config: the decision configuration of this start.
+    :param fingerprint: its fingerprint.
+    :param record: ``"first start"`` or ``"changed"`` (journal a ``config`` entry), or ``None``.
+    :param changed: the keys that changed (``"key: old -> new"``).
+    """
+
+    config: dict[str, Any]
+    fingerprint: str
+    record: str | None
+    changed: tuple[str, ...] = ()
+
+
+def check_config(journal: Journal, current: dict[str, Any], *,
+                 accept_change: bool) -> ConfigCheck:
+    """Compare this start's configuration with the last one the journal recorded.
+
+    :raises ConfigError: one line naming the keys that differ, when the configuration differs
+        and the change is not asked for, is asked for during a hand, or touches the table's
+        layout (seats, chip zones, table id).
+    """
+    fp = fingerprint(current)
+    last = journal.last_of(EntryKind.CONFIG)
+    if last is None:
+        return ConfigCheck(current, fp, "first start")
+    diffs = differences(thaw(last.payload["config"]), current)
+    if not diffs:
+        return ConfigCheck(current, fp, None)
+    where = f"journal {journal.path} (config entry {last.seq})"
+    fixed = fixed_changes(diffs)
+    if fixed:
+        raise ConfigError(f"{where}: cannot change on this journal: {'; '.join(fixed)} "
+                          "(a new layout needs a new journal)")
+    if not accept_change:
+        raise ConfigError(f"{where} was recorded under another configuration: "
+                          f"{'; '.join(diffs)}; start with the recorded configuration, or "
+                          "between hands with --accept-config-change")
+    if journal.current_hand is not None:
+        raise ConfigError(f"{where}: hand {journal.current_hand} is in progress: the "
+                          f"configuration can change between hands only ({'; '.join(diffs)})")
+    return ConfigCheck(current, fp, "changed", tuple(diffs))
+
+
+def record_config(core: TableCore, journal: Journal, check: ConfigCheck, now: float) -> None:
+    """Journal this start's configuration if :func:`check_config` said so, and apply it.
+
+    :raises JournalError: if the write fails.
+    """
+    if check.record is None:
+        return
+    text = (f"configuration recorded at first start (fingerprint {check.fingerprint})"
+            if check.record == "first start" else
+            f"configuration changed by the operator: {'; '.join(check.changed)} (fingerprint "
+            f"{check.fingerprint})")
+    journal.append(EntryKind.CONFIG, {"text": text, "fingerprint": check.fingerprint,
+                                      "config": check.config, "changed": list(check.changed)},
+                   wall_time=time.time(), mono_time=now)
+    apply_config(core, check.config)
+
+
+def journal_start(journal: Journal, core: TableCore, now: float) -> None:
+    """Journal this start, saying how the previous run ended (rule 5).
+
+    The previous run stopped cleanly when a ``stop`` entry follows its ``start`` entry; a
+    journal with a ``start`` and no ``stop`` after it was left by a crash or a power cut.
+
+    :raises JournalError: if the write fails.
+    """
+    start, stop = journal.last_of(EntryKind.START), journal.last_of(EntryKind.STOP)
+    if start is None:
+        previous = "first start" if journal.last_seq == 0 or stop is None else "unknown"
+    elif stop is not None and stop.seq > start.seq:
+        previous = "clean"
+    else:
+        previous = "unclean"
+    words = {"first start": "first start on this journal",
+             "unknown": "the previous run left no start entry",
+             "clean": "the previous run stopped cleanly",
+             "unclean": f"the previous run (started at entry {start.seq if start else 0}) did "
+                        "not stop cleanly (crash or power cut)"}[previous]
+    held = [reason for reason, _ in core.holds]
+    text = f"daemon started: {words}" + (f"; the table stays held: {'; '.join(held)}"
+                                         if held else "")
+    journal.append(EntryKind.START, {"text": text, "previous": previous, "held": held,
+                                     "pid": os.getpid()},
+                   wall_time=time.time(), mono_time=now)
+
+
+def journal_stop(journal: Journal, code: int, now: float) -> None:
+    """Journal a clean stop with the exit status.
+
+    :raises JournalError: if the write fails.
+    """
+    journal.append(EntryKind.STOP, {"text": f"daemon stopped (exit status {code})",
+                                    "exit": code}, wall_time=time.time(), mono_time=now)

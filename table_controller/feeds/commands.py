@@ -11,7 +11,10 @@ Rules this module keeps:
 3. ``(console, seq)`` is answered at most once by the daemon's handler. The command and its reply
    are journaled in one transaction (:meth:`Journal.append_command`) before the reply is sent; a
    resent command is answered from that record (``replayed: true``) without calling the handler.
-   A seq reused for a *different* command is refused and not recorded.
+   A seq reused for a *different* command is refused and not recorded. A read-only command
+   (:data:`READ_ONLY_COMMANDS`) is journaled as asked, without its answer (a ``status`` reply
+   is some kilobytes); resent, it is answered afresh (``replayed: true``).
+   The entry names the CURVE key that authenticated the console (the key file's name).
 4. Commands are handled one at a time, in arrival order, and the server yields to the event
    loop after each one, so no client delays a heartbeat by more than one command.
 5. Handler contract: ``handler(command) -> CommandReply`` decides; it should not change the table
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -69,6 +73,8 @@ COMMAND_RATE = 200.0
 COMMAND_BURST = 400
 #: Commands queued per console connection before ZeroMQ stops reading from it.
 COMMAND_HWM = 100
+#: Commands that change nothing: journaled without their answer (rule 3).
+READ_ONLY_COMMANDS = frozenset({"status"})
 #: Frames of a command message kept (the first ones and the last, the body).
 MAX_COMMAND_FRAMES = 4
 
@@ -285,7 +291,13 @@ class CommandServer:
                     f"used for a different command ({command.get('command')!r})",
                 ))
             self.replayed += 1
-            reply = CommandReply.from_data(reply_data, replayed=True)
+            if body.get("command") in READ_ONLY_COMMANDS and reply_data.get("accepted"):
+                name, args = parse_command(body)
+                fresh = await self._decide(Command(msg.console, msg.seq, name, args, key,
+                                                   msg.ts))
+                reply = dataclasses.replace(fresh, replayed=True)
+            else:
+                reply = CommandReply.from_data(reply_data, replayed=True)
             return self._reply(msg.seq, msg.console, reply, command=str(body.get("command")))
         try:
             name, args = parse_command(body)
@@ -295,10 +307,13 @@ class CommandServer:
         else:
             cmd = Command(msg.console, msg.seq, name, args, key, msg.ts)
             reply = await self._decide(cmd)
+        recorded = reply.to_data()
+        if cmd is not None and cmd.name in READ_ONLY_COMMANDS:
+            recorded = {**recorded, "result": {}, "read_only": True}
         try:
             entry = self.journal.append_command(
-                msg.console, msg.seq, body, reply.to_data(),
-                wall_time=self._wall(), mono_time=self._mono(),
+                msg.console, msg.seq, body, recorded,
+                wall_time=self._wall(), mono_time=self._mono(), key=self._key_name(key),
             )
         except JournalError as exc:
             self._rlog.error("journal", "cannot journal command %s/%s: %s", msg.console, msg.seq,
@@ -311,6 +326,13 @@ class CommandServer:
             # applied before the next command is read: commands take effect in arrival order
             await self._commit(cmd, reply, entry)
         return out
+
+    def _key_name(self, key: str | None) -> str | None:
+        """Name the console's CURVE key for the journal: its file name, else the key itself."""
+        if key is None:
+            return None
+        name = self.curve.consoles.name_of(key) if self.curve is not None else None
+        return name or key
 
     async def _decide(self, cmd: Command) -> CommandReply:
         try:

@@ -110,25 +110,37 @@ class KeyAllowList:
 
     def __init__(self, keys: Iterable[bytes | str] = ()) -> None:
         self._keys: set[bytes] = {_z85(k) for k in keys}
+        self._names: dict[bytes, str] = {}
 
     @classmethod
     def from_dir(cls, directory: str | os.PathLike[str]) -> KeyAllowList:
-        """Load every ``*.key`` public certificate in ``directory``.
+        """Load every ``*.key`` public certificate in ``directory`` (named by its file name).
 
         :raises KeyFileError: if the directory is missing or a file is not a certificate.
         """
         d = Path(directory)
         if not d.is_dir():
             raise KeyFileError(f"key directory {d} does not exist")
-        return cls(load_public_key(p) for p in sorted(d.glob("*.key")))
+        allow = cls()
+        for p in sorted(d.glob("*.key")):
+            allow.add(load_public_key(p), name=p.stem)
+        return allow
 
-    def add(self, key: bytes | str) -> None:
-        """Allow a key."""
-        self._keys.add(_z85(key))
+    def add(self, key: bytes | str, *, name: str | None = None) -> None:
+        """Allow a key (``name``: what the journal calls it, the key file's name)."""
+        k = _z85(key)
+        self._keys.add(k)
+        if name is not None:
+            self._names[k] = name
 
     def remove(self, key: bytes | str) -> None:
         """Stop allowing a key (new handshakes only; see the module rules)."""
         self._keys.discard(_z85(key))
+
+    def name_of(self, key: bytes | str) -> str | None:
+        """Return the name of an allowed key (its file name), or ``None``."""
+        k = key.encode() if isinstance(key, str) else key
+        return self._names.get(k) if k in self._keys else None
 
     def allows(self, key: bytes | str | None) -> bool:
         """Return ``True`` if ``key`` (z85) is on the list."""

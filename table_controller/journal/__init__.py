@@ -5,7 +5,11 @@ Public API (see :mod:`table_controller.journal.store`):
 - :class:`Journal` — ``Journal.open(path)``, ``append(kind, payload, wall_time=, mono_time=)``,
   ``append_command(...)``, ``reply_for(console_id, seq)``, ``entries(since=)``, ``last_seq``,
   ``verify()``, ``current_hand``, ``hand_entries(n)``, ``recent_hands(n=10)``.
+  ``last_of(kind)``, ``config_for(seq)``.
 - :class:`Entry`, :class:`EntryKind`, :class:`HandRecord`.
+- The hash chain (:mod:`.chain`), the anchor beside the file (:mod:`.anchor`), accepting a
+  damaged journal (:mod:`.repair`). Damage raises
+  :class:`~table_controller.errors.JournalDamagedError`.
 
 Hand histories (PHH) are :mod:`table_controller.phh`, not journal code.
 """

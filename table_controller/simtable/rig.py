@@ -439,7 +439,8 @@ device_timeout = 2.0
         """
         out = Path(dest)
         out.mkdir(parents=True, exist_ok=True)
-        for name in ("journal.db", "journal.db-wal", "journal.db-shm", "daemon.log",
+        for name in ("journal.db", "journal.db-wal", "journal.db-shm", "journal.db.anchor",
+                     "daemon.log",
                      "table.toml"):
             src = self.dir / name
             if src.exists():

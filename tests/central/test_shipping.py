@@ -229,7 +229,8 @@ def test_forked_local_journal_is_refused(tmp_path: Path, pg_url: str) -> None:
     with Journal.open(path) as journal:
         FakeTable(journal, seed=5).play_hand()
     fork = tmp_path / "fork.db"
-    shutil.copy(path, fork)  # a restored backup that then went its own way
+    shutil.copy(path, fork)  # a restored backup (journal and anchor) that then went its own way
+    shutil.copy(f"{path}.anchor", f"{fork}.anchor")
     with Journal.open(path) as journal:
         FakeTable(journal, seed=6, clock=1_900_000_000.0).play_hand()
     with Journal.open(fork) as journal:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,12 @@ from table_controller.errors import JournalError
 from table_controller.journal import GENESIS_HASH, EntryKind, Journal, thaw
 
 
-def _t(i: int) -> dict[str, float]:
+class _T(TypedDict):
+    wall_time: float
+    mono_time: float
+
+
+def _t(i: int) -> _T:
     return {"wall_time": 1_700_000_000.0 + i, "mono_time": 100.0 + i}
 
 

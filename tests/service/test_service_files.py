@@ -37,7 +37,7 @@ def test_the_unit_is_a_notify_service_with_watchdog_and_state_directory() -> Non
     unit = shipped_text("table-controller.service")
     for line in ("Type=notify", "WatchdogSec=10", "StateDirectory=table-controller",
                  "ConfigurationDirectory=table-controller", "User=table-controller",
-                 "Restart=on-failure", "RestartPreventExitStatus=2 3"):
+                 "Restart=on-failure", "RestartPreventExitStatus=2 3 4"):
         assert line in unit.splitlines(), line
 
 

@@ -1,0 +1,181 @@
+"""Accepting a damaged journal: a deliberate operator act, journaled, that lets a table reopen.
+
+Rules this module keeps:
+
+1. Nothing is accepted on a journal that verifies: there is nothing to accept.
+2. Before anything changes, the damaged files (database, ``-wal``, ``-shm``, anchor) are copied
+   whole into an evidence directory beside the journal (``<journal>.damaged-<n>/``).
+3. The journal is rebuilt from its longest verified prefix (entries 1..k-1 when entry k is the
+   first bad one, or every entry when only the tail was lost); the rebuilt file replaces the
+   damaged one atomically and gets a new anchor.
+4. The first entry after the prefix is an ``operator`` entry naming who accepted what, why, the
+   damage found, the entries lost (from the first missing one to the last the anchor or the
+   damaged file knew of) and where the evidence is.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from table_controller.errors import JournalDamagedError, JournalError
+from table_controller.journal.anchor import Anchor, Head, anchor_path, read_anchor
+from table_controller.journal.chain import Chain, EntryKind, Row
+from table_controller.journal.store import Journal, lock_writer
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """What :func:`accept_damage` did.
+
+    :param damage: the error the journal was refused with.
+    :param kept: entries kept (the verified prefix).
+    :param lost_from: first entry lost.
+    :param lost_to: last entry known to have existed (anchor or damaged file).
+    :param evidence: the directory holding the damaged files.
+    :param entry: sequence number of the ``operator`` entry.
+    """
+
+    damage: str
+    kept: int
+    lost_from: int
+    lost_to: int
+    evidence: Path
+    entry: int
+
+
+def _evidence(path: Path) -> Path:
+    n = 1
+    while (out := path.with_name(f"{path.name}.damaged-{n}")).exists():
+        n += 1
+    out.mkdir()
+    for suffix in ("", "-wal", "-shm", ".anchor"):
+        src = Path(f"{path}{suffix}")
+        if src.exists():
+            shutil.copy2(src, out / src.name)
+    return out
+
+
+def _prefix(path: Path) -> tuple[list[Row], int]:
+    """Return the verified prefix's rows and the highest seq the damaged file holds."""
+    rows: list[Row] = []
+    chain = Chain(str(path))
+    highest = 0
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return rows, 0
+    try:
+        try:
+            highest = int(conn.execute("SELECT MAX(seq) FROM entries").fetchone()[0] or 0)
+        except (sqlite3.Error, UnicodeDecodeError, TypeError, ValueError):
+            highest = 0
+        seq = 1
+        while True:
+            try:
+                row = conn.execute(
+                    "SELECT seq, kind, wall_time, mono_time, hand, payload, prev_hash, hash "
+                    "FROM entries WHERE seq = ?", (seq,)).fetchone()
+            except (sqlite3.Error, UnicodeDecodeError):
+                break
+            if row is None:
+                break
+            try:
+                chain.accept(row)
+            except JournalDamagedError:
+                break
+            rows.append(row)
+            seq += 1
+    finally:
+        conn.close()
+    return rows, highest
+
+
+def accept_damage(path: str | os.PathLike[str], *, reason: str, operator: str,
+                  wall_time: float, mono_time: float) -> Accepted:
+    """Accept the damage of the journal at ``path`` (see the module rules).
+
+    :param reason: why (plain words, required).
+    :param operator: who (plain words, required).
+    :raises JournalError: if the journal verifies (nothing to accept), is in use, or cannot be
+        rebuilt; if ``reason`` or ``operator`` is empty.
+    """
+    if not reason.strip() or not operator.strip():
+        raise JournalError("accepting a damaged journal needs a reason and an operator")
+    p = Path(path)
+    try:
+        Journal.open(p).close()
+    except JournalDamagedError as exc:
+        damage = str(exc)
+    else:
+        raise JournalError(f"journal {p} verifies: there is no damage to accept")
+    lock = lock_writer(p)
+    try:
+        head = _anchor_or_none(p)
+        evidence = _evidence(p)
+        rows, highest = _prefix(p)
+        kept = len(rows)
+        lost_to = max(highest, head.seq if head is not None else 0, kept)
+        _rebuild(p, rows)
+    finally:
+        os.close(lock)
+    payload: dict[str, Any] = {
+        "text": f"damaged journal accepted by {operator}: {reason} (entries {kept + 1}.."
+                f"{lost_to} lost; evidence in {evidence.name})",
+        "operator": operator, "reason": reason, "damage": damage,
+        "lost": {"from": kept + 1, "to": lost_to}, "evidence": str(evidence),
+    }
+    with Journal.open(p) as journal:
+        entry = journal.append(EntryKind.OPERATOR, payload, wall_time=wall_time,
+                               mono_time=max(mono_time, _last_mono(rows)))
+    return Accepted(damage, kept, kept + 1, lost_to, evidence, entry.seq)
+
+
+def _anchor_or_none(path: Path) -> Head | None:
+    try:
+        return read_anchor(path)
+    except JournalDamagedError:
+        return None
+
+
+def _last_mono(rows: list[Row]) -> float:
+    return float(rows[-1][3]) if rows else 0.0
+
+
+def _rebuild(path: Path, rows: list[Row]) -> None:
+    """Write ``rows`` into a new journal file and put it in place of ``path`` (with an anchor)."""
+    tmp = path.with_name(path.name + ".rebuild")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+    staging = Journal.open(tmp)  # the schema, WAL, anchor of a fresh journal
+    staging.close()
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany("INSERT INTO entries (seq, kind, wall_time, mono_time, hand, payload, "
+                         "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        last = rows[-1] if rows else None
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(len(rows)),))
+        if last is not None:
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (last[7],))
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    Anchor(tmp, Head(len(rows), rows[-1][7] if rows else "0" * 64)).close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    os.replace(tmp, path)
+    os.replace(anchor_path(tmp), anchor_path(path))
+    for suffix in ("-wal", "-shm", ".lock"):
+        Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
