@@ -34,6 +34,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                   "state")
     ctl.add_argument("args", nargs=argparse.REMAINDER, help="the verb's arguments")
     ctl.set_defaults(handler=control)
+    dealer = sub.add_parser("dealer", help="practise dealing a hand on the daemon, by keys")
+    dealer.add_argument("--dir", required=True, type=Path, help="the directory of 'sim run'")
+    dealer.add_argument("--config", type=Path, default=None,
+                        help="the daemon's configuration (default: DIR/table.toml)")
+    dealer.set_defaults(handler=practice)
 
     def usage(_args: argparse.Namespace) -> int:
         p.print_help()
@@ -90,3 +95,10 @@ def control(args: argparse.Namespace) -> int:
     reply.pop("ok")
     print(json.dumps(reply, indent=2 if args.verb == "state" else None, sort_keys=True))
     return 0
+
+
+def practice(args: argparse.Namespace) -> int:
+    """Run the practice dealer (keys from stdin)."""
+    from table_controller.cli.sim_dealer import run_practice
+
+    return run_practice(args.dir, args.config or args.dir / "table.toml")
