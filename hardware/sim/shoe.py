@@ -132,6 +132,20 @@ class SimShoe(SimDevice):
                 self._send_status(now, empty=True)
             return uid
 
+    def take(self, uid: str, now: float | None = None) -> None:
+        """Draw the given tag out of the shoe, wherever it is in the deck (a dealer's pick).
+
+        :raises SimulatorError: if the tag is not in the shoe.
+        """
+        with self._lock:
+            uid = uid.upper()
+            if uid not in self._deck:
+                raise SimulatorError(f"tag {uid} is not in the shoe")
+            self._deck.remove(uid)
+            self.draw_uid(uid, now)
+            if not self._deck:
+                self._send_status(now, empty=True)
+
     def draw_uid(self, uid: str, now: float | None = None) -> None:
         """Report any tag as drawn (whether or not it is in the loaded deck)."""
         with self._lock:

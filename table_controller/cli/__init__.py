@@ -31,6 +31,8 @@ COMMAND_MODULES = (
     "vision",
     "soak",
     "service",
+    "sim",
+    "check_device",
 )
 #: Modules that add ``table-controller calibrate <what>``.
 CALIBRATE_MODULES = ("calibrate_deck", "calibrate_chips", "calibrate_camera")

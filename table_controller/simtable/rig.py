@@ -204,7 +204,7 @@ class SimRig:
             self.dir.mkdir(parents=True, exist_ok=True)
             self.guard.prepare()
             self._start_devices()
-            self._write_files()
+            self.write_files()
             if self.renderer is not None:
                 self.renderer.start()
             if daemon:
@@ -220,7 +220,7 @@ class SimRig:
                             raise
                         self._retired += [s for s in (self.shoe, self.chips) if s]
                         self._start_devices()
-                        self._write_files()
+                        self.write_files()
         except BaseException:
             self.stop()
             raise
@@ -236,7 +236,11 @@ class SimRig:
         self.shoe.start()
         self.chips.start()
 
-    def _write_files(self) -> None:
+    def write_files(self) -> None:
+        """Write the calibration, keys, board file and table configuration into the work dir.
+
+        The simulators must exist (:attr:`shoe`, :attr:`chips`): ``sim run`` sets its own.
+        """
         store = DeckStore(self.dir / "decks")
         store.save(self.profile, replace=True)
         store.activate(self.profile.name)
@@ -318,6 +322,13 @@ device_timeout = 2.0
         if self.keys:  # made already (a second attempt)
             return
         kdir = self.dir / "keys"
+        if all((kdir / f"{n}.key_secret").exists() for n in ("server", "display", "console")):
+            # made by an earlier start in this directory (``sim run`` again): keep them
+            self.keys = {"server_secret": kdir / "server.key_secret",
+                         "server_public": kdir / "server.key",
+                         "display_secret": kdir / "display.key_secret",
+                         "console_secret": kdir / "console.key_secret"}
+            return
         for sub in ("displays", "consoles"):
             (kdir / sub).mkdir(parents=True, exist_ok=True)
         _, server_secret = create_key_pair(kdir, "server")

@@ -1,0 +1,406 @@
+"""The simulated devices as devices: a shoe, chip sensors and a camera a daemon reaches by URL.
+
+:class:`SimBench` owns, in one directory ``DIR``:
+
+- ``DIR/shoe`` and ``DIR/chips``: stable links to the ptys of a :class:`BenchShoe` and a
+  :class:`BenchChips` (the reference protocol's bytes; a daemon opens ``serial://DIR/shoe``);
+- ``DIR/board.json``: the board the daemon's ``sim://camera?board=DIR/board.json`` reads (the
+  honest equivalent of a camera across processes: the recognizer's input is the board itself,
+  as :mod:`hardware.sim.camera_link` explains);
+- ``DIR/table.toml`` with the calibration and keys it needs (the one template of
+  :class:`~table_controller.simtable.rig.SimRig`), and ``DIR/sim.json`` with the three URLs.
+
+Rules this module keeps:
+
+1. An entry of ``DIR`` it would write but did not create (its manifest ``DIR/.sim-bench``
+   lists what it made) stops the start with :class:`BenchError`; nothing is overwritten.
+2. :meth:`SimBench.execute` checks a verb and all its arguments before it changes anything:
+   a refused verb changes nothing.
+3. Randomness is seeded: the shuffles of the shoe and the fault draws come from ``seed``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import threading
+from collections import Counter, deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hardware.link.protocol import MsgType
+from hardware.sim.chips import SimChipSensor
+from hardware.sim.device import Fault, SimDevice
+from hardware.sim.shoe import SimShoe
+from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.errors import TableError
+from table_controller.simtable.felt import BoardFile, FeltError, chips_for
+from table_controller.simtable.rig import SENSOR_ZONES, RigOptions, SimRig
+
+#: Names a fault is given on the control interface (the :class:`Fault` values, and short ones).
+FAULT_NAMES: dict[str, Fault] = {
+    **{f.value: f for f in Fault},
+    "corrupt": Fault.CORRUPT_CRC, "drop": Fault.DROP_FRAME, "lost-ack": Fault.LOSE_ACK,
+}
+#: What the bench writes in its directory (checked against the manifest before a start).
+ENTRIES = ("shoe", "chips", "board.json", "sim.json", "table.toml", "decks", "chip_zones.toml",
+           "keys", "phh", "ctl.sock")
+MANIFEST = ".sim-bench"
+#: The longest a cable may stay out on request (seconds).
+MAX_UNPLUG = 3600.0
+
+
+class BenchError(TableError):
+    """A verb or its arguments were refused, or the bench cannot start (one line: why)."""
+
+
+class RateFaults:
+    """Faults drawn per data frame at given rates (seeded).
+
+    >>> r = RateFaults(1)
+    >>> r.rates[Fault.DUPLICATE] = 1.0
+    >>> r.draw()
+    [<Fault.DUPLICATE: 'duplicate'>]
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.rates: dict[Fault, float] = {}
+
+    def draw(self) -> list[Fault]:
+        """Return the faults the next data frame gets."""
+        return [f for f, rate in self.rates.items() if self.rng.random() < rate]
+
+
+class _Sent:
+    """What a device sent: a count per message type and the last few, described."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.last: deque[str] = deque(maxlen=20)
+
+    def record(self, msg_type: int, text: str) -> None:
+        try:
+            name = MsgType(msg_type).name
+        except ValueError:
+            name = f"0x{msg_type:02X}"
+        self.counts[name] += 1
+        self.last.append(f"{name} {text}".strip())
+
+
+class BenchShoe(SimShoe):
+    """A :class:`SimShoe` that injects faults at rates and records what it sent."""
+
+    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
+        self.faults = RateFaults(fault_seed)
+        self.sent = _Sent()
+        self.describe: Callable[[str], str] = str
+        super().__init__(*args, **options)
+
+    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
+        """Send one data frame, through the faults drawn for it."""
+        self.inject(*self.faults.draw())
+        text = ""
+        if msg_type == MsgType.CARD_DRAWN and self.drawn:
+            text = self.describe(self.drawn[-1])
+        self.sent.record(msg_type, text)
+        super().emit(msg_type, payload, now)
+
+
+class BenchChips(SimChipSensor):
+    """A :class:`SimChipSensor` that injects faults at rates and records what it sent."""
+
+    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
+        self.faults = RateFaults(fault_seed)
+        self.sent = _Sent()
+        super().__init__(*args, **options)
+
+    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
+        """Send one data frame, through the faults drawn for it."""
+        self.inject(*self.faults.draw())
+        self.sent.record(msg_type, "")
+        super().emit(msg_type, payload, now)
+
+
+def _int(text: str, what: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise BenchError(f"{what} must be an integer, got {text!r}") from None
+    if not low <= value <= high:
+        raise BenchError(f"{what} must be {low}..{high}, got {value}")
+    return value
+
+
+def _float(text: str, what: str, low: float, high: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise BenchError(f"{what} must be a number, got {text!r}") from None
+    if not low <= value <= high:
+        raise BenchError(f"{what} must be {low:g}..{high:g}, got {value:g}")
+    return value
+
+
+def _card(text: str) -> Card:
+    try:
+        return Card.parse(text)
+    except (TableError, ValueError):
+        raise BenchError(f"{text!r} is not a card (say Ah, Td, 7c)") from None
+
+
+def _arity(verb: str, args: Sequence[str], low: int, high: int, usage: str) -> None:
+    if not low <= len(args) <= high:
+        raise BenchError(f"{verb}: usage: {verb} {usage}")
+
+
+class SimBench:
+    """The simulated shoe, chip sensors and board of one directory.
+
+    :param directory: where the ports, files and configuration go (created if missing).
+    :param seed: seeds the deck's tags, the shuffles and the fault draws.
+    :param seats: the table's seats (2..10).
+    """
+
+    def __init__(self, directory: str | Path, *, seed: int = 1, seats: int = 6,
+                 device_heartbeat: float = 0.25) -> None:
+        self.dir = Path(directory).resolve()
+        self.seed = seed
+        self.options = RigOptions(seats=seats, seed=seed, camera_level="exact",
+                                  device_heartbeat=device_heartbeat)
+        self.rig = SimRig(self.options, workdir=self.dir, keep=True)
+        self.profile = self.rig.profile
+        self.chip_config = self.rig.chip_config
+        self._rng = random.Random(seed ^ 0xD3C)
+        self._lock = threading.RLock()
+        self._timers: list[threading.Timer] = []
+        self.shoe: BenchShoe | None = None
+        self.chips: BenchChips | None = None
+        self.board: BoardFile | None = None
+        self.shuffles = 0
+
+    # -- paths and URLs ------------------------------------------------------------------------
+
+    @property
+    def ctl_path(self) -> Path:
+        """The control socket."""
+        return self.dir / "ctl.sock"
+
+    def urls(self) -> dict[str, str]:
+        """Return the devices' URLs (what ``DIR/sim.json`` holds) and the control socket."""
+        return {"shoe": f"serial://{self.dir / 'shoe'}", "chips": f"serial://{self.dir / 'chips'}",
+                "camera": f"sim://camera?board={self.dir / 'board.json'}",
+                "ctl": str(self.ctl_path)}
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def check_dir(self) -> None:
+        """Refuse entries of the directory the bench would write but did not make.
+
+        :raises BenchError: naming the first such entry.
+        """
+        owned: set[str] = set()
+        manifest = self.dir / MANIFEST
+        if manifest.exists():
+            with contextlib.suppress(ValueError, OSError):
+                owned = set(json.loads(manifest.read_text()))
+        for name in ENTRIES:
+            path = self.dir / name
+            if (path.exists() or path.is_symlink()) and name not in owned:
+                raise BenchError(f"{path} exists and was not made by sim run; "
+                                 "refusing to overwrite it (use another --dir)")
+
+    def start(self) -> None:
+        """Make the directory, start the devices and write the files (in that order).
+
+        :raises BenchError: if the directory holds an entry the bench did not make.
+        """
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.check_dir()
+        (self.dir / MANIFEST).write_text(json.dumps(list(ENTRIES)))
+        try:
+            self.rig.guard.prepare()
+            hb = self.options.device_heartbeat
+            self.shoe = BenchShoe(link_path=str(self.dir / "shoe"), seed=self.seed,
+                                  heartbeat_interval=hb, fault_seed=self.seed)
+            self.shoe.describe = self._describe
+            self.chips = BenchChips(SENSOR_ZONES, link_path=str(self.dir / "chips"),
+                                    heartbeat_interval=hb, fault_seed=self.seed + 1)
+            self.rig.shoe, self.rig.chips = self.shoe, self.chips
+            self.rig.write_files()
+            self.board = BoardFile(self.rig.board_path)
+            self.shuffle()
+            self.shoe.start()
+            self.chips.start()
+            (self.dir / "sim.json").write_text(json.dumps(
+                {k: v for k, v in self.urls().items() if k != "ctl"}, indent=2) + "\n")
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stop the devices (their links go); ``sim.json`` goes too. Idempotent."""
+        with self._lock:
+            timers, self._timers = self._timers, []
+        for t in timers:
+            t.cancel()
+        self.rig.stop()
+        self.shoe = self.chips = None
+        with contextlib.suppress(FileNotFoundError):
+            (self.dir / "sim.json").unlink()
+
+    # -- the verbs -----------------------------------------------------------------------------
+
+    def execute(self, verb: str, args: Sequence[str]) -> dict[str, Any]:
+        """Do one control verb; return what it did.
+
+        :raises BenchError: for an unknown verb or a bad argument (nothing changed).
+        """
+        if verb not in VERBS:
+            raise BenchError(f"unknown verb {verb!r} (verbs: {', '.join(VERBS)})")
+        with self._lock:
+            if self.shoe is None or self.chips is None or self.board is None:
+                raise BenchError("the devices are not running")
+            handler: Callable[[list[str]], dict[str, Any]] = getattr(self, f"_do_{verb}")
+            return handler([str(a) for a in args])
+
+    def shuffle(self) -> list[Card]:
+        """Load the next seeded shuffle into the shoe (it scans the deck); return its order."""
+        assert self.shoe is not None
+        deck = list(FULL_DECK)
+        self._rng.shuffle(deck)
+        self.shoe.load_deck([self.profile.uid(c) for c in deck])
+        self.shuffles += 1
+        return deck
+
+    def _describe(self, uid: str) -> str:
+        card = self.profile.card(uid)
+        return uid if card is None else card.code
+
+    def _device(self, name: str) -> SimDevice:
+        if name == "shoe" and self.shoe is not None:
+            return self.shoe
+        if name == "chips" and self.chips is not None:
+            return self.chips
+        raise BenchError(f"device must be shoe or chips, got {name!r}")
+
+    def _do_draw(self, args: list[str]) -> dict[str, Any]:
+        _arity("draw", args, 0, 1, "[CARD]")
+        assert self.shoe is not None
+        if not self.shoe.remaining:
+            raise BenchError("the shoe is empty: shuffle first")
+        if args:
+            card = _card(args[0])
+            uid = self.profile.uid(card)
+            if uid not in self.shoe.remaining:
+                raise BenchError(f"{card.code} is not in the shoe (drawn already)")
+            self.shoe.take(uid)
+        else:
+            uid = self.shoe.draw()
+        return {"card": self._describe(uid), "uid": uid, "left": len(self.shoe.remaining)}
+
+    def _do_shuffle(self, args: list[str]) -> dict[str, Any]:
+        _arity("shuffle", args, 0, 0, "")
+        self.shuffle()
+        return {"left": 52, "shuffles": self.shuffles}
+
+    def _do_chips(self, args: list[str]) -> dict[str, Any]:
+        _arity("chips", args, 2, 2, "ZONE AMOUNT")
+        assert self.chips is not None
+        zones = self.chips.zones
+        zone = _int(args[0], "ZONE", min(zones), max(zones))
+        amount = _int(args[1], "AMOUNT", 0, 10**9)
+        try:
+            counts = chips_for(amount, self.chip_config.denominations)
+        except FeltError as exc:
+            raise BenchError(str(exc)) from None
+        self.chips.set_zone(zone, counts)
+        return {"zone": zone, "amount": amount, "chips": {str(k): v for k, v in counts.items()}}
+
+    def _do_board(self, args: list[str]) -> dict[str, Any]:
+        _arity("board", args, 2, 2, "SLOT(0..4) CARD|empty")
+        assert self.board is not None
+        slot = _int(args[0], "SLOT", 0, 4)
+        code = None if args[1].lower() in ("empty", "-", "none") else _card(args[1]).code
+        if code is not None and code in self.board.slots and self.board.slots[slot] != code:
+            raise BenchError(f"{code} lies in board slot {self.board.slots.index(code)} already")
+        self.board.lay(slot, code)
+        return {"board": list(self.board.slots)}
+
+    def _do_door(self, args: list[str]) -> dict[str, Any]:
+        _arity("door", args, 1, 1, "open|closed")
+        assert self.shoe is not None
+        if args[0] not in ("open", "closed"):
+            raise BenchError(f"door must be open or closed, got {args[0]!r}")
+        self.shoe.set_status(door_open=args[0] == "open")
+        return {"door": args[0]}
+
+    def _do_unplug(self, args: list[str]) -> dict[str, Any]:
+        _arity("unplug", args, 2, 2, "shoe|chips SECONDS")
+        dev = self._device(args[0])
+        seconds = _float(args[1], "SECONDS", 0.01, MAX_UNPLUG)
+        if not dev.port.plugged:
+            raise BenchError(f"the {args[0]} is unplugged already")
+        dev.unplug()
+        timer = threading.Timer(seconds, self._replug, (dev,))
+        timer.daemon = True
+        self._timers.append(timer)
+        timer.start()
+        return {"device": args[0], "unplugged_for": seconds}
+
+    def _replug(self, dev: SimDevice, reboot: bool = False) -> None:
+        with self._lock:
+            if self.shoe is not None:
+                dev.replug(reboot=reboot)
+
+    def _do_reboot(self, args: list[str]) -> dict[str, Any]:
+        _arity("reboot", args, 1, 1, "shoe|chips")
+        dev = self._device(args[0])
+        dev.unplug()
+        dev.replug(reboot=True)
+        return {"device": args[0], "boot_id": dev.link.boot_id}
+
+    def _do_fault(self, args: list[str]) -> dict[str, Any]:
+        _arity("fault", args, 3, 3, "shoe|chips KIND RATE")
+        dev = self._device(args[0])
+        fault = FAULT_NAMES.get(args[1].lower())
+        if fault is None:
+            raise BenchError(f"fault kind must be one of {', '.join(sorted(FAULT_NAMES))}, "
+                             f"got {args[1]!r}")
+        rate = _float(args[2], "RATE", 0.0, 1.0)
+        assert isinstance(dev, BenchShoe | BenchChips)
+        if rate:
+            dev.faults.rates[fault] = rate
+        else:
+            dev.faults.rates.pop(fault, None)
+        return {"device": args[0], "faults": {f.value: r for f, r in dev.faults.rates.items()}}
+
+    def _do_state(self, args: list[str]) -> dict[str, Any]:
+        _arity("state", args, 0, 0, "")
+        assert self.shoe is not None and self.chips is not None and self.board is not None
+        shoe, chips = self.shoe, self.chips
+        return {
+            "shoe": {**_link_state(shoe, shoe.faults, shoe.sent),
+                     "drawn": [self._describe(u) for u in shoe.drawn],
+                     "left": len(shoe.remaining), "door": "open" if shoe.door_open else "closed"},
+            "chips": {**_link_state(chips, chips.faults, chips.sent),
+                      "zones": {str(z): chips.value(z) for z in chips.zones if chips.zone(z)},
+                      "tray": chips.value("tray")},
+            "board": list(self.board.slots),
+        }
+
+
+def _link_state(dev: SimDevice, faults: RateFaults, sent: _Sent) -> dict[str, Any]:
+    return {"plugged": dev.port.plugged, "boot_id": dev.link.boot_id, "pending": dev.pending,
+            "retransmitted": dev.retransmitted, "sent": dict(sent.counts),
+            "last_sent": list(sent.last), "faults": {f.value: r for f, r in faults.rates.items()}}
+
+
+#: The control verbs, with their arguments.
+VERBS: Mapping[str, str] = {
+    "draw": "[CARD]", "shuffle": "", "chips": "ZONE AMOUNT", "board": "SLOT CARD|empty",
+    "door": "open|closed", "unplug": "shoe|chips SECONDS", "reboot": "shoe|chips",
+    "fault": "shoe|chips KIND RATE", "state": "",
+}

@@ -1,0 +1,110 @@
+"""``sim run``'s bench and control socket: verbs, refusals that change nothing, bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from table_controller.simtable.devices.bench import SimBench
+from table_controller.simtable.devices.control import MAX_LINE, ControlClient, ControlServer
+from tests.simtable.simprocs import sim_run
+
+
+@pytest.fixture
+def ctl(tmp_path: Path) -> Iterator[ControlClient]:
+    bench = SimBench(tmp_path / "b", seats=2, seed=3)
+    bench.start()
+    server = ControlServer(bench, bench.ctl_path)
+    server.start()
+    try:
+        with ControlClient(bench.ctl_path) as client:
+            yield client
+    finally:
+        server.close()
+        bench.stop()
+
+
+def test_verbs_do_what_they_say(ctl: ControlClient) -> None:
+    assert ctl("draw", "Ah")["card"] == "Ah"
+    nxt = ctl("draw")
+    assert nxt["left"] == 50 and nxt["card"] != "Ah"
+    assert ctl("chips", 3, 1260)["chips"] == {"6": 1, "4": 2, "3": 2, "2": 2}
+    assert ctl("board", 0, "Kd")["board"][0] == "Kd"
+    ctl("door", "open")
+    ctl("fault", "shoe", "corrupt", 0.5)
+    state = ctl("state")
+    assert state["shoe"]["drawn"] == ["Ah", nxt["card"]]
+    assert state["shoe"]["door"] == "open" and state["shoe"]["faults"] == {"corrupt-crc": 0.5}
+    assert state["chips"]["zones"] == {"3": 1260}
+    assert state["shoe"]["sent"]["CARD_DRAWN"] == 2
+    assert ctl("reboot", "chips")["boot_id"] == 2
+    assert ctl("unplug", "shoe", 0.05)["unplugged_for"] == 0.05
+
+
+@pytest.mark.parametrize(("verb", "args", "error"), [
+    ("draw", ["Zz"], "'Zz' is not a card"),
+    ("draw", ["Ah", "Kd"], "usage: draw [CARD]"),
+    ("chips", ["99", "100"], "ZONE must be"),
+    ("chips", ["3", "-5"], "AMOUNT must be"),
+    ("chips", ["3", "lots"], "AMOUNT must be an integer"),
+    ("board", ["5", "Ah"], "SLOT must be 0..4"),
+    ("door", ["ajar"], "door must be open or closed"),
+    ("unplug", ["camera", "1"], "device must be shoe or chips"),
+    ("unplug", ["shoe", "0"], "SECONDS must be"),
+    ("fault", ["shoe", "gremlins", "0.1"], "fault kind must be one of"),
+    ("fault", ["chips", "split", "2"], "RATE must be"),
+    ("fly", [], "unknown verb 'fly'"),
+])
+def test_a_bad_verb_or_argument_is_one_line_and_changes_nothing(
+        ctl: ControlClient, verb: str, args: list[str], error: str) -> None:
+    before = ctl("state")
+    reply = ctl.request(verb, *args)
+    assert reply["ok"] is False and error in reply["error"] and "\n" not in reply["error"]
+    after = ctl("state")
+    for side in ("shoe", "chips"):
+        for key in ("drawn", "zones", "door", "faults", "boot_id", "plugged"):
+            assert before[side].get(key) == after[side].get(key)
+    assert before["board"] == after["board"]
+
+
+def test_bad_requests_are_answered_and_the_server_lives_on(ctl: ControlClient) -> None:
+    for line, error in ((b"not json", "bad JSON"), (b"[1, 2]", "JSON object"),
+                        (b'{"verb": 3}', '"verb" must be a string'),
+                        (b'{"verb": "draw", "args": [true]}', '"args" must be a list'),
+                        (b'{"verb": "state", "x": 1}', "unknown request keys: x")):
+        reply = ctl.send_line(line)
+        assert reply["ok"] is False and error in reply["error"], reply
+    assert ctl("state")["shoe"]["left"] == 52
+    reply = ctl.send_line(b"x" * (MAX_LINE * 2))
+    assert reply == {"ok": False, "error": f"request line longer than {MAX_LINE} bytes"}
+
+
+def test_sim_run_refuses_an_entry_it_did_not_make(tmp_path: Path) -> None:
+    d = tmp_path / "t"
+    d.mkdir()
+    (d / "table.toml").write_text("# mine\n")
+    done = subprocess.run([sys.executable, "-m", "table_controller", "sim", "run", "--dir",
+                           str(d)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "table.toml exists" in done.stderr
+    assert (d / "table.toml").read_text() == "# mine\n"
+
+
+def test_sim_run_starts_again_on_its_own_directory_and_ctl_reports(tmp_path: Path) -> None:
+    d = tmp_path / "t"
+    for _ in range(2):
+        with sim_run(d) as proc:
+            done = subprocess.run([sys.executable, "-m", "table_controller", "sim", "ctl",
+                                   "--dir", str(d), "draw", "Qs"], capture_output=True,
+                                  text=True, timeout=120)
+            assert done.returncode == 0 and '"card": "Qs"' in done.stdout
+            bad = subprocess.run([sys.executable, "-m", "table_controller", "sim", "ctl",
+                                  "--dir", str(d), "draw", "Qs"], capture_output=True,
+                                 text=True, timeout=120)
+            assert bad.returncode == 1 and "Qs is not in the shoe" in bad.stderr
+        assert proc.returncode == 0
+        assert not (d / "shoe").exists() and not (d / "ctl.sock").exists()
