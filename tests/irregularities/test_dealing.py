@@ -309,3 +309,31 @@ def test_shoe_state_round_trips_through_the_journal_form() -> None:
     inp = device_input("shoe", ShoeStatus(door_open=True, empty=False, jam=False))
     assert inp == ShoeState(door_open=True, empty=False)
     assert input_from_dict(inp.to_dict()) == inp
+
+
+def test_redeal_after_a_misdeal_keeps_the_button_blinds_and_seats_tda_35c() -> None:
+    """TDA 2024 rule 35-C: the re-deal is an exact replay; nobody new is dealt in."""
+    h = started()
+    first = h.core.hand
+    assert first is not None
+    h.ok("seat", seat=4, player="latecomer", stack=10_000, post="now")
+    h.ok("misdeal", reason="first card exposed")
+    assert h.step() == {"kind": "start_hand", "button": first.button}
+    reply = h.ok("start")
+    again = h.core.hand
+    assert again is not None and reply.result["seats"] == list(first.seats) == [1, 2, 3]
+    assert (again.button, again.sb_seat, again.bb_seat) == (first.button, first.sb_seat,
+                                                             first.bb_seat)
+
+
+def test_seat_and_sit_in_take_the_post_choice() -> None:
+    """Robert's Rules of Poker, Button and Blind Use: wait for the big blind, or post now."""
+    h = started()
+    assert h.ok("seat", seat=5, player="p5", stack=10_000, post="now").result["post"] == "now"
+    assert h.core.table.status().seats[5].wants_to_post
+    assert h.ok("seat", seat=6, player="p6", stack=10_000).result["post"] == "wait"
+    assert not h.cmd("seat", seat=4, player="p4", stack=10_000, post="soon").accepted
+    h.ok("sit_out", seat=6)
+    assert h.ok("sit_in", seat=6, post="now").result == {"seat": 6, "post": "now"}
+    assert h.core.table.status().seats[6].wants_to_post
+    assert not h.cmd("sit_in", seat=6, post="maybe").accepted
