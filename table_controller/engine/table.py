@@ -376,7 +376,7 @@ class Table:
         button = self.sb_position
         if button == bb:  # out of heads-up: the button goes right of the small blind (TDA 34)
             button = (sb_pos - 2) % self.config.seats + 1
-        barred = set(self._between(button, sb_pos))  # never dealt in (TDA 33)
+        barred = set(self._between(button, sb_pos))  # never dealt in (RRoP, Button and Blind Use)
         dealt: set[int] = set()
         for seat in able:
             p = self._seats[seat]
@@ -385,7 +385,7 @@ class Table:
                     or (p.wants_to_post and seat not in barred and seat not in (button, sb_pos)):
                 dealt.add(seat)
         if len(dealt) < 2:
-            return self._fresh(able, bb)
+            return self._fresh(able, bb, tuple(missed_bb))
         sb = sb_pos if sb_pos in dealt else None
         missed_sb = []
         if sb is None and sb_pos in self._seats and sb_pos != bb and not self._seats[sb_pos].new:
@@ -396,13 +396,14 @@ class Table:
         return self._config(dealt, button, sb, bb, extra=True), _Plan(
             button, sb_pos, bb, tuple(sorted(dealt)), tuple(missed_sb), tuple(missed_bb))
 
-    def _fresh(self, able: set[int], bb: int) -> tuple[HandConfig, _Plan]:
+    def _fresh(self, able: set[int], bb: int,
+               missed_bb: tuple[int, ...] = ()) -> tuple[HandConfig, _Plan]:
         """Plan a new game: everyone able dealt in, the big blind on ``bb``, no posts owed."""
         order = sorted(able, key=lambda s: (s - bb - 1) % self.config.seats)  # ..., sb, bb
         sb = order[-2]
         button = sb if len(able) == 2 else order[-3]
         return self._config(able, button, sb, bb, extra=False), _Plan(
-            button, sb, bb, tuple(sorted(able)), (), ())
+            button, sb, bb, tuple(sorted(able)), (), missed_bb)
 
     def _config(self, dealt: set[int], button: int, sb: int | None, bb: int,
                 extra: bool) -> HandConfig:
