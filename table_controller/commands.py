@@ -66,7 +66,7 @@ COMMANDS: Mapping[str, tuple[tuple[ArgSpec, ...], str]] = {
     "boxed": ((), "the card just drawn was face up in the deck"),
     "misdealt": (
         (("what", "text", True), ("seat", "seat", False)),
-        "a deal error: what = wrong_seat | skipped | dealt_in | wrong_count | button",
+        "a deal error: what = wrong_start | wrong_seat | skipped | dealt_in | wrong_count | button",
     ),
 }
 

@@ -47,7 +47,11 @@ class HouseRules:
         substantial action took place (TDA 35-D: the hand goes on; the floor can still ``void``),
         or ``allow`` it.
     :param wrong_seat_misdeal: a card pitched to the wrong seat is a misdeal when it is the
-        ``first_card`` of the deal (TDA 35-A; RRoP "Misdeals") or ``any_card`` of the deal.
+        ``first_card`` of the deal (the default: TDA 2024 rule 35-A-2 lists only the first
+        card; a later card is moved to its seat) or ``any_card`` of the deal (Robert's Rules of
+        Poker v11, Misdeals 1(f)). A deal started at the wrong seat (``misdealt wrong_start``)
+        is a misdeal either way, whenever it is noticed before substantial action (TDA 35-A-2;
+        Robert's Rules, Misdeals 1(h)).
     :param exposed_after_action: a hole card the dealer exposes after the action started:
         ``stays`` (the player keeps it) or ``replace`` (as during the deal).
     :param substantial_action: when a misdeal is too late: ``tda`` (TDA 36: two actions in

@@ -337,3 +337,31 @@ def test_seat_and_sit_in_take_the_post_choice() -> None:
     assert h.ok("sit_in", seat=6, post="now").result == {"seat": 6, "post": "now"}
     assert h.core.table.status().seats[6].wants_to_post
     assert not h.cmd("sit_in", seat=6, post="maybe").accepted
+
+
+def test_a_deal_started_at_the_wrong_seat_is_a_misdeal_after_the_first_card() -> None:
+    """TDA 2024 rule 35-A-2; Robert's Rules of Poker v11, Misdeals 1(h)."""
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As")  # four cards out before anyone noticed
+    reply = h.ok("misdealt", what="wrong_start")
+    assert reply.result["kind"] == "misdeal"
+
+
+def test_a_later_card_to_the_wrong_seat_follows_the_house_rule() -> None:
+    """TDA 2024 rule 35-A-2 names only the first card (the default); Robert's Rules of Poker
+    v11, Misdeals 1(f), any card (``any_card``)."""
+    h = started()
+    h.deal("Ah", "Kd", "2c")
+    assert h.ok("misdealt", what="wrong_seat", seat=2).result["kind"] == "no_misdeal"
+    h = started(rules=DealingRules(HouseRules(wrong_seat_misdeal="any_card")))
+    h.deal("Ah", "Kd", "2c")
+    assert h.ok("misdealt", what="wrong_seat", seat=2).result["kind"] == "misdeal"
+
+
+def test_a_wrong_start_after_substantial_action_is_no_misdeal() -> None:
+    """TDA 2024 rule 35-D / 36: after substantial action the hand goes on."""
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=h.step()["seat"])
+    h.ok("call", seat=h.step()["seat"])
+    assert h.ok("misdealt", what="wrong_start").result["kind"] == "no_misdeal"
