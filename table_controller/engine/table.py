@@ -85,6 +85,8 @@ class TableConfig:
     :param seats: number of seats (2..10).
     :param min_buy_in: smallest first buy-in (0 = any).
     :param max_buy_in: largest stack a buy-in or add-on may reach (0 = no limit).
+    :param table_all_ins: house option, :class:`~.model.HandConfig` (TDA 2024 rule 16).
+    :param bb_ante_first: house option, :class:`~.model.HandConfig` (TDA 2019 / 2024 rule 2).
     :raises ConfigError: a value is out of range.
     """
 
@@ -96,6 +98,8 @@ class TableConfig:
     rake: RakeRule | None = None
     min_buy_in: int = 0
     max_buy_in: int = 0
+    table_all_ins: bool = True
+    bb_ante_first: bool = False
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
@@ -435,6 +439,8 @@ class Table:
             no_small_blind=sb is None,
             extra_posts=tuple(posts),
             rake=cfg.rake,
+            table_all_ins=cfg.table_all_ins,
+            bb_ante_first=cfg.bb_ante_first,
         )
 
     def _replayed(self, able: set[int]) -> tuple[HandConfig, _Plan] | None:

@@ -365,3 +365,28 @@ def test_a_wrong_start_after_substantial_action_is_no_misdeal() -> None:
     h.ok("call", seat=h.step()["seat"])
     h.ok("call", seat=h.step()["seat"])
     assert h.ok("misdealt", what="wrong_start").result["kind"] == "no_misdeal"
+
+
+@pytest.mark.parametrize("choice, ante_first", [("blind", False), ("ante", True)])
+def test_short_big_blind_priority_is_a_house_option(choice: str, ante_first: bool) -> None:
+    """TDA 2024 rule 2: the blind first (the default); TDA 2019 rule 2: the ante first."""
+    assert HouseRules().short_bb_priority == "blind"
+    assert HouseRules(short_bb_priority=choice).table_options()["bb_ante_first"] is ante_first
+
+
+def test_all_in_hands_tabled_is_a_house_option_and_reaches_the_table() -> None:
+    """TDA 2024 rule 16 (the default) or Robert's Rules of Poker v11, Showdown (in order)."""
+    from pathlib import Path
+
+    from table_controller.config import loads_config
+    from table_controller.daemon.setup import table_config
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    text = (examples / "table.toml").read_text()
+    assert table_config(loads_config(text, base_dir=examples)).table_all_ins
+    cfg = loads_config(text + '\n[house_rules]\nall_in_hands = "in_order"\n'
+                       'short_bb_priority = "ante"\n', base_dir=examples)
+    table = table_config(cfg)
+    assert not table.table_all_ins and table.bb_ante_first
+    with pytest.raises(ConfigError, match="all_in_hands"):
+        HouseRules(all_in_hands="never")
