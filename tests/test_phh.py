@@ -766,3 +766,35 @@ def test_doctests() -> None:
         assert result.failed == 0, module.__name__
         attempted += result.attempted
     assert attempted >= 5
+
+
+def test_written_hands_carry_seats_table_hand_time_and_rake_and_pokerkit_loads_them() -> None:
+    """PHH optional fields ``seats``, ``table``, ``hand``, ``time``, ``time_zone`` (and the date)
+    and the user-defined ``_rake``: our reader and pokerkit both load the file."""
+    import datetime
+    import zoneinfo
+
+    from pokerkit import HandHistory as PkHandHistory
+
+    from table_controller.engine import RakeRule
+
+    rng = random.Random(5)
+    spec = random_spec(rng, min_players=3, short_bb=False)
+    played = _play_config(Hand(replace(spec.config(), rake=RakeRule(500, 7, True))), spec)
+    when = datetime.datetime(2026, 12, 1, 21, 5, 7,
+                             tzinfo=zoneinfo.ZoneInfo("Europe/Istanbul"))
+    text = dumps(history_from_hand(played, extra={"table": 3, "hand": 42}, when=when))
+    for line in ("table = 3", "hand = 42", "time = 21:05:07", 'time_zone = "Europe/Istanbul"',
+                 "day = 1", "month = 12", "year = 2026", "_rake = {percent_bp = 500"):
+        assert line in text, text
+    assert "seats = [" in text
+    ours = loads(text)
+    assert ours.seats == played.config.seats or set(ours.seats or ()) == set(played.seats)
+    assert replay(ours).status == phh.MATCHED
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pk = PkHandHistory.loads(text)
+        list(pk)
+    assert (pk.table, pk.hand, pk.time, pk.time_zone) == (3, 42, datetime.time(21, 5, 7),
+                                                          "Europe/Istanbul")
+    assert pk.seats == list(ours.seats or ())
