@@ -346,6 +346,11 @@ class Hand:
         """Return the rake taken so far."""
         return self._st.rake
 
+    @property
+    def board(self) -> tuple[Card | None, ...]:
+        """Return the board cards dealt so far (cheaper than :meth:`status`)."""
+        return tuple(self._st.board)
+
     def expected(self) -> Step:
         """Return the next physical step the table waits for."""
         st = self._st
