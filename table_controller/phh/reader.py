@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from table_controller.engine.cards import Card, CardError
+from table_controller.engine.cards import FULL_DECK, Card, CardError
 from table_controller.phh.model import (
     KNOWN_FIELDS,
     HandHistory,
@@ -26,6 +26,9 @@ from table_controller.phh.model import (
 #: Verbs of a player's action and of the dealer's.
 _VERBS_PLAYER = frozenset({"f", "cc", "cbr", "sm"})
 _VERBS_DEALER = frozenset({"dh", "db"})
+#: Card by its two characters, as PHH writes them ("??" = unknown).
+_CARD_OF: dict[str, Card | None] = {c.code: c for c in FULL_DECK} | {"??": None}
+
 
 def _parse_cards(text: str, where: str) -> tuple[Card | None, ...]:
     if len(text) % 2:
@@ -33,8 +36,8 @@ def _parse_cards(text: str, where: str) -> tuple[Card | None, ...]:
     out: list[Card | None] = []
     for i in range(0, len(text), 2):
         pair = text[i : i + 2]
-        if pair == "??":
-            out.append(None)
+        if pair in _CARD_OF:
+            out.append(_CARD_OF[pair])
             continue
         try:
             out.append(Card.parse(pair))
@@ -65,14 +68,23 @@ text='p2 cbr 300')
     >>> parse_action("d db Jc3d5c", 3).cards
     (Card('Jc'), Card('3d'), Card('5c'))
 
-    :raises PhhError: if the action is not valid PHH for no-limit hold'em.
+    :raises PhhError: if the action is not valid PHH for no-limit hold'em (its field names
+        ``where`` and the action).
     """
-    body = text.split("#", 1)[0]
+    try:
+        return _parse_action(text, player_count)
+    except PhhError as exc:  # name the action only when it is wrong (the common path is fast)
+        clean = " ".join(text.split("#", 1)[0].split())
+        raise PhhError(f"{where} {clean!r}", exc.message) from None
+
+
+def _parse_action(text: str, player_count: int) -> PhhAction | None:
+    body = text.split("#", 1)[0] if "#" in text else text
     words = body.split()
     if not words:
         return None
     clean = " ".join(words)
-    where = f"{where} {clean!r}"
+    where = ""  # parse_action names the action in the error
     if words[0] == "d":
         if len(words) == 4 and words[1] == "dh":
             dealt = player_number(words[2], player_count, where)
