@@ -11,6 +11,7 @@ generator. pokerkit is a test-only dependency: it is imported here and in ``test
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
 import time
@@ -360,8 +361,61 @@ def bench_eval(count: int = 20000, seed: int = 7) -> dict[str, float]:
             "pokerkit_eps": len(pk_cards) / t_pk}
 
 
+def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
+    """Time reading a folder of hand histories, ours and pokerkit's, side by side (seconds).
+
+    The files are read into memory first (no disk time). ``parse``: text to a hand history
+    (ours :func:`table_controller.phh.loads`, pokerkit ``HandHistory.loads``); ``end_to_end``:
+    parse and play every hand (ours :func:`table_controller.phh.replay`, which also compares the
+    finishing stacks; pokerkit's ``loads`` then iterating its states). Each is the best of three
+    passes.
+    """
+    import warnings
+    from pathlib import Path
+
+    from pokerkit import HandHistory as PkHandHistory
+
+    from table_controller.phh import iter_paths, loads, replay
+
+    texts = [Path(p).read_text(encoding="utf-8") for p in iter_paths([corpus])]
+    if limit:
+        texts = texts[:limit]
+
+    def best(run: Callable[[str], object]) -> float:
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for text in texts:
+                with contextlib.suppress(Exception):  # a hand either side cannot read still costs
+                    run(text)
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    def pk_play(text: str) -> None:
+        for _ in PkHandHistory.loads(text):
+            pass
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours_parse = best(loads)
+        pk_parse = best(PkHandHistory.loads)
+        ours_e2e = best(lambda text: replay(loads(text)))
+        pk_e2e = best(pk_play)
+    return {"hands": len(texts), "ours_parse_s": ours_parse, "pokerkit_parse_s": pk_parse,
+            "ours_end_to_end_s": ours_e2e, "pokerkit_end_to_end_s": pk_e2e,
+            "parse_ratio": pk_parse / ours_parse, "end_to_end_ratio": pk_e2e / ours_e2e}
+
+
 def main(argv: Sequence[str] = ()) -> None:
-    """Print the benchmark figures."""
+    """Print the benchmark figures (``phh FOLDER``: the hand-history reading figures)."""
+    if argv and argv[0] == "phh":
+        r = bench_phh(argv[1], int(argv[2]) if len(argv) > 2 else 0)
+        print(f"hand histories: {r['hands']:.0f}")
+        print(f"parse:      ours {r['ours_parse_s']:.2f} s, pokerkit {r['pokerkit_parse_s']:.2f} s"
+              f" ({r['parse_ratio']:.2f}x)")
+        print(f"end to end: ours {r['ours_end_to_end_s']:.2f} s, pokerkit "
+              f"{r['pokerkit_end_to_end_s']:.2f} s ({r['end_to_end_ratio']:.2f}x; target >= 5x)")
+        return
     count = int(argv[0]) if argv else 500
     hands = bench_hands(count)
     print(f"hands played through both: {hands['hands']:.0f} (random 2-10 seats, antes, all-ins)")

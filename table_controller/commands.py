@@ -30,13 +30,19 @@ COMMANDS: Mapping[str, tuple[tuple[ArgSpec, ...], str]] = {
     "all_in": ((("seat", "seat", True),), "seat goes all-in"),
     "start": ((), "start the next hand"),
     "seat": (
-        (("seat", "seat", True), ("player", "text", True), ("stack", "chips", True)),
-        "seat a player with a stack",
+        (("seat", "seat", True), ("player", "text", True), ("stack", "chips", True),
+         ("post", "text", False)),
+        "seat a player with a stack (post: wait = for the big blind, the default; now = post a "
+        "big blind to play the next hand it may be dealt)",
     ),
     "unseat": ((("seat", "seat", True),), "the player leaves the seat"),
     "buy_in": ((("seat", "seat", True), ("amount", "chips", True)), "add chips to a stack"),
     "sit_out": ((("seat", "seat", True),), "the player sits out"),
-    "sit_in": ((("seat", "seat", True),), "the player sits back in"),
+    "sit_in": (
+        (("seat", "seat", True), ("post", "text", False)),
+        "the player sits back in (post: wait = for the big blind, the default; now = post what "
+        "it owes: a missed big blind live and the small blind dead, or a new player's big blind)",
+    ),
     "misdeal": ((("reason", "text", True),), "declare a misdeal"),
     "void": ((("reason", "text", True),), "void the hand in progress"),
     "hold": ((("reason", "text", True),), "hold the table"),
@@ -60,7 +66,7 @@ COMMANDS: Mapping[str, tuple[tuple[ArgSpec, ...], str]] = {
     "boxed": ((), "the card just drawn was face up in the deck"),
     "misdealt": (
         (("what", "text", True), ("seat", "seat", False)),
-        "a deal error: what = wrong_seat | skipped | dealt_in | wrong_count | button",
+        "a deal error: what = wrong_start | wrong_seat | skipped | dealt_in | wrong_count | button",
     ),
 }
 

@@ -65,6 +65,7 @@ from table_controller.engine import (
     Post,
     PostKind,
     PostStep,
+    PotView,
     Push,
     Show,
     ShowStep,
@@ -226,6 +227,7 @@ def play_lockstep(spec: HandSpec) -> Outcome:
     lockstep = True
     round_street: Street | None = None
     all_in_at_showdown: frozenset[int] = frozenset()
+    pots_at_showdown: tuple[PotView, ...] = ()
 
     def diverge(what: str) -> Divergence:
         return Divergence(f"{what}\nspec={spec!r}\nlog={[r.input for r in hand.log]}")
@@ -340,6 +342,7 @@ def play_lockstep(spec: HandSpec) -> Outcome:
         elif isinstance(step, ShowStep):
             if not out.showdown:
                 all_in_at_showdown = hand.status().all_in
+                pots_at_showdown = hand.status().pots
             out.showdown = True
             hand.apply(Show(step.seat))
         elif isinstance(step, AwardStep):
@@ -371,7 +374,16 @@ def play_lockstep(spec: HandSpec) -> Outcome:
                 ring = _clockwise_from(ours_shows, spec.button)
                 first = river_aggr[-1] if river_aggr and not everyone_all_in else ring[0]
                 at = ring.index(first)
-                assert ours_shows == ring[at:] + ring[:at], (ours_shows, river_aggr)
+                expected = ring[at:] + ring[:at]
+                # Robert's Rules of Poker v11, Showdown 7: players in a side pot show before
+                # a player all-in for the main pot only (pokerkit keeps the plain order)
+                pots = pots_at_showdown
+                depth = {seat: sum(seat in p.eligible for p in pots) for seat in expected}
+                by_pots = sorted(expected, key=lambda seat: -depth[seat])
+                assert ours_shows == by_pots, (ours_shows, river_aggr, pots)
+                if by_pots != expected:
+                    out.deviations.add("showdown_order_side_pots")
+                    ours_shows = expected  # compare the plain order with pokerkit's
                 pk_shows = [order[op.player_index] for op in pk.operations
                             if type(op).__name__ == "HoleCardsShowingOrMucking"]
                 river_bet = any(isinstance(r.step, ActStep) and r.street is Street.RIVER

@@ -766,3 +766,74 @@ def test_doctests() -> None:
         assert result.failed == 0, module.__name__
         attempted += result.attempted
     assert attempted >= 5
+
+
+def test_written_hands_carry_seats_table_hand_time_and_rake_and_pokerkit_loads_them() -> None:
+    """PHH optional fields ``seats``, ``table``, ``hand``, ``time``, ``time_zone`` (and the date)
+    and the user-defined ``_rake``: our reader and pokerkit both load the file."""
+    import datetime
+    import zoneinfo
+
+    from pokerkit import HandHistory as PkHandHistory
+
+    from table_controller.engine import RakeRule
+
+    rng = random.Random(5)
+    spec = random_spec(rng, min_players=3, short_bb=False)
+    played = _play_config(Hand(replace(spec.config(), rake=RakeRule(500, 7, True))), spec)
+    when = datetime.datetime(2026, 12, 1, 21, 5, 7,
+                             tzinfo=zoneinfo.ZoneInfo("Europe/Istanbul"))
+    text = dumps(history_from_hand(played, extra={"table": 3, "hand": 42}, when=when))
+    for line in ("table = 3", "hand = 42", "time = 21:05:07", 'time_zone = "Europe/Istanbul"',
+                 "day = 1", "month = 12", "year = 2026", "_rake = {percent_bp = 500"):
+        assert line in text, text
+    assert "seats = [" in text
+    ours = loads(text)
+    assert ours.seats == played.config.seats or set(ours.seats or ()) == set(played.seats)
+    assert replay(ours).status == phh.MATCHED
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pk = PkHandHistory.loads(text)
+        list(pk)
+    assert (pk.table, pk.hand, pk.time, pk.time_zone) == (3, 42, datetime.time(21, 5, 7),
+                                                          "Europe/Istanbul")
+    assert pk.seats == list(ours.seats or ())
+
+
+@pytest.mark.parametrize("text", [
+    'a = 1\nb = -2\nc = 0.50\nd = [true, false]\n', "s = 'lit' # c\n", 'e = []\nf = [[1], [2,],]\n',
+    'a = [\n  # x\n  "p1 f",  # y\n\n  "p2 cc",\n]\n', 'x = "tab\there"\n', 'x = "esc\\"q"\n',
+    't = 21:05:07\n', 'd = 2026-12-01\n', '[table]\na = 1\n', 'a.b = 1\n', 'a = 1_000\n',
+    'a = 1e3\n', 'a = inf\n', 'a = +1\n', 'a = 01\n', 'a = [1 2]\n', 'a = [,]\n', 'a = 1\na = 2\n',
+    'a = \n', 'a = [1\n', 'a = 1 b = 2\n', 'a = "x"y\n', '"q" = 1\n', 'a = 1\r\nb = 2\r\n',
+])
+def test_the_fast_toml_reader_agrees_with_tomllib_or_steps_aside(text: str) -> None:
+    """The PHH TOML subset reads exactly as ``tomllib``; anything else falls back to it."""
+    import tomllib
+    from decimal import Decimal
+
+    from table_controller.phh.reader import _fast_toml
+
+    fast = _fast_toml(text)
+    try:
+        slow: object = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError:
+        slow = None
+    assert fast is None or fast == slow
+
+
+def test_the_fast_toml_reader_reads_every_written_and_stored_hand() -> None:
+    import tomllib
+    from decimal import Decimal
+
+    from table_controller.phh.reader import _fast_toml
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted(DATA.glob("*.phh"))]
+    rng = random.Random(8)
+    for _ in range(60):
+        spec = random_spec(rng)
+        texts.append(dumps(history_from_hand(_play_config(Hand(spec.config()), spec),
+                                             players={s: f"n'{s}" for s in spec.seats})))
+    for text in texts:
+        fast = _fast_toml(text)
+        assert fast is not None and fast == tomllib.loads(text, parse_float=Decimal)

@@ -104,7 +104,9 @@ def parse_line(line: str) -> dict[str, Any]:
             continue
         if kind == "text":
             # the words left for the arguments after this one (those not given by name)
-            after = [s for s in specs[i + 1:] if s[0] not in body]
+            # (an optional text argument after a text is given by name: ``post=now``)
+            after = [s for s in specs[i + 1:] if s[0] not in body
+                     and (s[2] or s[1] != "text")]
             keep = len(after) if i < len(specs) - 1 else 0
             take = max(1, len(rest) - keep)
             body[arg] = " ".join(rest[:take])

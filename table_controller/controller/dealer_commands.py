@@ -32,6 +32,7 @@ from table_controller.engine import (
     Hand,
     Input,
     Muck,
+    PostChoice,
     Show,
     describe_step,
 )
@@ -109,16 +110,21 @@ def start(core: TableCore, args: Args, now: float) -> Decision:
                    core.start_hand)
 
 
+def _post_choice(args: Args) -> PostChoice:
+    return PostChoice.of(str(args.get("post", "wait")).strip().lower())  # RuleError: refused
+
+
 def seat(core: TableCore, args: Args, now: float) -> Decision:
-    """``seat`` (``seat``, ``player``, ``stack``)."""
+    """``seat`` (``seat``, ``player``, ``stack``, ``post`` = wait | now)."""
     n, player, stack = int(args["seat"]), str(args["player"]), int(args["stack"])
+    post = _post_choice(args)
     core.table.check_seat_player(n, player, stack)
 
     def effect(now: float, out: list[Output]) -> None:
-        core.table.seat_player(n, player, stack)
+        core.table.seat_player(n, player, stack, post=post)
         core.announce("seat", f"{player} takes seat {n} with {stack:,}", out, seat=n,
-                      player=player, stack=stack)
-    return _accept({"seat": n, "player": player, "stack": stack}, effect)
+                      player=player, stack=stack, post=post.value)
+    return _accept({"seat": n, "player": player, "stack": stack, "post": post.value}, effect)
 
 
 def unseat(core: TableCore, args: Args, now: float) -> Decision:
@@ -149,10 +155,12 @@ def sit_out(core: TableCore, args: Args, now: float) -> Decision:
 
 
 def sit_in(core: TableCore, args: Args, now: float) -> Decision:
-    """``sit_in`` (``seat``)."""
+    """``sit_in`` (``seat``, ``post`` = wait | now)."""
     n = int(args["seat"])
+    post = _post_choice(args)
     core.table.check_occupied(n)
-    return _accept({"seat": n}, lambda now, out: core.table.sit_in(n))
+    return _accept({"seat": n, "post": post.value},
+                   lambda now, out: core.table.sit_in(n, post=post))
 
 
 def _void(core: TableCore, word: str, reason: str) -> Decision:

@@ -10,7 +10,7 @@ they differ or leave room, :class:`~.house_rules.HouseRules` holds the house's c
 Rules this module keeps:
 
 1. Misdeal (``misdeal``, holds): the first or second card of the deal exposed by the dealer, two
-   or more hole cards exposed, two or more boxed cards, the first card to the wrong seat, a seat
+   or more hole cards exposed, two or more boxed cards, the deal started at the wrong seat, a seat
    dealt in or skipped, a wrong number of cards, the button in the wrong place - only before
    substantial action (:func:`~table_controller.engine.corrections.substantial_action`). After
    it, ``no_misdeal``: the hand goes on, and the dealer's ``misdeal`` command is refused (house
@@ -48,7 +48,11 @@ Dealer commands (the dealer reports what no sensor sees):
 
 - ``exposed`` (``seat``, ``round``): the dealer exposed that hole card.
 - ``boxed``: the card just drawn was face up in the deck.
-- ``misdealt`` (``what`` = wrong_seat | skipped | dealt_in | wrong_count | button; ``seat``).
+- ``misdealt`` (``what`` = wrong_start | wrong_seat | skipped | dealt_in | wrong_count | button;
+  ``seat``). ``wrong_start`` (the deal began at the wrong seat) is a misdeal whenever it is
+  noticed before substantial action (TDA 2024 rule 35-A-2; Robert's Rules of Poker v11,
+  Misdeals 1(h)); ``wrong_seat`` (a card pitched to the wrong seat) is one when it is the first
+  card of the deal, or any card with the house rule ``wrong_seat_misdeal = "any_card"``.
 """
 
 from __future__ import annotations
@@ -339,7 +343,8 @@ class DealingRules(SensorRemedies, IrregularityRules):
             dealt = sum(isinstance(r.step, DealHoleStep) for r in hand.log)
             if dealt > 1:
                 misdeal = False
-                why = f"{why}, after the first card: move the card to the seat it belongs to"
+                why = (f"{why}, after the first card: move the card to the seat it belongs to "
+                       "(house rule wrong_seat_misdeal = first_card)")
         finding = self._misdeal_finding(hand, why, data, misdeal=misdeal)
         return self._raising(core, finding, {"kind": finding.kind})
 

@@ -89,6 +89,7 @@ register_kind(
 
 #: ``misdealt`` reasons and their words.
 MISDEALT: Mapping[str, str] = {
+    "wrong_start": "the deal started at the wrong seat",
     "wrong_seat": "a card was dealt to the wrong seat",
     "skipped": "a seat entitled to a hand was skipped",
     "dealt_in": "a seat not entitled to a hand was dealt in",

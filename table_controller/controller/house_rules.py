@@ -2,8 +2,9 @@
 
 Rules this module keeps:
 
-1. Every choice has a default that follows the Poker TDA rules (2019) and Robert's Rules of
-   Poker (v11) where they agree; the alternatives are named values, never free text.
+1. Every choice has a default that follows the Poker TDA rules (2024 edition) and Robert's Rules
+   of Poker (v11) where they agree; where they differ, each default names its source and
+   edition. The alternatives are named values, never free text.
 2. A configuration is validated whole when it is loaded: an unknown key or a bad value is a
    :class:`~table_controller.errors.ConfigError` naming the key, and nothing is half-applied.
 
@@ -30,6 +31,8 @@ CHOICES: Mapping[str, tuple[str, ...]] = {
     "exposed_after_action": ("stays", "replace"),
     "substantial_action": ("tda", "rrop"),
     "extra_cards_after_deal": ("premature_flop", "misdeal"),
+    "short_bb_priority": ("blind", "ante"),
+    "all_in_hands": ("tabled", "in_order"),
 }
 
 
@@ -47,7 +50,11 @@ class HouseRules:
         substantial action took place (TDA 35-D: the hand goes on; the floor can still ``void``),
         or ``allow`` it.
     :param wrong_seat_misdeal: a card pitched to the wrong seat is a misdeal when it is the
-        ``first_card`` of the deal (TDA 35-A; RRoP "Misdeals") or ``any_card`` of the deal.
+        ``first_card`` of the deal (the default: TDA 2024 rule 35-A-2 lists only the first
+        card; a later card is moved to its seat) or ``any_card`` of the deal (Robert's Rules of
+        Poker v11, Misdeals 1(f)). A deal started at the wrong seat (``misdealt wrong_start``)
+        is a misdeal either way, whenever it is noticed before substantial action (TDA 35-A-2;
+        Robert's Rules, Misdeals 1(h)).
     :param exposed_after_action: a hole card the dealer exposes after the action started:
         ``stays`` (the player keeps it) or ``replace`` (as during the deal).
     :param substantial_action: when a misdeal is too late: ``tda`` (TDA 36: two actions in
@@ -56,6 +63,13 @@ class HouseRules:
     :param extra_cards_after_deal: two or more cards drawn after the deal before anyone acted:
         ``premature_flop`` (the shoe cannot tell them from a flop dealt too early) or
         ``misdeal`` (RRoP Hold'em 2: two or more extra cards dealt).
+    :param short_bb_priority: a big blind short of chips for the blind and the big-blind ante
+        pays the ``blind`` first (the default: TDA 2024 rule 2) or the ``ante`` first (TDA 2019
+        rule 2).
+    :param all_in_hands: once a player is all-in and no more betting can take place, the hands
+        are ``tabled`` at once (the default: TDA 2024 rule 16) or shown ``in_order`` at the
+        showdown (Robert's Rules of Poker v11, Showdown: the last aggressor first, side pots
+        before the main pot, rule 7).
     """
 
     exposed_first_two_misdeal: bool = True
@@ -66,6 +80,8 @@ class HouseRules:
     exposed_after_action: str = "stays"
     substantial_action: str = "tda"
     extra_cards_after_deal: str = "premature_flop"
+    short_bb_priority: str = "blind"
+    all_in_hands: str = "tabled"
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -93,6 +109,15 @@ class HouseRules:
                 raise ConfigError(f"house_rules: unknown key {key!r} (known: "
                                   f"{', '.join(known)})")
         return cls(**dict(data))
+
+    def table_options(self) -> dict[str, bool]:
+        """Return the engine's options these choices set (keywords of ``TableConfig``).
+
+        >>> HouseRules(short_bb_priority="ante").table_options()
+        {'table_all_ins': True, 'bb_ante_first': True}
+        """
+        return {"table_all_ins": self.all_in_hands == "tabled",
+                "bb_ante_first": self.short_bb_priority == "ante"}
 
     def to_dict(self) -> dict[str, Any]:
         """Return the choices as plain data."""

@@ -15,6 +15,7 @@ from calibration.deck import DeckStore
 from hardware.base import device_defaults
 from table_controller.config import ControllerConfig
 from table_controller.controller.core import TableCore
+from table_controller.controller.house_rules import HouseRules
 from table_controller.engine import Card, RakeRule, TableConfig
 from table_controller.errors import ConfigError
 
@@ -31,8 +32,9 @@ def table_config(config: ControllerConfig) -> TableConfig:
         rake = RakeRule(round(config.rake.percent * 100), config.rake.cap or 10**12,
                         config.rake.no_flop_no_drop)
     s = config.stakes
+    house = config.house_rules if config.house_rules is not None else HouseRules()
     return TableConfig(seats=config.table.seats, small_blind=s.small_blind, big_blind=s.big_blind,
-                       ante=s.ante, bb_ante=s.bb_ante, rake=rake)
+                       ante=s.ante, bb_ante=s.bb_ante, rake=rake, **house.table_options())
 
 
 def load_deck(config: ControllerConfig) -> dict[str, Card]:

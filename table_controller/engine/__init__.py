@@ -39,7 +39,7 @@ from table_controller.engine.model import (
     Step,
     Street,
 )
-from table_controller.engine.table import SeatView, Table, TableConfig, TableStatus
+from table_controller.engine.table import PostChoice, SeatView, Table, TableConfig, TableStatus
 
 __all__ = [
     "FULL_DECK",
@@ -68,6 +68,7 @@ __all__ = [
     "Muck",
     "Phase",
     "Post",
+    "PostChoice",
     "PostKind",
     "PostStep",
     "PotView",

@@ -82,7 +82,7 @@ from table_controller.engine.pots import (
     split,
     uncalled,
 )
-from table_controller.engine.showdown import showdown_order, strengths, winners
+from table_controller.engine.showdown import showdown_order, side_pots_first, strengths, winners
 from table_controller.errors import ChipConservationError, DuplicateCardError, RuleError
 
 # Enum members as module constants: reading ``Phase.OVER`` costs about six times a global read
@@ -296,8 +296,10 @@ class Hand:
             wanted += [(s, *ante) for s in self._postflop_order]  # clockwise from the button
         if self.sb_seat is not None and cfg.small_blind:
             wanted.append((self.sb_seat, PostKind.SMALL_BLIND, cfg.small_blind))
+        if cfg.bb_ante and cfg.bb_ante_first:  # TDA 2019 rule 2: the ante has priority
+            wanted.append((self.bb_seat, PostKind.BB_ANTE, cfg.bb_ante))
         wanted.append((self.bb_seat, PostKind.BIG_BLIND, cfg.big_blind))
-        if cfg.bb_ante:
+        if cfg.bb_ante and not cfg.bb_ante_first:  # TDA 2024 rule 2: the blind has priority
             wanted.append((self.bb_seat, PostKind.BB_ANTE, cfg.bb_ante))
         for extra in cfg.extra_posts:
             if extra.seat not in self.seats:
@@ -343,6 +345,11 @@ class Hand:
     def rake(self) -> int:
         """Return the rake taken so far."""
         return self._st.rake
+
+    @property
+    def board(self) -> tuple[Card | None, ...]:
+        """Return the board cards dealt so far (cheaper than :meth:`status`)."""
+        return tuple(self._st.board)
 
     def expected(self) -> Step:
         """Return the next physical step the table waits for."""
@@ -414,7 +421,7 @@ class Hand:
         kind = type(inp)
         handler = _HANDLERS[st.phase].get(kind)
         if handler is None:
-            if kind in _SHOW_INPUTS and _show_allowed(st, kind):
+            if kind in _SHOW_INPUTS and _show_allowed(self, st, kind):
                 handler = _on_show if kind is Show else _on_muck
             else:
                 raise RuleError("wrong-step", f"{_input_words(inp)} does not fit now; expected: "
@@ -480,7 +487,7 @@ class Hand:
             payouts=MappingProxyType(dict(st.payouts)),
             rake=st.rake,
             expected=describe_step(self.expected()),
-            tabled=st.tabled or _show_allowed(st, Show),
+            tabled=st.tabled or _show_allowed(self, st, Show),
         )
 
     @classmethod
@@ -625,10 +632,10 @@ def _all_in(hand: Hand, st: _State) -> frozenset[int]:
     return frozenset(s for s in hand.seats if st.stacks[s] == 0)
 
 
-def _show_allowed(st: _State, kind: type) -> bool:
+def _show_allowed(hand: Hand, st: _State, kind: type) -> bool:
     """Tell whether hands may be tabled now, before the showdown (everyone all-in)."""
     if st.phase is _COLLECTING:  # the last bets are still in front: Show only (pots not cut)
-        return kind is Show and len(st.live) >= 2 and len(
+        return kind is Show and hand.config.table_all_ins and len(st.live) >= 2 and len(
             [s for s in st.live if st.stacks[s] > 0]) < 2
     return st.tabled and (st.phase is _BURNING or st.phase is _BOARD)
 
@@ -1007,7 +1014,8 @@ def _after_round(hand: Hand, st: _State, pots: tuple[PotView, ...] | None = None
     if len(live) == 1:
         _make_awards(hand, st)
         return
-    if not st.tabled and len([s for s in live if st.stacks[s] > 0]) < 2:
+    if not st.tabled and hand.config.table_all_ins \
+            and len([s for s in live if st.stacks[s] > 0]) < 2:
         st.tabled = True
         st.show_order = clockwise_from_button(live, hand.button)
     if st.street is _RIVER:
@@ -1021,6 +1029,8 @@ def _start_showdown(hand: Hand, st: _State) -> None:
     live = _live(hand, st)
     if not st.tabled:
         st.show_order = showdown_order(live, hand.button, st.river_aggressor)
+    if len(st.pots) > 1:  # Robert's Rules of Poker v11, Showdown 7: side pots show first
+        st.show_order = side_pots_first(st.show_order, st.pots)
     st.phase = _SHOWDOWN
     if _next_shower(hand, st) is None:
         _make_awards(hand, st)

@@ -166,6 +166,11 @@ class HandConfig:
     :param bb_seat: explicit big-blind seat; ``None`` = derived.
     :param no_small_blind: no small blind this hand (TDA dead small blind).
     :param extra_posts: missed blinds and new players' posts.
+    :param table_all_ins: table the hands as soon as a player is all-in and no more betting
+        can take place (TDA 2024 rule 16, the default); ``False``: the hands are shown at the
+        showdown, in the showdown order (Robert's Rules of Poker v11, Showdown 7).
+    :param bb_ante_first: a big blind short of chips posts the big-blind ante before the blind
+        (TDA 2019 rule 2); by default the blind first (TDA 2024 rule 2).
     """
 
     seats: tuple[int, ...]
@@ -180,10 +185,18 @@ class HandConfig:
     no_small_blind: bool = False
     extra_posts: tuple[ExtraPost, ...] = ()
     rake: RakeRule | None = None
+    table_all_ins: bool = True
+    bb_ante_first: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form."""
+        """JSON-friendly form (the house options only when not the default)."""
+        options: dict[str, Any] = {}
+        if not self.table_all_ins:
+            options["table_all_ins"] = False
+        if self.bb_ante_first:
+            options["bb_ante_first"] = True
         return {
+            **options,
             "seats": list(self.seats),
             "stacks": {str(s): v for s, v in self.stacks.items()},
             "button": self.button,

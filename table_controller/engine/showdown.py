@@ -4,7 +4,9 @@ Rules this module keeps:
 
 1. The last seat to bet or raise in the final betting round shows first; when nobody bet there
    (or everyone was all-in), the first seat still in left of the button. The others follow
-   clockwise.
+   clockwise. With side pots, the players in a side pot show before a player all-in for the
+   main pot only, and so on pot by pot (Robert's Rules of Poker v11, Showdown 7); the order
+   above holds within each group.
 2. A hand is the best five of the seven cards (two hole cards and the board); suits never break
    ties, kickers do. Strength comes from the ``eval7`` library (measured here at about 2.2 M
    seven-card evaluations a second, against 0.34 M for ``phevaluator``).
@@ -32,6 +34,7 @@ with warnings.catch_warnings():  # eval7 imports pyparsing with deprecated names
     import eval7
 
 from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.engine.model import PotView
 from table_controller.engine.pots import clockwise_from_button
 
 _EVAL7_CARDS = [eval7.Card(c.code) for c in FULL_DECK]  # by Card.index
@@ -68,6 +71,17 @@ def showdown_order(contenders: Collection[int], button: int,
         i = order.index(last_aggressor)
         order = order[i:] + order[:i]
     return order
+
+
+def side_pots_first(order: Sequence[int], pots: Sequence[PotView]) -> list[int]:
+    """Reorder ``order`` so that seats in more pots (the side pots) show first (stable).
+
+    >>> from table_controller.engine.model import PotView
+    >>> side_pots_first([2, 5, 7], [PotView(300, (2, 5, 7)), PotView(200, (5, 7))])
+    [5, 7, 2]
+    """
+    depth = {seat: sum(1 for p in pots if seat in p.eligible) for seat in order}
+    return sorted(order, key=lambda seat: -depth[seat])
 
 
 def winners(eligible: Sequence[int], strengths: Mapping[int, int]) -> list[int]:

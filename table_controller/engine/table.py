@@ -1,24 +1,31 @@
 """The table across hands: seats, stacks, the button, blinds owed, and starting each hand.
 
-Rules this module keeps (Poker TDA 2019 rules 31-33, Robert's Rules of Poker):
+Rules this module keeps (Poker TDA rules, 2024 edition; Robert's Rules of Poker, v11, Button
+and Blind Use):
 
 1. Seats are numbered 1..N clockwise (2 <= N <= 10). A seat holds one player and its chips;
    chips change only through buy-ins and add-ons (between hands), cash-outs, and hands.
-2. Dead button: the big blind moves to the next player in the game after last hand's big blind,
-   every hand; the small blind is last hand's big-blind seat (dead when that player is no longer
-   in); the button is last hand's small-blind seat, even when empty (dead button). Nobody posts
+2. Dead button (TDA 32): the big blind moves to the next player in the game after last hand's
+   big blind, every hand; the small blind is last hand's big-blind seat (dead when that player
+   is no longer in); the button is last hand's small-blind seat, even when empty. Nobody posts
    the big blind twice in a row, nobody skips it.
-3. Heads-up, the button posts the small blind: with two players the one not in the big blind
-   has the button.
+3. Heads-up (TDA 34), the button posts the small blind: with two players the one not in the big
+   blind has the button. Coming out of heads-up, when last hand's button would now be the big
+   blind, the button goes to the seat right of the small blind (a dead button if it is empty):
+   with three or more players the button is never the big blind.
 4. A player passed over by the big blind while sitting out has missed the big blind; one who
    sits out while last hand's big blind moves to the small blind has missed the small blind.
-   To come back it posts a live big blind and a dead small blind (missed big blind), or a dead
-   small blind (missed small blind only), or waits for the big blind.
-5. A new player posts a big blind to play at once, or waits for the big blind. New players and
-   players owing blinds are not dealt in on the button or in the small blind: they wait until
-   the button passes.
+   To come back (:class:`PostChoice`) it posts a live big blind and a dead small blind (missed
+   big blind), or a dead small blind (missed small blind only), or waits for the big blind.
+5. A new player posts a big blind to play at once, or waits for the big blind. Nobody who owes
+   a post is dealt in on the button or in the small blind, and nobody at all between the button
+   and the small blind: they wait until the button passes.
 6. Rake is taken from the pots by the hand; the table adds it up.
-7. A hand that is voided (misdeal) changes nothing: same button, same blinds owed.
+7. A hand that is voided (misdeal) changes nothing: same button, same blinds owed, and the next
+   hand is its exact replay (TDA 35-C): the same button, blinds and seats dealt in (a player
+   seated meanwhile waits; one who left is left out).
+8. If the posting rules leave fewer than two players to deal in while two can play, a new game
+   starts: everyone able is dealt in, owing nothing (a house rule: no rule book covers it).
 
 >>> table = Table(TableConfig(seats=6, small_blind=5, big_blind=10))
 >>> for seat in (1, 3, 5):
@@ -30,13 +37,45 @@ Rules this module keeps (Poker TDA 2019 rules 31-33, Robert's Rules of Poker):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import enum
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
 from table_controller.engine.hand import Hand
 from table_controller.engine.model import ExtraPost, HandConfig, Phase, PostKind, RakeRule
 from table_controller.errors import ChipConservationError, ConfigError, RuleError
+
+
+class PostChoice(enum.Enum):
+    """How a new or returning player comes in (Robert's Rules of Poker, Button and Blind Use).
+
+    ``WAIT``: wait for the big blind to reach the seat. ``NOW``: post to play the next hand it
+    may be dealt (not on the button, in the small blind or between them): a new player posts
+    a big blind; one who missed the big blind posts it live and the small blind dead; one who
+    missed only the small blind posts it dead.
+    """
+
+    WAIT = "wait"
+    NOW = "now"
+
+    @classmethod
+    def of(cls, value: PostChoice | bool | str) -> PostChoice:
+        """Return the choice for ``value`` (``True`` = ``NOW``, ``False`` = ``WAIT``).
+
+        >>> PostChoice.of("now"), PostChoice.of(False)
+        (<PostChoice.NOW: 'now'>, <PostChoice.WAIT: 'wait'>)
+
+        :raises RuleError: an unknown choice.
+        """
+        if isinstance(value, PostChoice):
+            return value
+        if isinstance(value, bool):
+            return cls.NOW if value else cls.WAIT
+        try:
+            return cls(value)
+        except ValueError:
+            raise RuleError("post-choice", f"post: one of wait, now; got {value!r}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +85,8 @@ class TableConfig:
     :param seats: number of seats (2..10).
     :param min_buy_in: smallest first buy-in (0 = any).
     :param max_buy_in: largest stack a buy-in or add-on may reach (0 = no limit).
+    :param table_all_ins: house option, :class:`~.model.HandConfig` (TDA 2024 rule 16).
+    :param bb_ante_first: house option, :class:`~.model.HandConfig` (TDA 2019 / 2024 rule 2).
     :raises ConfigError: a value is out of range.
     """
 
@@ -57,6 +98,8 @@ class TableConfig:
     rake: RakeRule | None = None
     min_buy_in: int = 0
     max_buy_in: int = 0
+    table_all_ins: bool = True
+    bb_ante_first: bool = False
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
@@ -145,6 +188,8 @@ class Table:
         self.rake_total = 0
         self._hand: Hand | None = None
         self._plan: _Plan | None = None
+        #: the voided hand to deal again: its config, plan and players (rule 7)
+        self._replay: tuple[HandConfig, _Plan, dict[int, str]] | None = None
 
     # -- seats -------------------------------------------------------------------------------
 
@@ -162,14 +207,17 @@ class Table:
         if self._hand is not None and seat in self._hand.seats:
             raise RuleError("hand-in-progress", f"seat {seat} is in the hand: cannot {what} now")
 
-    def seat_player(self, seat: int, player: str, buy_in: int, post: bool = False) -> None:
+    def seat_player(self, seat: int, player: str, buy_in: int,
+                    post: PostChoice | bool = False) -> None:
         """Seat a new player with ``buy_in`` chips.
 
-        :param post: post a big blind to play the next hand (otherwise wait for the big blind).
+        :param post: :class:`PostChoice` (``True`` = ``NOW``: post a big blind to play the next
+            hand it may be dealt; otherwise wait for the big blind).
         :raises RuleError: the seat does not exist or is taken, or the buy-in is out of limits.
         """
         self.check_seat_player(seat, player, buy_in)
-        self._seats[seat] = _Seat(player, buy_in, wants_to_post=post)
+        self._seats[seat] = _Seat(player, buy_in,
+                                  wants_to_post=PostChoice.of(post) is PostChoice.NOW)
 
     def check_seat_player(self, seat: int, player: str, buy_in: int) -> None:
         """Check :meth:`seat_player` without changing anything.
@@ -242,15 +290,17 @@ class Table:
         """Sit the player of ``seat`` out from the next hand on."""
         self._occupied(seat).sitting_out = True
 
-    def sit_in(self, seat: int, post: bool = False) -> None:
+    def sit_in(self, seat: int, post: PostChoice | bool = False) -> None:
         """Bring the player of ``seat`` back in.
 
-        :param post: post the blinds it owes (or a new player's big blind) to play at once;
-            otherwise it waits for the big blind.
+        :param post: :class:`PostChoice` (``True`` = ``NOW``: post the blinds it owes, or a new
+            player's big blind, to play the next hand it may be dealt; otherwise it waits for
+            the big blind).
+        :raises RuleError: the seat is empty.
         """
         s = self._occupied(seat)
         s.sitting_out = False
-        s.wants_to_post = post
+        s.wants_to_post = PostChoice.of(post) is PostChoice.NOW
 
     def set_button(self, seat: int) -> None:
         """Place the button before the first hand (default: the lowest occupied seat).
@@ -303,60 +353,80 @@ class Table:
     def plan_hand(self) -> tuple[HandConfig, _Plan]:
         """Decide the next hand (button, blinds, who is dealt in) without changing anything.
 
+        A hand after a voided one is its exact replay (rule 7). When the posting rules would deal
+        in fewer than two players although two can play (a newcomer waiting for the big blind
+        alone with one player), a new game starts: everyone able is dealt in, owing nothing.
+
         :raises RuleError: a hand is in progress, or fewer than two players can play.
         """
         if self._hand is not None:
             raise RuleError("hand-in-progress", "finish the current hand first")
-        cfg = self.config
         able = {s for s, p in self._seats.items() if not p.sitting_out and p.stack > 0}
         if len(able) < 2:
             raise RuleError("not-enough-players", "fewer than two players can play")
-        missed_sb: list[int] = []
-        missed_bb: list[int] = []
+        if self._replay is not None:
+            replay = self._replayed(able)
+            if replay is not None:
+                return replay
         if self.bb_position is None or self.sb_position is None:
             start = self.button if self.button is not None else min(able)
             button = start if start in able else self._next_after(start, able)
-            sb_pos = button if len(able) == 2 else self._next_after(button, able)
-            bb = self._next_after(sb_pos, able)
-            dealt = set(able)
-            sb: int | None = sb_pos
-        else:
-            bb = self._next_after(self.bb_position, able)
-            missed_bb = [s for s in self._between(self.bb_position, bb)
-                         if s in self._seats and not self._seats[s].new]
-            sb_pos = self.bb_position
-            button = self.sb_position
-            dealt = set()
-            for seat in able:
-                p = self._seats[seat]
-                owes = p.new or p.missed_bb or p.missed_sb
-                may_post = p.wants_to_post and seat not in (button, sb_pos)
-                if seat == bb or not owes or may_post:
-                    dealt.add(seat)
-            sb = sb_pos if sb_pos in dealt else None
-            if sb is None and sb_pos in self._seats and sb_pos != bb \
-                    and not self._seats[sb_pos].new:
-                missed_sb.append(sb_pos)
-            if len(dealt) == 2:  # heads-up: the button posts the small blind
-                sb = next(s for s in dealt if s != bb)
-                button = sb
-        if len(dealt) < 2:
-            raise RuleError("not-enough-players", "fewer than two players are dealt in")
-        extra: list[ExtraPost] = []
-        for seat in sorted(dealt):
+            return self._fresh(able, self._next_after(
+                button if len(able) == 2 else self._next_after(button, able), able))
+        bb = self._next_after(self.bb_position, able)
+        missed_bb = [s for s in self._between(self.bb_position, bb)
+                     if s in self._seats and not self._seats[s].new]
+        sb_pos = self.bb_position
+        button = self.sb_position
+        if button == bb:  # out of heads-up: the button goes right of the small blind (TDA 34)
+            button = (sb_pos - 2) % self.config.seats + 1
+        barred = set(self._between(button, sb_pos))  # never dealt in (RRoP, Button and Blind Use)
+        dealt: set[int] = set()
+        for seat in able:
             p = self._seats[seat]
-            if seat in (bb, sb) or self.bb_position is None:
+            owes = p.new or p.missed_bb or p.missed_sb
+            if seat == bb or (not owes and seat not in barred) \
+                    or (p.wants_to_post and seat not in barred and seat not in (button, sb_pos)):
+                dealt.add(seat)
+        if len(dealt) < 2:
+            return self._fresh(able, bb, tuple(missed_bb))
+        sb = sb_pos if sb_pos in dealt else None
+        missed_sb = []
+        if sb is None and sb_pos in self._seats and sb_pos != bb and not self._seats[sb_pos].new:
+            missed_sb.append(sb_pos)
+        if len(dealt) == 2:  # heads-up: the button posts the small blind
+            sb = next(s for s in dealt if s != bb)
+            button = sb
+        return self._config(dealt, button, sb, bb, extra=True), _Plan(
+            button, sb_pos, bb, tuple(sorted(dealt)), tuple(missed_sb), tuple(missed_bb))
+
+    def _fresh(self, able: set[int], bb: int,
+               missed_bb: tuple[int, ...] = ()) -> tuple[HandConfig, _Plan]:
+        """Plan a new game: everyone able dealt in, the big blind on ``bb``, no posts owed."""
+        order = sorted(able, key=lambda s: (s - bb - 1) % self.config.seats)  # ..., sb, bb
+        sb = order[-2]
+        button = sb if len(able) == 2 else order[-3]
+        return self._config(able, button, sb, bb, extra=False), _Plan(
+            button, sb, bb, tuple(sorted(able)), (), missed_bb)
+
+    def _config(self, dealt: set[int], button: int, sb: int | None, bb: int,
+                extra: bool) -> HandConfig:
+        cfg = self.config
+        posts: list[ExtraPost] = []
+        for seat in sorted(dealt) if extra else ():
+            p = self._seats[seat]
+            if seat in (bb, sb):
                 continue
             if p.missed_bb:
-                extra.append(ExtraPost(seat, PostKind.MISSED_BIG, cfg.big_blind))
+                posts.append(ExtraPost(seat, PostKind.MISSED_BIG, cfg.big_blind))
                 if cfg.small_blind:
-                    extra.append(ExtraPost(seat, PostKind.DEAD_SMALL, cfg.small_blind))
+                    posts.append(ExtraPost(seat, PostKind.DEAD_SMALL, cfg.small_blind))
             elif p.missed_sb:
                 if cfg.small_blind:
-                    extra.append(ExtraPost(seat, PostKind.DEAD_SMALL, cfg.small_blind))
+                    posts.append(ExtraPost(seat, PostKind.DEAD_SMALL, cfg.small_blind))
             elif p.new:
-                extra.append(ExtraPost(seat, PostKind.NEW_PLAYER, cfg.big_blind))
-        config = HandConfig(
+                posts.append(ExtraPost(seat, PostKind.NEW_PLAYER, cfg.big_blind))
+        return HandConfig(
             seats=tuple(sorted(dealt)),
             stacks={s: self._seats[s].stack for s in dealt},
             button=button,
@@ -367,11 +437,29 @@ class Table:
             sb_seat=sb,
             bb_seat=bb,
             no_small_blind=sb is None,
-            extra_posts=tuple(extra),
+            extra_posts=tuple(posts),
             rake=cfg.rake,
+            table_all_ins=cfg.table_all_ins,
+            bb_ante_first=cfg.bb_ante_first,
         )
-        return config, _Plan(button, sb_pos, bb, tuple(sorted(dealt)), tuple(missed_sb),
-                             tuple(missed_bb))
+
+    def _replayed(self, able: set[int]) -> tuple[HandConfig, _Plan] | None:
+        """Plan the voided hand again (TDA 35-C): same button, blinds and seats dealt in.
+
+        A seat dealt in the voided hand that can no longer play (left, sat out, another player
+        in it) is left out; if that was a blind, or fewer than two are left, ``None``.
+        """
+        assert self._replay is not None
+        config, plan, players = self._replay
+        dealt = {s for s in config.seats
+                 if s in able and self._seats[s].player == players.get(s)}
+        blinds = {s for s in (config.sb_seat, config.bb_seat) if s is not None}
+        if len(dealt) < 2 or not blinds <= dealt:
+            return None
+        again = replace(config, seats=tuple(sorted(dealt)),
+                        stacks={s: self._seats[s].stack for s in dealt},
+                        extra_posts=tuple(p for p in config.extra_posts if p.seat in dealt))
+        return again, replace(plan, dealt=again.seats)
 
     def finish_hand(self, hand: Hand) -> None:
         """Apply a finished (or voided) hand's final stacks to the seats and move the positions.
@@ -394,7 +482,9 @@ class Table:
         self._hand = None
         self._plan = None
         if hand.phase is Phase.VOID:
+            self._replay = (hand.config, plan, {s: self._seats[s].player for s in plan.dealt})
             return
+        self._replay = None
         self.rake_total += hand.rake
         self.hands_played += 1
         self.button, self.sb_position, self.bb_position = plan.button, plan.sb_position, \

@@ -295,7 +295,7 @@ def play(hh: HandHistory) -> Hand:
 
 def hand_board(hand: Hand) -> tuple[Card | None, ...]:
     """Board cards dealt so far in ``hand``."""
-    return hand.status().board
+    return hand.board
 
 
 #: Outcome of comparing our finishing stacks with the file's.

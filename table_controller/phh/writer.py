@@ -131,6 +131,7 @@ def history_from_hand(
     *,
     players: Mapping[int, str] | None = None,
     extra: Mapping[str, Any] | None = None,
+    when: datetime.datetime | None = None,
 ) -> HandHistory:
     """Write a hand our engine played (finished or not) as a :class:`HandHistory`.
 
@@ -140,7 +141,9 @@ def history_from_hand(
     after the board, where pokerkit also reads them). ``seats`` holds our seat numbers.
 
     :param players: optional names by seat.
-    :param extra: optional further fields (``event``, ``hand``, ...).
+    :param extra: optional further fields (``event``, ``hand``, ``table``, ...).
+    :param when: when the hand started, an aware datetime: written as the PHH fields ``time``
+        (local time of day), ``time_zone`` (the zone's name), ``day``, ``month``, ``year``.
     Missed-blind and new-player posts are written in the user-defined field ``_posts`` (module
     rule 6), the rake rule in ``_rake`` (rule 5).
 
@@ -233,8 +236,23 @@ def history_from_hand(
         players=None if players is None else tuple(players.get(s, "") for s in order),
         seats=order,
         extra=_rake_fields(config.rake) | _posts_fields(config.extra_posts, number)
-        | {k: v for k, v in (extra or {}).items() if v is not None},
+        | _time_fields(when) | {k: v for k, v in (extra or {}).items() if v is not None},
     )
+
+
+def _time_fields(when: datetime.datetime | None) -> dict[str, Any]:
+    """Return the PHH date and time fields of ``when`` (aware; naive: no zone written).
+
+    >>> import datetime
+    >>> _time_fields(datetime.datetime(2026, 12, 1, 21, 5, 7, tzinfo=datetime.timezone.utc))
+    {'time': datetime.time(21, 5, 7), 'time_zone': 'UTC', 'day': 1, 'month': 12, 'year': 2026}
+    """
+    if when is None:
+        return {}
+    out: dict[str, Any] = {"time": when.time().replace(microsecond=0)}
+    if when.tzinfo is not None:
+        out["time_zone"] = str(getattr(when.tzinfo, "key", None) or when.tzname())
+    return out | {"day": when.day, "month": when.month, "year": when.year}
 
 
 def _rake_fields(rule: RakeRule | None) -> dict[str, Any]:

@@ -158,3 +158,10 @@ def test_a_bad_endpoint_is_one_line_and_exit_2(endpoint: str,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"cannot connect to {endpoint!r}" in err
     assert "Traceback" not in err
+
+
+def test_post_choice_by_name_after_a_name_with_spaces() -> None:
+    from table_controller.cli.console_text import parse_line
+    assert parse_line("seat 3 Dan Smith 10000 post=now") == {
+        "command": "seat", "seat": 3, "player": "Dan Smith", "stack": 10000, "post": "now"}
+    assert parse_line("sit_in 3 now") == {"command": "sit_in", "seat": 3, "post": "now"}

@@ -15,6 +15,7 @@ from table_controller.engine import (
     DealHoleStep,
     Hand,
     Post,
+    PostChoice,
     PostKind,
     PostStep,
     RakeRule,
@@ -98,9 +99,13 @@ def test_missed_big_blind_posts_live_big_and_dead_small_on_return() -> None:
     assert positions(hand) == (2, 3, 5) and 4 not in hand.seats
     assert table.status().seats[4].missed_bb
     table.sit_in(4, post=True)
+    # seat 4 is between the button (3) and the small blind (5): never dealt in there (Robert's
+    # Rules of Poker, Button and Blind Use); it posts once the button has passed
+    hand = fold_around(table)
+    assert positions(hand) == (3, 5, 1) and 4 not in hand.seats
     hand = table.start_hand()
-    assert positions(hand) == (3, 5, 1) and 4 in hand.seats
-    assert posts_of(hand) == [(5, PostKind.SMALL_BLIND, 50), (1, PostKind.BIG_BLIND, 100),
+    assert positions(hand) == (5, 1, 2) and 4 in hand.seats
+    assert posts_of(hand) == [(1, PostKind.SMALL_BLIND, 50), (2, PostKind.BIG_BLIND, 100),
                               (4, PostKind.MISSED_BIG, 100), (4, PostKind.DEAD_SMALL, 50)]
     play_folds(hand)
     table.finish_hand(hand)
@@ -157,6 +162,13 @@ def test_new_player_posts_or_waits_and_never_enters_on_the_button() -> None:
     table.seat_player(4, "late", 1000, post=True)
     hand = table.start_hand()
     assert positions(hand) == (3, 5, 6)
+    # seat 4 sits between the button and the small blind: it waits (Robert's Rules of Poker,
+    # Button and Blind Use), and posts its big blind once the button has passed it
+    assert 4 not in hand.seats
+    play_folds(hand)
+    table.finish_hand(hand)
+    hand = table.start_hand()
+    assert positions(hand) == (5, 6, 1)
     assert 4 in hand.seats
     assert (4, PostKind.NEW_PLAYER, 100) in posts_of(hand)
 
@@ -283,3 +295,98 @@ def test_new_player_in_a_left_big_blind_seat_owes_no_missed_blind() -> None:
     assert positions(hand) == (2, None, 4) and 3 not in hand.seats
     view = table.status().seats[3]
     assert view.new and not view.missed_sb and not view.missed_bb
+
+
+# -- re-deal after a misdeal (TDA 2024 rule 35-C: an exact replay) ------------------------------
+
+
+def _voided(table: Table) -> Hand:
+    hand = table.start_hand()
+    post_all(hand)
+    hand.void()
+    table.finish_hand(hand)
+    return hand
+
+
+def test_redeal_after_a_misdeal_is_an_exact_replay_on_the_first_hand() -> None:
+    table = new_table({1: 1000, 3: 1000, 5: 1000})
+    voided = _voided(table)
+    table.seat_player(2, "sat down during the misdeal", 1000, post=True)
+    table.seat_player(6, "waits", 1000)
+    again = table.start_hand()
+    assert again.config == voided.config  # same button, blinds and seats dealt in
+    assert positions(again) == (1, 3, 5) and 2 not in again.seats
+
+
+def test_redeal_after_a_misdeal_is_an_exact_replay_later_on() -> None:
+    table = new_table({1: 1000, 3: 1000, 5: 1000, 7: 1000})
+    fold_around(table)  # 1 / 3 / 5
+    voided = _voided(table)  # 3 / 5 / 7
+    table.seat_player(8, "newcomer", 1000, post=True)
+    again = table.start_hand()
+    assert positions(again) == positions(voided) == (3, 5, 7)
+    assert again.seats == voided.seats and 8 not in again.seats
+    play_folds(again)
+    table.finish_hand(again)
+    hand = table.start_hand()  # the replay is over: the big blind reaches the newcomer
+    assert positions(hand) == (5, 7, 8) and 8 in hand.seats
+
+
+def test_redeal_leaves_out_a_player_who_left_but_keeps_the_blinds() -> None:
+    table = new_table({1: 1000, 3: 1000, 5: 1000, 7: 1000})
+    voided = _voided(table)
+    table.unseat(7)  # not a blind
+    again = table.start_hand()
+    assert positions(again) == positions(voided) and again.seats == (1, 3, 5)
+    table = new_table({1: 1000, 3: 1000, 5: 1000, 7: 1000})
+    _voided(table)
+    table.unseat(5)  # the big blind left: no replay possible, the normal plan
+    again = table.start_hand()
+    assert again.bb_seat == 7
+
+
+# -- posting in (Robert's Rules of Poker, Button and Blind Use; TDA 2024 rules 32 and 34) -------
+
+
+def test_post_choice_is_named_and_checked() -> None:
+    table = new_table({1: 1000, 3: 1000, 5: 1000})
+    fold_around(table)
+    table.seat_player(7, "poster", 1000, post=PostChoice.NOW)
+    table.seat_player(8, "waiter", 1000, post="wait")  # type: ignore[arg-type]
+    with pytest.raises(RuleError) as err:
+        table.seat_player(9, "x", 1000, post="later")  # type: ignore[arg-type]
+    assert err.value.rule == "post-choice"
+    hand = table.start_hand()  # 3 / 5 / 7: the big blind reaches seat 7 anyway
+    assert positions(hand) == (3, 5, 7) and 8 not in hand.seats
+
+
+def test_out_of_heads_up_the_button_is_never_the_big_blind() -> None:
+    table = new_table({1: 1000, 5: 1000})
+    assert positions(fold_around(table)) == (1, 1, 5)
+    table.seat_player(3, "newcomer", 1000, post=True)  # between the button and the big blind
+    hand = table.start_hand()
+    # the big blind moves on to seat 1, the small blind is seat 5, the button right of it
+    # (dead, seat 4): the newcomer, between the big blind and the button, posts and plays
+    assert positions(hand) == (4, 5, 1) and hand.seats == (1, 3, 5)
+    assert (3, PostKind.NEW_PLAYER, 100) in posts_of(hand)
+
+
+def test_out_of_heads_up_a_newcomer_on_the_button_waits() -> None:
+    table = new_table({1: 1000, 3: 1000})
+    assert positions(fold_around(table)) == (1, 1, 3)
+    table.seat_player(2, "newcomer", 1000, post=True)  # right of the small blind: the button
+    hand = table.start_hand()
+    assert hand.seats == (1, 3) and positions(hand) == (3, 3, 1)  # heads-up again, alternating
+    play_folds(hand)
+    table.finish_hand(hand)
+    hand = table.start_hand()
+    assert positions(hand) == (3, 1, 2) and hand.seats == (1, 2, 3)  # its big blind
+
+
+def test_a_newcomer_alone_with_one_player_starts_a_new_game() -> None:
+    table = new_table({1: 1000, 3: 1000})
+    fold_around(table)
+    table.unseat(3)
+    table.seat_player(5, "waits", 1000)  # would wait for a big blind that never comes
+    hand = table.start_hand()
+    assert hand.seats == (1, 5) and not hand.config.extra_posts

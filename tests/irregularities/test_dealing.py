@@ -309,3 +309,84 @@ def test_shoe_state_round_trips_through_the_journal_form() -> None:
     inp = device_input("shoe", ShoeStatus(door_open=True, empty=False, jam=False))
     assert inp == ShoeState(door_open=True, empty=False)
     assert input_from_dict(inp.to_dict()) == inp
+
+
+def test_redeal_after_a_misdeal_keeps_the_button_blinds_and_seats_tda_35c() -> None:
+    """TDA 2024 rule 35-C: the re-deal is an exact replay; nobody new is dealt in."""
+    h = started()
+    first = h.core.hand
+    assert first is not None
+    h.ok("seat", seat=4, player="latecomer", stack=10_000, post="now")
+    h.ok("misdeal", reason="first card exposed")
+    assert h.step() == {"kind": "start_hand", "button": first.button}
+    reply = h.ok("start")
+    again = h.core.hand
+    assert again is not None and reply.result["seats"] == list(first.seats) == [1, 2, 3]
+    assert (again.button, again.sb_seat, again.bb_seat) == (first.button, first.sb_seat,
+                                                             first.bb_seat)
+
+
+def test_seat_and_sit_in_take_the_post_choice() -> None:
+    """Robert's Rules of Poker, Button and Blind Use: wait for the big blind, or post now."""
+    h = started()
+    assert h.ok("seat", seat=5, player="p5", stack=10_000, post="now").result["post"] == "now"
+    assert h.core.table.status().seats[5].wants_to_post
+    assert h.ok("seat", seat=6, player="p6", stack=10_000).result["post"] == "wait"
+    assert not h.cmd("seat", seat=4, player="p4", stack=10_000, post="soon").accepted
+    h.ok("sit_out", seat=6)
+    assert h.ok("sit_in", seat=6, post="now").result == {"seat": 6, "post": "now"}
+    assert h.core.table.status().seats[6].wants_to_post
+    assert not h.cmd("sit_in", seat=6, post="maybe").accepted
+
+
+def test_a_deal_started_at_the_wrong_seat_is_a_misdeal_after_the_first_card() -> None:
+    """TDA 2024 rule 35-A-2; Robert's Rules of Poker v11, Misdeals 1(h)."""
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As")  # four cards out before anyone noticed
+    reply = h.ok("misdealt", what="wrong_start")
+    assert reply.result["kind"] == "misdeal"
+
+
+def test_a_later_card_to_the_wrong_seat_follows_the_house_rule() -> None:
+    """TDA 2024 rule 35-A-2 names only the first card (the default); Robert's Rules of Poker
+    v11, Misdeals 1(f), any card (``any_card``)."""
+    h = started()
+    h.deal("Ah", "Kd", "2c")
+    assert h.ok("misdealt", what="wrong_seat", seat=2).result["kind"] == "no_misdeal"
+    h = started(rules=DealingRules(HouseRules(wrong_seat_misdeal="any_card")))
+    h.deal("Ah", "Kd", "2c")
+    assert h.ok("misdealt", what="wrong_seat", seat=2).result["kind"] == "misdeal"
+
+
+def test_a_wrong_start_after_substantial_action_is_no_misdeal() -> None:
+    """TDA 2024 rule 35-D / 36: after substantial action the hand goes on."""
+    h = started()
+    h.deal("Ah", "Kd", "2c", "As", "Kh", "3c")
+    h.ok("call", seat=h.step()["seat"])
+    h.ok("call", seat=h.step()["seat"])
+    assert h.ok("misdealt", what="wrong_start").result["kind"] == "no_misdeal"
+
+
+@pytest.mark.parametrize("choice, ante_first", [("blind", False), ("ante", True)])
+def test_short_big_blind_priority_is_a_house_option(choice: str, ante_first: bool) -> None:
+    """TDA 2024 rule 2: the blind first (the default); TDA 2019 rule 2: the ante first."""
+    assert HouseRules().short_bb_priority == "blind"
+    assert HouseRules(short_bb_priority=choice).table_options()["bb_ante_first"] is ante_first
+
+
+def test_all_in_hands_tabled_is_a_house_option_and_reaches_the_table() -> None:
+    """TDA 2024 rule 16 (the default) or Robert's Rules of Poker v11, Showdown (in order)."""
+    from pathlib import Path
+
+    from table_controller.config import loads_config
+    from table_controller.daemon.setup import table_config
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    text = (examples / "table.toml").read_text()
+    assert table_config(loads_config(text, base_dir=examples)).table_all_ins
+    cfg = loads_config(text + '\n[house_rules]\nall_in_hands = "in_order"\n'
+                       'short_bb_priority = "ante"\n', base_dir=examples)
+    table = table_config(cfg)
+    assert not table.table_all_ins and table.bb_ante_first
+    with pytest.raises(ConfigError, match="all_in_hands"):
+        HouseRules(all_in_hands="never")
