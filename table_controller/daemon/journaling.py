@@ -17,6 +17,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import logging
 import os
 import time
@@ -274,8 +275,12 @@ class Journaler:
 
 
 def write_phh(ended: HandEnded, phh_dir: Path, players: Mapping[int, str], table_id: str, *,
-              overwrite: bool) -> None:
-    """Write the PHH file of a hand that ended (a hand PHH cannot express is logged, skipped)."""
+              overwrite: bool, when: datetime.datetime | None = None) -> None:
+    """Write the PHH file of a hand that ended (a hand PHH cannot express is logged, skipped).
+
+    ``when``: the hand's time (written as ``time`` / ``time_zone``); ``None`` when not known
+    (a file completed at recovery).
+    """
     from table_controller.phh import PhhError, dumps, history_from_hand
 
     path = phh_dir / f"hand-{ended.number:06d}.phh"
@@ -283,7 +288,8 @@ def write_phh(ended: HandEnded, phh_dir: Path, players: Mapping[int, str], table
         return
     try:
         text = dumps(history_from_hand(ended.hand, players=dict(players),
-                                       extra={"hand": ended.number, "table": table_id}))
+                                       extra={"hand": ended.number, "table": table_id},
+                                       when=when))
     except PhhError as exc:
         log.warning("hand %d: no PHH file: %s", ended.number, exc)
         return

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import gc
 import json
 import logging
@@ -342,13 +343,16 @@ class Daemon:
 
     def _hand_ended(self, ended: HandEnded) -> None:
         if not ended.voided:
-            self._write_phh(ended, overwrite=True)
+            # live: the hand ends now (a file completed at recovery has no time)
+            self._write_phh(ended, overwrite=True,
+                            when=datetime.datetime.now(datetime.UTC))
 
-    def _write_phh(self, ended: HandEnded, *, overwrite: bool) -> None:
+    def _write_phh(self, ended: HandEnded, *, overwrite: bool,
+                   when: datetime.datetime | None = None) -> None:
         assert self.core is not None
         names = {s: v.player for s, v in self.core.table.status().seats.items()}
         write_phh(ended, self.config.journal.phh_dir, names, self.config.table.id,
-                  overwrite=overwrite)
+                  overwrite=overwrite, when=when)
 
     # -- inputs ------------------------------------------------------------------------------
 
