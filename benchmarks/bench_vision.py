@@ -147,7 +147,7 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
     ours, base = Counts(), Counts()
     done = 0
     while done < frames:
-        cam = S.make_camera(rng, level)
+        cam = S.make_camera(rng, level, S.geometry_for_faces(shown))
         calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
         try:
             recognizer = calibrate_camera(calib.image, faces, design=design).recognizer()
