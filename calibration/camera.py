@@ -37,10 +37,12 @@ from hardware.camera.geometry import (
     face_aspect,
 )
 from hardware.camera.recognizer import (
+    CANON_PX_PER_MM,
     FELT_CHANNELS,
     STORED_PATCH_SIZE,
     BoardRecognizer,
     CardLocator,
+    CardPose,
     FaceBank,
     FeltChannel,
     RecognizerParams,
@@ -588,7 +590,45 @@ class FaceCapture:
         self._locator = CardLocator(world_to_image, geometry, felt_ratio,
                                     felt_channel=felt_channel)
         self.slot = slot
+        self.card_mm = geometry.card_mm
         self._patches: dict[Card, Image] = {}
+
+    def locate(self, frame: Image) -> CardPose | None:
+        """Return the clean card lying in the capture slot of ``frame``, or None."""
+        return self._locator.locate(frame, self.slot)
+
+    def measure_mm(self, frame: Image) -> tuple[float, float] | None:
+        """Return the size (mm, width <= height) of the biggest non-felt blob in the slot, or None.
+
+        Tells an installer what card lies there when it is not the profile's card size.
+        """
+        loc = self._locator
+        fg = loc.foreground(loc.warp_board(frame))
+        x0 = int(loc.canon_x(self.slot * loc.geometry.slot_width_mm))
+        x1 = int(np.ceil(loc.canon_x((self.slot + 1) * loc.geometry.slot_width_mm)))
+        part = np.zeros_like(fg)
+        part[:, x0:x1] = fg[:, x0:x1]
+        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            return None
+        biggest = max(contours, key=cv2.contourArea)
+        if cv2.contourArea(biggest) < 0.2 * loc.card_px[0] * loc.card_px[1]:
+            return None
+        # The blob's whole extent: the slot's columns may cut the card, so measure on fg.
+        mask = np.zeros_like(fg)
+        cv2.drawContours(mask, [biggest], -1, 255, -1)
+        ys, xs = np.nonzero(mask)
+        cx = int(np.clip(np.mean(xs), 0, fg.shape[1] - 1))
+        cy = int(np.clip(np.mean(ys), 0, fg.shape[0] - 1))
+        whole, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in whole:
+            if cv2.pointPolygonTest(contour, (cx, cy), False) >= 0:
+                biggest = contour
+                break
+        (_, _), (w, h), _ = cv2.minAreaRect(biggest)
+        s = CANON_PX_PER_MM
+        small, large = sorted((float(w) / s, float(h) / s))
+        return (round(small, 1), round(large, 1))
 
     def add(self, card: Card, frame: Image) -> Image:
         """Cut ``card``'s face from ``frame`` and register it; returns the stored patch.

@@ -6,17 +6,25 @@ Rules this module keeps:
    files are ignored, but a PNG whose name is not a card, a missing card or an unreadable image is
    refused with a :class:`~table_controller.errors.CalibrationError` naming the file.
 2. Faces are BGRA ``uint8`` arrays; an image without alpha is taken as fully opaque.
+3. Faces registered from the camera (:class:`FaceRegistration`) are captured one card at a time,
+   each only after it has lain still and the slot was empty since the one before.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from table_controller.engine.cards import FULL_DECK, Card, CardError
 from table_controller.errors import CalibrationError
+
+if TYPE_CHECKING:
+    from calibration.camera import FaceCapture
 
 Image = npt.NDArray[np.uint8]
 
@@ -81,3 +89,99 @@ def load_face_folder(folder: str | Path) -> dict[Card, Image]:
     return faces
 
 
+
+
+@dataclass(frozen=True, slots=True)
+class RegistrationStep:
+    """What face registration from the camera asks for after one frame.
+
+    :param next_card: the card to show now (None when all 52 are captured).
+    :param captured: the card captured from this frame, if one was.
+    :param message: one line for the installer (which card, where, progress, or what is wrong).
+    """
+
+    next_card: Card | None
+    done: int
+    total: int
+    message: str
+    captured: Card | None = None
+
+
+class FaceRegistration:
+    """Register a deck's faces from the camera: says which card to show next, shows progress.
+
+    Feed it frames (:meth:`feed`): when a clean card has lain still in the capture slot for
+    ``settle_frames`` frames it is captured as the card asked for, and the next card is asked
+    for once the slot is empty again (so one card is never captured twice). A card of another
+    size than the profile's is named with the size measured.
+
+    :param capture: :meth:`calibration.camera.CameraProfile.face_capture`.
+    :param order: the order cards are asked for (default 2c 2d 2h 2s 3c ... As).
+    """
+
+    def __init__(self, capture: FaceCapture, order: Sequence[Card] = FULL_DECK,
+                 settle_frames: int = 3) -> None:
+        if sorted(c.index for c in order) != list(range(52)):
+            raise CalibrationError("face registration order must hold each of the 52 cards once")
+        if settle_frames < 1:
+            raise CalibrationError(f"settle_frames must be at least 1, got {settle_frames}")
+        self.capture = capture
+        self.order = list(order)
+        self.settle_frames = settle_frames
+        self._done = 0
+        self._await_empty = False
+        self._still: list[tuple[tuple[float, float], float]] = []
+
+    @property
+    def next_card(self) -> Card | None:
+        """The card to show now, None when all are captured."""
+        return self.order[self._done] if self._done < len(self.order) else None
+
+    def prompt(self) -> str:
+        """Return what to do now, with the progress."""
+        card = self.next_card
+        slot = self.capture.slot + 1
+        if card is None:
+            return f"all {len(self.order)} faces captured"
+        if self._await_empty:
+            return f"take the card out of slot {slot} ({self._done}/{len(self.order)} captured)"
+        return (f"show {card.code} face up, alone, in slot {slot} "
+                f"({self._done}/{len(self.order)} captured)")
+
+    def feed(self, frame: Image) -> RegistrationStep:
+        """Look at one frame; capture the card asked for once it lies still."""
+        card = self.next_card
+        total = len(self.order)
+        if card is None:
+            return RegistrationStep(None, self._done, total, self.prompt())
+        pose = self.capture.locate(frame)
+        if self._await_empty:
+            if pose is None and self.capture.measure_mm(frame) is None:
+                self._await_empty = False
+            return RegistrationStep(card, self._done, total, self.prompt())
+        if pose is None:
+            self._still.clear()
+            message = self.prompt()
+            size = self.capture.measure_mm(frame)
+            expected = self.capture.card_mm
+            if size is not None and max(abs(size[0] / expected[0] - 1),
+                                        abs(size[1] / expected[1] - 1)) > 0.07:
+                message = (f"the card in slot {self.capture.slot + 1} measures about "
+                           f"{size[0]:.0f} x {size[1]:.0f} mm, not {expected[0]:g} x "
+                           f"{expected[1]:g} mm as calibrated (recalibrate with --card-mm), or "
+                           "something else lies there; " + message)
+            return RegistrationStep(card, self._done, total, message)
+        if self._still:
+            (x, y), angle = self._still[-1]
+            if abs(pose.centre[0] - x) > 1.5 or abs(pose.centre[1] - y) > 1.5 or abs(
+                    pose.angle_deg - angle) > 1.0:
+                self._still.clear()
+        self._still.append((pose.centre, pose.angle_deg))
+        if len(self._still) < self.settle_frames:
+            return RegistrationStep(card, self._done, total, self.prompt())
+        self.capture.add(card, frame)
+        self._done += 1
+        self._still.clear()
+        self._await_empty = True
+        return RegistrationStep(self.next_card, self._done, total,
+                                f"captured {card.code}; " + self.prompt(), captured=card)

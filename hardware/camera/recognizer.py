@@ -536,6 +536,11 @@ class CardLocator:
         half += np.sign(half) * grow
         return np.asarray(half @ rot.T + np.asarray(pose.centre), dtype=np.float64)
 
+    def quad_px(self, pose: CardPose) -> FloatArray:
+        """Corners (4, 2) of the card at ``pose`` in the full frame (TL, TR, BR, BL)."""
+        quad = cv2.perspectiveTransform(self._quad(pose).reshape(-1, 1, 2), self._canon_to_image)
+        return np.asarray(quad.reshape(-1, 2), np.float64)
+
     def locate(self, frame: Image, slot: int) -> CardPose | None:
         """Find the card lying in ``slot`` of ``frame``; None if there is no clean one."""
         pose, _ = self._find_card(self.foreground(self.warp_board(frame)), slot)
