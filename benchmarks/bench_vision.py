@@ -13,6 +13,12 @@ baseline: the corner rank/suit index matched against fixed templates (taken from
 deck, as the well-known OpenCV card detector ships its own), always answering unless its match
 score is under 0.5, on the same card positions.
 
+Situations (``BENCH_VISION_SITUATION_DECKS``: folders, comma-separated; each
+:class:`hardware.sim.situations.Situation` on each, ``BENCH_VISION_SITUATION_FRAMES`` frames
+(default a quarter of the frames) at ``BENCH_VISION_SITUATION_LEVELS``, default ``medium``):
+the method column names the situation. The design column gives the card size the faces'
+proportions give.
+
 Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
 ``BENCH_VISION_PER_CAMERA`` (frames per calibrated camera, default 20),
 ``BENCH_VISION_SEED`` (seed base, default :data:`SEED_BASE`), ``BENCH_VISION_EXTRA`` (folders of
@@ -34,6 +40,7 @@ import numpy.typing as npt
 
 from calibration.camera import calibrate_camera
 from calibration.faces import load_face_folder
+from hardware.camera.geometry import card_size_name
 from hardware.camera.recognizer import (
     STORED_PATCH_SIZE,
     BoardRecognizer,
@@ -42,6 +49,7 @@ from hardware.camera.recognizer import (
 )
 from hardware.sim import scene as S
 from hardware.sim.faces import face_folder
+from hardware.sim.situations import Situation, printed_felt, render_situation
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import CalibrationError
 
@@ -134,11 +142,13 @@ def _folder(design: str) -> Path:
 
 
 def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: int,
-               show: str | None = None, baseline_too: bool = True) -> tuple[Counts, Counts]:
+               show: str | None = None, baseline_too: bool = True,
+               situation: Situation = Situation.PLAIN) -> tuple[Counts, Counts]:
     """Measure one design and level; ``show`` renders another design's faces (wrong deck).
 
     ``design`` is ``kennard`` (shipped), a folder name under ``examples/cards`` or a path to a
-    folder of faces.
+    folder of faces. ``situation`` renders the boards in one of :class:`Situation` (plain: as
+    :func:`hardware.sim.scene.render_board`, the same random draws as before it existed).
     """
     faces = load_face_folder(_folder(design))
     shown = faces if show is None else load_face_folder(_folder(show))
@@ -148,6 +158,8 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
     done = 0
     while done < frames:
         cam = S.make_camera(rng, level, S.geometry_for_faces(shown))
+        if situation is Situation.PRINTED_FELT:
+            cam = printed_felt(cam, rng)
         calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
         try:
             recognizer = calibrate_camera(calib.image, faces, design=design).recognizer()
@@ -156,7 +168,10 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
             ours.calibration_failures.append(str(exc))
             continue
         for _ in range(min(per_camera, frames - done)):
-            scene = S.render_board(shown, S.random_board(rng), rng, level, cam)
+            if situation is Situation.PLAIN:
+                scene = S.render_board(shown, S.random_board(rng), rng, level, cam)
+            else:
+                scene = render_situation(shown, S.random_board(rng), rng, level, cam, situation)
             t0, c0 = time.perf_counter(), time.thread_time()
             reading = recognizer.read(scene.image)
             ours.ms.append((time.perf_counter() - t0) * 1000)
@@ -186,6 +201,11 @@ def _pct(n: int, d: int) -> str:
     return f"{100.0 * n / d:.2f}%" if d else "-"
 
 
+def _size_name(design: str) -> str:
+    faces = load_face_folder(_folder(design))
+    return card_size_name(S.geometry_for_faces(faces).card_mm)
+
+
 def _row(name: str, design: str, level: str, c: Counts) -> str:
     return (f"| {name} | {design} | {level} | {c.cards} | {c.correct} ({_pct(c.correct, c.cards)})"
             f" | {c.uncertain} | {c.wrong} | {_pct(c.boards_all_correct, c.boards)} | "
@@ -201,7 +221,8 @@ def main() -> None:
     print(f"frames per design and level: {frames}, {per_camera} per calibrated camera; "
           f"1920x1080; cv2 threads 1; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores; seeds {seed_base}+", flush=True)
-    header = ("| method | design | level | cards | correct | uncertain | wrong | boards all "
+    header = ("| method / situation | design (card size) | level | cards | correct | uncertain "
+              "| wrong | boards all "
               "correct | ms/frame: median wall / median CPU / min wall |\n"
               "|---|---|---|---|---|---|---|---|---|")
     rows: list[str] = []
@@ -233,8 +254,27 @@ def main() -> None:
         for l_i, level in enumerate(LEVELS):
             ours, _ = run_config(folder.rstrip("/") + "/", level, frames, per_camera,
                                  seed_base + 1000 + 100 * d_i + 10 * l_i, baseline_too=False)
-            rows.append(_row("face matching (ours)", Path(folder).name, level.value, ours))
+            name = f"{Path(folder).name} ({_size_name(folder)})"
+            rows.append(_row("face matching (ours)", name, level.value, ours))
             print(rows[-1], flush=True)
+            if ours.wrong:
+                extra.append(f"{name}/{level.value}: {ours.wrong} wrong")
+    situation_decks = [d for d in os.environ.get("BENCH_VISION_SITUATION_DECKS", "").split(",")
+                       if d]
+    situation_frames = int(os.environ.get("BENCH_VISION_SITUATION_FRAMES", str(frames // 4)))
+    situation_levels = [S.Level(v) for v in
+                        os.environ.get("BENCH_VISION_SITUATION_LEVELS", "medium").split(",")]
+    sit_rows: list[str] = []
+    for s_i, situation in enumerate(Situation):
+        for d_i, folder in enumerate(situation_decks):
+            for l_i, level in enumerate(situation_levels):
+                ours, _ = run_config(folder.rstrip("/") + "/", level, situation_frames,
+                                     per_camera, seed_base + 3000 + 100 * s_i + 10 * d_i + l_i,
+                                     baseline_too=False, situation=situation)
+                name = f"{Path(folder).name} ({_size_name(folder)})"
+                sit_rows.append(_row(situation.value, name, level.value, ours))
+                print(sit_rows[-1], flush=True)
+    rows += sit_rows
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     print(header)
     print("\n".join(rows))
