@@ -19,6 +19,8 @@ Situations (``BENCH_VISION_SITUATION_DECKS``: folders, comma-separated; each
 the method column names the situation. The design column gives the card size the faces'
 proportions give.
 
+``BENCH_VISION_SKIP_REPO=1`` leaves out the two repository designs and the wrong-deck runs.
+
 Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
 ``BENCH_VISION_PER_CAMERA`` (frames per calibrated camera, default 20),
 ``BENCH_VISION_SEED`` (seed base, default :data:`SEED_BASE`), ``BENCH_VISION_EXTRA`` (folders of
@@ -227,7 +229,8 @@ def main() -> None:
               "|---|---|---|---|---|---|---|---|---|")
     rows: list[str] = []
     extra: list[str] = []
-    for d_i, design in enumerate(DESIGNS):
+    skip_repo = os.environ.get("BENCH_VISION_SKIP_REPO", "") == "1"
+    for d_i, design in enumerate(() if skip_repo else DESIGNS):
         for l_i, level in enumerate(LEVELS):
             t0 = time.time()
             ours, base = run_config(design, level, frames, per_camera,
@@ -243,7 +246,8 @@ def main() -> None:
             print(rows[-1], flush=True)
     # A wrong deck registered: calibrated with one design, shown the other.
     wrong_deck = max(50, frames // 6)
-    for d_i, (design, show) in enumerate((("kennard", "svg-cards"), ("svg-cards", "kennard"))):
+    pairs = () if skip_repo else (("kennard", "svg-cards"), ("svg-cards", "kennard"))
+    for d_i, (design, show) in enumerate(pairs):
         ours, _ = run_config(design, S.Level.MEDIUM, wrong_deck, per_camera,
                              seed_base + 500 + d_i, show=show)
         extra.append(f"wrong deck (profile {design}, cards {show}, medium): {ours.cards} cards, "

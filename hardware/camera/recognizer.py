@@ -75,10 +75,10 @@ class RecognizerParams:
     #: region where their faces differ (:mod:`hardware.camera.suits`): the observation must lie
     #: at least this far towards the best face (+1) from halfway (0), the rival at -1, and fit
     #: the twins there with at least this correlation.
-    suit_min_position: float = 0.5
+    suit_min_position: float = 0.7
     suit_min_fit: float = 0.8
     #: ... and each half of the card alone must lean towards the best face at least this much.
-    suit_min_half: float = 0.0
+    suit_min_half: float = 0.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +375,9 @@ def _run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArra
     return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)
 
 
+#: Steepest edge slope a card may lie at (tan of its rotation): 0.42 is 23 degrees; a dealer
+#: leaves a card askew by 10-20 degrees now and then (was 0.3, 17 degrees).
+MAX_SLOPE = 0.42
 #: The felt's dominant colour channel (calibrated): the felt mask is that channel's ratio.
 FeltChannel = Literal["blue", "green", "red"]
 FELT_CHANNELS: tuple[FeltChannel, ...] = ("blue", "green", "red")
@@ -663,7 +666,7 @@ class CardLocator:
             lfit = None
         if rfit is not None and abs(rfit[0] + slope) > 0.05:
             rfit = None
-        if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > 0.3:
+        if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > MAX_SLOPE:
             return None
         cos = 1 / np.sqrt(1 + slope**2)
         top_y, bottom_y = tfit[0] * cx + tfit[1], bfit[0] * cx + bfit[1]
