@@ -19,6 +19,8 @@ Situations (``BENCH_VISION_SITUATION_DECKS``: folders, comma-separated; each
 the method column names the situation. The design column gives the card size the faces'
 proportions give.
 
+``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
+read), CPU per frame against the 100 ms of 10 fps.
 ``BENCH_VISION_SKIP_REPO=1`` leaves out the two repository designs and the wrong-deck runs.
 
 Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
@@ -199,6 +201,44 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
     return ours, base
 
 
+def run_stream(frames: int, seed: int, fps: float = 10.0) -> list[str]:
+    """A camera delivering frames continuously: decode (JPEG q90 as MJPEG, and PNG) + read.
+
+    Frames are rendered first (kennard, medium, one calibrated camera), encoded, then fed in
+    order at ``fps`` on the time line: per frame the CPU time of ``cv2.imdecode`` and of
+    ``BoardRecognizer.read``, and whether the two fit in one frame interval.
+    """
+    faces = load_face_folder(face_folder("kennard"))
+    rng = np.random.default_rng(seed)
+    cam = S.make_camera(rng, S.Level.MEDIUM, S.geometry_for_faces(faces))
+    calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
+    recognizer = calibrate_camera(calib.image, faces).recognizer()
+    images = [S.render_board(faces, S.random_board(rng), rng, S.Level.MEDIUM, cam).image
+              for _ in range(frames)]
+    out = []
+    for kind, params in (("jpeg q90", [cv2.IMWRITE_JPEG_QUALITY, 90]), ("png", [])):
+        ext = ".jpg" if kind.startswith("jpeg") else ".png"
+        blobs = [cv2.imencode(ext, im, params)[1] for im in images]
+        dec, rd, late = [], [], 0
+        for blob in blobs:
+            c0 = time.thread_time()
+            frame = np.asarray(cv2.imdecode(blob, cv2.IMREAD_COLOR), np.uint8)
+            c1 = time.thread_time()
+            recognizer.read(frame)
+            c2 = time.thread_time()
+            dec.append((c1 - c0) * 1000)
+            rd.append((c2 - c1) * 1000)
+            late += (c2 - c0) > 1.0 / fps
+        total = [a + b for a, b in zip(dec, rd, strict=True)]
+        out.append(f"stream {kind} at {fps:g} fps, {frames} frames: decode "
+                   f"{statistics.median(dec):.1f} ms, read {statistics.median(rd):.1f} ms, "
+                   f"both {statistics.median(total):.1f} ms median / "
+                   f"{np.percentile(total, 99):.1f} ms p99 CPU; {late} frames over the "
+                   f"{1000 / fps:.0f} ms interval; sustainable "
+                   f"{1000 / statistics.median(total):.0f} fps on one core")
+    return out
+
+
 def _pct(n: int, d: int) -> str:
     return f"{100.0 * n / d:.2f}%" if d else "-"
 
@@ -279,6 +319,11 @@ def main() -> None:
                 sit_rows.append(_row(situation.value, name, level.value, ours))
                 print(sit_rows[-1], flush=True)
     rows += sit_rows
+    stream = int(os.environ.get("BENCH_VISION_STREAM", "0"))
+    if stream:
+        for line in run_stream(stream, seed_base + 9000):
+            extra.append(line)
+            print(line, flush=True)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     print(header)
     print("\n".join(rows))
