@@ -15,18 +15,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
+from hardware.camera.geometry import BoardGeometry
+from hardware.camera.recognizer import (
+    CANON_PX_PER_MM,
+    STORED_PATCH_SIZE,
+    CardLocator,
+    CardPose,
+    FeltChannel,
+)
 from table_controller.engine.cards import FULL_DECK, Card, CardError
 from table_controller.errors import CalibrationError
 
-if TYPE_CHECKING:
-    from calibration.camera import FaceCapture
-
 Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
 
 #: Accepted width / height of a face image (poker cards are 63 / 88 = 0.716).
 ASPECT_RANGE = (0.6, 0.8)
@@ -89,6 +95,94 @@ def load_face_folder(folder: str | Path) -> dict[Card, Image]:
     return faces
 
 
+
+
+class FaceCapture:
+    """Register a deck's faces from the camera, one card at a time, in one slot.
+
+    Show each card face up in ``slot`` (any way up) and call :meth:`add`. ``felt_ratio`` and
+    ``felt_channel`` are the calibrated felt's (:meth:`CameraProfile.face_capture` passes them).
+    """
+
+    def __init__(
+        self, world_to_image: FloatArray, geometry: BoardGeometry, felt_ratio: float,
+        slot: int = 2, *, felt_channel: FeltChannel = "green",
+    ) -> None:
+        if not 0 <= slot < geometry.slots:
+            raise CalibrationError(f"capture slot {slot} is not 0..{geometry.slots - 1}")
+        self._locator = CardLocator(world_to_image, geometry, felt_ratio,
+                                    felt_channel=felt_channel)
+        self.slot = slot
+        self.card_mm = geometry.card_mm
+        self._patches: dict[Card, Image] = {}
+
+    def locate(self, frame: Image) -> CardPose | None:
+        """Return the clean card lying in the capture slot of ``frame``, or None."""
+        return self._locator.locate(frame, self.slot)
+
+    def measure_mm(self, frame: Image) -> tuple[float, float] | None:
+        """Return the size (mm, width <= height) of the biggest non-felt blob in the slot, or None.
+
+        Tells an installer what card lies there when it is not the profile's card size.
+        """
+        loc = self._locator
+        fg = loc.foreground(loc.warp_board(frame))
+        x0 = int(loc.canon_x(self.slot * loc.geometry.slot_width_mm))
+        x1 = int(np.ceil(loc.canon_x((self.slot + 1) * loc.geometry.slot_width_mm)))
+        part = np.zeros_like(fg)
+        part[:, x0:x1] = fg[:, x0:x1]
+        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            return None
+        biggest = max(contours, key=cv2.contourArea)
+        if cv2.contourArea(biggest) < 0.2 * loc.card_px[0] * loc.card_px[1]:
+            return None
+        # The blob's whole extent: the slot's columns may cut the card, so measure on fg.
+        mask = np.zeros_like(fg)
+        cv2.drawContours(mask, [biggest], -1, 255, -1)
+        ys, xs = np.nonzero(mask)
+        cx = int(np.clip(np.mean(xs), 0, fg.shape[1] - 1))
+        cy = int(np.clip(np.mean(ys), 0, fg.shape[0] - 1))
+        whole, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in whole:
+            if cv2.pointPolygonTest(contour, (cx, cy), False) >= 0:
+                biggest = contour
+                break
+        (_, _), (w, h), _ = cv2.minAreaRect(biggest)
+        s = CANON_PX_PER_MM
+        small, large = sorted((float(w) / s, float(h) / s))
+        return (round(small, 1), round(large, 1))
+
+    def add(self, card: Card, frame: Image) -> Image:
+        """Cut ``card``'s face from ``frame`` and register it; returns the stored patch.
+
+        :raises CalibrationError: if no clean card lies in the capture slot.
+        """
+        pose = self._locator.locate(frame, self.slot)
+        if pose is None:
+            raise CalibrationError(
+                f"no clean card found in slot {self.slot + 1} for {card.code}; place it alone in "
+                "the slot, face up, with nothing over it"
+            )
+        patch = self._locator.card_patch(frame, pose, STORED_PATCH_SIZE)
+        self._patches[card] = patch
+        return patch
+
+    def missing(self) -> list[Card]:
+        """Cards not registered yet."""
+        return [c for c in FULL_DECK if c not in self._patches]
+
+    def patches(self) -> dict[Card, Image]:
+        """All 52 patches.
+
+        :raises CalibrationError: if any card is missing.
+        """
+        missing = self.missing()
+        if missing:
+            raise CalibrationError(
+                f"{len(missing)} cards not captured yet: {' '.join(c.code for c in missing)}"
+            )
+        return dict(self._patches)
 
 
 @dataclass(frozen=True, slots=True)
