@@ -13,6 +13,16 @@ baseline: the corner rank/suit index matched against fixed templates (taken from
 deck, as the well-known OpenCV card detector ships its own), always answering unless its match
 score is under 0.5, on the same card positions.
 
+Situations (``BENCH_VISION_SITUATION_DECKS``: folders, comma-separated; each
+:class:`hardware.sim.situations.Situation` on each, ``BENCH_VISION_SITUATION_FRAMES`` frames
+(default a quarter of the frames) at ``BENCH_VISION_SITUATION_LEVELS``, default ``medium``):
+the method column names the situation. The design column gives the card size the faces'
+proportions give.
+
+``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
+read), CPU per frame against the 100 ms of 10 fps.
+``BENCH_VISION_SKIP_REPO=1`` leaves out the two repository designs and the wrong-deck runs.
+
 Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
 ``BENCH_VISION_PER_CAMERA`` (frames per calibrated camera, default 20),
 ``BENCH_VISION_SEED`` (seed base, default :data:`SEED_BASE`), ``BENCH_VISION_EXTRA`` (folders of
@@ -34,6 +44,7 @@ import numpy.typing as npt
 
 from calibration.camera import calibrate_camera
 from calibration.faces import load_face_folder
+from hardware.camera.geometry import card_size_name
 from hardware.camera.recognizer import (
     STORED_PATCH_SIZE,
     BoardRecognizer,
@@ -42,6 +53,7 @@ from hardware.camera.recognizer import (
 )
 from hardware.sim import scene as S
 from hardware.sim.faces import face_folder
+from hardware.sim.situations import Situation, printed_felt, render_situation
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import CalibrationError
 
@@ -134,11 +146,13 @@ def _folder(design: str) -> Path:
 
 
 def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: int,
-               show: str | None = None, baseline_too: bool = True) -> tuple[Counts, Counts]:
+               show: str | None = None, baseline_too: bool = True,
+               situation: Situation = Situation.PLAIN) -> tuple[Counts, Counts]:
     """Measure one design and level; ``show`` renders another design's faces (wrong deck).
 
     ``design`` is ``kennard`` (shipped), a folder name under ``examples/cards`` or a path to a
-    folder of faces.
+    folder of faces. ``situation`` renders the boards in one of :class:`Situation` (plain: as
+    :func:`hardware.sim.scene.render_board`, the same random draws as before it existed).
     """
     faces = load_face_folder(_folder(design))
     shown = faces if show is None else load_face_folder(_folder(show))
@@ -147,7 +161,9 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
     ours, base = Counts(), Counts()
     done = 0
     while done < frames:
-        cam = S.make_camera(rng, level)
+        cam = S.make_camera(rng, level, S.geometry_for_faces(shown))
+        if situation is Situation.PRINTED_FELT:
+            cam = printed_felt(cam, rng)
         calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
         try:
             recognizer = calibrate_camera(calib.image, faces, design=design).recognizer()
@@ -156,7 +172,10 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
             ours.calibration_failures.append(str(exc))
             continue
         for _ in range(min(per_camera, frames - done)):
-            scene = S.render_board(shown, S.random_board(rng), rng, level, cam)
+            if situation is Situation.PLAIN:
+                scene = S.render_board(shown, S.random_board(rng), rng, level, cam)
+            else:
+                scene = render_situation(shown, S.random_board(rng), rng, level, cam, situation)
             t0, c0 = time.perf_counter(), time.thread_time()
             reading = recognizer.read(scene.image)
             ours.ms.append((time.perf_counter() - t0) * 1000)
@@ -182,8 +201,51 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
     return ours, base
 
 
+def run_stream(frames: int, seed: int, fps: float = 10.0) -> list[str]:
+    """A camera delivering frames continuously: decode (JPEG q90 as MJPEG, and PNG) + read.
+
+    Frames are rendered first (kennard, medium, one calibrated camera), encoded, then fed in
+    order at ``fps`` on the time line: per frame the CPU time of ``cv2.imdecode`` and of
+    ``BoardRecognizer.read``, and whether the two fit in one frame interval.
+    """
+    faces = load_face_folder(face_folder("kennard"))
+    rng = np.random.default_rng(seed)
+    cam = S.make_camera(rng, S.Level.MEDIUM, S.geometry_for_faces(faces))
+    calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
+    recognizer = calibrate_camera(calib.image, faces).recognizer()
+    images = [S.render_board(faces, S.random_board(rng), rng, S.Level.MEDIUM, cam).image
+              for _ in range(frames)]
+    out = []
+    for kind, params in (("jpeg q90", [cv2.IMWRITE_JPEG_QUALITY, 90]), ("png", [])):
+        ext = ".jpg" if kind.startswith("jpeg") else ".png"
+        blobs = [cv2.imencode(ext, im, params)[1] for im in images]
+        dec, rd, late = [], [], 0
+        for blob in blobs:
+            c0 = time.thread_time()
+            frame = np.asarray(cv2.imdecode(blob, cv2.IMREAD_COLOR), np.uint8)
+            c1 = time.thread_time()
+            recognizer.read(frame)
+            c2 = time.thread_time()
+            dec.append((c1 - c0) * 1000)
+            rd.append((c2 - c1) * 1000)
+            late += (c2 - c0) > 1.0 / fps
+        total = [a + b for a, b in zip(dec, rd, strict=True)]
+        out.append(f"stream {kind} at {fps:g} fps, {frames} frames: decode "
+                   f"{statistics.median(dec):.1f} ms, read {statistics.median(rd):.1f} ms, "
+                   f"both {statistics.median(total):.1f} ms median / "
+                   f"{np.percentile(total, 99):.1f} ms p99 CPU; {late} frames over the "
+                   f"{1000 / fps:.0f} ms interval; sustainable "
+                   f"{1000 / statistics.median(total):.0f} fps on one core")
+    return out
+
+
 def _pct(n: int, d: int) -> str:
     return f"{100.0 * n / d:.2f}%" if d else "-"
+
+
+def _size_name(design: str) -> str:
+    faces = load_face_folder(_folder(design))
+    return card_size_name(S.geometry_for_faces(faces).card_mm)
 
 
 def _row(name: str, design: str, level: str, c: Counts) -> str:
@@ -201,12 +263,14 @@ def main() -> None:
     print(f"frames per design and level: {frames}, {per_camera} per calibrated camera; "
           f"1920x1080; cv2 threads 1; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores; seeds {seed_base}+", flush=True)
-    header = ("| method | design | level | cards | correct | uncertain | wrong | boards all "
+    header = ("| method / situation | design (card size) | level | cards | correct | uncertain "
+              "| wrong | boards all "
               "correct | ms/frame: median wall / median CPU / min wall |\n"
               "|---|---|---|---|---|---|---|---|---|")
     rows: list[str] = []
     extra: list[str] = []
-    for d_i, design in enumerate(DESIGNS):
+    skip_repo = os.environ.get("BENCH_VISION_SKIP_REPO", "") == "1"
+    for d_i, design in enumerate(() if skip_repo else DESIGNS):
         for l_i, level in enumerate(LEVELS):
             t0 = time.time()
             ours, base = run_config(design, level, frames, per_camera,
@@ -222,7 +286,8 @@ def main() -> None:
             print(rows[-1], flush=True)
     # A wrong deck registered: calibrated with one design, shown the other.
     wrong_deck = max(50, frames // 6)
-    for d_i, (design, show) in enumerate((("kennard", "svg-cards"), ("svg-cards", "kennard"))):
+    pairs = () if skip_repo else (("kennard", "svg-cards"), ("svg-cards", "kennard"))
+    for d_i, (design, show) in enumerate(pairs):
         ours, _ = run_config(design, S.Level.MEDIUM, wrong_deck, per_camera,
                              seed_base + 500 + d_i, show=show)
         extra.append(f"wrong deck (profile {design}, cards {show}, medium): {ours.cards} cards, "
@@ -233,8 +298,32 @@ def main() -> None:
         for l_i, level in enumerate(LEVELS):
             ours, _ = run_config(folder.rstrip("/") + "/", level, frames, per_camera,
                                  seed_base + 1000 + 100 * d_i + 10 * l_i, baseline_too=False)
-            rows.append(_row("face matching (ours)", Path(folder).name, level.value, ours))
+            name = f"{Path(folder).name} ({_size_name(folder)})"
+            rows.append(_row("face matching (ours)", name, level.value, ours))
             print(rows[-1], flush=True)
+            if ours.wrong:
+                extra.append(f"{name}/{level.value}: {ours.wrong} wrong")
+    situation_decks = [d for d in os.environ.get("BENCH_VISION_SITUATION_DECKS", "").split(",")
+                       if d]
+    situation_frames = int(os.environ.get("BENCH_VISION_SITUATION_FRAMES", str(frames // 4)))
+    situation_levels = [S.Level(v) for v in
+                        os.environ.get("BENCH_VISION_SITUATION_LEVELS", "medium").split(",")]
+    sit_rows: list[str] = []
+    for s_i, situation in enumerate(Situation):
+        for d_i, folder in enumerate(situation_decks):
+            for l_i, level in enumerate(situation_levels):
+                ours, _ = run_config(folder.rstrip("/") + "/", level, situation_frames,
+                                     per_camera, seed_base + 3000 + 100 * s_i + 10 * d_i + l_i,
+                                     baseline_too=False, situation=situation)
+                name = f"{Path(folder).name} ({_size_name(folder)})"
+                sit_rows.append(_row(situation.value, name, level.value, ours))
+                print(sit_rows[-1], flush=True)
+    rows += sit_rows
+    stream = int(os.environ.get("BENCH_VISION_STREAM", "0"))
+    if stream:
+        for line in run_stream(stream, seed_base + 9000):
+            extra.append(line)
+            print(line, flush=True)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     print(header)
     print("\n".join(rows))

@@ -30,7 +30,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.geometry import BoardGeometry
+from calibration.faces import FaceCapture as FaceCapture  # re-exported: its old home
+from hardware.camera.geometry import (
+    BoardGeometry,
+    card_mm_for_aspect,
+    card_size_name,
+    face_aspect,
+)
 from hardware.camera.recognizer import (
     FELT_CHANNELS,
     STORED_PATCH_SIZE,
@@ -53,6 +59,10 @@ PROFILE_VERSION = 2
 #: area is not felt we can work with (grey, black, two-colour).
 MIN_FELT_RATIO = 0.15
 MAX_REPROJECTION_PX = 3.0
+#: A card size given by hand may differ from the faces' proportions by this much (relative).
+CARD_ASPECT_TOLERANCE = 0.04
+#: Free space across a slot (mm) under which neighbouring cards will often touch or overlap.
+TIGHT_SLOT_MM = 6.0
 
 _COMMON_KEYS = {
     "format", "version", "design", "source", "image_size", "board_corners_px", "homography",
@@ -257,14 +267,21 @@ def calibrate_camera(
     corners: FloatArray | None = None,
     geometry: BoardGeometry | None = None,
     design: str = "",
+    card_mm: tuple[float, float] | None = None,
 ) -> CameraProfile:
     """Calibrate from one image of the (preferably empty) board and a deck's faces.
 
     :param faces: full-resolution BGRA faces (``calibration.faces.load_face_folder``).
     :param corners: board corners in the image, clockwise from top-left; None = use markers.
-    :raises CalibrationError: if the markers or corners or faces are not usable.
+    :param geometry: the board layout; its ``card_mm`` is replaced by :func:`card_size`'s.
+    :param card_mm: the card size measured by hand; None = from the faces' proportions.
+    :raises CalibrationError: if the markers or corners or faces are not usable, the card size
+        given does not match the faces' proportions, or the card does not fit a slot.
     """
-    geo = geometry or BoardGeometry()
+    missing = [c.code for c in FULL_DECK if c not in faces]
+    if missing:
+        raise CalibrationError(f"faces lack {len(missing)} of 52 cards: {' '.join(missing)}")
+    geo = with_card_size(geometry or BoardGeometry(), card_size(faces, card_mm))
     if image.ndim != 3 or image.shape[2] != 3:
         raise CalibrationError(f"calibration image must be BGR, got shape {image.shape}")
     size = (int(image.shape[1]), int(image.shape[0]))
@@ -277,15 +294,71 @@ def calibrate_camera(
         source = "corners"
     board = _project(homography, geo.board_corners_mm())
     check_corners(board, size, "board area")
-    missing = [c.code for c in FULL_DECK if c not in faces]
-    if missing:
-        raise CalibrationError(f"faces lack {len(missing)} of 52 cards: {' '.join(missing)}")
     patches = {c: face_patch(faces[c]) for c in FULL_DECK}
     channel, ratio = measure_felt(image, homography, geo)
     return CameraProfile(
         image_size=size, geometry=geo, board_corners_px=board, world_to_image=homography,
         felt_ratio=ratio, felt_channel=channel, design=design, patches=patches, source=source,
     )
+
+
+def card_size(
+    faces: Mapping[Card, Image], card_mm: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """Return the card size (mm) of a deck: ``card_mm`` if given, else from the faces.
+
+    The faces' width / height (median over the deck) gives a standard size
+    (:func:`hardware.camera.geometry.card_mm_for_aspect`: poker 63 x 88, bridge 57 x 89) or a
+    card 88 mm tall of those proportions.
+
+    :raises CalibrationError: if ``card_mm`` is not positive or its proportions differ from the
+        faces' by more than :data:`CARD_ASPECT_TOLERANCE`.
+    """
+    aspect = face_aspect(f.shape for f in faces.values())
+    if card_mm is None:
+        return card_mm_for_aspect(aspect)
+    w, h = card_mm
+    if not (w > 0 and h > 0):
+        raise CalibrationError(f"card size {w:g} x {h:g} mm must be positive")
+    if abs((w / h) / aspect - 1) > CARD_ASPECT_TOLERANCE:
+        raise CalibrationError(
+            f"the card size given, {w:g} x {h:g} mm (width / height {w / h:.3f}), does not "
+            f"match the faces, whose width / height is {aspect:.3f} (a "
+            f"{card_size_name(card_mm_for_aspect(aspect))} card); measure a card of the deck "
+            "in use, or register that deck's faces"
+        )
+    return (float(w), float(h))
+
+
+def with_card_size(geometry: BoardGeometry, card_mm: tuple[float, float]) -> BoardGeometry:
+    """``geometry`` with another card size (checked to fit a slot).
+
+    :raises CalibrationError: if the card does not fit a slot of the board area.
+    """
+    return BoardGeometry(board_mm=geometry.board_mm, card_mm=card_mm, slots=geometry.slots,
+                         marker_mm=geometry.marker_mm,
+                         marker_margin_mm=geometry.marker_margin_mm)
+
+
+def layout_report(geometry: BoardGeometry, source: str = "") -> list[str]:
+    """Plain lines on how the cards fit the slots (printed by ``calibrate camera``).
+
+    :param source: where the card size came from, said in the first line.
+    """
+    cw, ch = geometry.card_mm
+    sw, sh = geometry.slot_width_mm, geometry.board_mm[1]
+    lines = [
+        f"cards {cw:g} x {ch:g} mm ({card_size_name(geometry.card_mm)}"
+        f"{', ' + source if source else ''}); "
+        f"{geometry.slots} slots of {sw:.1f} x {sh:.1f} mm: {sw - cw:.1f} mm free across a "
+        f"slot, {sh - ch:.1f} mm along it"
+    ]
+    if sw - cw < TIGHT_SLOT_MM:
+        lines.append(
+            f"warning: only {sw - cw:.1f} mm between cards laid in the middle of their slots; "
+            "neighbours will often touch or overlap (a wider board area reads better)"
+        )
+    return lines
 
 
 def faces_path(profile_path: Path) -> Path:
@@ -498,56 +571,6 @@ def draw_preview(image: Image, profile: CameraProfile) -> Image:
     cv2.putText(out, label, (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2,
                 cv2.LINE_AA)
     return out
-
-
-class FaceCapture:
-    """Register a deck's faces from the camera, one card at a time, in one slot.
-
-    Show each card face up in ``slot`` (any way up) and call :meth:`add`. ``felt_ratio`` and
-    ``felt_channel`` are the calibrated felt's (:meth:`CameraProfile.face_capture` passes them).
-    """
-
-    def __init__(
-        self, world_to_image: FloatArray, geometry: BoardGeometry, felt_ratio: float,
-        slot: int = 2, *, felt_channel: FeltChannel = "green",
-    ) -> None:
-        if not 0 <= slot < geometry.slots:
-            raise CalibrationError(f"capture slot {slot} is not 0..{geometry.slots - 1}")
-        self._locator = CardLocator(world_to_image, geometry, felt_ratio,
-                                    felt_channel=felt_channel)
-        self.slot = slot
-        self._patches: dict[Card, Image] = {}
-
-    def add(self, card: Card, frame: Image) -> Image:
-        """Cut ``card``'s face from ``frame`` and register it; returns the stored patch.
-
-        :raises CalibrationError: if no clean card lies in the capture slot.
-        """
-        pose = self._locator.locate(frame, self.slot)
-        if pose is None:
-            raise CalibrationError(
-                f"no clean card found in slot {self.slot + 1} for {card.code}; place it alone in "
-                "the slot, face up, with nothing over it"
-            )
-        patch = self._locator.card_patch(frame, pose, STORED_PATCH_SIZE)
-        self._patches[card] = patch
-        return patch
-
-    def missing(self) -> list[Card]:
-        """Cards not registered yet."""
-        return [c for c in FULL_DECK if c not in self._patches]
-
-    def patches(self) -> dict[Card, Image]:
-        """All 52 patches.
-
-        :raises CalibrationError: if any card is missing.
-        """
-        missing = self.missing()
-        if missing:
-            raise CalibrationError(
-                f"{len(missing)} cards not captured yet: {' '.join(c.code for c in missing)}"
-            )
-        return dict(self._patches)
 
 
 def profile_with_patches(profile: CameraProfile, patches: Mapping[Card, Image]) -> CameraProfile:

@@ -15,10 +15,13 @@ Rules this module keeps:
 (0, 4, None)
 >>> g.slot_centre_mm(2)
 (200.0, 60.0)
+>>> card_mm_for_aspect(63 / 88), card_mm_for_aspect(0.641), card_mm_for_aspect(0.69)
+((63.0, 88.0), (57.0, 89.0), (60.7, 88.0))
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +30,56 @@ import numpy.typing as npt
 from table_controller.errors import CalibrationError
 
 FloatArray = npt.NDArray[np.float64]
+
+#: Standard card sizes (width, height in mm): a face whose proportions are within
+#: :data:`SNAP_TOLERANCE` of one of them is taken to be that size.
+STANDARD_CARD_MM: dict[str, tuple[float, float]] = {
+    "poker": (63.0, 88.0),
+    "bridge": (57.0, 89.0),
+}
+SNAP_TOLERANCE = 0.02
+#: Height assumed for a card of other proportions (both standard sizes are 88-89 mm tall).
+DEFAULT_CARD_HEIGHT_MM = 88.0
+
+
+def card_mm_for_aspect(aspect: float) -> tuple[float, float]:
+    """Card size (mm) of a face whose width / height is ``aspect``.
+
+    A standard size (:data:`STANDARD_CARD_MM`) when the proportions are within
+    :data:`SNAP_TOLERANCE` of it, else :data:`DEFAULT_CARD_HEIGHT_MM` tall with that aspect
+    (width rounded to 0.1 mm).
+
+    :raises CalibrationError: if ``aspect`` is not a positive finite number.
+    """
+    if not np.isfinite(aspect) or aspect <= 0:
+        raise CalibrationError(f"card aspect (width / height) must be positive, got {aspect}")
+    for size in STANDARD_CARD_MM.values():
+        if abs(aspect / (size[0] / size[1]) - 1) <= SNAP_TOLERANCE:
+            return size
+    return (round(aspect * DEFAULT_CARD_HEIGHT_MM, 1), DEFAULT_CARD_HEIGHT_MM)
+
+
+def card_size_name(card_mm: tuple[float, float]) -> str:
+    """``"poker"``, ``"bridge"`` or ``"W x H mm"`` for a card size.
+
+    >>> card_size_name((57.0, 89.0)), card_size_name((60.7, 88.0))
+    ('bridge', '60.7 x 88 mm')
+    """
+    for name, size in STANDARD_CARD_MM.items():
+        if tuple(card_mm) == size:
+            return name
+    return f"{card_mm[0]:g} x {card_mm[1]:g} mm"
+
+
+def face_aspect(shapes: Iterable[tuple[int, ...]]) -> float:
+    """Median width / height of face images given by their array shapes ``(h, w, ...)``.
+
+    :raises CalibrationError: if there are no shapes.
+    """
+    ratios = sorted(s[1] / s[0] for s in shapes)
+    if not ratios:
+        raise CalibrationError("no faces to measure the card proportions from")
+    return float(ratios[len(ratios) // 2])
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +110,10 @@ class BoardGeometry:
             raise CalibrationError(f"slots must be at least 1, got {self.slots}")
         if cw > bw / self.slots or ch > bh:
             raise CalibrationError(
-                f"card_mm {self.card_mm} does not fit a slot of {bw / self.slots:.1f} x "
-                f"{bh:.1f} mm (board_mm {self.board_mm}, {self.slots} slots)"
+                f"a {cw:g} x {ch:g} mm card does not fit a slot: the board area "
+                f"{bw:g} x {bh:g} mm has {self.slots} slots of {bw / self.slots:.1f} x "
+                f"{bh:.1f} mm (card_mm {self.card_mm}, board_mm {self.board_mm}); give the "
+                "board size or the card size that is really there"
             )
         if self.marker_mm <= 0 or self.marker_margin_mm < 0:
             raise CalibrationError(

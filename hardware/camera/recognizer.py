@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.geometry import BoardGeometry
-from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
 
 Image = npt.NDArray[np.uint8]
@@ -71,6 +71,14 @@ class RecognizerParams:
     near_hand_min_score: float = 0.90
     near_hand_min_separation: float = 0.08
     near_hand_min_discriminant: float = 0.75
+    #: Suit twins (same rank and colour) the whole face cannot separate are decided on the
+    #: region where their faces differ (:mod:`hardware.camera.suits`): the observation must lie
+    #: at least this far towards the best face (+1) from halfway (0), the rival at -1, and fit
+    #: the twins there with at least this correlation.
+    suit_min_position: float = 0.7
+    suit_min_fit: float = 0.8
+    #: ... and each half of the card alone must lean towards the best face at least this much.
+    suit_min_half: float = 0.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,11 +236,24 @@ class FaceBank:
         c_second = float(t_best @ view(int(order[1])))
         separation = margin / float(np.sqrt(max(2.0 * (1.0 - c_second), 1e-6)))
         disc = 1.0
+        card = FULL_DECK[best]
+        # The same against the rivals that are not the best card's suit twin (same rank, same
+        # colour): what the whole face decides when only the suit is left to the index and pips.
+        disc_others = 1.0
+        others = [int(i) for i in order[1:] if not _suit_twins(card, FULL_DECK[int(i)])]
         for rival in order[1 : 1 + params.discriminant_rivals]:
             diff = t_best - view(int(rival))
             d = float(vec @ diff) / max(float(diff @ diff) / 2, 1e-6)
             disc = min(disc, d)
-        return Match(FULL_DECK[best], float(per_card[best]), margin, disc, separation)
+        for rival in others[: params.discriminant_rivals]:
+            diff = t_best - view(rival)
+            disc_others = min(disc_others, float(vec @ diff) / max(float(diff @ diff) / 2, 1e-6))
+        c_other = float(t_best @ view(others[0]))
+        sep_others = float(per_card[best] - per_card[others[0]]) / float(
+            np.sqrt(max(2.0 * (1.0 - c_other), 1e-6)))
+        second = FULL_DECK[int(order[1])]
+        return Match(card, float(per_card[best]), margin, disc, separation, second,
+                     bool(scores[2 * best + 1] > scores[2 * best]), disc_others, sep_others)
 
     @classmethod
     def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
@@ -257,6 +278,18 @@ class Match:
     margin: float
     discriminant: float
     separation: float = 0.0
+    #: The second-best card, and whether the best face matched upside down.
+    second: Card | None = None
+    flipped: bool = False
+    #: Discriminant and separation against the best rival that is not a suit twin.
+    discriminant_others: float = 0.0
+    separation_others: float = 0.0
+
+
+def _suit_twins(a: Card, b: Card) -> bool:
+    """Return whether two cards share rank and colour (clubs / spades, hearts / diamonds)."""
+    red = {SUITS.index("d"), SUITS.index("h")}
+    return a.rank == b.rank and a.suit != b.suit and ((a.suit in red) == (b.suit in red))
 
 
 def decide(match: Match, params: RecognizerParams) -> SlotReading:
@@ -342,6 +375,9 @@ def _run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArra
     return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)
 
 
+#: Steepest edge slope a card may lie at (tan of its rotation): 0.42 is 23 degrees; a dealer
+#: leaves a card askew by 10-20 degrees now and then (was 0.3, 17 degrees).
+MAX_SLOPE = 0.42
 #: The felt's dominant colour channel (calibrated): the felt mask is that channel's ratio.
 FeltChannel = Literal["blue", "green", "red"]
 FELT_CHANNELS: tuple[FeltChannel, ...] = ("blue", "green", "red")
@@ -536,6 +572,11 @@ class CardLocator:
         half += np.sign(half) * grow
         return np.asarray(half @ rot.T + np.asarray(pose.centre), dtype=np.float64)
 
+    def quad_px(self, pose: CardPose) -> FloatArray:
+        """Corners (4, 2) of the card at ``pose`` in the full frame (TL, TR, BR, BL)."""
+        quad = cv2.perspectiveTransform(self._quad(pose).reshape(-1, 1, 2), self._canon_to_image)
+        return np.asarray(quad.reshape(-1, 2), np.float64)
+
     def locate(self, frame: Image, slot: int) -> CardPose | None:
         """Find the card lying in ``slot`` of ``frame``; None if there is no clean one."""
         pose, _ = self._find_card(self.foreground(self.warp_board(frame)), slot)
@@ -625,7 +666,7 @@ class CardLocator:
             lfit = None
         if rfit is not None and abs(rfit[0] + slope) > 0.05:
             rfit = None
-        if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > 0.3:
+        if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > MAX_SLOPE:
             return None
         cos = 1 / np.sqrt(1 + slope**2)
         top_y, bottom_y = tfit[0] * cx + tfit[1], bfit[0] * cx + bfit[1]
@@ -767,7 +808,11 @@ class BoardRecognizer(CardLocator):
     def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
         if pose.slack <= 0:
             vec = face_features(self.card_patch(frame, pose), self.params.red_weight)
-            return decide(self.bank.match(vec, self.params), self.params)
+            match = self.bank.match(vec, self.params)
+            reading = decide(match, self.params)
+            if reading.status == "uncertain" and self._twin_left(match):
+                return self._decide_suit(frame, pose, match, reading)
+            return reading
         # Both side edges hidden: slide along the card's width, keep the best-scoring position.
         a = np.deg2rad(pose.angle_deg)
         matches: list[Match] = []
@@ -778,4 +823,34 @@ class BoardRecognizer(CardLocator):
             matches.append(self.bank.match(vec, self.params))
         return decide(max(matches, key=lambda m: m.score), self.params)
 
+    def _twin_left(self, match: Match) -> bool:
+        """Whether only the best card's suit twin stands in the way of a read."""
+        p = self.params
+        if match.second is None or not _suit_twins(match.card, match.second):
+            return False
+        residual = float(np.sqrt(max(1.0 - match.score * match.score, 0.0)))
+        separated = (match.separation_others >= p.min_separation
+                     or match.separation_others >= p.min_separation_residual * residual)
+        return (match.score >= p.min_score and separated
+                and match.discriminant_others >= p.min_discriminant)
 
+    def _decide_suit(
+        self, frame: Image, pose: CardPose, match: Match, reading: SlotReading
+    ) -> SlotReading:
+        """Read the best card if its indices and pips beat its twin's; else ``reading``."""
+        from hardware.camera.suits import suit_check
+
+        assert match.second is not None
+        observed = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+        if match.flipped:
+            observed = np.asarray(cv2.rotate(observed, cv2.ROTATE_180), np.uint8)
+        check = suit_check(observed, self.bank.patches[match.card],
+                           self.bank.patches[match.second])
+        p = self.params
+        if (check.position < p.suit_min_position or check.fit < p.suit_min_fit
+                or check.worst_half < p.suit_min_half):
+            return reading
+        conf = float(np.clip(min(match.score, match.discriminant_others, check.position),
+                             0.0, 1.0))
+        return SlotReading("card", match.card, conf, None, match.score, match.margin,
+                           match.discriminant, match.separation)

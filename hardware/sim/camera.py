@@ -62,7 +62,8 @@ class SimCamera:
         self.level = level
         self.fps = fps
         self._rng = np.random.default_rng(seed)
-        self.camera = S.make_camera(self._rng, level, felt=felt)
+        self.camera = S.make_camera(self._rng, level, S.geometry_for_faces(self.faces),
+                                    felt=felt)
         self._pert = replace(S.sample_perturbations(self._rng, level, self.camera), glare=())
         self._placements: dict[int, S.Placement] = {}
         self._hand: S.Hand | None = None

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.geometry import BoardGeometry
+from hardware.camera.geometry import BoardGeometry, card_mm_for_aspect, face_aspect
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import ConfigError
 
@@ -214,6 +214,19 @@ def _felt(rng: np.random.Generator, size: tuple[int, int], felt: Felt = "green")
     fine = rng.standard_normal((h, w)).astype(np.float32)
     texture = 1.0 + 0.05 * grain + 0.02 * fine
     return np.asarray(texture[..., None] * base[None, None, :], dtype=np.float32)
+
+
+def geometry_for_faces(
+    faces: Mapping[Card, Image], geometry: BoardGeometry | None = None
+) -> BoardGeometry:
+    """``geometry`` (default layout) with the card size the faces' proportions give.
+
+    A deck is rendered at its own size: poker faces as 63 x 88 mm cards, bridge faces as
+    57 x 89 mm (:func:`hardware.camera.geometry.card_mm_for_aspect`).
+    """
+    geo = geometry or BoardGeometry()
+    card_mm = card_mm_for_aspect(face_aspect(f.shape for f in faces.values()))
+    return replace(geo, card_mm=card_mm)
 
 
 def make_camera(

@@ -26,7 +26,7 @@ class Rig:
 
 def make_rig(faces: dict[Card, Image], seed: int, level: S.Level = S.Level.MEDIUM) -> Rig:
     rng = np.random.default_rng(seed)
-    cam = S.make_camera(rng, level)
+    cam = S.make_camera(rng, level, S.geometry_for_faces(faces))
     empty = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
     profile = calibrate_camera(empty.image, faces, design="test")
     return Rig(faces, cam, profile, profile.recognizer())

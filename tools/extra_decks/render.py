@@ -29,7 +29,7 @@ from PIL import Image
 #: Where the design folders go: $DECKS_OUT, else var/decks in the repository.
 OUT = os.environ.get("DECKS_OUT") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "var", "decks")
-BUILD = "/tmp/deckbuild"
+BUILD = os.environ.get("DECKS_BUILD") or "/tmp/deckbuild"
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 SUITNAME = {"c": "club", "d": "diamond", "h": "heart", "s": "spade"}
@@ -45,11 +45,11 @@ def gnome_id(r, s):
     return f"{SUITNAME[s]}_{KDE_RANK[r]}"
 
 
-KDE = "/tmp/deckbuild/kde/usr/share/carddecks"
-GNOME = "/tmp/deckbuild/gnome/usr/share/aisleriot/cards"
+KDE = f"{BUILD}/kde/usr/share/carddecks"
+GNOME = f"{BUILD}/gnome/usr/share/aisleriot/cards"
 # design name -> (kind, source file, id function)
 DESIGNS = {
-    "cardsjs": ("files", "/tmp/deckbuild/package/cards", None),
+    "cardsjs": ("files", f"{BUILD}/package/cards", None),
     "kde-dondorf": ("multi", f"{KDE}/svg-dondorf/dondorf.svgz", kde_id),
     "kde-paris": ("multi", f"{KDE}/svg-gm-paris/paris.svgz", kde_id),
     "kde-standard": ("multi", f"{KDE}/svg-standard/standard.svgz", kde_id),
@@ -84,7 +84,7 @@ def write_source(name, size):
     kind, src, _ = DESIGNS[name]
     key = "cardsjs" if kind == "files" else name.split("-")[0]
     pkg, cmds = PKG[key]
-    pkg = pkg.format(src=src.replace("/tmp/deckbuild/kde", "").replace("/tmp/deckbuild/gnome", ""),
+    pkg = pkg.format(src=src.replace(f"{BUILD}/kde", "").replace(f"{BUILD}/gnome", ""),
                      lic=KDE_LIC.get(name, "GPL-2+ (falls under 'Files: *')"))
     cmds = cmds.format(src=src)
     with open(os.path.join(OUT, name, "SOURCE.txt"), "w") as f:
@@ -172,7 +172,7 @@ def finish(im, size):
 
 
 def render_files(name, src):
-    raw = f"/tmp/deckraw/{name}"
+    raw = f"{BUILD}/raw/{name}"
     os.makedirs(raw, exist_ok=True)
     files = {}
     for r in RANKS:
@@ -185,7 +185,7 @@ def render_files(name, src):
 
 
 def render_multi(name, src, idf):
-    raw = f"/tmp/deckraw/{name}"
+    raw = f"{BUILD}/raw/{name}"
     shutil.rmtree(raw, ignore_errors=True)
     os.makedirs(raw)
     svg = f"{raw}/deck.svg"
@@ -229,9 +229,23 @@ HELD_OUT = {
     "gnome-plastic": ("multi", f"{GNOME}/plastic.svgz", gnome_id),
 }
 DESIGNS.update(HELD_OUT)
+#: Fresh for the card-size work: never looked at before its measurement (benchmark run 10).
+FRESH = {
+    "kde-oxygen-air": ("multi", f"{KDE}/svg-oxygen-air/oxygen-air.svgz", kde_id),
+    "gnome-simplistic": ("multi", f"{GNOME}/simplistic.svgz", gnome_id),
+    "gnome-bellot": ("multi", f"{GNOME}/bellot.svgz", gnome_id),
+    "gnome-guyenne-classic": ("multi", f"{GNOME}/guyenne-classic.svgz", gnome_id),
+}
+DESIGNS.update(FRESH)
 
 
 if __name__ == "__main__":
     fetch()
+    failed = []
     for n in sys.argv[1:] or list(DESIGNS):
-        build(n)
+        try:
+            build(n)
+        except (ValueError, AssertionError, subprocess.CalledProcessError) as exc:
+            print(f"{n}: not rendered ({exc!r})", flush=True)
+            failed.append(n)
+    sys.exit(1 if failed else 0)

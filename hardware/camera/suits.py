@@ -1,0 +1,118 @@
+"""Suit twins told apart by their indices and pips, at the stored faces' full resolution.
+
+Rules this module keeps:
+
+1. Only for a best card and a rival of the same rank and colour (clubs / spades, hearts /
+   diamonds) whose whole faces the matching cannot separate: court pictures drawn alike in the
+   suits, black pips that blur into each other at the matching size.
+2. Compared only where the two registered faces differ (the corner indices and the pips), at
+   :data:`~hardware.camera.recognizer.STORED_PATCH_SIZE` cut from the full frame, at the shift
+   within :data:`SHIFT_PX` (the pose is good to about a millimetre) that best fits the two
+   faces' mean, so the search favours neither; then where the observation lies on the line
+   from one face to the other.
+3. Pure: patches in, two correlations out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+F32 = npt.NDArray[np.float32]
+
+#: Largest shift (stored-patch pixels, about 0.5 mm each) tried between observation and face.
+SHIFT_PX = 3
+#: A pixel belongs to the difference region when the two faces' luminance differs by this much.
+DIFFERENCE_LEVEL = 0.1
+#: Fewest pixels of difference region to decide on.
+MIN_REGION_PX = 40
+_DILATE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
+
+
+@dataclass(frozen=True, slots=True)
+class SuitCheck:
+    """Where the observation falls between two twin faces, over the region where they differ.
+
+    :param position: +1 at the best card's face, -1 at the rival's, 0 halfway (the observation's
+        brightness and contrast fitted to the faces first).
+    :param fit: correlation of the observation with the twins' mean face over the region (how
+        well it is aligned and how clearly it shows one of the two at all).
+    """
+
+    position: float
+    fit: float
+    region_px: int
+    #: The position measured on each half of the card alone (its corner index and its pips),
+    #: the lower of the two: a neighbour over one corner or a glare spot spoils one half only.
+    worst_half: float = 0.0
+
+
+def luminance(patch: Image, blur: float = 1.0) -> F32:
+    """Lighting-normalised luminance (card white = 1) of a BGR patch, lightly blurred."""
+    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    white = cv2.GaussianBlur(cv2.dilate(gray, _DILATE), (0, 0), 8.0)
+    np.maximum(white, 16.0, out=white)
+    out = np.asarray(gray / white, np.float32)
+    return np.asarray(cv2.GaussianBlur(out, (0, 0), blur), np.float32) if blur > 0 else out
+
+
+def _aligned(obs: F32, mean: F32, region: npt.NDArray[np.bool_]) -> tuple[F32, float]:
+    """Observation values over ``region`` at the shift (up to SHIFT_PX) that fits ``mean`` best.
+
+    Returns those values and the correlation there. The shift is chosen on the twins' mean
+    face, so it favours neither.
+    """
+    ys, xs = np.nonzero(region)
+    m = mean[ys, xs] - mean[ys, xs].mean()
+    mn = max(float(np.linalg.norm(m)), 1e-6)
+    h, w = obs.shape
+    best, best_vals = -2.0, obs[ys, xs]
+    for dy in range(-SHIFT_PX, SHIFT_PX + 1):
+        yy = np.clip(ys + dy, 0, h - 1)
+        for dx in range(-SHIFT_PX, SHIFT_PX + 1):
+            vals = obs[yy, np.clip(xs + dx, 0, w - 1)]
+            o = vals - vals.mean()
+            c = float(o @ m) / (max(float(np.linalg.norm(o)), 1e-6) * mn)
+            if c > best:
+                best, best_vals = c, vals
+    return np.asarray(best_vals, np.float32), best
+
+
+def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
+    """Compare ``observed`` with two twin faces where they differ (all BGR, the same size).
+
+    ``observed`` must already be turned the way the faces are (upright).
+    """
+    ob = luminance(observed, blur=1.0)
+    fb = luminance(best, blur=1.5)
+    fr = luminance(rival, blur=1.5)
+    diff = np.abs(fb - fr) >= DIFFERENCE_LEVEL
+    region = cv2.dilate(diff.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+    border = 4
+    region[:border, :] = region[-border:, :] = False
+    region[:, :border] = region[:, -border:] = False
+    n = int(np.count_nonzero(region))
+    if n < MIN_REGION_PX:
+        return SuitCheck(0.0, 0.0, n)
+    mean = np.asarray((fb + fr) / 2, np.float32)
+    vals, fit = _aligned(ob, mean, region)
+    ys, xs = np.nonzero(region)
+    mv = mean[ys, xs]
+    # Brightness and contrast of the observation fitted to the mean face (least squares).
+    a, b = np.polyfit(mv, vals, 1)
+    if a <= 1e-3:
+        return SuitCheck(0.0, fit, n)
+    o = (vals - b) / a
+    d = fb[ys, xs] - fr[ys, xs]
+    halves = []
+    for half in (ys < fb.shape[0] // 2, ys >= fb.shape[0] // 2):
+        dh = d[half]
+        if dh.size < MIN_REGION_PX // 2:
+            continue
+        halves.append(float((o[half] - mv[half]) @ dh) / max(float(dh @ dh) / 2, 1e-6))
+    position = float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6)
+    return SuitCheck(position, fit, n, min(halves) if halves else 0.0)
