@@ -84,7 +84,10 @@ class RakeSection:
 
 @dataclass(frozen=True, slots=True)
 class DevicesSection:
-    """``[devices]``: device URLs (``serial://...``, ``lines://...``, ``camera://...``, ``sim://...``)."""
+    """``[devices]``: device URLs (``serial://``, ``lines://``, ``pn532://``, ``rfidchips://``...).
+
+    Also ``camera://...`` and ``sim://...``.
+    """
 
     shoe: str
     chips: str
