@@ -124,6 +124,17 @@ class PolledDevice(Protocol):
     url: str
     #: Counts port (re)openings: a new value means a new descriptor to watch.
     generation: int
+    #: Keep the acknowledgements a read wants written until :meth:`release_acks`.
+    defer_acks: bool
+
+    @property
+    def speaks_link(self) -> bool:
+        """Tell whether the device speaks the reference link (HELLO on connect, ACK/NAK).
+
+        Only such a device is asked for its HELLO, waited for before a daemon says ready, and
+        has its acknowledgements deferred; a polled reader (a PN532) has none of these.
+        """
+        ...
 
     def open(self) -> None:
         """Open the port; raises :class:`table_controller.errors.DeviceError` if it cannot."""

@@ -48,8 +48,8 @@ _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,31}$")
 
 #: URL schemes accepted for each device.
 DEVICE_SCHEMES: Mapping[str, frozenset[str]] = {
-    "shoe": frozenset({"serial", "lines", "sim"}),
-    "chips": frozenset({"serial", "sim"}),
+    "shoe": frozenset({"serial", "lines", "pn532", "sim"}),
+    "chips": frozenset({"serial", "rfidchips", "sim"}),
     "camera": frozenset({"camera", "sim"}),
 }
 
@@ -84,7 +84,10 @@ class RakeSection:
 
 @dataclass(frozen=True, slots=True)
 class DevicesSection:
-    """``[devices]``: device URLs (``serial://...``, ``lines://...``, ``camera://...``, ``sim://...``)."""
+    """``[devices]``: device URLs (``serial://``, ``lines://``, ``pn532://``, ``rfidchips://``...).
+
+    Also ``camera://...`` and ``sim://...``.
+    """
 
     shoe: str
     chips: str

@@ -122,6 +122,11 @@ class SerialDevice(Generic[P]):
         self.reconnects = 0
         self.last_error: str | None = None
 
+    @property
+    def speaks_link(self) -> bool:
+        """Tell whether the protocol is the reference link (HELLO, ACK/NAK per frame)."""
+        return isinstance(self.protocol, HostLink)
+
     # -- lifecycle -----------------------------------------------------------------------------
 
     def open(self, *, missing_ok: bool = False) -> None:

@@ -55,6 +55,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--central", metavar="URL", default=None,
                    help="also ship the demo table's journal to this PostgreSQL "
                         "(postgresql://...; see docs/operations.md, the central record)")
+    p.add_argument("--shoe", choices=("ref", "pn532"), default="ref",
+                   help="the simulated shoe: the reference-protocol shoe (default) or a PN532 "
+                        "reader (pn532://)")
+    p.add_argument("--chips", choices=("ref", "rfid"), default="ref",
+                   help="the simulated chip sensors: counting sensors (default) or an RFID "
+                        "chip reader (rfidchips://) with a chip registry")
     p.add_argument("--no-save", action="store_true",
                    help="do not save the records (the work directory is removed)")
     p.set_defaults(handler=run)
@@ -86,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, task.cancel)
         return await run_demo(hands=args.hands, seed=args.seed, fast=args.fast,
                               faults=args.faults, keep=args.keep, console=console, live=live,
-                              out=out, table_id=args.table_id, central=args.central)
+                              out=out, table_id=args.table_id, central=args.central,
+                              shoe=args.shoe, chips=args.chips)
 
     try:
         summary = asyncio.run(main())

@@ -7,9 +7,12 @@ Rules this module keeps:
    inspected here and no simulator imported.
 2. :data:`EVENT_INPUTS` maps each device event type the core hears about to its input; link
    chatter maps to nothing, link faults (:data:`LINK_FAULTS`) are journaled by the owner.
-3. Journal first towards the devices: the serial devices are opened with ``defer_acks=True``;
-   their ACKs are released (:meth:`DeviceSet.release_acks`) once the events of the read that
-   caused them were handled and journaled, never before.
+3. Journal first towards the devices: a serial device that speaks the reference link
+   (:attr:`~hardware.base.PolledDevice.speaks_link`) defers its ACKs, which are released
+   (:meth:`DeviceSet.release_acks`) once the events of the read that caused them were handled
+   and journaled, never before. Only such a device is asked for its HELLO and waited for
+   before ready; a polled reader (a PN532 shoe) writes its commands at once and is never
+   waited for.
 4. No timer here: each device's own deadlines drive its ticks (:mod:`hardware.link.aio`); the
    board source is polled at its own pace, in a worker thread.
 """
@@ -178,9 +181,10 @@ class DeviceSet:
         """
         for name in SERIAL_DEVICES:
             url = urls[name]
-            options = {"defer_acks": True, "lost_after": lost_after}
+            options = {"lost_after": lost_after}
             dev: PolledDevice = (open_shoe(url, **options) if name == "shoe"
                                  else open_chip_sensor(url, **options))
+            dev.defer_acks = dev.speaks_link
             if isinstance(dev, SerialDevice):
                 dev.open(missing_ok=True)
             else:
@@ -192,10 +196,11 @@ class DeviceSet:
             adev.start()
             stack.push_async_callback(adev.stop)
             self._async[name] = adev
-            # Ask for the device's HELLO now (an empty NAK, docs of hardware.link.protocol): its
-            # power-on HELLO went out before the port was open. Until the link is synced every
-            # data frame is refused and comes again as a retransmission.
-            self.send(name, encode_frame(MsgType.NAK, 0))
+            if dev.speaks_link:
+                # Ask for the device's HELLO now (an empty NAK, docs of hardware.link.protocol):
+                # its power-on HELLO went out before the port was open. Until the link is synced
+                # every data frame is refused and comes again as a retransmission.
+                self.send(name, encode_frame(MsgType.NAK, 0))
 
     def _listener(self, name: str) -> Callable[[DeviceEvent], None]:
         def listen(event: DeviceEvent) -> None:
@@ -234,8 +239,10 @@ class DeviceSet:
                 self.on_event(name, ev)
 
     def _unsynced(self) -> set[str]:
-        # a device whose port is missing (lost at start) has nothing to wait for
-        return {n for n in set(self.devices) - self._synced if self.devices[n].status().connected}
+        # a device whose port is missing (lost at start), or that has no HELLO to give (not
+        # the reference link), has nothing to wait for
+        return {n for n in set(self.devices) - self._synced
+                if self.devices[n].speaks_link and self.devices[n].status().connected}
 
     async def wait_synced(self, timeout: float) -> None:
         """Wait (at most ``timeout`` s) for the serial links' HELLO before saying ready.

@@ -7,6 +7,10 @@ the :class:`~hardware.sim.shoe.SimShoe` (the daemon reads the tag over its pty),
 :class:`~table_controller.feeds.CommandClient` (CURVE keys made by the rig).
 :class:`DaemonDriver` follows the dealer feed with a :class:`~table_controller.feeds.FeedClient`
 (snapshot, gaps, lost / recovered) and keeps the current prompt and table state.
+
+On a rig with the commodity readers (``RigOptions(shoe="pn532", chips="rfid")``) the cards go on
+the simulated PN532's antenna and the chips are RFID tags on the simulated chip reader, through
+the adapters of :mod:`.commodity`; the dealer does not see the difference.
 """
 
 from __future__ import annotations
@@ -15,11 +19,13 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import zmq
 import zmq.asyncio
 
+from hardware.sim.chips import SimChipSensor
+from hardware.sim.shoe import SimShoe
 from table_controller.engine import Card
 from table_controller.feeds import (
     CommandClient,
@@ -29,8 +35,27 @@ from table_controller.feeds import (
     FeedEvent,
     FeedEventKind,
 )
-from table_controller.simtable.felt import BoardFile, Felt, FeltError
+from table_controller.simtable.felt import BoardFile, ChipSurface, Felt, FeltError
 from table_controller.simtable.rig import RigOptions, SimRig
+
+
+class CardFeeder(Protocol):
+    """What the dealer draws cards from: a :class:`~hardware.sim.shoe.SimShoe` or a feeder.
+
+    The feeder is a :class:`~.commodity.Pn532Feeder`.
+    """
+
+    def load_deck(self, order: Sequence[str]) -> None:
+        """Put a deck in the shoe (top card first)."""
+        ...
+
+    def draw(self) -> str:
+        """Draw the top card; return its tag."""
+        ...
+
+    def draw_uid(self, uid: str) -> None:
+        """Report any tag as drawn."""
+        ...
 
 
 class DaemonIO:
@@ -40,26 +65,47 @@ class DaemonIO:
     """
 
     def __init__(self, rig: SimRig, console: CommandClient, *, pace: float = 0.0) -> None:
-        assert rig.shoe is not None and rig.chips is not None
+        feeder: CardFeeder | None = rig.shoe or rig.feeder
+        surface: ChipSurface | None = rig.chips or rig.rfid_felt
+        assert feeder is not None and surface is not None, "the rig is not started"
         self.rig = rig
-        self.shoe = rig.shoe
-        self.chips = rig.chips
+        self.feeder = feeder
         self.console = console
         self.pace = pace
         cfg = rig.chip_config
-        self.felt = Felt(rig.chips, cfg.denominations, cfg.seat_zones, cfg.pot_zone)
+        self.felt = Felt(surface, cfg.denominations, cfg.seat_zones, cfg.pot_zone)
         self.board = BoardFile(rig.board_path)
+
+    @property
+    def shoe(self) -> SimShoe:
+        """The reference-protocol shoe simulator (for faults only it has).
+
+        :raises FeltError: on a rig with a PN532 shoe.
+        """
+        if self.rig.shoe is None:
+            raise FeltError("this rig's shoe is a PN532, not the reference shoe")
+        return self.rig.shoe
+
+    @property
+    def chips(self) -> SimChipSensor:
+        """The counting chip sensors' simulator (for faults only it has).
+
+        :raises FeltError: on a rig with an RFID chip reader.
+        """
+        if self.rig.chips is None:
+            raise FeltError("this rig's chips are RFID tags, not the counting sensors")
+        return self.rig.chips
 
     def load_deck(self, cards: Sequence[Card]) -> None:
         """Load the shoe (the shoe scans the deck)."""
-        self.shoe.load_deck([self.rig.uid(c) for c in cards])
+        self.feeder.load_deck([self.rig.uid(c) for c in cards])
 
     def draw(self) -> Card:
         """Draw the top card.
 
         :raises FeltError: if the shoe is empty.
         """
-        uid = self.shoe.draw()
+        uid = self.feeder.draw()
         card = self.rig.profile.card(uid)
         if card is None:  # pragma: no cover - the rig loads only its own deck
             raise FeltError(f"tag {uid} is not in the simulated deck")
@@ -67,16 +113,22 @@ class DaemonIO:
 
     def draw_tag(self, uid: str) -> None:
         """Report any tag as drawn."""
-        self.shoe.draw_uid(uid)
+        self.feeder.draw_uid(uid)
 
     def shoe_status(self, door_open: bool, empty: bool) -> None:
-        """Make the shoe report its door and whether it is empty (dealing scenarios)."""
+        """Make the shoe report its door and whether it is empty (dealing scenarios).
+
+        :raises FeltError: for a shoe that reports no status (a PN532).
+        """
         from hardware.link.protocol import MsgType
         from hardware.shoe.protocol import shoe_status_payload
 
-        self.shoe.door_open = door_open
-        self.shoe.emit(MsgType.SHOE_STATUS,
-                       shoe_status_payload(door_open, empty, self.shoe.jam, self.shoe.error))
+        shoe = self.rig.shoe
+        if shoe is None:
+            raise FeltError("this shoe (a PN532) reports no door or status")
+        shoe.door_open = door_open
+        shoe.emit(MsgType.SHOE_STATUS,
+                  shoe_status_payload(door_open, empty, shoe.jam, shoe.error))
 
     def uid_of(self, card: Card) -> str:
         """Return the simulated tag of ``card``."""
@@ -100,7 +152,9 @@ class DaemonIO:
 
     async def unplug(self, device: str, seconds: float) -> None:
         """Pull ``device``'s cable for ``seconds``."""
-        sim = self.shoe if device == "shoe" else self.chips
+        sim = (self.rig.shoe or self.rig.pn532) if device == "shoe" else (
+            self.rig.chips or self.rig.rfid)
+        assert sim is not None, "the rig is not started"
         sim.unplug()
         await asyncio.sleep(seconds)
         sim.replug()

@@ -140,7 +140,8 @@ def _faulty(rig: SimRig, rate: float, rng: random.Random, counter: list[int]
             ) -> Callable[[], None]:
     def maybe() -> None:
         if rate > 0 and rng.random() < rate:
-            sim = rig.shoe if rng.random() < 0.5 else rig.chips
+            # the link faults of the reference link (a PN532 has its own, not injected here)
+            sim = rig.shoe if rng.random() < 0.5 else (rig.chips or rig.rfid)
             if sim is not None:
                 sim.inject(rng.choice(LINK_FAULTS))
                 counter[0] += 1
@@ -162,8 +163,14 @@ async def run_demo(
     players: int = 5,
     buy_in: int = 10_000,
     central: str | None = None,
+    shoe: str = "ref",
+    chips: str = "ref",
 ) -> DemoSummary:
-    """Play ``hands`` hands on the simulated table; return the summary."""
+    """Play ``hands`` hands on the simulated table; return the summary.
+
+    :param shoe: ``"ref"`` or ``"pn532"`` (:class:`~.rig.RigOptions`).
+    :param chips: ``"ref"`` or ``"rfid"`` (:class:`~.rig.RigOptions`).
+    """
     from rich.live import Live
 
     console = console or Console()
@@ -179,7 +186,7 @@ async def run_demo(
     rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=DEMO_RAKE_PERCENT,
                             rake_cap=DEMO_RAKE_CAP, camera_level=level,
                             table_id=table_id, name=f"Demo table {table_id}",
-                            central_url=central), keep=keep)
+                            central_url=central, shoe=shoe, chips=chips), keep=keep)
     summary.hand_histories = str(rig.phh_dir)
     summary.journal = str(rig.journal_path)
     summary.workdir_kept = keep

@@ -3,8 +3,10 @@
 :class:`SimRig` makes a working directory with the calibration a real table has (a registered
 deck profile for the simulated deck, chip zones from the default chip layout, CURVE keys) and a
 table configuration whose shoe and chip sensors are ``serial://`` paths to pseudo-terminals the
-simulators own, the same code path a real shoe takes, and whose camera reads the board file the
-dealer writes (level ``exact``), or, for the other levels, the frames a
+simulators own, the same code path a real shoe takes (or, with ``RigOptions(shoe="pn532")``
+and ``chips="rfid"``, ``pn532://`` and ``rfidchips://`` paths to a simulated PN532 and RFID chip
+reader, with a chip registry of the tags the dealer lays: :mod:`.commodity`), and whose camera
+reads the board file the dealer writes (level ``exact``), or, for the other levels, the frames a
 :class:`~hardware.sim.camera_link.BoardRenderer` renders from that file in *this* process (a
 thread), the daemon running only the recognizer on them, as on a real table. It then starts
 ``table-controller run --config ...`` as a child process and waits for its ready file. The
@@ -43,16 +45,26 @@ from calibration.chips import ChipConfig, default_chip_config
 from calibration.deck import DeckProfile, DeckStore
 from hardware.sim.camera_link import BoardRenderer, write_board
 from hardware.sim.chips import SimChipSensor
+from hardware.sim.pn532 import SimPn532
 from hardware.sim.pty import PtyGuard
+from hardware.sim.rfidchips import SimRfidChips
 from hardware.sim.shoe import SimShoe, sim_deck_profile
 from table_controller.engine import Card
 from table_controller.errors import TableError
 from table_controller.feeds import ClientKeys
+from table_controller.simtable.commodity import Pn532Feeder, RfidFelt, bank_registry, chip_bank
 
 #: The chip sensors' zones (the default layout's seats, pot and spare zones).
 SENSOR_ZONES = range(1, 13)
 #: How often a start refused because another process locked a new pty is tried again.
 START_ATTEMPTS = 3
+#: ``RigOptions.shoe`` / ``RigOptions.chips`` values: the reference-protocol simulators or the
+#: commodity ones (a PN532, an RFID chip reader).
+SHOES = ("ref", "pn532")
+CHIP_SENSORS = ("ref", "rfid")
+#: The PN532 poll period the simulated table's shoe URL asks for (seconds).
+PN532_POLL = 0.02
+CHIP_REGISTRY = "chip_registry.json"
 _ENDPOINTS = ("public", "dealer", "surveillance", "snapshot", "surveillance_snapshot",
               "commands")
 
@@ -98,6 +110,9 @@ class RigOptions:
     :param tray: chips in the sensors' tray, by denomination code (``None``: the simulator's).
     :param extra_args: more arguments for ``table-controller run``.
     :param central_url: ship the journal to this PostgreSQL (``[central] url``).
+    :param shoe: ``"ref"`` (the reference-protocol shoe) or ``"pn532"`` (a PN532 reader).
+    :param chips: ``"ref"`` (counting chip sensors) or ``"rfid"`` (an RFID chip reader and a
+        chip registry of the tags the dealer lays).
     """
 
     seats: int = 6
@@ -121,6 +136,18 @@ class RigOptions:
     extra_args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     central_url: str | None = None
+    shoe: str = "ref"
+    chips: str = "ref"
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown shoe or chip sensor kind.
+
+        :raises RigError: for one.
+        """
+        if self.shoe not in SHOES:
+            raise RigError(f"shoe {self.shoe!r} is not one of {', '.join(SHOES)}")
+        if self.chips not in CHIP_SENSORS:
+            raise RigError(f"chips {self.chips!r} is not one of {', '.join(CHIP_SENSORS)}")
 
 
 class SimRig:
@@ -138,9 +165,18 @@ class SimRig:
         self.dir = Path(workdir) if workdir is not None else Path(
             tempfile.mkdtemp(prefix="table-sim-"))
         self.keep = keep
+        #: the reference-protocol simulators (``None`` with the commodity ones)
         self.shoe: SimShoe | None = None
         self.chips: SimChipSensor | None = None
+        #: the commodity simulators and what the dealer works them through (:mod:`.commodity`)
+        self.pn532: SimPn532 | None = None
+        self.rfid: SimRfidChips | None = None
+        self.feeder: Pn532Feeder | None = None
+        self.rfid_felt: RfidFelt | None = None
         self.chip_config: ChipConfig = default_chip_config(self.options.seats)
+        #: the registered chip tags per denomination code (``chips="rfid"``)
+        self.chip_bank: dict[int, list[str]] = (
+            chip_bank(self.chip_config.denominations) if self.options.chips == "rfid" else {})
         self.profile: DeckProfile = DeckProfile.build(
             f"sim-{self.options.seed}", sim_deck_profile(self.options.seed),
             source="simulated deck")
@@ -157,7 +193,7 @@ class SimRig:
         self.ready: dict[str, Any] = {}
         self.keys: dict[str, Path] = {}
         self.guard = PtyGuard(self.dir)
-        self._retired: list[SimShoe | SimChipSensor] = []
+        self._retired: list[SimShoe | SimChipSensor | SimPn532 | SimRfidChips] = []
         self._last_status: int | None = None
         #: daemon starts, SIGKILLs and exits nobody asked for (seen by :meth:`alive`)
         self.starts = 0
@@ -218,7 +254,8 @@ class SimRig:
                         # taken), make new ones, and try again.
                         if "lock" not in str(exc) or attempt == START_ATTEMPTS - 1:
                             raise
-                        self._retired += [s for s in (self.shoe, self.chips) if s]
+                        self._retired += [s for s in (self.shoe, self.chips, self.pn532,
+                                                      self.rfid) if s]
                         self._start_devices()
                         self.write_files()
         except BaseException:
@@ -228,23 +265,52 @@ class SimRig:
     def _start_devices(self) -> None:
         o = self.options
         n = len(self._retired)
-        self.shoe = SimShoe(link_path=str(self.dir / f"shoe{n or ''}.tty"), seed=o.seed,
-                            heartbeat_interval=o.device_heartbeat)
-        self.chips = SimChipSensor(SENSOR_ZONES, link_path=str(self.dir / f"chips{n or ''}.tty"),
-                                   tray=None if o.tray is None else dict(o.tray),
-                                   heartbeat_interval=o.device_heartbeat)
-        self.shoe.start()
-        self.chips.start()
+        shoe_path = str(self.dir / f"shoe{n or ''}.tty")
+        chips_path = str(self.dir / f"chips{n or ''}.tty")
+        if o.shoe == "pn532":
+            self.pn532 = SimPn532(link_path=shoe_path)
+            self.feeder = Pn532Feeder(self.pn532)
+            self.pn532.start()
+        else:
+            self.shoe = SimShoe(link_path=shoe_path, seed=o.seed,
+                                heartbeat_interval=o.device_heartbeat)
+            self.shoe.start()
+        if o.chips == "rfid":
+            self.rfid = SimRfidChips(SENSOR_ZONES, link_path=chips_path,
+                                     heartbeat_interval=o.device_heartbeat)
+            self.rfid_felt = RfidFelt(self.rfid, self.chip_bank)
+            self.rfid.start()
+        else:
+            self.chips = SimChipSensor(SENSOR_ZONES, link_path=chips_path,
+                                       tray=None if o.tray is None else dict(o.tray),
+                                       heartbeat_interval=o.device_heartbeat)
+            self.chips.start()
+
+    @property
+    def shoe_path(self) -> str:
+        """The shoe simulator's port path."""
+        sim = self.pn532 or self.shoe
+        assert sim is not None, "the simulators are not started"
+        return sim.path
+
+    @property
+    def chips_path(self) -> str:
+        """The chip simulator's port path."""
+        sim = self.rfid or self.chips
+        assert sim is not None, "the simulators are not started"
+        return sim.path
 
     def write_files(self) -> None:
         """Write the calibration, keys, board file and table configuration into the work dir.
 
-        The simulators must exist (:attr:`shoe`, :attr:`chips`): ``sim run`` sets its own.
+        The simulators must exist (:meth:`start` makes them): ``sim run`` sets its own.
         """
         store = DeckStore(self.dir / "decks")
         store.save(self.profile, replace=True)
         store.activate(self.profile.name)
         (self.dir / "chip_zones.toml").write_text(self.chip_config.to_toml())
+        if self.chip_bank:
+            bank_registry(self.chip_bank).save(self.dir / CHIP_REGISTRY)
         write_board(self.board_path, [None] * 5)
         self.phh_dir.mkdir(exist_ok=True)
         if not self.endpoints:
@@ -265,7 +331,6 @@ class SimRig:
     def config_text(self) -> str:
         """Return the table configuration (the one template of every simulated table)."""
         o = self.options
-        assert self.shoe is not None and self.chips is not None
         camera = f"sim://camera?board={self.board_path}"
         profile = ""
         if o.camera_level != "exact":
@@ -277,6 +342,13 @@ class SimRig:
             keys = ('[keys]\nsecurity = "curve"\nserver_secret_key = "keys/server.key_secret"\n'
                     'displays_dir = "keys/displays"\nconsoles_dir = "keys/consoles"\n')
         endpoints = "\n".join(f'{n} = "{ep}"' for n, ep in self.endpoints.items())
+        shoe = f"serial://{self.shoe_path}{link}"
+        if o.shoe == "pn532":
+            shoe = f"pn532://{self.shoe_path}?poll={PN532_POLL:g}"
+        chips = f"serial://{self.chips_path}{link}"
+        if o.chips == "rfid":
+            chips = f"rfidchips://{self.chips_path}{link}"
+            profile += f'chip_registry = "{CHIP_REGISTRY}"\n'
         return f"""# Written by table_controller.simtable.rig
 [table]
 id = "{o.table_id}"
@@ -292,8 +364,8 @@ percent = {o.rake_percent}
 cap = {o.rake_cap}
 
 [devices]
-shoe = "serial://{self.shoe.path}{link}"
-chips = "serial://{self.chips.path}{link}"
+shoe = "{shoe}"
+chips = "{chips}"
 camera = "{camera}"
 
 [calibration]
@@ -469,10 +541,12 @@ device_timeout = 2.0
         renderer, self.renderer = self.renderer, None
         if renderer is not None:
             renderer.close()
-        for sim in (self.chips, self.shoe, *self._retired):
+        for sim in (self.chips, self.shoe, self.rfid, self.pn532, *self._retired):
             if sim is not None:
                 sim.close()
         self.chips = self.shoe = None
+        self.rfid = self.pn532 = None
+        self.feeder = self.rfid_felt = None
         self._retired = []
         self.guard.close()
         if not self.keep and self._own_dir and self.dir.exists():

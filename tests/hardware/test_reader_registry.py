@@ -34,3 +34,10 @@ def test_a_bad_option_is_one_line_naming_it(url: str) -> None:
     with pytest.raises(ConfigError) as info:
         opener(url)
     assert "\n" not in str(info.value)
+
+
+def test_only_reference_link_devices_say_they_speak_the_link() -> None:
+    """The daemon asks for HELLO, waits for it and defers ACKs only where this is True."""
+    assert not open_shoe("pn532:///dev/ttyUSB0").speaks_link
+    assert open_chip_sensor("rfidchips:///dev/ttyUSB1").speaks_link
+    assert open_shoe("serial:///dev/ttyUSB2").speaks_link
