@@ -197,7 +197,11 @@ class _Section:
         self.used.add(key)
         if key not in self.data:
             if required:
-                raise ConfigError(f"{self._key(key)}: missing (required)")
+                # a typo of the key is the usual cause: name the key that is there
+                close = difflib.get_close_matches(key, [str(k) for k in self.data], n=1)
+                hint = f"; {self.path}.{close[0]} is there: did you mean {key!r}?" \
+                    if close else ""
+                raise ConfigError(f"{self._key(key)}: missing (required){hint}")
             return default
         return self.data[key]
 

@@ -203,6 +203,17 @@ class Daemon:
         """
         cfg = self.config
         core = self.core = build_core(cfg, self.settle)
+        for what, folder in (("journal.path", cfg.journal.path.parent),
+                             ("journal.phh_dir", cfg.journal.phh_dir)):
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StartupError(f"{what}: cannot create the folder {str(folder)!r}: "
+                                   f"{_os_reason(exc)} (create it writable by the user the "
+                                   f"daemon runs as, or change {what})") from None
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise StartupError(f"{what}: the folder {str(folder)!r} is not writable by "
+                                   f"this user (fix its owner or mode, or change {what})")
         current = decision_config(
             cfg, settle=self.settle,
             camera_window=CAMERA_WINDOW if camera_configured(cfg) else None,
@@ -211,8 +222,6 @@ class Daemon:
                  "journal %s", cfg.table.id, cfg.table.name, cfg.table.seats,
                  cfg.stakes.small_blind, cfg.stakes.big_blind, cfg.devices.shoe,
                  cfg.devices.chips, cfg.devices.camera, cfg.journal.path)
-        cfg.journal.path.parent.mkdir(parents=True, exist_ok=True)
-        cfg.journal.phh_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal.open(cfg.journal.path)
         try:
             self._config_check = check_config(self.journal, current,
@@ -554,6 +563,23 @@ class Daemon:
         self._publish(out)
 
 
+class StartupError(TableError):
+    """A part of the daemon cannot start for a reason a person can fix (the message says how)."""
+
+
+def _os_reason(exc: OSError) -> str:
+    """Say an OS error in words, a full disk as a full disk."""
+    import errno
+
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.EROFS:
+        return "the file system is read-only"
+    return exc.strerror or str(exc)
+
+
 async def _cancel(task: asyncio.Task[None]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
@@ -579,6 +605,10 @@ def run_daemon(config: ControllerConfig, *, ready_file: Path | None = None,
         return EXIT_DAMAGED
     except (DeviceError, JournalError, TableError) as exc:
         print(f"table-controller run: cannot start: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file or folder the daemon needs (the message names it)
+        where = f" {str(exc.filename)!r}" if exc.filename else ""
+        print(f"table-controller run: cannot start:{where} {_os_reason(exc)}", file=sys.stderr)
         return 1
 
 
