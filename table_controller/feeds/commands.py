@@ -57,6 +57,7 @@ from table_controller.feeds.messages import (
     CommandReply,
     CommandTimeout,
     FeedError,
+    KeyRefused,
     Message,
     MessageError,
     decode,
@@ -400,6 +401,7 @@ class CommandClient:
         self._seq = first_seq
         self._wall = wall_clock
         self._sock: zmq.asyncio.Socket | None = None
+        self._monitor: zmq.asyncio.Socket | None = None
         self.resends = 0
 
     @property
@@ -419,14 +421,43 @@ class CommandClient:
         sock.maxmsgsize = MAX_MESSAGE_BYTES
         if self.keys is not None:
             self.keys.apply(sock)
+            # the socket monitor reports a refused CURVE handshake at once: say so, instead of
+            # waiting out every retry as if the network were down
+            self._monitor = sock.get_monitor_socket(
+                zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_SUCCEEDED)
         sock.connect(self.endpoint)
         return sock
 
-    async def close(self) -> None:
-        """Close the socket (idempotent)."""
+    def _close_socket(self) -> None:
+        if self._monitor is not None:
+            self._monitor.close(linger=0)
+            self._monitor = None
         if self._sock is not None:
             self._sock.close(linger=0)
             self._sock = None
+
+    async def _check_handshake(self) -> None:
+        """Raise :class:`KeyRefused` if the monitor saw the table refuse the handshake."""
+        from zmq.utils.monitor import parse_monitor_message
+
+        mon = self._monitor
+        while mon is not None and await mon.poll(0):
+            event = parse_monitor_message(await mon.recv_multipart())["event"]
+            if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                continue
+            self._close_socket()
+            if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+                raise KeyRefused(
+                    f"the table at {self.endpoint} refused this console's key: its .key file "
+                    "is not in the table's keys.consoles_dir (ask a technician to add it)")
+            raise KeyRefused(
+                f"the CURVE handshake with {self.endpoint} failed: the --server-key is not the "
+                "table's server.key, or the endpoint is not a table's command endpoint")
+
+    async def close(self) -> None:
+        """Close the socket (idempotent)."""
+        self._close_socket()
 
     async def __aenter__(self) -> CommandClient:
         return self
@@ -458,6 +489,7 @@ class CommandClient:
         """Send a command body with a given seq (for example after :class:`CommandTimeout`).
 
         :raises CommandTimeout: if no reply came after every retry.
+        :raises KeyRefused: if the table refused this console's CURVE key (said at once).
         """
         msg = Message("command", seq, self.table_id, self._wall(), dict(body), self.console_id)
         raw = msg.encode()
@@ -470,10 +502,16 @@ class CommandClient:
             deadline = asyncio.get_running_loop().time() + self.timeout
             while True:
                 wait = deadline - asyncio.get_running_loop().time()
-                if wait <= 0 or not await self._sock.poll(int(wait * 1000) + 1):
+                # wake at least every 0.1 s to look at the handshake's fate
+                slice_ms = int(min(max(wait, 0.0), 0.1) * 1000) + 1
+                if wait > 0 and not await self._sock.poll(slice_ms):
+                    await self._check_handshake()
+                    assert self._sock is not None
+                    continue
+                if wait <= 0:
+                    await self._check_handshake()
                     # Lazy Pirate: the REQ socket is stuck; throw it away and try again
-                    self._sock.close(linger=0)
-                    self._sock = None
+                    self._close_socket()
                     break
                 reply_raw = await self._sock.recv()
                 try:

@@ -73,6 +73,10 @@ class CommandTimeout(FeedError):
     """The command endpoint did not answer after every retry."""
 
 
+class KeyRefused(FeedError):
+    """The table refused this client's CURVE handshake (its key, or the server key it used)."""
+
+
 class Feed(StrEnum):
     """The audiences, each on its own socket."""
 
