@@ -68,6 +68,8 @@ class DisplayModel:
             v = apply_message(v, m.type, m.data, seq=ev.seq, ts=m.ts)
         elif ev.kind is FeedEventKind.LOST:
             v = dataclasses.replace(v, connection="lost")
+            if ev.reason.startswith("key refused"):  # say why, once: it will not heal alone
+                v = dataclasses.replace(v, announcements=(*v.announcements, ev.reason)[-8:])
         elif ev.kind is FeedEventKind.GAP:
             v = dataclasses.replace(v, connection="syncing")
         if not v.table:

@@ -145,6 +145,9 @@ class FeedClient:
         self._request = 0
         self._recovering = False
         self._pending_until: float | None = None
+        self._monitor: zmq.asyncio.Socket | None = None
+        #: why the table refused this client's CURVE handshake (``None``: it did not)
+        self.key_refused: str | None = None
         self.stats = ClientStats()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -159,6 +162,10 @@ class FeedClient:
         sub.maxmsgsize = MAX_MESSAGE_BYTES
         if self.keys is not None:
             self.keys.apply(sub)
+            # a refused handshake is reported by the socket's monitor at once: say so
+            self._monitor = sub.get_monitor_socket(
+                zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         sub.connect(self.feed_endpoint)
         self._sub = sub
@@ -177,10 +184,10 @@ class FeedClient:
 
     async def close(self) -> None:
         """Close both sockets (idempotent)."""
-        for sock in (self._sub, self._req):
+        for sock in (self._monitor, self._sub, self._req):
             if sock is not None:
                 sock.close(linger=0)
-        self._sub = self._req = None
+        self._sub = self._req = self._monitor = None
         self._pending_until = None
 
     async def __aenter__(self) -> FeedClient:
@@ -231,6 +238,9 @@ class FeedClient:
             await self.start()
         deadline = None if timeout is None else self._mono() + timeout
         while True:
+            refused = await self._handshake_refused()
+            if refused is not None:
+                return refused
             now = self._mono()
             if deadline is not None and now >= deadline:
                 return None
@@ -244,6 +254,26 @@ class FeedClient:
             ev = await self._receive(deadline)
             if ev is not None:
                 return ev
+
+    async def _handshake_refused(self) -> FeedEvent | None:
+        """Return one ``LOST`` event when the table first refuses this client's key."""
+        from zmq.utils.monitor import parse_monitor_message
+
+        mon = self._monitor
+        while mon is not None and self.key_refused is None and await mon.poll(0):
+            event = parse_monitor_message(await mon.recv_multipart())["event"]
+            if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+                why = ("key refused: the table does not allow this display's key (its .key "
+                       "file must be in the table's keys.displays_dir)")
+            else:
+                why = ("key refused: the CURVE handshake failed (is --server-key the table's "
+                       "server.key?)")
+            self.key_refused = why
+            self._state = ClientState.LOST
+            self.stats.lost += 1
+            self.stats.last_error = why
+            return FeedEvent(FeedEventKind.LOST, self._seq, reason=why)
+        return None
 
     def _lose(self, why: str) -> FeedEvent:
         self._state = ClientState.LOST

@@ -71,3 +71,37 @@ def test_the_console_learns_at_once_whether_its_key_was_refused(tmp_path: Path,
             curve.stop()
 
     arun(body, timeout=90)
+
+
+def test_a_display_whose_key_is_refused_is_told_at_once(tmp_path: Path) -> None:
+    from table_controller.feeds import Feed, FeedClient, FeedEndpoints, FeedEventKind, FeedHub
+
+    _, server_secret = create_key_pair(tmp_path / "server", "server")
+    (tmp_path / "displays").mkdir()
+    (tmp_path / "consoles").mkdir()
+    _, intruder = create_key_pair(tmp_path / "elsewhere", "monitor-9")
+
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        curve = CurveServer.from_files(ctx, server_secret_key=server_secret,
+                                       displays_dir=tmp_path / "displays",
+                                       consoles_dir=tmp_path / "consoles")
+        curve.start()
+        try:
+            async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback(),
+                               curve=curve, heartbeat_interval=0.1) as hub:
+                client = FeedClient(
+                    ctx, feed=Feed.SURVEILLANCE, feed_endpoint=hub.bound["surveillance"],
+                    snapshot_endpoint=hub.bound["surveillance_snapshot"], table_id="T1",
+                    keys=ClientKeys.from_files(intruder, tmp_path / "server" / "server.key"),
+                    heartbeat_timeout=30.0, snapshot_timeout=0.3)
+                try:
+                    ev = await client.next_event(timeout=20)  # long before 30 s of silence
+                    assert ev is not None and ev.kind is FeedEventKind.LOST
+                    assert ev.reason.startswith("key refused") and "displays_dir" in ev.reason
+                    assert client.key_refused == ev.reason
+                finally:
+                    await client.close()
+        finally:
+            curve.stop()
+
+    arun(body, timeout=90)
