@@ -34,6 +34,7 @@ provides the iteration, the daemon owns the applying.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import math
 import os
@@ -451,9 +452,16 @@ class Journal:
                 c.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (digest,))
                 c.execute("COMMIT")
             except BaseException:
-                c.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk does): the original error
+                # is the one to report, not "cannot rollback - no transaction is active"
+                if c.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        c.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
+            if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "full" in str(exc):
+                raise JournalError(f"cannot write entry {seq} to {self._path}: the disk is "
+                                   "full (free space on it, then restart)") from exc
             raise JournalError(f"cannot write entry {seq} to {self._path}: {exc}") from exc
         entry = chain.accept(row)
         if self._anchor is not None:

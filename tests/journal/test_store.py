@@ -251,3 +251,18 @@ def test_frozen_payload_can_be_journaled_again(tmp_path: Path) -> None:
         e = j.append(EntryKind.DECISION, {"a": {"b": [1, 2]}, "t": (3, 4)}, **_t(0))
         again = j.append(EntryKind.DECISION, e.payload, **_t(1))
         assert thaw(again.payload) == {"a": {"b": [1, 2]}, "t": [3, 4]}
+
+
+def test_a_full_disk_is_called_a_full_disk(tmp_path: Path) -> None:
+    from table_controller.errors import JournalError
+
+    with Journal.open(tmp_path / "j.db") as journal:
+        # SQLite's page limit stands for the disk: it fails as a full disk does (SQLITE_FULL)
+        pages = journal._conn.execute("PRAGMA page_count").fetchone()[0]
+        journal._conn.execute(f"PRAGMA max_page_count = {pages + 2}")
+        with pytest.raises(JournalError) as info:
+            for i in range(200):
+                journal.append("decision", {"text": "x" * 4000, "n": i}, wall_time=1.0,
+                               mono_time=float(i))
+        assert "the disk is full" in str(info.value)
+        assert "rollback" not in str(info.value)
