@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             opts = SoakOptions(hands=args.hands, seed=args.seed, link_fault_rate=args.faults,
                                unplug_rate=args.unplugs, kill_rate=args.kills,
                                quiet_kill_share=args.quiet_share, time_budget=args.budget,
-                               taps=args.taps, keep=args.keep)
+                               taps=args.taps, keep=args.keep, progress=True)
             report = asyncio.run(run_soak(opts))
             data = report.to_dict()
             for line in report.lines():

@@ -133,3 +133,17 @@ def test_soak_cli_runs_and_writes_its_report(tmp_path: Path) -> None:
                  "--budget", "60", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["ok"] and report["hands_played"] == 2
+
+
+def test_the_soak_command_shows_progress_while_it_runs() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).with_name("table-controller"))
+    out = subprocess.run([exe, "soak", "--hands", "2"], capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr
+    progress = [ln for ln in out.stderr.splitlines() if ln.startswith("soak: ")]
+    assert any("2 of 2 hands started" in ln for ln in progress), out.stderr
+    assert out.stdout.strip().endswith("clean")

@@ -75,6 +75,8 @@ class SoakOptions:
     settle: float = 1.0
     camera_level: str = "exact"
     taps: bool = False
+    #: print a progress line (standard error) after each hand
+    progress: bool = False
     keep: bool = False
 
 

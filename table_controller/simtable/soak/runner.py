@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import os
 import random
+import sys
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -357,6 +358,13 @@ class _Run:
                     last_hand_checked:
                 last_hand_checked = dealer.log.hands_started
                 await self.check_chips()
+                if opts.progress:
+                    r = self.report
+                    print(f"soak: {dealer.log.hands_started} of {opts.hands} hands started, "
+                          f"{time.monotonic() - started:.0f} s; kills {r.kills}, unplugs "
+                          f"{r.unplugs}, link faults {r.link_faults_must_show}, lost cards "
+                          f"{len(r.lost_cards)}, chip differences {len(r.chip_differences)}",
+                          file=sys.stderr, flush=True)
                 if dealer.seated and await self.rebuy():
                     continue
                 if time.monotonic() - started > opts.time_budget:
