@@ -49,3 +49,19 @@ def test_a_typo_in_a_required_key_names_the_typo(tmp_path: Path) -> None:
     msg = _one_line(out.stderr)
     assert "stakes.big_blind: missing (required)" in msg and "did you mean 'big_blind'" in msg
     assert "big_bind" in msg
+
+
+def test_ctrl_c_during_the_start_is_one_line_and_exit_0(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C before the daemon's own signal handling is in place (the first second)."""
+    import table_controller.cli.run as run_cli
+    from table_controller.cli import build_parser
+
+    def interrupted(_args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_cli, "_run", interrupted)
+    args = build_parser().parse_args(["run", "--config", "examples/table.toml"])
+    assert args.handler(args) == 0
+    err = capsys.readouterr().err
+    assert err == "table-controller run: stopped (Ctrl-C) before the table started\n"
