@@ -33,7 +33,7 @@ def test_demo_plays_hands_on_the_daemon_and_chips_agree(
 
 def test_a_clean_demo_run_shows_no_retransmission(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """No fault injected: the links' retransmission counters (a health signal) stay at 0."""
+    """No fault injected: no bad frame, and nothing resent that the daemon did not have."""
     out = tmp_path / "summary.json"
     status = main(["demo", "--hands", "3", "--fast", "--no-display", "--seed", "1",
                    "--summary-json", str(out), "--out", str(tmp_path / "rec")])
@@ -49,8 +49,14 @@ def test_a_clean_demo_run_shows_no_retransmission(
     assert len(phh) == summary["hands_played"] == 3
     assert any("_rake" in p.read_text() for p in phh)
     health = summary["device_health"]
-    assert {n: (h["retransmissions"], h["duplicates"], h["bad_frames"])
-            for n, h in health.items()} == {n: (0, 0, 0) for n in ("shoe", "chips", "camera")}
+    # no bad frame on any link, and no retransmission that carried anything new: a device
+    # resends a frame only when its ACK came late, and the daemon then drops it as the
+    # duplicate it is (a busy machine delays ACKs: 4 busy processes on the 2 cores gave
+    # 2 retransmissions = 2 duplicates on the shoe); on a quiet machine all are 0
+    assert set(health) == {"shoe", "chips", "camera"}
+    for name, h in health.items():
+        assert h["bad_frames"] == 0, (name, h)
+        assert h["retransmissions"] == h["duplicates"], (name, h)
 
 
 def test_the_paced_demo_runs_the_camera_on_rendered_frames(
