@@ -48,6 +48,7 @@ import zmq
 import zmq.asyncio
 
 from table_controller.errors import JournalError, TableError
+from table_controller.feeds.bounded import recv_bounded
 from table_controller.feeds.messages import (
     MAX_CONSOLE_ID,
     MAX_MESSAGE_BYTES,
@@ -189,31 +190,12 @@ class CommandServer:
         """The actual endpoint (after :meth:`start`)."""
         return self._bound
 
-    async def _recv(self, sock: zmq.asyncio.Socket) -> tuple[list[zmq.Frame], bool]:
-        """Receive one message, keeping at most :data:`MAX_COMMAND_FRAMES` frames.
-
-        :returns: the first frames and the last (the body), and whether frames between were
-            dropped (unread: memory stays bounded however many frames a message has).
-        """
-        frame = await sock.recv(copy=False)
-        frames = [frame]
-        more, extra = frame.more, False
-        while more:  # the rest of a multipart message has arrived with its first frame
-            frame = await sock.recv(zmq.NOBLOCK, copy=False)
-            more = frame.more
-            if len(frames) < MAX_COMMAND_FRAMES:
-                frames.append(frame)
-            else:  # keep the first frames and the last (the body), drop those between
-                frames[-1] = frame
-                extra = True
-        return frames, extra
-
     async def _serve(self) -> None:
         assert self._sock is not None
         sock = self._sock
         while True:
             await asyncio.sleep(0)  # one command, then the event loop (heartbeats, feeds) runs
-            frames, _ = await self._recv(sock)
+            frames, _ = await recv_bounded(sock, MAX_COMMAND_FRAMES)
             if len(frames) < 2:
                 continue
             envelope = [frames[0].bytes]

@@ -50,6 +50,7 @@ import zmq
 import zmq.asyncio
 
 from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.feeds.bounded import recv_bounded
 from table_controller.feeds.messages import (
     MAX_REQUEST_BYTES,
     PROTOCOL_VERSION,
@@ -531,25 +532,6 @@ class FeedHub:
                                    now=self._mono())
             await asyncio.sleep(0)
 
-    async def _recv_request(self, sock: zmq.asyncio.Socket) -> tuple[list[zmq.Frame], bool]:
-        """Receive one multipart request, keeping at most :data:`MAX_REQUEST_FRAMES` frames.
-
-        :returns: the first frames and the last (the body), and whether frames between were
-            dropped (memory stays bounded however many frames a request has).
-        """
-        frame = await sock.recv(copy=False)
-        frames = [frame]
-        more, extra = frame.more, False
-        while more:  # the rest of a multipart message has arrived with its first frame
-            frame = await sock.recv(zmq.NOBLOCK, copy=False)
-            more = frame.more
-            if len(frames) < MAX_REQUEST_FRAMES:
-                frames.append(frame)
-            else:  # keep the first frames and the last (the body), drop those between
-                frames[-1] = frame
-                extra = True
-        return frames, extra
-
     def _peer(self, name: str, frame: zmq.Frame) -> str:
         prop = "User-Id" if self.curve is not None and name == "surveillance_snapshot" else (
             "Peer-Address")
@@ -563,7 +545,7 @@ class FeedHub:
         sock = self._sockets[name]
         while True:
             await asyncio.sleep(0)  # one request, then the event loop (heartbeats) runs
-            frames, _ = await self._recv_request(sock)
+            frames, _ = await recv_bounded(sock, MAX_REQUEST_FRAMES)
             now = self._mono()
             if len(frames) < 2:
                 continue
