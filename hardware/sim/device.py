@@ -25,7 +25,6 @@ clock), so a test can step time; :meth:`SimDevice.start` runs the pump in a thre
 
 from __future__ import annotations
 
-import select
 import struct
 import threading
 import time
@@ -35,6 +34,7 @@ from enum import Enum
 
 from hardware.link.protocol import DeviceLink, Frame, FrameDecoder, MsgType, encode_frame
 from hardware.sim.pty import PtyPort
+from hardware.sim.pump import PumpThread
 from table_controller.errors import DeviceError
 
 _U32 = struct.Struct(">I")
@@ -55,7 +55,7 @@ class Fault(Enum):
     LOSE_ACK = "lose-ack"
 
 
-class SimDevice:
+class SimDevice(PumpThread):
     """A simulated reference-protocol device on a pty.
 
     :param link_path: the stable port path to publish (a temporary one when ``None``).
@@ -97,8 +97,7 @@ class SimDevice:
         self._stalled_until: float | None = None
         self._next_heartbeat = self.t0
         self.commands: list[int] = []
-        self._thread: threading.Thread | None = None
-        self._running = False
+        self._init_pump()
         self.port.write(self.link.hello())
 
     # -- properties ------------------------------------------------------------------------------
@@ -228,31 +227,6 @@ class SimDevice:
     def on_command(self, frame: Frame, now: float) -> None:
         """Answer a host command (device specific)."""
 
-    def start(self, poll_interval: float = 0.002) -> None:
-        """Run :meth:`pump` in a daemon thread until :meth:`stop` (idempotent)."""
-        with self._lock:
-            if self._running:
-                return
-            self._running = True
-            self._thread = threading.Thread(
-                target=self._run, args=(poll_interval,), name=type(self).__name__, daemon=True
-            )
-            self._thread.start()
-
-    def stop(self) -> None:
-        """Stop the pump thread."""
-        with self._lock:
-            self._running = False
-            thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=2.0)
-
-    def close(self) -> None:
-        """Stop and remove the port."""
-        self.stop()
-        with self._lock:
-            self.port.close()
-
     def __enter__(self) -> SimDevice:
         return self
 
@@ -294,15 +268,3 @@ class SimDevice:
                 kept.append(encode_frame(item.type, item.seq, item.payload, item.flags))
         return b"".join(kept)
 
-    def _run(self, poll_interval: float) -> None:
-        while self._running:
-            fd = self.port.fileno()
-            if fd is None:
-                time.sleep(poll_interval)
-            else:
-                try:
-                    select.select([fd], [], [], poll_interval)
-                except (OSError, ValueError):
-                    time.sleep(poll_interval)
-            if self._running:
-                self.pump()

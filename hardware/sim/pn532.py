@@ -24,9 +24,7 @@ round of work; :meth:`SimPn532.start` runs it in a thread.
 
 from __future__ import annotations
 
-import select
 import threading
-import time
 from collections import deque
 from collections.abc import Mapping
 from enum import Enum
@@ -48,6 +46,7 @@ from hardware.pn532.frames import (
     encode_targets,
 )
 from hardware.sim.pty import PtyPort
+from hardware.sim.pump import PumpThread
 from table_controller.errors import ConfigError
 
 #: IC 0x32 (PN532), firmware 1.6, supports ISO/IEC 14443 A, B and 18092 (UM0701-02 §7.2.2).
@@ -64,7 +63,7 @@ class Pn532Fault(Enum):
     GARBAGE = "garbage"
 
 
-class SimPn532:
+class SimPn532(PumpThread):
     """A PN532 with one antenna.
 
     :param link_path: the stable port path (a temporary one when ``None``).
@@ -77,8 +76,7 @@ class SimPn532:
         self._faults: deque[Pn532Fault] = deque()
         self._tag: TargetA | None = None
         self._last = b""
-        self._thread: threading.Thread | None = None
-        self._running = False
+        self._init_pump()
         self.woken = False
         self.awake = False
         self.commands: list[int] = []
@@ -203,43 +201,6 @@ class SimPn532:
         return None
 
     # -- thread ------------------------------------------------------------------------------------
-
-    def start(self, poll_interval: float = 0.002) -> None:
-        """Run :meth:`pump` in a daemon thread until :meth:`stop` (idempotent)."""
-        with self._lock:
-            if self._running:
-                return
-            self._running = True
-            self._thread = threading.Thread(
-                target=self._run, args=(poll_interval,), name="SimPn532", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        """Stop the pump thread."""
-        with self._lock:
-            self._running = False
-            thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=2.0)
-
-    def close(self) -> None:
-        """Stop and remove the port."""
-        self.stop()
-        with self._lock:
-            self.port.close()
-
-    def _run(self, poll_interval: float) -> None:
-        while self._running:
-            fd = self.port.fileno()
-            if fd is None:
-                time.sleep(poll_interval)
-            else:
-                try:
-                    select.select([fd], [], [], poll_interval)
-                except (OSError, ValueError):
-                    time.sleep(poll_interval)
-            if self._running:
-                self.pump()
 
 
 def open_sim_pn532(url: DeviceUrl, options: Mapping[str, Any]) -> Pn532Shoe:
