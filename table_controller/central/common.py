@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -53,3 +55,29 @@ def check_url(url: str) -> str:
     if not url.startswith(("postgresql://", "postgres://")):
         raise CentralError(f"central url must start with postgresql://, got {url!r}")
     return url
+
+
+_RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_time(text: str, *, now: datetime | None = None) -> datetime:
+    """Parse an ISO 8601 time (UTC unless it says otherwise) or an age (``8h``, ``90m``).
+
+    >>> parse_time("8h", now=datetime(2026, 1, 2, 12, tzinfo=UTC)).isoformat()
+    '2026-01-02T04:00:00+00:00'
+    >>> parse_time("2026-01-02 06:00").isoformat()
+    '2026-01-02T06:00:00+00:00'
+
+    :raises ValueError: neither.
+    """
+    m = _RELATIVE.match(text.strip())
+    if m:
+        now = now or datetime.now(UTC)
+        return now - timedelta(seconds=float(m.group(1)) * _UNITS[m.group(2)])
+    try:
+        t = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"a time is ISO 8601 (2026-01-02T06:00) or an age (8h, 90m), "
+                         f"got {text!r}") from None
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)

@@ -10,39 +10,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from table_controller.central.common import Conn
 
-_RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
 def parse_time(text: str, *, now: datetime | None = None) -> datetime:
-    """Parse an ISO 8601 time (UTC unless it says otherwise) or an age (``8h``, ``90m``).
+    """Parse an ISO 8601 time or an age (``8h``; see :mod:`table_controller.central.common`)."""
+    from table_controller.central.common import parse_time as parse
 
-    >>> parse_time("8h", now=datetime(2026, 1, 2, 12, tzinfo=UTC)).isoformat()
-    '2026-01-02T04:00:00+00:00'
-    >>> parse_time("2026-01-02 06:00").isoformat()
-    '2026-01-02T06:00:00+00:00'
-    """
-    m = _RELATIVE.match(text.strip())
-    if m:
-        now = now or datetime.now(UTC)
-        return now - timedelta(seconds=float(m.group(1)) * _UNITS[m.group(2)])
     try:
-        t = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"a time is ISO 8601 (2026-01-02T06:00) or an age (8h, 90m), got {text!r}"
-        ) from None
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+        return parse(text, now=now)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _card(text: str) -> str:

@@ -11,7 +11,8 @@ Examples::
         --table T1=tcp://10.0.0.11:5564 --table T2=tcp://10.0.0.12:5564 \\
         --surveillance T1=tcp://10.0.0.11:5563,tcp://10.0.0.11:5565 \\
         --surveillance-key keys/displays/floor-web.key_secret --server-key T1=keys/t1/server.key \\
-        --journal T1=/var/lib/table-controller/T1/journal.db
+        --journal T1=/var/lib/table-controller/T1/journal.db \\
+        --central postgresql://floorweb@db.floor/tables
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="the table's public server key (server.key); ID= for one table")
     p.add_argument("--journal", action="append", default=[], metavar="ID=PATH",
                    help="a table's journal, for hand recall (repeatable)")
+    p.add_argument("--central", metavar="postgresql://...",
+                   help="the central store: the surveillance role can search and open hands "
+                        "across the floor (/hands)")
     p.add_argument("--cert", type=Path, metavar="FILE", help="HTTPS certificate (PEM)")
     p.add_argument("--key", type=Path, metavar="FILE", help="HTTPS private key (PEM)")
     p.add_argument("--heartbeat-timeout", type=float, default=3.0, metavar="S",
@@ -127,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
                             server_keys=args.server_key, journals=args.journal,
                             configs=args.config)
         users = Users.load(args.users)
+        if args.central is not None:
+            from table_controller.central.common import check_url
+
+            check_url(args.central)
         tls = None
         if args.cert is not None:
             tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -157,7 +165,8 @@ async def _serve(followers: FeedFollowers, users: Users, sessions: Sessions, hos
 
     from table_controller.floorweb.app import FloorWeb
 
-    server = FloorWeb(followers, users, https=tls is not None, sessions=sessions)
+    server = FloorWeb(followers, users, https=tls is not None, sessions=sessions,
+                      central=args.central)
     runner = web.AppRunner(server.app(), handle_signals=False, access_log=None)
     await runner.setup()
     try:

@@ -3,7 +3,8 @@
 Routes: ``GET /`` (the floor), ``GET /table/{id}`` (one table), ``GET /login`` + ``POST /login``
 (form fields ``username``, ``password``, ``csrf``), ``POST /logout`` (``csrf``), ``GET /ws``
 (``?table=ID`` for a table page), ``GET /recall/{id}`` (``?hand=N``; surveillance role only),
-``/static/...`` (package data).
+``GET /hands`` and ``GET /hands/{table}/{hand}`` (the central store's hands; surveillance
+role only: :mod:`.central`), ``/static/...`` (package data).
 
 Security rules this module keeps:
 
@@ -26,12 +27,14 @@ import asyncio
 import contextlib
 import html
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from table_controller.floorweb.auth import RateLimiter, Session, Sessions, Users
+from table_controller.floorweb.central import CentralPages
 from table_controller.floorweb.fanout import FLOOR, SURVEILLANCE_ROLE, Fanout, table_channel
 from table_controller.floorweb.sources import FeedFollowers
 
@@ -56,12 +59,14 @@ class FloorWeb:
     :param https: the server speaks HTTPS (cookies get ``Secure``).
     :param coalesce: seconds changes are gathered before a push.
     :param queue_limit: per-browser queue bound.
+    :param central: the central store's URL, for the surveillance role's hand search
+        (:mod:`.central`; ``None``: the search pages say it is not configured).
     """
 
     def __init__(self, followers: FeedFollowers, users: Users, *, https: bool = False,
                  coalesce: float = 0.1, queue_limit: int = 64,
                  sessions: Sessions | None = None, user_limit: RateLimiter | None = None,
-                 address_limit: RateLimiter | None = None) -> None:
+                 address_limit: RateLimiter | None = None, central: str | None = None) -> None:
         self.followers = followers
         self.users = users
         self.https = https
@@ -70,6 +75,7 @@ class FloorWeb:
         self.user_limit = user_limit or RateLimiter(limit=5, window=300)
         self.address_limit = address_limit or RateLimiter(limit=20, window=300)
         self._ws: set[web.WebSocketResponse] = set()
+        self.central = CentralPages(central, self.session, self.page)
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -90,11 +96,16 @@ class FloorWeb:
         return origin == f"{request.scheme}://{request.host}"
 
     @staticmethod
-    def page(name: str, **values: str) -> web.Response:
-        """Serve ``static/NAME`` with each ``{{key}}`` replaced by its escaped value."""
+    def page(name: str, raw: Mapping[str, str] | None = None, /, **values: str) -> web.Response:
+        """Serve ``static/NAME`` with each ``{{key}}`` replaced by its escaped value.
+
+        :param raw: ``{{key}}`` values put in as they are (HTML the caller escaped).
+        """
         text = (STATIC / name).read_text(encoding="utf-8")
         for k, v in values.items():
             text = text.replace("{{" + k + "}}", html.escape(v, quote=True))
+        for k, v in (raw or {}).items():
+            text = text.replace("{{" + k + "}}", v)
         return web.Response(text=text, content_type="text/html", headers=HEADERS)
 
     def _login_redirect(self, request: web.Request) -> web.HTTPSeeOther:
@@ -265,6 +276,7 @@ class FloorWeb:
             web.post("/logout", self.logout),
             web.get("/recall/{id}", self.recall),
             web.get("/ws", self.websocket),
+            *self.central.routes(),
             web.static("/static", STATIC),
         ])
         return app

@@ -90,6 +90,24 @@ def health_notes(raw: Any) -> dict[str, str]:
     return out
 
 
+#: The ``shipping`` message's keys the browsers get (see :mod:`table_controller.daemon.shipping`).
+SHIPPING_KEYS = ("status", "behind", "local_seq", "shipped_seq", "last_shipped_at", "error")
+
+
+def shipping_row(raw: Any) -> Json | None:
+    """Return the floor's copy of a ``shipping`` body (known keys only; ``None`` if not one).
+
+    >>> shipping_row({"status": "caught_up", "behind": 0, "last_shipped_at": 5.0, "x": 1})
+    {'status': 'caught_up', 'behind': 0, 'local_seq': None, 'shipped_seq': None, \
+'last_shipped_at': 5.0, 'error': ''}
+    """
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("status"), str):
+        return None
+    out: Json = {k: raw.get(k) for k in SHIPPING_KEYS}
+    out["error"] = str(out["error"] or "")
+    return out
+
+
 def _stage(view: TableView) -> str:
     return view.stage.replace("_", " ")
 
@@ -117,6 +135,8 @@ class TableTracker:
         """Bumped on every change a browser can see."""
         self.health: dict[str, str] = {}
         """Device trouble in words (from the state's ``device_health``)."""
+        self.shipping: Json | None = None
+        """The journal shipper's progress (the ``shipping`` message; ``None``: not shipped)."""
         self._since: dict[str, float] = {}
 
     # -- folding -------------------------------------------------------------------------------
@@ -135,6 +155,8 @@ class TableTracker:
             view = apply_message(view, m.type, m.data, seq=ev.seq, ts=m.ts)
             feed = "live"
             raw = m.data if m.type == "table_state" else None
+            if m.type == "shipping" and not secret:
+                self.shipping = shipping_row(m.data)
             if not secret and m.type in ACTION_TYPES:
                 self.last_action = m.ts
         elif ev.kind is FeedEventKind.LOST:
@@ -149,6 +171,8 @@ class TableTracker:
             self.seq = ev.seq or self.seq
             if raw is not None and "device_health" in raw:
                 self.health = health_notes(raw["device_health"])
+            if raw is not None and "shipping" in raw:
+                self.shipping = shipping_row(raw["shipping"])
             if ev.kind is not FeedEventKind.LOST:
                 self.heard = max(self.heard, now)
             ts = ev.message.ts if ev.kind is FeedEventKind.UPDATE and ev.message else now
@@ -210,6 +234,7 @@ class TableTracker:
             "heard": self.heard,
             "need": self.need(),
             "seq": self.seq,
+            "shipping": self.shipping,
         }
 
     def page(self, *, secret: bool = False) -> Json:

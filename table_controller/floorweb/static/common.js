@@ -28,6 +28,21 @@ function refreshAges(root) {
     el.textContent = ago(isNaN(ts) ? 0 : ts);
   });
 }
+/* the journal's shipping to the central store (row.shipping; null: not shipped) */
+const SHIP_WORDS = {caught_up: "caught up", shipping: "shipping", starting: "starting",
+  retrying: "central store unreachable, retrying", refused: "REFUSED (journal differs: verify)",
+  stopped: "shipper stopped", silent: "shipper not running", unknown: "no shipper status yet"};
+function shippingText(s) {
+  if (!s) return "";
+  const ok = s.status === "caught_up" || (s.status === "shipping" && (s.behind || 0) < 1000);
+  const behind = s.behind === null || s.behind === undefined ? "" :
+    " · " + money(s.behind) + " entr" + (s.behind === 1 ? "y" : "ies") + " behind";
+  const last = s.shipped_seq ? " · last shipped #" + esc(s.shipped_seq) +
+    (s.last_shipped_at ? " " + agoSpan(s.last_shipped_at) + " ago" : "") : "";
+  return '<span class="shipping ' + (ok ? "ok" : "bad") + '">journal: ' +
+    esc(SHIP_WORDS[s.status] || s.status) + behind + last +
+    (s.error && !ok ? ' <span class="ship-error">(' + esc(s.error) + ")</span>" : "") + "</span>";
+}
 function money(n) { return (n || 0).toLocaleString("en-US"); }
 const SUITS = {s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663"};
 function card(code) {

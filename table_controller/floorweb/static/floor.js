@@ -42,7 +42,8 @@ function tileHtml(r) {
     (holds ? '<ul class="holds">' + holds + "</ul>" : "") +
     (alerts ? '<ul class="alerts">' + alerts + "</ul>" : "") +
     '<div class="line small">' + devs + health + "</div>" +
-    '<div class="line small">' + feedText(r) + "</div>";
+    '<div class="line small">' + feedText(r) + "</div>" +
+    (r.shipping ? '<div class="line small">' + shippingText(r.shipping) + "</div>" : "");
 }
 function render(changed) {
   const main = document.getElementById("tables");

@@ -41,6 +41,7 @@ function render() {
   document.getElementById("feed").innerHTML = feed +
     (ROLE === "surveillance" ? " · surveillance feed: " + esc(p.surveillance ? p.secret_feed : "not followed (no key)") : "");
   document.getElementById("feed").className = p.feed === "live" ? "feed ok" : "feed bad";
+  document.getElementById("shipping").innerHTML = shippingText(p.shipping);
   const board = (p.board && p.board.length ? p.board : ["", "", "", "", ""]);
   while (board.length < 5) board.push("");
   document.getElementById("board").innerHTML = board.map(card).join(" ");
