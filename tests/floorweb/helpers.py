@@ -70,15 +70,18 @@ class LiveFloor:
 
     :param curve: serve the surveillance feeds with CURVE, the floor web server holding an
         allowed display key.
+    :param central: the central store's URL (``floor-web --central``).
     """
 
     def __init__(self, tmp: Path, tables: Sequence[str], *, curve: bool = True,
-                 heartbeat_timeout: float = 1.0, coalesce: float = 0.05) -> None:
+                 heartbeat_timeout: float = 1.0, coalesce: float = 0.05,
+                 central: str | None = None) -> None:
         self.tmp = tmp
         self.tables = list(tables)
         self.curve = curve
         self.heartbeat_timeout = heartbeat_timeout
         self.coalesce = coalesce
+        self.central = central
         self.users_file = make_users(tmp)
         self.hubs: dict[str, FeedHub] = {}
         self.url = ""
@@ -134,7 +137,8 @@ class LiveFloor:
 
     async def _serve(self, port: int) -> None:
         followers = FeedFollowers(self._specs, heartbeat_timeout=self.heartbeat_timeout)
-        self.server = FloorWeb(followers, Users.load(self.users_file), coalesce=self.coalesce)
+        self.server = FloorWeb(followers, Users.load(self.users_file), coalesce=self.coalesce,
+                               central=self.central)
         self._runner = web.AppRunner(self.server.app(), handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)
