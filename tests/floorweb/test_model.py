@@ -27,6 +27,7 @@ from table_controller.floorweb.model import (
     NEED_FEED,
     NEED_HOLD,
     NEED_NONE,
+    SHIPPING_KEYS,
     TableTracker,
 )
 from table_controller.floorweb.sources import table_specs
@@ -207,7 +208,9 @@ def test_cli_refuses_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 @pytest.mark.parametrize("name", ["table_controller.floorweb.model",
-                                  "table_controller.floorweb.auth"])
+                                  "table_controller.floorweb.auth",
+                                  "table_controller.floorweb.central",
+                                  "table_controller.central.common"])
 def test_doctests(name: str) -> None:
     import doctest
     import importlib
@@ -238,3 +241,17 @@ def test_recall_reads_the_journal(tmp_path: Path) -> None:
             path, "1")  # read-only, beside the writer
     assert "no hand 7" in read_recall(path, "7")
     assert "recall failed" in read_recall(tmp_path / "missing.db", "")
+
+
+def test_shipping_progress_comes_from_the_snapshot_and_the_shipping_message() -> None:
+    t = TableTracker("T1")
+    assert t.row()["shipping"] is None  # a table that does not ship
+    body = {"status": "caught_up", "behind": 0, "local_seq": 9, "shipped_seq": 9,
+            "last_shipped_at": 5.0, "error": "", "updated_at": 6.0}
+    t.on_event(snap({**redact(state("T1")), "shipping": body}), 1.0)
+    assert t.row()["shipping"] == {k: body[k] for k in SHIPPING_KEYS}
+    v = t.version
+    t.on_event(FeedEvent(FeedEventKind.UPDATE, seq=2, message=Message(
+        "shipping", 2, "T1", 7.0, {**body, "status": "retrying", "behind": 3})), 7.0)
+    assert t.row()["shipping"]["status"] == "retrying" and t.row()["shipping"]["behind"] == 3
+    assert t.version > v and t.last_action is None  # not an action at the table
