@@ -2,6 +2,7 @@
 
 - :func:`find_hands` — hands by table, time, seat, card and irregularity (the ``hands`` index);
 - :func:`hand_record` — one hand's entries, for the same recall text as the table's own;
+- :func:`hand_summary` — one hand's board and hole cards;
 - :func:`verify` — a journal's central copy checked against its own chain and, optionally,
   against the table's journal;
 - :func:`irregularity_report` — irregularities by table and kind since a time (a shift).
@@ -52,6 +53,10 @@ class HandSummary:
         }
 
 
+_SUMMARY_COLUMNS = ("table_id, journal_id, hand, started, ended, voided, seats, board, hole, "
+                    "irregularities")
+
+
 def find_hands(
     conn: Conn,
     *,
@@ -97,8 +102,7 @@ def find_hands(
     if irregularity is not None:
         where.append("irregularities @> ARRAY[%s]::text[]")
         params.append(irregularity)
-    sql = ("SELECT table_id, journal_id, hand, started, ended, voided, seats, board, hole, "
-           "irregularities FROM hands")
+    sql = f"SELECT {_SUMMARY_COLUMNS} FROM hands"
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY started, table_id, hand"
@@ -107,8 +111,25 @@ def find_hands(
         params.append(limit)
     with conn.transaction():
         rows = conn.execute(sql.encode(), params).fetchall()
-    return [HandSummary(str(r[0]), str(r[1]), int(r[2]), r[3], r[4], bool(r[5]), list(r[6]),
-                        list(r[7]), dict(r[8]), list(r[9])) for r in rows]
+    return [_summary(r) for r in rows]
+
+
+def _summary(r: tuple[Any, ...]) -> HandSummary:
+    return HandSummary(str(r[0]), str(r[1]), int(r[2]), r[3], r[4], bool(r[5]), list(r[6]),
+                       list(r[7]), dict(r[8]), list(r[9]))
+
+
+def hand_summary(conn: Conn, table: str, hand: int,
+                 journal_id: str | None = None) -> HandSummary | None:
+    """Return one hand's ``hands`` row (its board and hole cards), ``None`` if not derived.
+
+    :raises CentralError: no such table or journal.
+    """
+    jid = pick_journal(conn, table, journal_id)
+    with conn.transaction():
+        row = conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM hands WHERE table_id = %s AND "
+                           "journal_id = %s AND hand = %s".encode(), (table, jid, hand)).fetchone()
+    return None if row is None else _summary(row)
 
 
 def journal_ids(conn: Conn, table: str) -> list[str]:

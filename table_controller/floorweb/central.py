@@ -30,7 +30,7 @@ import psycopg
 from aiohttp import web
 
 from table_controller.central.common import CentralError, Conn, check_url, parse_time
-from table_controller.central.query import HandSummary, find_hands, hand_record
+from table_controller.central.query import HandSummary, find_hands, hand_record, hand_summary
 from table_controller.floorweb.auth import Session
 from table_controller.floorweb.fanout import SURVEILLANCE_ROLE
 
@@ -136,6 +136,22 @@ def results_html(found: list[HandSummary]) -> str:
     return "\n".join(rows)
 
 
+def cards_text(h: HandSummary | None) -> str:
+    """Return every card of a hand in one line: the board, then each seat's hole cards.
+
+    >>> from datetime import UTC
+    >>> cards_text(HandSummary("T1", "ab", 4, datetime(2026, 1, 1, tzinfo=UTC), None, False,
+    ...            [1, 2], ["Ah", "Kd", "2c"], {"2": ["7s", "7c"], "1": ["Qs", "Qh"]}, []))
+    'Board Ah Kd 2c · seat 1: Qs Qh · seat 2: 7s 7c'
+    """
+    if h is None:
+        return "The hand's cards are not indexed yet (see the entries below)."
+    parts = ["Board " + (" ".join(h.board) or "none")]
+    parts += [f"seat {seat}: {' '.join(cards)}" for seat, cards in
+              sorted(h.hole.items(), key=lambda i: int(i[0]))]
+    return " · ".join(parts) + (" (voided)" if h.voided else "")
+
+
 class CentralPages:
     """The ``/hands`` pages.
 
@@ -192,7 +208,8 @@ class CentralPages:
                 message, status = f"The central store cannot be reached: {exc}", 503
             else:
                 more = len(found) > MAX_RESULTS
-                message = (f"{min(len(found), MAX_RESULTS)} hands" + (
+                shown = min(len(found), MAX_RESULTS)
+                message = (f"{shown} hand{'' if shown == 1 else 's'}" + (
                     f" (the first {MAX_RESULTS} only: narrow the search)" if more else "")
                     + ", newest first")
                 rows = results_html(found)
@@ -209,21 +226,26 @@ class CentralPages:
         if not number.isdigit():
             raise web.HTTPNotFound(text=f"no hand {number!r}")
         journal = request.query.get("journal") or None
-        status = 200
+        status, cards = 200, ""
         if self.url is None:
             text = ("The hand search is not available: this floor web server was started "
                     "without --central URL.")
         else:
             from table_controller.journal.recall import format_hand
 
+            def work(conn: Conn) -> tuple[str, HandSummary | None]:
+                record = hand_record(conn, table, int(number), journal)
+                return format_hand(record), hand_summary(conn, table, int(number), journal)
+
             try:
-                text = await self._run(lambda c: format_hand(
-                    hand_record(c, table, int(number), journal)))
+                text, summary = await self._run(work)
             except CentralError as exc:
                 text, status = str(exc), 404
             except psycopg.Error as exc:
                 text, status = f"The central store cannot be reached: {exc}", 503
+            else:
+                cards = cards_text(summary)
         resp = self.page("hand.html", None, user=s.user, role=s.role, csrf=s.csrf,
-                         table=table, hand=number, text=text)
+                         table=table, hand=number, text=text, cards=cards)
         resp.set_status(status)
         return resp

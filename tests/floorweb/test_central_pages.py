@@ -22,6 +22,7 @@ from tests.central.conftest import PgServer, pg_server  # noqa: F401  (the serve
 from tests.floorweb.browser import chromium, log_in, wait_for
 from tests.floorweb.helpers import PASSWORD, LiveFloor
 from tests.floorweb.test_app import login, session
+from tests.floorweb.test_browser import shots_dir
 
 TABLE = "TS1"
 EXE = str(Path(sys.executable).with_name("table-controller"))
@@ -83,8 +84,9 @@ def test_surveillance_searches_by_card_and_seat_and_opens_the_recall(
         d.find_element("id", "f-table").send_keys(TABLE)
         d.find_element("id", "f-card").send_keys(river)
         d.find_element("id", "f-go").click()
-        wait_for(d, "results", lambda: "hands, newest first" in d.find_element(
+        wait_for(d, "results", lambda: "newest first" in d.find_element(
             "id", "message").text)
+        d.save_screenshot(str(shots_dir(tmp_path) / "floorweb-hands.png"))
         results = d.find_element("id", "results").text
         assert f"{TABLE} hand {target.hand}" in results
         assert " ".join(target.board) in results and " ".join(cards) in results
@@ -98,6 +100,9 @@ def test_surveillance_searches_by_card_and_seat_and_opens_the_recall(
         # an irregularity kind no hand had: nothing
         d.get(f"{floor.url}/hands?irregularity=no_such_kind")
         assert d.find_element("id", "message").text.startswith("0 hands")
+        # every hand of the table: the message counts them
+        d.get(f"{floor.url}/hands?table={TABLE}")
+        assert d.find_element("id", "message").text.startswith(f"{len(shipped.hands)} hands")
         # a field that is not a card: said so
         d.get(f"{floor.url}/hands?card=Zz")
         assert "not a card" in d.find_element("id", "message").text
@@ -108,9 +113,13 @@ def test_surveillance_searches_by_card_and_seat_and_opens_the_recall(
         wait_for(d, "the recall", lambda: "central record" in d.title)
         text = d.find_element("id", "recall").get_attribute("textContent")
         assert text == shipped.recall(target.hand)
-        for card in target.board:  # every card named
+        cards = d.find_element("id", "cards").text  # every card named, from the hands index
+        assert cards.startswith("Board " + " ".join(target.board))
+        for s, hole in target.hole.items():
+            assert f"seat {s}: {' '.join(hole)}" in cards
+        for card in target.board:
             assert card in text
-        d.save_screenshot(str(tmp_path / "floorweb-hand.png"))
+        d.save_screenshot(str(shots_dir(tmp_path) / "floorweb-hand.png"))
 
 
 def test_floor_role_is_refused_the_search_and_the_recall(shipped: Shipped,

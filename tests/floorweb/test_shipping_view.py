@@ -13,6 +13,7 @@ from typing import Any
 from table_controller.daemon.shipping import send_shipping
 from tests.floorweb.browser import chromium, log_in, tile_text, wait_for
 from tests.floorweb.helpers import PASSWORD, LiveFloor
+from tests.floorweb.test_browser import shots_dir
 
 
 def progress(status: str, *, behind: int, shipped: int, error: str = "",
@@ -46,6 +47,7 @@ def test_shipping_progress_per_table_on_the_floor_and_table_pages(tmp_path: Path
         assert "1 min" in t1  # last shipped 1 min 35 s ago
         el = d.find_element("css selector", 'article[data-table="T1"] .shipping')
         assert "bad" in (el.get_attribute("class") or "")
+        d.save_screenshot(str(shots_dir(tmp_path) / "floorweb-shipping.png"))
 
         # the table page shows the same; a new floor web server (no messages seen) has it
         # from the feed's snapshot
