@@ -202,6 +202,9 @@ def test_cli_refuses_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["floor-web", "--users", str(users), "--table", "T1=x,y", "--listen",
                  "nowhere"]) == 2
     assert "HOST:PORT" in capsys.readouterr().err
+    assert main(["floor-web", "--users", str(users), "--table", "T1=x,y", "--central",
+                 "mysql://db/floor"]) == 2
+    assert "central url must start with postgresql://" in capsys.readouterr().err
     assert main(["floor-web", "--users", str(users), "--table", "T1=nowhere,x", "--listen",
                  "127.0.0.1:0", "--duration", "0.1"]) == 1
     assert "table T1: cannot connect to nowhere" in capsys.readouterr().err
