@@ -295,13 +295,11 @@ class Daemon:
         stack.push_async_callback(_cancel, publisher)
         self.publishing = True
         self.publisher.put([])  # the recovered snapshot
-        status_path = self.central_status_path()
-        if status_path is not None:  # the shipper's progress on the feeds (floor view)
+        if (status_path := self.central_status_path()) is not None:  # shipping on the feeds
             from table_controller.daemon.shipping import follow_shipping
 
-            shipping = asyncio.create_task(follow_shipping(status_path, hub,
-                                                           self.publisher.extra))
-            stack.push_async_callback(_cancel, shipping)
+            stack.push_async_callback(_cancel, asyncio.create_task(
+                follow_shipping(status_path, hub, self.publisher.extra)))
         self.commands = CommandServer(ctx, cfg.endpoints.commands, table_id=cfg.table.id,
                                       journal=self.journal, handler=self._decide,
                                       on_committed=self._committed, curve=curve,
