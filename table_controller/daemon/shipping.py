@@ -20,8 +20,9 @@ display that connects later has it in its snapshot. Message body (``docs/message
 ``updated_at``
     when the shipper last wrote its status.
 
-Rules this module keeps: it only reads a small local file (never the database), and a broken
-or missing file is a ``status`` to show, never an exception that stops the daemon.
+Rules this module keeps: it only reads a small local file (never the database); a broken or
+missing file is a ``status`` to show, never an exception that stops the daemon; the body passes
+the feeds' hole-card guard like every message (an error text the guard refuses is replaced).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.errors import TableError
-from table_controller.feeds import Feed, FeedHub
+from table_controller.feeds import Feed, FeedHub, HoleCardLeak
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,10 @@ async def follow_shipping(path: Path, hub: FeedHub, extra: MutableMapping[str, A
         shown = _shown(body)
         if shown != last:
             try:
-                await send_shipping(hub, body, extra)
+                try:
+                    await send_shipping(hub, body, extra)
+                except HoleCardLeak:  # an error text that reads like a secret card: not sent
+                    await send_shipping(hub, {**body, "error": "(see the shipper's log)"}, extra)
                 last = shown
             except TableError as exc:  # the hub stopping under us; tried again next time
                 log.debug("shipping progress not published: %s", exc)

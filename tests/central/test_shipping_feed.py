@@ -98,3 +98,31 @@ def test_follow_publishes_each_change_once_and_keeps_it_in_the_snapshot(tmp_path
             ctx.destroy(linger=0)
 
     asyncio.run(asyncio.wait_for(body(), 60))
+
+
+def test_an_error_text_that_reads_like_a_secret_card_is_withheld(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db.central.json"
+    write(path, state="retrying", behind=5, last_error="could not resolve host 7c")
+
+    async def body() -> None:
+        ctx = zmq.asyncio.Context()
+        hub = FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback())
+        await hub.start()
+        try:
+            hub.set_secret_cards(["7c"])  # seat 3 holds the seven of clubs
+            extra: dict[str, Any] = {}
+            task = asyncio.create_task(follow_shipping(path, hub, extra, interval=0.01,
+                                                       clock=lambda: NOW))
+            async with asyncio.timeout(10):
+                while "shipping" not in extra:
+                    await asyncio.sleep(0.01)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            assert extra["shipping"]["status"] == "retrying"
+            assert "7c" not in extra["shipping"]["error"]
+        finally:
+            await hub.stop()
+            ctx.destroy(linger=0)
+
+    asyncio.run(asyncio.wait_for(body(), 60))
