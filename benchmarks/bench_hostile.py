@@ -315,6 +315,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--commands", type=int, default=3000)
     ap.add_argument("--attack", help=argparse.SUPPRESS)
     ap.add_argument("--counts", help=argparse.SUPPRESS)
+    if argv is None:  # run by ``python -m benchmarks``: its own defaults
+        argv = sys.argv[1:] if __name__ == "__main__" else []
     args = ap.parse_args(argv)
     if args.attack:
         with contextlib.suppress(KeyboardInterrupt):
