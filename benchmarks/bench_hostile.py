@@ -78,6 +78,7 @@ class RunResult:
     phh: dict[str, str] = field(default_factory=dict)
     attack_sent: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    load: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def line(self) -> str:
         p = sorted(self.probe_ms)
@@ -88,7 +89,8 @@ class RunResult:
                 f"feed gap max {self.gap_max_ms:6.0f} ms ({self.feed_messages} msgs)  "
                 f"status reply p50 {p50:6.1f} p99 {p99:6.1f} max {mx:6.1f} ms "
                 f"(n={len(p)}, failed {self.probe_failures})  hands {self.hands} "
-                f"chips agree {self.chips_agree}  {self.seconds:.0f} s")
+                f"chips agree {self.chips_agree}  {self.seconds:.0f} s  machine load "
+                f"{self.load[0]:.1f}")
 
 
 def _rss_kb(pid: int, key: str) -> int:
@@ -152,7 +154,7 @@ async def _flood(rig: SimRig, ctx: zmq.asyncio.Context, n: int, res: RunResult) 
         keys.apply(sock)
     sock.connect(rig.endpoints["commands"])
     t0 = time.monotonic()
-    answers: dict[str, int] = {}
+    answers = res.flood_answers
     try:
         for seq in range(1, n + 1):
             body = Message("command", seq, rig.options.table_id, time.time(),
@@ -170,8 +172,7 @@ async def _flood(rig: SimRig, ctx: zmq.asyncio.Context, n: int, res: RunResult) 
             answers[key] = answers.get(key, 0) + 1
     finally:
         sock.close(linger=0)
-    res.flood_answers = answers
-    res.flood_seconds = time.monotonic() - t0
+        res.flood_seconds = time.monotonic() - t0
 
 
 # -- the attackers (their own process) ---------------------------------------------------------
@@ -234,7 +235,9 @@ async def _attack(ep: dict[str, str], clients: int, out: Path) -> None:
     try:
         while True:
             await asyncio.sleep(0.5)
-            out.write_text(json.dumps(sent))
+            tmp = out.with_suffix(".tmp")
+            tmp.write_text(json.dumps(sent))
+            tmp.replace(out)
     finally:
         for t in tasks:
             t.cancel()
@@ -275,10 +278,13 @@ async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
             await asyncio.sleep(1.0)  # the attackers at full speed before the first hand
         running.set()
         background.append(asyncio.create_task(_probe(rig, ctx, res)))
-        if hostile:
-            background.append(asyncio.create_task(_flood(rig, ctx, commands, res)))
+        flood = asyncio.create_task(_flood(rig, ctx, commands, res)) if hostile else None
         await drive(dealer, driver, wait=10.0, stuck_after=3)
         await driver.settle(0.3)
+        if flood is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(30.0):
+                    await flood
         status = (await cmd.send("status")).result
         res.hands = int(status.get("hands_played", 0))
         res.chips_agree = (int(status.get("chips_in_play", 0)) + int(status.get("rake_total", 0))
@@ -304,6 +310,7 @@ async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
                     ("time", "day", "month", "year", "time_zone")))
         await asyncio.to_thread(rig.stop)
     res.seconds = time.monotonic() - started_at
+    res.load = os.getloadavg()
     return res
 
 
