@@ -21,6 +21,7 @@ driver reopens the port (tracked by the driver's ``generation``), so a replug is
 from __future__ import annotations
 
 import asyncio
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -130,6 +131,24 @@ class AsyncDevice:
             self._timer.cancel()
         self._timer_at = at
         self._timer = loop.call_at(at, self._on_timer)
+
+    def read_now(self) -> None:
+        """Read what is waiting on the port now and deliver it (``"reader"`` mode; no wait).
+
+        For an owner about to judge the device by time: what the device already sent is heard
+        first. Nothing happens when the port is closed or nothing is waiting.
+        """
+        if self._loop is None or not self._running or self.mode != "reader":
+            return
+        fd = self.device.fileno()
+        if fd is None:
+            return
+        try:
+            ready, _, _ = select.select([fd], [], [], 0)
+        except (OSError, ValueError):
+            return
+        if ready:
+            self._on_readable()
 
     async def __aenter__(self) -> AsyncDevice:
         self.start()

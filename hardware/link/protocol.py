@@ -68,6 +68,12 @@ MAX_ENCODED = (OVERHEAD + MAX_PAYLOAD) + (OVERHEAD + MAX_PAYLOAD) // 254 + 2
 FLAG_RETRANSMIT = 0x01
 DELIMITER = b"\x00"
 SEQ_MOD = 0x10000
+#: Seconds a device waits for an ACK before resending (the protocol's timeout, firmware and
+#: simulators alike). A NAK repairs a corrupt or missing frame at once; the timeout only covers
+#: a frame lost at the tail and a lost ACK, so it is long enough for a host that journals
+#: before acknowledging on a busy machine (a saturated 2-core host took over 0.2 s now and
+#: then), and short enough that a lost ACK costs one second.
+RETRANSMIT_AFTER = 1.0
 _cobs_encode: Callable[[bytes], bytes] = cobs.encode
 _cobs_decode: Callable[[bytes], bytes] = cobs.decode
 _CobsError: type[Exception] = cobs.DecodeError
@@ -450,7 +456,7 @@ class DeviceLink:
         kind: int = 0,
         firmware: int = 1,
         boot_id: int = 1,
-        retransmit_after: float = 0.2,
+        retransmit_after: float = RETRANSMIT_AFTER,
         window: int = 1024,
     ) -> None:
         self.kind = kind

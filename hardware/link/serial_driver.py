@@ -25,6 +25,10 @@ Rules this module keeps:
    written after a read are kept until :meth:`release_acks`, which the owner calls once the
    events of that read are safe (journaled). Bytes kept for a port session never reach the
    next one (a reopen or a loss drops them).
+7. A delay the host caused is not blamed on the device: before :meth:`SerialDevice.tick` lets
+   the protocol judge a silence (a stale or lost link), it reads whatever is already waiting
+   on the port. A daemon whose loop was late (a busy machine, a long collection) finds the
+   heartbeats that came meanwhile and reports nothing.
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ P = TypeVar("P", bound=StreamProtocol)
 
 #: Most bytes one read takes (a frame is tens of bytes; a backlog after a stall a few KiB).
 READ_SIZE = 65536
+#: Most reads one :meth:`SerialDevice.tick` makes before judging the link's silence.
+DRAIN_READS = 16
 
 
 class SerialDevice(Generic[P]):
@@ -202,28 +208,31 @@ class SerialDevice(Generic[P]):
     def on_readable(self) -> list[DeviceEvent]:
         """Read whatever is available without blocking and return its events."""
         with self._lock:
-            fd = self._fd
-            if fd is None:
-                return []
-            try:
-                data = os.read(fd, READ_SIZE)
-            except (BlockingIOError, InterruptedError):
-                return []
-            except OSError as exc:
-                return self._lost(exc)
-            if not data:
-                # a vanished device is always readable and reads nothing (as pyserial says)
-                return self._lost(serial.SerialException(
-                    "device reports readiness to read but returned no data "
-                    "(device disconnected or multiple access on port?)"))
-            events = self.protocol.feed(data, self._clock())
-            reply = self.protocol.take_outgoing()
-            if reply:
-                if self.defer_acks:
-                    self._held.append(reply)
-                else:
-                    events.extend(self._write(reply))
-            return events
+            return self._read_once()
+
+    def _read_once(self) -> list[DeviceEvent]:
+        fd = self._fd
+        if fd is None:
+            return []
+        try:
+            data = os.read(fd, READ_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return []
+        except OSError as exc:
+            return self._lost(exc)
+        if not data:
+            # a vanished device is always readable and reads nothing (as pyserial says)
+            return self._lost(serial.SerialException(
+                "device reports readiness to read but returned no data "
+                "(device disconnected or multiple access on port?)"))
+        events = self.protocol.feed(data, self._clock())
+        reply = self.protocol.take_outgoing()
+        if reply:
+            if self.defer_acks:
+                self._held.append(reply)
+            else:
+                events.extend(self._write(reply))
+        return events
 
     def release_acks(self) -> list[DeviceEvent]:
         """Write the ACK/NAK bytes kept since the last release (``defer_acks``).
@@ -266,7 +275,32 @@ class SerialDevice(Generic[P]):
             now = self._clock()
             if self._port is None:
                 return events + (self._retry(now) if now >= self._next_retry else [])
+            deadline = self.protocol.next_deadline()
+            if deadline is not None and now >= deadline:
+                # Silence is judged only after reading what already came: bytes waiting in
+                # the kernel's buffer arrived while this process was busy (or not scheduled),
+                # a delay the host caused, not the device (module rule 7).
+                events += self._drain()
+                if self._port is None:
+                    return events
+                now = self._clock()
             return events + self.protocol.tick(now)
+
+    def _drain(self) -> list[DeviceEvent]:
+        """Read until the port has nothing more waiting (a bounded number of reads)."""
+        events: list[DeviceEvent] = []
+        for _ in range(DRAIN_READS):
+            fd = self._fd
+            if fd is None:
+                break
+            try:
+                ready, _, _ = select.select([fd], [], [], 0)
+            except (OSError, ValueError):
+                ready = [fd]
+            if not ready:
+                break
+            events += self._read_once()
+        return events
 
     # -- writing ---------------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from hardware.chips.protocol import (
     tray_inventory_payload,
     zone_report_payload,
 )
-from hardware.link.protocol import Frame, MsgType
+from hardware.link.protocol import RETRANSMIT_AFTER, Frame, MsgType
 from hardware.link.serial_driver import check_query, driver_options, float_option, int_option
 from hardware.sim.device import SimDevice, SimulatorError
 
@@ -244,7 +244,7 @@ def open_sim_chips(url: DeviceUrl, options: Mapping[str, Any]) -> SerialChipSens
             range(1, int_option(url, "zones", 12, 1, 254) + 1),
             link_path=url.query.get("link"),
             heartbeat_interval=float_option(url, "heartbeat", 0.5, 0.01, 60.0),
-            retransmit_after=float_option(url, "retransmit", 0.2, 0.001, 60.0),
+            retransmit_after=float_option(url, "retransmit", RETRANSMIT_AFTER, 0.001, 60.0),
         )
         owned = [sim]
     sim.start()

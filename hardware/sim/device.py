@@ -32,7 +32,14 @@ from collections import deque
 from collections.abc import Callable
 from enum import Enum
 
-from hardware.link.protocol import DeviceLink, Frame, FrameDecoder, MsgType, encode_frame
+from hardware.link.protocol import (
+    RETRANSMIT_AFTER,
+    DeviceLink,
+    Frame,
+    FrameDecoder,
+    MsgType,
+    encode_frame,
+)
 from hardware.sim.pty import PtyPort
 from hardware.sim.pump import PumpThread
 from table_controller.errors import DeviceError
@@ -60,7 +67,8 @@ class SimDevice(PumpThread):
 
     :param link_path: the stable port path to publish (a temporary one when ``None``).
     :param heartbeat_interval: seconds between heartbeats.
-    :param retransmit_after: seconds before an unacknowledged frame is resent.
+    :param retransmit_after: seconds before an unacknowledged frame is resent (the protocol's
+        :data:`~hardware.link.protocol.RETRANSMIT_AFTER`).
     :param boot_id: the boot id announced in HELLO (incremented by a rebooting re-plug).
     :param clock: monotonic clock used when ``now`` is not given.
     :param split_delay: seconds between the two halves of a split frame.
@@ -76,7 +84,7 @@ class SimDevice(PumpThread):
         *,
         link_path: str | None = None,
         heartbeat_interval: float = 0.5,
-        retransmit_after: float = 0.2,
+        retransmit_after: float = RETRANSMIT_AFTER,
         boot_id: int = 1,
         clock: Callable[[], float] = time.monotonic,
         split_delay: float = 0.003,

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hardware.base import DeviceUrl, parse_device_url, register_scheme
-from hardware.link.protocol import Frame
+from hardware.link.protocol import RETRANSMIT_AFTER, Frame
 from hardware.link.serial_driver import check_query, driver_options, float_option, int_option
 from hardware.rfidchips.driver import RfidChipReader
 from hardware.rfidchips.protocol import (
@@ -160,7 +160,7 @@ def open_sim_rfidchips(url: DeviceUrl, options: Mapping[str, Any]) -> RfidChipRe
             range(1, int_option(url, "zones", 12, 1, 254) + 1),
             link_path=url.query.get("link"),
             heartbeat_interval=float_option(url, "heartbeat", 0.5, 0.01, 60.0),
-            retransmit_after=float_option(url, "retransmit", 0.2, 0.001, 60.0),
+            retransmit_after=float_option(url, "retransmit", RETRANSMIT_AFTER, 0.001, 60.0),
         )
         owned.append(given)
     given.start()

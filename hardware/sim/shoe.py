@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hardware.base import DeviceDefaults, DeviceUrl, register_scheme
-from hardware.link.protocol import Frame, MsgType
+from hardware.link.protocol import RETRANSMIT_AFTER, Frame, MsgType
 from hardware.link.serial_driver import check_query, driver_options, float_option, int_option
 from hardware.shoe.driver import SerialShoe
 from hardware.shoe.protocol import (
@@ -243,7 +243,7 @@ def open_sim_shoe(url: DeviceUrl, options: Mapping[str, Any]) -> SerialShoe:
             seed=int_option(url, "seed", 1, 0, 2**31),
             link_path=url.query.get("link"),
             heartbeat_interval=heartbeat,
-            retransmit_after=float_option(url, "retransmit", 0.2, 0.001, 60.0),
+            retransmit_after=float_option(url, "retransmit", RETRANSMIT_AFTER, 0.001, 60.0),
         )
         owned = [sim]
     sim.start()

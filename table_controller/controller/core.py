@@ -283,6 +283,16 @@ class TableCore(DeviceInputs):
                              self._board_deadline(), self._tags_deadline()) if t is not None]
         return min(times) if times else None
 
+    def camera_deadline(self) -> float | None:
+        """When the camera window of the earliest board card not seen yet ends (``None``: none).
+
+        The time a :class:`Tick` would raise ``board_missing``; the daemon may hold its ticks
+        back until the camera had that long to look (a camera slowed down by the machine).
+        """
+        if self._hand is None or self.held:
+            return None
+        return self._board_deadline()
+
     def _unseen_slots(self) -> list[int]:
         seen = self.board_seen
         out = []

@@ -15,13 +15,19 @@ Rules this module keeps:
    waited for.
 4. No timer here: each device's own deadlines drive its ticks (:mod:`hardware.link.aio`); the
    board source is polled at its own pace, in a worker thread.
+5. A delay the daemon caused is not blamed on a device: :meth:`DeviceSet.drain` reads what the
+   serial devices already sent before a timer judges them, and :class:`CameraClock` counts the
+   camera's time in polls of normal length, so a camera window lasts longer when recognition
+   is slowed down by a busy machine (the lag is measured, not taken for a missing card).
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -49,7 +55,7 @@ from hardware.base import (
     open_chip_sensor,
     open_shoe,
 )
-from hardware.camera.source import BoardObserved
+from hardware.camera.source import BoardObserved, FrameBoardSource
 from hardware.link.aio import AsyncDevice
 from hardware.link.protocol import MsgType, encode_frame
 from hardware.link.serial_driver import SerialDevice
@@ -74,6 +80,11 @@ LINK_FAULTS = (BadFrame, SequenceGap, Retransmission, DuplicateFrame, LinkStale)
 #: Seconds between two polls of the board source (its own pace; a source reads a frame only
 #: when one is due).
 CAMERA_POLL = 0.05
+#: Camera time one poll of the board source counts at most, in multiples of its normal
+#: length (the poll period, or the source's frame interval if longer): the rest is lag.
+CAMERA_LAG_FACTOR = 2.0
+#: Polls the camera clock remembers (a window of a few seconds needs a few dozen).
+CAMERA_SAMPLES = 512
 #: Device names, in start order.
 SERIAL_DEVICES = ("shoe", "chips")
 
@@ -143,6 +154,47 @@ def device_input(name: str, event: DeviceEvent) -> ControllerInput | None:
     return None if make is None else make(name, event)
 
 
+class CameraClock:
+    """The camera's time: wall time its polls took, each counted at most ``cap`` seconds.
+
+    A poll that took longer than ``cap`` (recognition slowed by a busy machine, a worker thread
+    not scheduled) advances the camera's time by ``cap`` only: a window measured in camera time
+    gives the camera the frames it would have read on a quiet machine.
+
+    >>> clock = CameraClock(cap=0.1)
+    >>> for t in (0.0, 0.05, 0.10, 1.10, 1.15):  # one poll took a second
+    ...     clock.looked(t)
+    >>> round(clock.elapsed_since(0.0), 3)
+    0.25
+    """
+
+    def __init__(self, cap: float) -> None:
+        self.cap = cap
+        self._wall: deque[float] = deque(maxlen=CAMERA_SAMPLES)
+        self._camera: deque[float] = deque(maxlen=CAMERA_SAMPLES)
+        self.lag = 0.0
+
+    def looked(self, started: float) -> None:
+        """Record a poll of the camera that started at ``started`` (daemon time)."""
+        if self._wall:
+            step = started - self._wall[-1]
+            counted = min(max(step, 0.0), self.cap)
+            self.lag += step - counted
+            self._camera.append(self._camera[-1] + counted)
+        else:
+            self._camera.append(0.0)
+        self._wall.append(started)
+
+    def elapsed_since(self, when: float) -> float:
+        """Camera time from the first poll at or after ``when`` to the last poll (0 if none)."""
+        if not self._wall:
+            return 0.0
+        i = bisect.bisect_left(self._wall, when)
+        if i >= len(self._wall):
+            return 0.0
+        return self._camera[-1] - self._camera[i]
+
+
 class DeviceSet:
     """The shoe, the chip sensors and the board source of one daemon.
 
@@ -160,6 +212,8 @@ class DeviceSet:
         self._async: dict[str, AsyncDevice] = {}
         self._synced: set[str] = set()
         self._sync = asyncio.Event()
+        #: the board source's time (:meth:`open_camera` sets it)
+        self.camera_clock: CameraClock | None = None
 
     def statuses(self) -> dict[str, DeviceStatus]:
         """Return each device's health snapshot (``camera`` too when there is a board source)."""
@@ -229,6 +283,29 @@ class DeviceSet:
         for ev in events:
             self.on_event(name, ev)
 
+    def drain(self) -> None:
+        """Read what the serial devices already sent, and deliver it, before a timer judges.
+
+        Bytes waiting in a port's buffer arrived while the daemon was busy: they are inputs
+        that happened before the timer's deadline, not a device that was late.
+        """
+        for adev in self._async.values():
+            adev.read_now()
+
+    def camera_behind(self, due: float | None, window: float, limit: float,
+                      now: float) -> bool:
+        """Tell whether a camera window due at ``due`` has not lasted ``window`` camera time.
+
+        The daemon then feeds no tick (a tick judges every window at once) until the camera's
+        next poll, for at most ``limit`` seconds past the deadline: a camera slowed down by a
+        busy machine gets the frames it would have read on a quiet one (:class:`CameraClock`),
+        and one that stopped polling is still judged.
+        """
+        clock = self.camera_clock
+        if clock is None or due is None or now < due or now - due >= limit:
+            return False
+        return clock.elapsed_since(due - window) < window
+
     def release_acks(self) -> None:
         """Write the ACKs the devices kept: the reads they acknowledge are journaled."""
         for name, dev in self.devices.items():
@@ -277,13 +354,18 @@ class DeviceSet:
         source.open()
         stack.callback(source.close)
         self.camera = source
+        interval = source.interval if isinstance(source, FrameBoardSource) else 0.0
+        self.camera_clock = CameraClock(CAMERA_LAG_FACTOR * max(CAMERA_POLL, interval))
 
     async def camera_loop(self, now: Callable[[], float],
                           handle: Callable[[list[DeviceEvent]], None]) -> None:
         """Poll the board source at its pace, off the loop; hand its events to ``handle``."""
-        cam = self.camera
-        assert cam is not None
+        cam, clock = self.camera, self.camera_clock
+        assert cam is not None and clock is not None
         while True:
             await asyncio.sleep(CAMERA_POLL)
             # recognition may take tens of ms: off the loop; the source is used from here only
-            handle(await asyncio.to_thread(cam.poll, now()))
+            started = now()
+            events = await asyncio.to_thread(cam.poll, started)
+            clock.looked(started)
+            handle(events)

@@ -71,6 +71,7 @@ from table_controller.daemon.recovery import (
     replay,
 )
 from table_controller.daemon.setup import (
+    CAMERA_LAG_LIMIT,
     CAMERA_WINDOW,
     SETTLE,
     build_core,
@@ -136,6 +137,7 @@ class Daemon:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.TimerHandle | None = None
         self._wake_for: float | None = None
+        self._camera_waiting = False
         self._links: dict[str, str] = {}
         self._release_due = False
 
@@ -452,6 +454,10 @@ class Daemon:
             inp = device_input("camera", ev)
             if inp is not None:
                 self.feed(inp, self.now())
+        if self._camera_waiting and self.core is not None:
+            self._camera_waiting = False
+            self._disarm()
+            self._expired()
         if self._loop is not None:
             self._check_links()
 
@@ -505,11 +511,27 @@ class Daemon:
         self._wake, self._wake_for = None, None
         core = self.core
         assert core is not None
+        self.devices.drain()  # what the devices sent while this loop was late comes first
         now = self.now()
         deadline = core.next_deadline()
         if deadline is not None and now >= deadline:
+            if self._camera_behind(now):
+                # the camera's next poll calls again (camera_events); this timer only if the
+                # camera stops polling altogether
+                due = core.camera_deadline()
+                assert due is not None and self._loop is not None
+                self._disarm()
+                self._wake = self._loop.call_at(
+                    self._loop.time() + max(0.0, due + CAMERA_LAG_LIMIT - now), self._expired)
+                return
             self.feed(Tick(), now)
         self._arm()
+
+    def _camera_behind(self, now: float) -> bool:
+        assert self.core is not None
+        self._camera_waiting = self.devices.camera_behind(
+            self.core.camera_deadline(), CAMERA_WINDOW, CAMERA_LAG_LIMIT, now)
+        return self._camera_waiting
 
     # -- commands ----------------------------------------------------------------------------
 

@@ -23,6 +23,9 @@ from table_controller.errors import ConfigError
 SETTLE = 1.5
 #: Seconds the camera may take to show a board card the shoe dealt.
 CAMERA_WINDOW = 3.0
+#: Seconds past a camera window's end a slowed-down camera may still take before the window is
+#: judged anyway (a camera that stopped polling still gives ``board_missing``).
+CAMERA_LAG_LIMIT = 10.0
 
 
 def table_config(config: ControllerConfig) -> TableConfig:

@@ -184,7 +184,7 @@ class SimRig:
         self.log_path = self.dir / "daemon.log"
         self.config_path = self.dir / "table.toml"
         self.board_path = self.dir / "board.json"
-        self.frames_path = self.dir / "board.png"
+        self.frames_path = self.dir / "board.bmp"  # cheap to write and read (no compression)
         self.ready_path = self.dir / "ready.json"
         self.camera_profile_path = self.dir / "camera_profile.json"
         self.renderer: BoardRenderer | None = None

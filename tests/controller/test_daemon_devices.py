@@ -46,3 +46,34 @@ def test_a_pn532_shoe_is_not_waited_for_and_writes_at_once(
         pn532.close()
         rfid.close()
     assert "no HELLO" not in caplog.text
+
+
+def test_the_camera_clock_counts_a_slow_poll_as_a_normal_one() -> None:
+    from table_controller.daemon.devices import CameraClock
+
+    clock = CameraClock(cap=0.1)
+    for t in (10.0, 10.05, 10.1, 12.1, 12.15, 14.15):  # two polls took 2 s each
+        clock.looked(t)
+    assert clock.elapsed_since(10.0) == pytest.approx(0.35)
+    assert clock.elapsed_since(12.0) == pytest.approx(0.15)  # from the poll at 12.1
+    assert clock.elapsed_since(20.0) == 0.0
+    assert clock.lag == pytest.approx(3.8)
+
+
+def test_a_due_camera_window_waits_for_camera_time_within_a_limit() -> None:
+    from table_controller.daemon.devices import CameraClock
+
+    devices = DeviceSet(lambda n, e: None, lambda: None)
+    assert not devices.camera_behind(13.0, 3.0, 10.0, 14.0)  # no camera: nothing to wait for
+    devices.camera_clock = clock = CameraClock(cap=0.1)
+    for i in range(41):  # a poll every 0.1 s from 10.0 to 14.0: 4 s of camera time
+        clock.looked(10.0 + i * 0.1)
+    assert not devices.camera_behind(13.0, 3.0, 10.0, 14.0)  # the camera had its 3 s
+    assert not devices.camera_behind(None, 3.0, 10.0, 14.0)  # no window open
+    assert not devices.camera_behind(15.0, 3.0, 10.0, 14.0)  # not due yet
+    slow = CameraClock(cap=0.1)
+    for i in range(5):  # one poll a second: 0.4 s of camera time in 4 s
+        slow.looked(10.0 + i)
+    devices.camera_clock = slow
+    assert devices.camera_behind(13.0, 3.0, 10.0, 14.0)  # the camera is behind: wait
+    assert not devices.camera_behind(13.0, 3.0, 10.0, 23.0)  # but not past the limit

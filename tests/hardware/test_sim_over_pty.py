@@ -234,6 +234,27 @@ def test_unplug_replug_loses_nothing(shoe: tuple[SimShoe, SerialShoe]) -> None:
     assert dev.status().reconnects == 2
 
 
+def test_a_late_host_is_not_a_stale_link() -> None:
+    """Heartbeats that waited in the port while the host was busy are read before judging."""
+    clock = FakeClock()
+    sim = SimShoe(tag_uids(3), heartbeat_interval=0.1, retransmit_after=0.05, clock=clock)
+    dev = open_shoe(f"serial://{sim.path}?heartbeat=0.1", clock=clock)
+    try:
+        dev.open()
+        pump_until(sim, dev, lambda ev: bool(of(DeckScan, ev)))
+        for _ in range(5):  # the device keeps beating; the host reads nothing meanwhile
+            clock.t += 0.1
+            sim.pump()
+        deadline = dev.next_deadline()
+        assert deadline is not None and clock.t >= deadline  # the host's timer is late
+        events = dev.tick()  # the host's late timer: it reads first, then judges
+        assert not of(LinkStale, events) and not of(DeviceLost, events)
+        assert dev.status().link == "ok"
+    finally:
+        dev.close()
+        sim.close()
+
+
 def test_stall_goes_stale_then_lost_then_recovers() -> None:
     clock = FakeClock()
     sim = SimShoe(tag_uids(3), heartbeat_interval=0.1, retransmit_after=0.05, clock=clock)

@@ -49,14 +49,13 @@ def test_a_clean_demo_run_shows_no_retransmission(
     assert len(phh) == summary["hands_played"] == 3
     assert any("_rake" in p.read_text() for p in phh)
     health = summary["device_health"]
-    # no bad frame on any link, and no retransmission that carried anything new: a device
-    # resends a frame only when its ACK came late, and the daemon then drops it as the
-    # duplicate it is (a busy machine delays ACKs: 4 busy processes on the 2 cores gave
-    # 2 retransmissions = 2 duplicates on the shoe); on a quiet machine all are 0
+    # no bad frame, no retransmission and no duplicate on any link: a device resends only
+    # after the protocol's 1 s without an ACK (RETRANSMIT_AFTER), longer than the daemon takes
+    # to journal and acknowledge on a saturated machine
     assert set(health) == {"shoe", "chips", "camera"}
     for name, h in health.items():
         assert h["bad_frames"] == 0, (name, h)
-        assert h["retransmissions"] == h["duplicates"], (name, h)
+        assert h["retransmissions"] == 0 and h["duplicates"] == 0, (name, h)
 
 
 def test_the_paced_demo_runs_the_camera_on_rendered_frames(

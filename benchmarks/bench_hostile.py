@@ -1,0 +1,352 @@
+"""Hostile load: the demo's daemon under 20 hostile clients and a command flood, beside a quiet run.
+
+In one invocation, two runs of the same seeded table (the one simulation rig,
+:class:`~table_controller.simtable.rig.SimRig`: the daemon as its own process on simulated
+devices over real ptys, TCP endpoints on 127.0.0.1, CURVE on the command and surveillance
+sockets; the one simulated dealer plays ``--hands`` hands):
+
+- **quiet**: nothing else talks to the daemon;
+- **hostile**: a separate process runs ``--clients`` unauthenticated clients at full speed for
+  the whole run, in turn: subscribers sending 1 MB subscriptions to the public and dealer feeds
+  (and reconnecting), 64 MB snapshot requests, malformed and deeply nested snapshot requests,
+  garbage and failed handshakes on the command endpoint; and one *allowed* console pipelines
+  ``--commands`` ``status`` commands at once.
+
+Measured in both runs: the daemon's RSS (``VmRSS`` sampled every 50 ms; ``VmHWM`` at the end),
+the longest gap between two messages of the public feed as seen by a legitimate subscriber
+(the feed heartbeat is 0.1 s here, so a quiet feed shows ~100 ms), the reply time of a
+legitimate console's ``status`` sent every 0.1 s (p50, p99, max), the flood's answers
+(accepted, refused by the rate limit), and the hands: the hand histories of the two runs must
+be the same hands (PHH files equal, timestamps aside) and chips before + buy-ins = after + rake.
+
+Targets: RSS < 200 MB, longest feed gap < 500 ms, legitimate reply p99 < 200 ms, same hands.
+Run: ``python -m benchmarks hostile`` (``python -m benchmarks.bench_hostile --hands N``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zmq
+import zmq.asyncio
+
+from table_controller.feeds import Message
+from table_controller.feeds.commands import CommandClient
+from table_controller.simtable.daemon_io import open_daemon_session
+from table_controller.simtable.dealer import SimDealer
+from table_controller.simtable.players import Lobby
+from table_controller.simtable.rig import RigOptions, SimRig
+from table_controller.simtable.scenario import drive
+
+#: The table: the demo's (6 seats, 5 players, 5 % rake capped at 500), board read from the
+#: board file (``--fast``), a 0.1 s feed heartbeat so that a feed gap is measured finely.
+TABLE = RigOptions(seats=6, rake_percent=5.0, rake_cap=500, camera_level="exact", tcp=True,
+                   heartbeat=0.1, name="Hostile bench")
+BUY_IN = 10_000
+#: Seconds between two probes of the legitimate console.
+PROBE_EVERY = 0.1
+KINDS = ("subscribe", "snapshot64", "malformed", "nested", "commands")
+
+
+@dataclass
+class RunResult:
+    """What one run measured."""
+
+    name: str
+    rss_max_mb: float = 0.0
+    hwm_mb: float = 0.0
+    gap_max_ms: float = 0.0
+    feed_messages: int = 0
+    probe_ms: list[float] = field(default_factory=list)
+    probe_failures: int = 0
+    flood_answers: dict[str, int] = field(default_factory=dict)
+    flood_seconds: float = 0.0
+    hands: int = 0
+    chips_agree: bool = False
+    phh: dict[str, str] = field(default_factory=dict)
+    attack_sent: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def line(self) -> str:
+        p = sorted(self.probe_ms)
+        p50 = statistics.median(p) if p else float("nan")
+        p99 = p[min(len(p) - 1, int(len(p) * 0.99))] if p else float("nan")
+        mx = p[-1] if p else float("nan")
+        return (f"{self.name:<8} RSS max {self.rss_max_mb:6.1f} MB (HWM {self.hwm_mb:6.1f})  "
+                f"feed gap max {self.gap_max_ms:6.0f} ms ({self.feed_messages} msgs)  "
+                f"status reply p50 {p50:6.1f} p99 {p99:6.1f} max {mx:6.1f} ms "
+                f"(n={len(p)}, failed {self.probe_failures})  hands {self.hands} "
+                f"chips agree {self.chips_agree}  {self.seconds:.0f} s  machine load "
+                f"{self.load[0]:.1f}")
+
+
+def _rss_kb(pid: int, key: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+async def _sample_rss(pid: int, res: RunResult) -> None:
+    while True:
+        res.rss_max_mb = max(res.rss_max_mb, _rss_kb(pid, "VmRSS") / 1024)
+        await asyncio.sleep(0.05)
+
+
+async def _watch_feed(ctx: zmq.asyncio.Context, endpoint: str, res: RunResult,
+                      started: asyncio.Event) -> None:
+    sock = ctx.socket(zmq.SUB)
+    sock.linger = 0
+    sock.subscribe(b"")
+    sock.connect(endpoint)
+    last: float | None = None
+    try:
+        while True:
+            await sock.recv_multipart()
+            now = time.monotonic()
+            res.feed_messages += 1
+            if last is not None and started.is_set():
+                res.gap_max_ms = max(res.gap_max_ms, (now - last) * 1000)
+            last = now
+    finally:
+        sock.close(linger=0)
+
+
+async def _probe(rig: SimRig, ctx: zmq.asyncio.Context, res: RunResult) -> None:
+    client = CommandClient(ctx, rig.endpoints["commands"], table_id=rig.options.table_id,
+                           console_id=f"probe-{os.getpid()}", keys=rig.console_keys(),
+                           timeout=5.0)
+    try:
+        while True:
+            t0 = time.monotonic()
+            try:
+                await client.send("status")
+                res.probe_ms.append((time.monotonic() - t0) * 1000)
+            except Exception:  # a timeout is a failed probe, counted
+                res.probe_failures += 1
+            await asyncio.sleep(max(0.0, PROBE_EVERY - (time.monotonic() - t0)))
+    finally:
+        await client.close()
+
+
+async def _flood(rig: SimRig, ctx: zmq.asyncio.Context, n: int, res: RunResult) -> None:
+    """An allowed console pipelining ``n`` status commands; count its answers."""
+    sock = ctx.socket(zmq.DEALER)
+    sock.linger = 0
+    keys = rig.console_keys()
+    if keys is not None:
+        keys.apply(sock)
+    sock.connect(rig.endpoints["commands"])
+    t0 = time.monotonic()
+    answers = res.flood_answers
+    try:
+        for seq in range(1, n + 1):
+            body = Message("command", seq, rig.options.table_id, time.time(),
+                           {"command": "status"}, "flood-console").encode()
+            await sock.send_multipart([b"", body])
+        got = 0
+        while got < n:
+            if not await sock.poll(10_000):
+                answers["no answer"] = n - got
+                break
+            frames = await sock.recv_multipart()
+            got += 1
+            data = json.loads(frames[-1]).get("data", {})
+            key = "accepted" if data.get("accepted") else str(data.get("reason", "refused"))[:40]
+            answers[key] = answers.get(key, 0) + 1
+    finally:
+        sock.close(linger=0)
+        res.flood_seconds = time.monotonic() - t0
+
+
+# -- the attackers (their own process) ---------------------------------------------------------
+
+async def _attacker(kind: str, ep: dict[str, str], rng: random.Random,
+                    sent: dict[str, int]) -> None:
+    ctx = zmq.asyncio.Context.instance()
+    while True:
+        if kind == "subscribe":
+            sock = ctx.socket(zmq.SUB)
+            sock.linger = 0
+            sock.connect(ep[rng.choice(["public", "dealer"])])
+            for _ in range(10):
+                sock.subscribe(rng.randbytes(1 << 20))
+                sent[kind] += 1
+                await asyncio.sleep(0)
+            await asyncio.sleep(0.01)
+            sock.close(linger=0)
+            continue
+        sock = ctx.socket(zmq.DEALER)
+        sock.linger = 0
+        sock.sndhwm = 4
+        target = "commands" if kind == "commands" else rng.choice(
+            ["snapshot", "surveillance_snapshot"])
+        if kind == "commands":  # an unknown CURVE key: the handshake fails
+            pub, sec = zmq.curve_keypair()
+            sock.curve_publickey, sock.curve_secretkey = pub, sec
+            sock.curve_serverkey = zmq.curve_keypair()[0]
+        sock.connect(ep[target])
+        for _ in range(50):
+            if kind == "snapshot64":
+                body = b"{" + b" " * (64 << 20) + b"}"
+            elif kind == "nested":
+                depth = rng.choice([1000, 10_000, 100_000])
+                body = (b'{"type":"snapshot_request","seq":0,"table":"T1","ts":1,"data":'
+                        + b"[" * depth + b"]" * depth + b"}")
+            else:
+                body = rng.choice([rng.randbytes(rng.randint(0, 600)),
+                                   b'{"type":"snapshot_request","ts":1e999999,"data":{}}',
+                                   b'{"type":"snapshot_request","seq":' + b"9" * 5000 + b"}"])
+            try:
+                await sock.send_multipart([b"", body], flags=zmq.NOBLOCK)
+                sent[kind] += 1
+            except zmq.Again:
+                await asyncio.sleep(0.001)
+            while await sock.poll(0):  # read what answers came (an error reply)
+                await sock.recv_multipart()
+            await asyncio.sleep(0)
+            if kind == "snapshot64":
+                break
+        sock.close(linger=0)
+
+
+async def _attack(ep: dict[str, str], clients: int, out: Path) -> None:
+    rng = random.Random(13)
+    sent = dict.fromkeys(KINDS, 0)
+    tasks = [asyncio.create_task(_attacker(KINDS[i % len(KINDS)], ep, random.Random(i), sent))
+             for i in range(clients)]
+    del rng
+    try:
+        while True:
+            await asyncio.sleep(0.5)
+            tmp = out.with_suffix(".tmp")
+            tmp.write_text(json.dumps(sent))
+            tmp.replace(out)
+    finally:
+        for t in tasks:
+            t.cancel()
+
+
+# -- one run --------------------------------------------------------------------------------
+
+async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
+                  commands: int) -> RunResult:
+    """Play ``hands`` hands on a fresh simulated table, hostile or quiet; measure."""
+    res = RunResult(name)
+    rig = SimRig(dataclasses.replace(TABLE, seed=seed))
+    started_at = time.monotonic()
+    await asyncio.to_thread(rig.start)
+    assert rig.process is not None
+    pid = rig.process.pid
+    ctx = zmq.asyncio.Context()
+    attack: subprocess.Popen[bytes] | None = None
+    counts = rig.dir / "attack.json"
+    background: list[asyncio.Task[None]] = []
+    try:
+        running = asyncio.Event()
+        background.append(asyncio.create_task(_sample_rss(pid, res)))
+        background.append(asyncio.create_task(
+            _watch_feed(ctx, rig.endpoints["public"], res, running)))
+        await asyncio.sleep(0.5)
+        io, driver, cmd, feed = await open_daemon_session(rig, ctx)
+        seats = list(range(1, 6))
+        lobby = Lobby(seats, seed, BUY_IN, big_blind=rig.options.big_blind)
+        dealer = SimDealer(io, lobby.decide, seats={s: (lobby.players[s].name, BUY_IN)
+                                                    for s in seats},
+                           hands=hands, seed=seed, board_settle=0.15, mucks=lobby.mucks,
+                           camera_wait=0.0, lobby=lobby)
+        if hostile:
+            attack = subprocess.Popen(
+                [sys.executable, "-m", "benchmarks.bench_hostile", "--attack",
+                 json.dumps(rig.endpoints), "--clients", str(clients), "--counts", str(counts)])
+            await asyncio.sleep(1.0)  # the attackers at full speed before the first hand
+        running.set()
+        background.append(asyncio.create_task(_probe(rig, ctx, res)))
+        flood = asyncio.create_task(_flood(rig, ctx, commands, res)) if hostile else None
+        await drive(dealer, driver, wait=10.0, stuck_after=3)
+        await driver.settle(0.3)
+        if flood is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(30.0):
+                    await flood
+        status = (await cmd.send("status")).result
+        res.hands = int(status.get("hands_played", 0))
+        res.chips_agree = (int(status.get("chips_in_play", 0)) + int(status.get("rake_total", 0))
+                           == BUY_IN * len(seats) + dealer.log.buy_ins)
+        res.hwm_mb = _rss_kb(pid, "VmHWM") / 1024
+        await feed.close()
+        await cmd.close()
+    finally:
+        for t in background:
+            t.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        if attack is not None:
+            attack.terminate()
+            attack.wait(10)
+            with contextlib.suppress(OSError, ValueError):
+                res.attack_sent = json.loads(counts.read_text())
+        ctx.destroy(linger=0)
+        await asyncio.to_thread(rig.terminate)
+        for p in sorted(rig.phh_dir.glob("*.phh")):
+            res.phh[p.name.split("_", 1)[-1]] = "\n".join(
+                ln for ln in p.read_text().splitlines() if not ln.startswith(
+                    ("time", "day", "month", "year", "time_zone")))
+        await asyncio.to_thread(rig.stop)
+    res.seconds = time.monotonic() - started_at
+    res.load = os.getloadavg()
+    return res
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--commands", type=int, default=3000)
+    ap.add_argument("--attack", help=argparse.SUPPRESS)
+    ap.add_argument("--counts", help=argparse.SUPPRESS)
+    if argv is None:  # run by ``python -m benchmarks``: its own defaults
+        argv = sys.argv[1:] if __name__ == "__main__" else []
+    args = ap.parse_args(argv)
+    if args.attack:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_attack(json.loads(args.attack), args.clients, Path(args.counts)))
+        return
+    quiet = asyncio.run(one_run("quiet", args.hands, args.seed, False, 0, 0))
+    print(quiet.line(), flush=True)
+    hostile = asyncio.run(one_run("hostile", args.hands, args.seed, True, args.clients,
+                                  args.commands))
+    print(hostile.line(), flush=True)
+    print(f"  flood of {args.commands} status commands from an allowed console: "
+          f"{hostile.flood_answers} in {hostile.flood_seconds:.1f} s")
+    print(f"  attackers ({args.clients} clients) sent: {hostile.attack_sent}")
+    same = quiet.phh == hostile.phh and len(quiet.phh) == args.hands
+    print(f"  hands: quiet {quiet.hands}, hostile {hostile.hands}; hand histories "
+          f"{'the same' if same else 'DIFFER'} ({len(hostile.phh)} files)")
+    targets = [("RSS < 200 MB", hostile.hwm_mb < 200), ("feed gap < 500 ms",
+               hostile.gap_max_ms < 500),
+               ("reply p99 < 200 ms", bool(hostile.probe_ms) and sorted(hostile.probe_ms)[
+                   min(len(hostile.probe_ms) - 1, int(len(hostile.probe_ms) * 0.99))] < 200),
+               ("same hands, chips agree", same and hostile.chips_agree and quiet.chips_agree)]
+    print("  targets: " + ", ".join(f"{n}: {'met' if ok else 'MISSED'}" for n, ok in targets))
+
+
+if __name__ == "__main__":
+    main()
