@@ -73,14 +73,14 @@ def _class(name: str) -> type:
 
 
 def _fields(obj: object) -> dict[str, Any]:
-    """Every attribute of an instance: its ``__dict__`` and its slots, in a fixed order."""
+    """Every attribute of an instance: its ``__dict__`` and its slots, sorted by name."""
     out: dict[str, Any] = {}
     for cls in reversed(type(obj).__mro__):
         for slot in cls.__dict__.get("__slots__", ()):
             if slot not in ("__dict__", "__weakref__") and hasattr(obj, slot):
                 out[slot] = getattr(obj, slot)
     out.update(getattr(obj, "__dict__", {}))
-    return out
+    return dict(sorted(out.items()))  # the order of assignment is not state
 
 
 class _Writer:
