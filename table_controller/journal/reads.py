@@ -57,6 +57,11 @@ class JournalReads:
         return self._chain.last_hand
 
     @property
+    def verified_from(self) -> int:
+        """First entry this handle verified the chain from (1: all; else a checkpoint)."""
+        return self._chain.base + 1
+
+    @property
     def last_seq(self) -> int:
         """Sequence number of the last verified entry (0 when empty)."""
         return self._chain.count

@@ -75,13 +75,30 @@ class JournaledIO(CoreIO):
         return out
 
 
+#: Hands a session plays before the players leave and sit down again with fresh stacks.
+SESSION_HANDS = 25
+
+
 def play_hands(io: CoreIO, hands: int, *, seed: int = 1,
-               seats: Mapping[int, int] | None = None) -> SimDealer:
-    """Let the simulated dealer play ``hands`` hands on ``io`` (players seated first).
+               seats: Mapping[int, int] | None = None) -> None:
+    """Let the simulated dealer start ``hands`` more hands on ``io`` (and play them out).
+
+    The players are seated first, and every :data:`SESSION_HANDS` hands, or when too few
+    have chips left, they leave and sit down again (nobody goes broke however long the run).
 
     :raises RuntimeError: if the table gets stuck (a prompt nobody answers).
     """
     stacks = dict(seats or {1: 10_000, 2: 5_000, 4: 2_000, 6: 8_000})
+    target = io.core.hand_number + hands
+    session = 0
+    while io.core.hand_number < target:
+        for seat in io.core.table.status().seats:
+            io.feed(DealerCommand("unseat", {"seat": seat}))
+        _session(io, min(SESSION_HANDS, target - io.core.hand_number), seed + session, stacks)
+        session += 1
+
+
+def _session(io: CoreIO, hands: int, seed: int, stacks: Mapping[int, int]) -> None:
     players = make_players(stacks, seed)
     dealer = SimDealer(io, lambda legal, pot: players[legal.seat].decide(legal, pot),
                        seats={s: (players[s].name, v) for s, v in stacks.items()},
@@ -95,8 +112,9 @@ def play_hands(io: CoreIO, hands: int, *, seed: int = 1,
                 continue
             idle += 1
             if idle >= 3:
+                if io.prompt.get("step", {}).get("kind") == "seat_players" and dealer.seated:
+                    return  # too few players with chips left: a new session seats them again
                 raise RuntimeError(f"the simulated table is stuck at {io.prompt}")
             io.advance(2.0)
 
     asyncio.run(run())
-    return dealer
