@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,10 +15,13 @@ from table_controller.controller.checkpoint import core_state
 from table_controller.controller.events import Output
 from table_controller.daemon import Daemon
 from table_controller.daemon.recovery import Clock
-from table_controller.errors import JournalDamagedError
+from table_controller.errors import JournalDamagedError, JournalError
 from table_controller.journal import EntryKind, Journal
 from table_controller.simtable.journal_io import JournaledIO, play_hands
 from tests.controller.helpers import inprocess_daemon, journal_of
+from tests.journal.damage import Outcome, copy_journal, flip, judge, reference
+
+PAGE = 4096
 
 
 def played(tmp: Path, hands: int, seed: int) -> Path:
@@ -128,3 +133,44 @@ def test_an_open_verifies_from_a_checkpoint_and_a_full_verify_finds_old_damage(
             j.hand_entries(1)
     with pytest.raises(JournalDamagedError, match="first bad sequence number 3"):
         Journal.open(path, full=True).close()
+
+
+def window(j: Journal) -> tuple[object, ...]:
+    """What a restart reads: the last ten hands, the last checkpoint and its configuration."""
+    found = j.last_checkpoint()
+    assert found is not None
+    config = j.config_for(found[0].seq)
+    return (tuple(tuple(e.hash for e in r.entries) for r in j.recent_hands(10)),
+            found[0].hash, config.hash if config else None, j.last_seq, j.head_hash)
+
+
+@pytest.mark.parametrize("where", [1000, 3000])
+def test_one_bit_in_every_page_of_a_checkpointed_journal(tmp_path: Path, where: int) -> None:
+    """Each page in turn: the open refuses, or what a restart reads is intact; and the full
+    check (``journal verify``) refuses it or finds everything as before: 0 accepted silently."""
+    closed = played(tmp_path / "src", 25, seed=6)
+    ref = reference(closed)
+    with Journal.open(closed, readonly=True) as j:
+        ref_window = window(j)
+        assert j.verified_from > 1
+    bad: list[str] = []
+    outcomes: Counter[str] = Counter()
+    for page in range(closed.stat().st_size // PAGE):
+        copy = copy_journal(closed, tmp_path / f"p{page}")
+        flip(copy, page * PAGE + where, page % 8)
+        try:
+            with Journal.open(copy, readonly=True) as j:
+                if window(j) != ref_window:
+                    bad.append(f"page {page}: the open accepted a changed window")
+            outcomes["opened"] += 1
+        except JournalError:
+            outcomes["refused at open"] += 1
+        except Exception as exc:
+            bad.append(f"page {page}: crashed at open: {exc!r}")
+        outcome, why = judge(copy, ref, readonly=True)
+        outcomes[outcome.value] += 1
+        if outcome in (Outcome.SILENT, Outcome.CRASHED):
+            bad.append(f"page {page}: full check: {outcome.value}: {why}")
+        shutil.rmtree(copy.parent)
+    assert not bad, "\n".join(bad)
+    assert outcomes["refused at open"] > 0
