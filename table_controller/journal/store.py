@@ -250,6 +250,8 @@ class Journal(JournalReads):
 
     def _check_anchor(self, head: Head | None) -> None:
         """Check the verified chain against the anchor read before it (rules 1 and 3)."""
+        if head is not None and not self._chain.known(head.seq):
+            self._complete()  # an anchor older than the verified window (an old one put back?)
         chain = self._chain
         expected = self._meta("anchored") == "1" and not self._fresh
         if check_anchor(self._path, head, chain.count, chain.digest, expected=expected,

@@ -174,3 +174,16 @@ def test_one_bit_in_every_page_of_a_checkpointed_journal(tmp_path: Path, where: 
         shutil.rmtree(copy.parent)
     assert not bad, "\n".join(bad)
     assert outcomes["refused at open"] > 0
+
+
+def test_an_old_anchor_put_back_on_a_checkpointed_journal_is_refused(tmp_path: Path) -> None:
+    path = played(tmp_path / "a", 3, seed=7)
+    anchor = Path(f"{path}.anchor")
+    old = anchor.read_bytes()
+    d = inprocess_daemon(tmp_path / "a")
+    d.recover()
+    play_hands(JournaledIO(d), 22, seed=8)
+    journal_of(d).close()
+    anchor.write_bytes(old)
+    with pytest.raises(JournalDamagedError, match="past its anchor|does not match"):
+        Journal.open(path).close()
