@@ -185,5 +185,5 @@ def test_an_old_anchor_put_back_on_a_checkpointed_journal_is_refused(tmp_path: P
     play_hands(JournaledIO(d), 22, seed=8)
     journal_of(d).close()
     anchor.write_bytes(old)
-    with pytest.raises(JournalDamagedError, match="past its anchor|does not match"):
+    with pytest.raises(JournalDamagedError, match=r"past its anchor|does not match"):
         Journal.open(path).close()
