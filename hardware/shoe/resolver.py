@@ -54,6 +54,11 @@ class TagResolver:
         self._last = None
 
     @property
+    def cards(self) -> Mapping[str, Card]:
+        """The active deck: tag UID (upper-case hex) -> card (configuration, not state)."""
+        return self._cards
+
+    @property
     def drawn(self) -> tuple[Card, ...]:
         """Cards drawn since the last shuffle, in order."""
         return tuple(self._drawn)

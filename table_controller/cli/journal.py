@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
             path = load_config(args.config).journal.path
         if args.action == "verify":
-            with Journal.open(path, readonly=True) as journal:
+            with Journal.open(path, readonly=True, full=True) as journal:
                 print(f"journal {path}: {journal.last_seq} entries, {journal.last_hand} hands, "
                       "verified")
             return 0

@@ -71,8 +71,11 @@ def _run(args: argparse.Namespace) -> int:
                 print(json.dumps({"journal": str(path), "last_seq": journal.last_seq,
                                   "hands": hands_to_json(hands, decks)}, indent=2))
             else:
+                since = ("" if journal.verified_from == 1 else
+                         f" from the checkpoint at entry {journal.verified_from} (journal "
+                         "verify checks every entry)")
                 print(f"journal {path}: {journal.last_seq} entries, {journal.last_hand} hands, "
-                      f"chain verified")
+                      f"chain verified{since}")
                 print(format_hands(hands, decks))
     except TableError as exc:
         print(f"recall: {exc}", file=sys.stderr)

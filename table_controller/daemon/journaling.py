@@ -12,6 +12,9 @@ Rules this module keeps:
    :meth:`Journaler.outputs` returned from without raising.
 3. Link faults are journaled at most :data:`LINK_FAULTS_PER_SECOND` a second per device, the
    rest counted in the next entry's ``suppressed_before``.
+4. Every :data:`CHECKPOINT_EVERY` hands, once the entries of the input that ended a hand are
+   written and no hand is open, a ``checkpoint`` entry holds the state recovery would rebuild
+   (:func:`.recovery.checkpoint_state`): a restart replays only what follows it.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from table_controller.controller.events import (
     ZoneSeen,
     ZoneTags,
 )
-from table_controller.journal import Journal
+from table_controller.journal import EntryKind, Journal
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +69,11 @@ INPUT_TEXTS: dict[type, Callable[[Any], str]] = {}
 LINK_FAULTS_PER_SECOND = 5
 #: How many journaled reads the resend filter remembers (a shoe buffers at most 1,024).
 READ_MEMORY = 8192
+#: A checkpoint is journaled every this many hands (rule 4).
+CHECKPOINT_EVERY = 10
+#: Reads a checkpoint keeps for the resend filter (those a shoe may resend after a restart:
+#: the last hands' reads, never acknowledged if the daemon died at once).
+CHECKPOINT_READS = 256
 
 
 def journal_rule(cls: type[_O]) -> Callable[[Callable[[_O], Draft]], Callable[[_O], Draft]]:
@@ -201,6 +209,18 @@ class ReadMemory:
             del self._reads[next(iter(self._reads))]
         return False
 
+    def recent(self, n: int = CHECKPOINT_READS) -> list[list[str | int]]:
+        """Return the last ``n`` reads remembered, oldest first, as ``[uid, shoe ms]``."""
+        keys = list(self._reads)[-n:] if n else []
+        return [[uid, ms] for uid, ms in keys]
+
+    def restore(self, reads: list[list[str | int]]) -> None:
+        """Remember ``reads`` (what :meth:`recent` returned), after what is remembered."""
+        for uid, ms in reads:
+            self._reads[(str(uid), int(ms))] = None
+        while len(self._reads) > self.size:
+            del self._reads[next(iter(self._reads))]
+
 
 class Journaler:
     """Appends the daemon's entries to the journal (journal errors are raised to the caller).
@@ -208,13 +228,21 @@ class Journaler:
     :param journal: the open journal.
     :param after: output type -> what to do once its entry is committed (the daemon writes the
         PHH file of a hand that ended).
+    :param checkpoint: returns the state to checkpoint (rule 4); ``None``: no checkpoints.
+    :param every: hands between checkpoints.
     """
 
     def __init__(self, journal: Journal,
-                 after: Mapping[type, Callable[[Any], None]] | None = None) -> None:
+                 after: Mapping[type, Callable[[Any], None]] | None = None, *,
+                 checkpoint: Callable[[], dict[str, Any]] | None = None,
+                 every: int = CHECKPOINT_EVERY) -> None:
         self.journal = journal
         self.after = dict(after or {})
         self._faults: dict[str, tuple[float, int, int]] = {}
+        self.checkpoint = checkpoint
+        self.every = every
+        last = journal.last_of(EntryKind.CHECKPOINT)
+        self._checkpointed = int(last.payload.get("hand", 0)) if last is not None else 0
 
     def input(self, inp: ControllerInput, out: list[Output], now: float) -> None:
         """Journal one device input (one ``device_event`` entry), then its outputs' entries.
@@ -241,6 +269,16 @@ class Journaler:
             after = self.after.get(type(o))
             if after is not None:
                 after(o)
+        if self.checkpoint is not None and any(isinstance(o, HandEnded) for o in out):
+            self._maybe_checkpoint(self.checkpoint, now)
+
+    def _maybe_checkpoint(self, state: Callable[[], dict[str, Any]], now: float) -> None:
+        journal = self.journal
+        if journal.current_hand is not None or journal.last_hand - self._checkpointed < \
+                self.every:
+            return
+        journal.append_checkpoint(state(), wall_time=time.time(), mono_time=now)
+        self._checkpointed = journal.last_hand
 
     def link_fault(self, device: str, event: DeviceEvent, now: float) -> None:
         """Journal a link fault (errors must survive a power cycle), at most a few a second.

@@ -64,6 +64,7 @@ from table_controller.daemon.recovery import (
     Clock,
     ConfigCheck,
     check_config,
+    checkpoint_state,
     complete_brackets,
     journal_start,
     journal_stop,
@@ -231,7 +232,8 @@ class Daemon:
         except ConfigError:
             self.journal.close()
             raise
-        self.journaler = Journaler(self.journal, after={HandEnded: self._hand_ended})
+        self.journaler = Journaler(self.journal, after={HandEnded: self._hand_ended},
+                                   checkpoint=lambda: checkpoint_state(core, self.reads))
         self.publisher = Publisher(core, self.devices.statuses,
                                    {"table": cfg.table.id, "name": cfg.table.name,
                                     "phh_dir": str(cfg.journal.phh_dir),
@@ -337,16 +339,17 @@ class Daemon:
 
     # -- recovery ----------------------------------------------------------------------------
 
-    def recover(self) -> int:
+    def recover(self, *, checkpoints: bool = True) -> int:
         """Replay the journal through the core; complete brackets and PHH files.
 
+        :param checkpoints: start from the last checkpoint (``False``: replay every entry).
         :returns: the number of inputs replayed.
         """
         core, journal, check = self.core, self.journal, self._config_check
         assert core is not None and journal is not None and check is not None
         done = replay(core, journal, self.reads,
                       lambda ended: self._write_phh(ended, overwrite=False),
-                      configured=check.fingerprint)
+                      configured=check.fingerprint, checkpoints=checkpoints)
         self.clock.not_before(done.last)
         complete_brackets(core, journal, self.now())
         record_config(core, journal, check, self.now())

@@ -11,6 +11,12 @@ Rules this module keeps:
 3. Everything the journal looks up (a command's reply by ``(console, seq)``, a hand's entries,
    the last entry of a kind) is derived here from accepted rows, never from an SQLite index or a
    side table: a damaged page can only make a read fail, never answer wrongly.
+4. A chain may be *resumed* from a verified ``checkpoint`` entry (:meth:`Chain.resumed`): its
+   summary (:meth:`Chain.summary`) carries what the entries before it would have given (the
+   counts, the last entry of each kind, the configurations, each console's last command) and
+   the hashes of those entries (*pins*). Rows before the checkpoint are then known only by
+   their pins: a pinned row is checked against its pin; any other is not known
+   (:class:`NotVerified`) until the whole chain is verified.
 """
 
 from __future__ import annotations
@@ -50,6 +56,9 @@ class EntryKind(StrEnum):
     STOP = "stop"
     #: A deliberate operator act on the journal itself (a damaged tail accepted).
     OPERATOR = "operator"
+    #: The table's state between hands (recovery starts from the last one), with a summary
+    #: of the chain before it (an open verifies from a checkpoint, not from entry 1).
+    CHECKPOINT = "checkpoint"
 
     def describe(self) -> str:
         """Plain words, e.g. ``"device event"``."""
@@ -153,6 +162,10 @@ def thaw(value: Any) -> Any:
     return value
 
 
+class NotVerified(LookupError):
+    """A row before a resumed chain's start that no pin covers (verify the whole chain)."""
+
+
 def _is_hex64(value: Any) -> bool:
     if not isinstance(value, str) or len(value) != 64:
         return False
@@ -171,6 +184,11 @@ class Chain:
 
     def __init__(self, where: str) -> None:
         self.where = where
+        #: Entries before the verified window (0: the whole chain is verified).
+        self.base = 0
+        self._base_head = GENESIS_HASH
+        #: seq -> hash of entries before the window known from a checkpoint's summary.
+        self.pins: dict[int, str] = {}
         self._digests: list[bytes] = []
         self.last_hand = 0
         self.open_hand: int | None = None
@@ -185,19 +203,72 @@ class Chain:
         #: seq of every ``config`` entry, in order.
         self.configs: list[int] = []
 
+    @classmethod
+    def resumed(cls, where: str, summary: Mapping[str, Any], prev_hash: str) -> Chain:
+        """Return a chain that starts at a checkpoint entry (rule 4), before accepting it.
+
+        :param summary: the checkpoint's ``chain`` (what :meth:`summary` returned when it was
+            written); the checkpoint's own row must be accepted next.
+        :param prev_hash: the checkpoint row's ``prev_hash`` (checked when the rows after it
+            reach the anchored head).
+        :raises JournalDamagedError: if the summary is malformed.
+        """
+        chain = cls(where)
+        try:
+            chain.base = int(summary["count"])
+            chain.last_hand = int(summary["last_hand"])
+            chain.last_of = {EntryKind(k): int(v) for k, v in summary["last_of"].items()}
+            chain.configs = [int(c) for c in summary["configs"]]
+            chain.last_command = {str(k): int(v) for k, v in summary["last_command"].items()}
+            chain.pins = {int(k): str(v) for k, v in summary["pins"].items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise chain.bad(chain.base + 1, f"checkpoint summary is malformed: {exc!r}") from None
+        if summary.get("open_hand") is not None or not _is_hex64(prev_hash) or chain.base < 0:
+            raise chain.bad(chain.base + 1, "checkpoint summary is malformed")
+        chain._base_head = prev_hash
+        chain.pins[chain.base] = prev_hash
+        return chain
+
+    def summary(self) -> dict[str, Any]:
+        """Return what a checkpoint written next records of the chain before it (rule 4)."""
+        pins = {seq for seq in (*self.last_of.values(), *self.configs) if seq}
+        return {"count": self.count, "last_hand": self.last_hand, "open_hand": self.open_hand,
+                "last_of": {k.value: v for k, v in self.last_of.items()},
+                "configs": list(self.configs), "last_command": dict(self.last_command),
+                "pins": {str(seq): self.digest(seq) for seq in sorted(pins)}}
+
+    @property
+    def complete(self) -> bool:
+        """``True`` when every entry from 1 was verified (not resumed from a checkpoint)."""
+        return self.base == 0
+
     @property
     def count(self) -> int:
         """Number of entries accepted (= the last sequence number)."""
-        return len(self._digests)
+        return self.base + len(self._digests)
 
     @property
     def head(self) -> str:
         """Hash of the last accepted entry (:data:`GENESIS_HASH` when none)."""
-        return self._digests[-1].hex() if self._digests else GENESIS_HASH
+        return self._digests[-1].hex() if self._digests else self._base_head
 
     def digest(self, seq: int) -> str:
-        """Return the hash of accepted entry ``seq`` (:data:`GENESIS_HASH` for 0)."""
-        return self._digests[seq - 1].hex() if seq else GENESIS_HASH
+        """Return the hash of accepted entry ``seq`` (:data:`GENESIS_HASH` for 0).
+
+        :raises NotVerified: for an entry before a resumed chain's window that is not pinned.
+        """
+        if seq > self.base:
+            return self._digests[seq - self.base - 1].hex()
+        if seq == 0:
+            return GENESIS_HASH
+        pin = self.pins.get(seq)
+        if pin is None:
+            raise NotVerified(seq)
+        return pin
+
+    def known(self, seq: int) -> bool:
+        """Tell whether entry ``seq`` can be checked without verifying the whole chain."""
+        return seq > self.base or seq in self.pins
 
     def bad(self, seq: int, why: str) -> JournalDamagedError:
         """Return the error for entry ``seq``."""
@@ -214,7 +285,10 @@ class Chain:
         """
         seq = row[0]
         if isinstance(seq, int) and not isinstance(seq, bool) and 0 < seq <= self.count:
-            entry = self._parse(row, self.digest(seq - 1))
+            # a pinned row before the window: its own prev_hash, covered by its pinned hash
+            prev = self.digest(seq - 1) if seq - 1 > self.base or self.complete or \
+                seq - 1 in self.pins else str(row[6])
+            entry = self._parse(row, prev)
             if entry.hash != self.digest(seq):
                 raise self.bad(seq, "changed since it was verified")
             return entry

@@ -108,7 +108,7 @@ def accept_damage(path: str | os.PathLike[str], *, reason: str, operator: str,
         raise JournalError("accepting a damaged journal needs a reason and an operator")
     p = Path(path)
     try:
-        Journal.open(p).close()
+        Journal.open(p, full=True).close()
     except JournalDamagedError as exc:
         damage = str(exc)
     else:
