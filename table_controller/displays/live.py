@@ -8,8 +8,9 @@ seconds).
 
 The client does the hard parts (snapshot on start and after a gap, heartbeat supervision); this
 module only shows them: ``LOST`` turns the view's ``connection`` to ``"lost"`` (the screen says
-"connection lost"), ``GAP`` to ``"syncing"``, and the next ``SNAPSHOT`` / ``RECOVERED`` event
-brings the whole view back.
+"connection lost"), ``GAP`` to ``"syncing"``, ``STALE`` (the messages come in seconds behind the
+table's clock) to ``"stale"`` until ``CAUGHT_UP``, and the next ``SNAPSHOT`` / ``RECOVERED``
+event brings the whole view back.
 """
 
 from __future__ import annotations
@@ -65,7 +66,14 @@ class DisplayModel:
                                                           "connection recovered")[-8:])
         elif ev.kind is FeedEventKind.UPDATE and ev.message is not None:
             m = ev.message
+            was = v.connection
             v = apply_message(v, m.type, m.data, seq=ev.seq, ts=m.ts)
+            if was == "stale":  # behind until the client says it caught up
+                v = dataclasses.replace(v, connection="stale")
+        elif ev.kind is FeedEventKind.STALE:
+            v = dataclasses.replace(v, connection="stale")
+        elif ev.kind is FeedEventKind.CAUGHT_UP:
+            v = dataclasses.replace(v, connection="live")
         elif ev.kind is FeedEventKind.LOST:
             v = dataclasses.replace(v, connection="lost")
             if ev.reason.startswith("key refused"):  # say why, once: it will not heal alone

@@ -59,6 +59,8 @@ def _connection_banner(view: TableView) -> RenderableType | None:
                           justify="center"), box=box.HEAVY, style="red")
     if view.connection in ("connecting", "syncing"):
         return Text(f"{view.connection}…", style="yellow")
+    if view.connection == "stale":
+        return Text("behind the table: catching up…", style="yellow")
     return None
 
 
@@ -305,9 +307,12 @@ def render_floor(views: Sequence[TableView], title: str = "Floor") -> Renderable
         t.add_row(*_floor_row(v))
     held = sum(1 for v in views if v.holds)
     lost = sum(1 for v in views if v.connection == "lost")
+    stale = sum(1 for v in views if v.connection == "stale")
     n = len(views)
-    summary = Text(f"{n} table{'s' if n != 1 else ''} · {held} on hold · {lost} not heard from",
-                   style="bold red" if held or lost else "dim")
+    behind = f" · {stale} behind (stale)" if stale else ""
+    summary = Text(f"{n} table{'s' if n != 1 else ''} · {held} on hold · {lost} not heard "
+                   f"from{behind}", style="bold red" if held or lost else
+                   "yellow" if stale else "dim")
     return Group(t, summary)
 
 

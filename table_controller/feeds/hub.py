@@ -5,7 +5,9 @@ Rules this module keeps:
 1. Each audience (:class:`~table_controller.feeds.messages.Feed`) has its own PUB socket: topics
    give no secrecy. The surveillance feed and its snapshot endpoint use CURVE with the displays'
    allow-list when a :class:`~table_controller.feeds.security.CurveServer` is given.
-2. Every message on a feed carries that feed's next sequence number (1, 2, ...). A snapshot answers
+2. Every message on a feed is two frames, the topic ``TABLE/TYPE``
+   (:func:`~table_controller.feeds.messages.topic`: a floor display filters by table) and the
+   message, which carries that feed's next sequence number (1, 2, ...). A snapshot answers
    with the feed's current state and the sequence number of the last message that state includes
    (the ZeroMQ guide's Clone pattern): a client subscribes first, then asks for the snapshot, then
    drops queued updates with ``seq <=`` the snapshot's.
@@ -58,6 +60,7 @@ from table_controller.feeds.messages import (
     Message,
     MessageError,
     decode,
+    topic,
 )
 from table_controller.feeds.security import DISPLAYS_DOMAIN, CurveServer
 from table_controller.feeds.wire import card_code, prepare, wire
@@ -147,6 +150,9 @@ class FeedHub:
     ) -> None:
         if heartbeat_interval <= 0:
             raise FeedError(f"heartbeat_interval must be > 0, got {heartbeat_interval}")
+        if "/" in table_id:
+            raise FeedError(f"table_id must not contain '/' (it starts every topic), got "
+                            f"{table_id!r}")
         if snapshot_rate <= 0 or snapshot_burst < 1:
             raise FeedError(f"snapshot_rate must be > 0 and snapshot_burst >= 1, got "
                             f"{snapshot_rate}, {snapshot_burst}")
@@ -356,7 +362,7 @@ class FeedHub:
             msg = Message(mtype, seq, self.table_id, ts, out)
             prepared[feed] = (msg, wire(mtype, seq, self.table_id, ts, text), new_state)
         now = self._mono()
-        topic = mtype.encode()
+        frame = topic(self.table_id, mtype)
         for feed, (msg, _body, new_state) in prepared.items():
             self._seq[feed] = msg.seq
             if new_state is not None:
@@ -365,7 +371,7 @@ class FeedHub:
         for feed, (_msg, body, _state) in prepared.items():
             sock = self._sockets.get(feed.value)
             if sock is not None:  # None only while revoke_display rebinds: clients see a gap
-                await sock.send_multipart([topic, body])
+                await sock.send_multipart([frame, body])
         return {feed: p[0] for feed, p in prepared.items()}
 
     # -- heartbeats --------------------------------------------------------------------------
@@ -391,7 +397,7 @@ class FeedHub:
         self._last_sent[feed] = self._mono() if now is None else now
         sock = self._sockets.get(feed.value)
         if sock is not None:  # None only while revoke_display rebinds
-            await sock.send_multipart([b"heartbeat", msg.encode()])
+            await sock.send_multipart([topic(self.table_id, "heartbeat"), msg.encode()])
         return msg
 
     async def _heartbeat_loop(self) -> None:
