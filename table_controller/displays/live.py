@@ -30,6 +30,8 @@ from table_controller.displays.render import render
 from table_controller.displays.view import TableView, apply_message, view_from_state
 from table_controller.feeds import ClientKeys, Feed, FeedClient, FeedEvent, FeedEventKind
 
+#: Times a second ``rich.live.Live`` redraws the screen.
+REFRESH_PER_SECOND = 8
 #: Which feed each role follows.
 ROLE_FEEDS = {"public": Feed.PUBLIC, "dealer": Feed.DEALER, "floor": Feed.PUBLIC,
               "surveillance": Feed.SURVEILLANCE}
@@ -134,6 +136,7 @@ async def run_display(
     keys: ClientKeys | None = None,
     live: bool | None = None,
     plain_every: float = 1.0,
+    frame_every: float = 1 / REFRESH_PER_SECOND,
     on_change: Callable[[DisplayModel], None] | None = None,
     until: Callable[[DisplayModel], bool] | None = None,
 ) -> DisplayModel:
@@ -143,6 +146,9 @@ async def run_display(
         table's own (its snapshot's ``timing``), 3 s until the first snapshot.
     :param keys: this display's CURVE keys (the surveillance feed needs an allowed key).
     :param live: use ``rich.live.Live`` (default: when the console is a terminal).
+    :param frame_every: seconds between two pictures built for ``Live`` at least (it redraws
+        :data:`REFRESH_PER_SECOND` times a second: the changes in between go into one picture,
+        so a floor of many busy tables does not rebuild its whole table on every message).
     :param until: stop as soon as this is true of the model after a change (tests wait on
         what the screen shows instead of a duration).
     :returns: the model as it was at the end (for tests and the demo's summary).
@@ -183,11 +189,16 @@ async def run_display(
             return True
 
         if use_live:
-            with Live(frame(), console=console, refresh_per_second=8,  # type: ignore[arg-type]
-                      transient=False) as lv:
+            with Live(frame(), console=console,  # type: ignore[arg-type]
+                      refresh_per_second=REFRESH_PER_SECOND, transient=False) as lv:
+                last_frame = 0.0
                 while await wait_change():
                     if changed.is_set():
+                        wait = last_frame + frame_every - time.monotonic()
+                        if wait > 0:
+                            await asyncio.sleep(wait)
                         changed.clear()
+                        last_frame = time.monotonic()
                         lv.update(frame())  # type: ignore[arg-type]
                         if on_change is not None:
                             on_change(model)
