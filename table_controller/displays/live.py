@@ -30,7 +30,7 @@ from table_controller.displays.render import render
 from table_controller.displays.view import TableView, apply_message, view_from_state
 from table_controller.feeds import ClientKeys, Feed, FeedClient, FeedEvent, FeedEventKind
 
-#: Times a second ``rich.live.Live`` redraws the screen.
+#: Times a second the screen is drawn at most (``rich.live.Live``).
 REFRESH_PER_SECOND = 8
 #: Which feed each role follows.
 ROLE_FEEDS = {"public": Feed.PUBLIC, "dealer": Feed.DEALER, "floor": Feed.PUBLIC,
@@ -146,9 +146,9 @@ async def run_display(
         table's own (its snapshot's ``timing``), 3 s until the first snapshot.
     :param keys: this display's CURVE keys (the surveillance feed needs an allowed key).
     :param live: use ``rich.live.Live`` (default: when the console is a terminal).
-    :param frame_every: seconds between two pictures built for ``Live`` at least (it redraws
-        :data:`REFRESH_PER_SECOND` times a second: the changes in between go into one picture,
-        so a floor of many busy tables does not rebuild its whole table on every message).
+    :param frame_every: seconds between two pictures drawn with ``Live`` at least (default
+        :data:`REFRESH_PER_SECOND` a second): the changes in between go into one picture, so a
+        floor of many busy tables is not drawn again on every message.
     :param until: stop as soon as this is true of the model after a change (tests wait on
         what the screen shows instead of a duration).
     :returns: the model as it was at the end (for tests and the demo's summary).
@@ -189,8 +189,10 @@ async def run_display(
             return True
 
         if use_live:
-            with Live(frame(), console=console,  # type: ignore[arg-type]
-                      refresh_per_second=REFRESH_PER_SECOND, transient=False) as lv:
+            # drawn from this loop (no refresh thread: it held Live's lock, and the GIL, while
+            # drawing a big floor, stalling the feeds behind it)
+            with Live(frame(), console=console, auto_refresh=False,  # type: ignore[arg-type]
+                      transient=False) as lv:
                 last_frame = 0.0
                 while await wait_change():
                     if changed.is_set():
@@ -199,7 +201,7 @@ async def run_display(
                             await asyncio.sleep(wait)
                         changed.clear()
                         last_frame = time.monotonic()
-                        lv.update(frame())  # type: ignore[arg-type]
+                        lv.update(frame(), refresh=True)  # type: ignore[arg-type]
                         if on_change is not None:
                             on_change(model)
         else:
