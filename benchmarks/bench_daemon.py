@@ -40,7 +40,7 @@ import zmq.asyncio
 
 from hardware.sim.pty import raw_pty
 from table_controller.engine import FULL_DECK
-from table_controller.feeds import decode
+from table_controller.feeds import decode, topic
 from table_controller.journal import Journal
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.session import DealerSession, dealer_session
@@ -117,7 +117,7 @@ class Bare:
         body = (b'{"v":1,"type":"prompt","seq":1,"table":"T1","ts":0,"data":{"id":1,'
                 b'"text":"Deal the second hole card to seat 3","step":{"kind":"deal_hole"}}}')
         t0 = time.perf_counter()
-        self.pub.send_multipart([b"prompt", body])
+        self.pub.send_multipart([b"T1/prompt", body])
         self.sub.recv_multipart()
         self.hop.append(time.perf_counter() - t0)
         self.total.append(self.pty[-1] + self.commit[-1] + self.hop[-1])
@@ -152,8 +152,8 @@ async def _play(rig: SimRig, d: DealerSession, ctx: zmq.asyncio.Context, bare: B
     """Play ``hands`` hands, and more until ``samples`` cards were timed."""
     tap = ctx.socket(zmq.SUB)
     tap.linger = 0
-    tap.setsockopt(zmq.SUBSCRIBE, b"prompt")
-    tap.setsockopt(zmq.SUBSCRIBE, b"table_state")
+    tap.setsockopt(zmq.SUBSCRIBE, topic(rig.options.table_id, "prompt"))
+    tap.setsockopt(zmq.SUBSCRIBE, topic(rig.options.table_id, "table_state"))
     tap.connect(rig.endpoints["dealer"])
     await asyncio.sleep(0.3)
     rng = random.Random(seed)

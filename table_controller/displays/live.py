@@ -8,8 +8,9 @@ seconds).
 
 The client does the hard parts (snapshot on start and after a gap, heartbeat supervision); this
 module only shows them: ``LOST`` turns the view's ``connection`` to ``"lost"`` (the screen says
-"connection lost"), ``GAP`` to ``"syncing"``, and the next ``SNAPSHOT`` / ``RECOVERED`` event
-brings the whole view back.
+"connection lost"), ``GAP`` to ``"syncing"``, ``STALE`` (the messages come in seconds behind the
+table's clock) to ``"stale"`` until ``CAUGHT_UP``, and the next ``SNAPSHOT`` / ``RECOVERED``
+event brings the whole view back.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from table_controller.displays.render import render
 from table_controller.displays.view import TableView, apply_message, view_from_state
 from table_controller.feeds import ClientKeys, Feed, FeedClient, FeedEvent, FeedEventKind
 
+#: Times a second the screen is drawn at most (``rich.live.Live``).
+REFRESH_PER_SECOND = 8
 #: Which feed each role follows.
 ROLE_FEEDS = {"public": Feed.PUBLIC, "dealer": Feed.DEALER, "floor": Feed.PUBLIC,
               "surveillance": Feed.SURVEILLANCE}
@@ -65,7 +68,14 @@ class DisplayModel:
                                                           "connection recovered")[-8:])
         elif ev.kind is FeedEventKind.UPDATE and ev.message is not None:
             m = ev.message
+            was = v.connection
             v = apply_message(v, m.type, m.data, seq=ev.seq, ts=m.ts)
+            if was == "stale":  # behind until the client says it caught up
+                v = dataclasses.replace(v, connection="stale")
+        elif ev.kind is FeedEventKind.STALE:
+            v = dataclasses.replace(v, connection="stale")
+        elif ev.kind is FeedEventKind.CAUGHT_UP:
+            v = dataclasses.replace(v, connection="live")
         elif ev.kind is FeedEventKind.LOST:
             v = dataclasses.replace(v, connection="lost")
             if ev.reason.startswith("key refused"):  # say why, once: it will not heal alone
@@ -126,6 +136,7 @@ async def run_display(
     keys: ClientKeys | None = None,
     live: bool | None = None,
     plain_every: float = 1.0,
+    frame_every: float = 1 / REFRESH_PER_SECOND,
     on_change: Callable[[DisplayModel], None] | None = None,
     until: Callable[[DisplayModel], bool] | None = None,
 ) -> DisplayModel:
@@ -135,6 +146,9 @@ async def run_display(
         table's own (its snapshot's ``timing``), 3 s until the first snapshot.
     :param keys: this display's CURVE keys (the surveillance feed needs an allowed key).
     :param live: use ``rich.live.Live`` (default: when the console is a terminal).
+    :param frame_every: seconds between two pictures drawn with ``Live`` at least (default
+        :data:`REFRESH_PER_SECOND` a second): the changes in between go into one picture, so a
+        floor of many busy tables is not drawn again on every message.
     :param until: stop as soon as this is true of the model after a change (tests wait on
         what the screen shows instead of a duration).
     :returns: the model as it was at the end (for tests and the demo's summary).
@@ -175,12 +189,19 @@ async def run_display(
             return True
 
         if use_live:
-            with Live(frame(), console=console, refresh_per_second=8,  # type: ignore[arg-type]
+            # drawn from this loop (no refresh thread: it held Live's lock, and the GIL, while
+            # drawing a big floor, stalling the feeds behind it)
+            with Live(frame(), console=console, auto_refresh=False,  # type: ignore[arg-type]
                       transient=False) as lv:
+                last_frame = 0.0
                 while await wait_change():
                     if changed.is_set():
+                        wait = last_frame + frame_every - time.monotonic()
+                        if wait > 0:
+                            await asyncio.sleep(wait)
                         changed.clear()
-                        lv.update(frame())  # type: ignore[arg-type]
+                        last_frame = time.monotonic()
+                        lv.update(frame(), refresh=True)  # type: ignore[arg-type]
                         if on_change is not None:
                             on_change(model)
         else:

@@ -11,7 +11,8 @@ Public API:
 - :class:`CurveServer`, :class:`KeyAllowList`, :class:`ClientKeys`, :func:`create_key_pair`
   (:mod:`.security`).
 - Messages (:mod:`.messages`): :class:`Message`, :func:`decode`, :class:`Feed`, :func:`redact`,
-  :func:`check_no_hole_cards`, :data:`COMMANDS`, :class:`Command`, :class:`CommandReply`.
+  :func:`check_no_hole_cards`, :data:`COMMANDS`, :class:`Command`, :class:`CommandReply`,
+  :func:`topic` / :func:`table_topic` (a feed message's topic is ``TABLE/TYPE``).
 
 The schema of every message is in ``docs/messages.md``.
 """
@@ -49,6 +50,8 @@ from table_controller.feeds.messages import (
     decode,
     parse_command,
     redact,
+    table_topic,
+    topic,
 )
 from table_controller.feeds.security import (
     CONSOLES_DOMAIN,
@@ -101,4 +104,6 @@ __all__ = [
     "load_public_key",
     "parse_command",
     "redact",
+    "table_topic",
+    "topic",
 ]

@@ -16,11 +16,25 @@ state             on                                       goes to (event emitte
 ``LIVE``          update ``seq > last + 1``, or heartbeat  ``SYNCING`` (``GAP``)
                   with another seq or epoch
 ``LIVE``          nothing heard for ``heartbeat_timeout``  ``LOST`` (``LOST``)
+``LIVE``          a message ``stale_after`` s or more      ``LIVE`` (``STALE``, once)
+                  behind the table's clock
+``LIVE``          after ``STALE``, a message within        ``LIVE`` (``CAUGHT_UP``)
+                  ``stale_after`` s of it
 ``LOST``          any message, then snapshot reply         ``LIVE`` (``RECOVERED``)
 ================  =======================================  ==============================
 
-The client subscribes to everything on its feed (gap detection needs every sequence number).
-Waits are real I/O with bounded timeouts; ``mono_clock`` is the clock they are measured on.
+The client subscribes to every message of its table (the topic prefix ``TABLE/``; gap detection
+needs every sequence number), or to everything without a ``table_id``. Through the floor proxy
+that filter is applied before the network, so a display following N tables receives N tables'
+messages.
+
+Lag: a display that falls behind (a busy machine, a backlog in its socket) still hears every
+heartbeat, late. The client measures how far behind the table each message is: the display's
+wall clock minus the message's ``ts``, less the smallest such difference since the last snapshot
+(the snapshot reply travels on its own socket, not behind the backlog, so it sets the baseline;
+a clock offset between the machines cancels out). A step of the display's wall clock counts as
+lag until the next snapshot. Waits are real I/O with bounded timeouts; ``mono_clock`` is the
+clock they are measured on.
 """
 
 from __future__ import annotations
@@ -43,6 +57,7 @@ from table_controller.feeds.messages import (
     Message,
     MessageError,
     decode,
+    table_topic,
 )
 from table_controller.feeds.security import ClientKeys
 
@@ -63,6 +78,8 @@ class FeedEventKind(StrEnum):
     GAP = "gap"
     LOST = "lost"
     RECOVERED = "recovered"
+    STALE = "stale"
+    CAUGHT_UP = "caught_up"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +90,9 @@ class FeedEvent:
     :param seq: the client's sequence number after the event.
     :param message: the update (``UPDATE``) or snapshot (``SNAPSHOT`` / ``RECOVERED``) message.
     :param state: the whole state (``SNAPSHOT`` / ``RECOVERED``).
-    :param reason: plain words (``GAP`` / ``LOST``).
+    :param reason: plain words (``GAP`` / ``LOST`` / ``STALE``).
+    :param lag: seconds the message was behind the table's clock when it was taken
+        (``UPDATE``, ``STALE``, ``CAUGHT_UP``).
     """
 
     kind: FeedEventKind
@@ -81,6 +100,7 @@ class FeedEvent:
     message: Message | None = None
     state: Mapping[str, Any] | None = None
     reason: str = ""
+    lag: float = 0.0
 
 
 @dataclass(slots=True)
@@ -94,6 +114,8 @@ class ClientStats:
     lost: int = 0
     bad_messages: int = 0
     heartbeats: int = 0
+    stale: int = 0
+    max_lag: float = 0.0
     last_error: str = field(default="")
 
 
@@ -110,6 +132,8 @@ class FeedClient:
     :param snapshot_timeout: seconds to wait for one snapshot reply before asking again.
     :param rcvhwm: receive high-water mark of the SUB socket (messages beyond it are dropped,
         which the client sees as a gap).
+    :param stale_after: seconds behind the table's clock from which the feed is ``STALE``.
+    :param wall_clock: the display's wall clock (lag is measured against the messages' ``ts``).
     """
 
     def __init__(
@@ -125,6 +149,8 @@ class FeedClient:
         snapshot_timeout: float = 1.0,
         mono_clock: Callable[[], float] = time.monotonic,
         rcvhwm: int = 1000,
+        stale_after: float = 2.0,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.ctx = ctx
         self.feed = feed
@@ -135,7 +161,13 @@ class FeedClient:
         self.heartbeat_timeout = heartbeat_timeout
         self.snapshot_timeout = snapshot_timeout
         self._mono = mono_clock
+        self._wall = wall_clock
         self._rcvhwm = rcvhwm
+        self.stale_after = stale_after
+        self._offset: float | None = None
+        self._lag = 0.0
+        self._stale = False
+        self._queued: FeedEvent | None = None
         self._sub: zmq.asyncio.Socket | None = None
         self._req: zmq.asyncio.Socket | None = None
         self._state = ClientState.SYNCING
@@ -166,7 +198,7 @@ class FeedClient:
             self._monitor = sub.get_monitor_socket(
                 zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
                 | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.setsockopt(zmq.SUBSCRIBE, self.subscription)
         sub.connect(self.feed_endpoint)
         self._sub = sub
         self._req = self._new_req()
@@ -210,6 +242,21 @@ class FeedClient:
         return self._state
 
     @property
+    def subscription(self) -> bytes:
+        """The topic prefix subscribed to: the table's (``b"T1/"``), or everything (``b""``)."""
+        return table_topic(self.table_id) if self.table_id else b""
+
+    @property
+    def lag(self) -> float:
+        """Seconds the last message taken was behind the table's clock."""
+        return self._lag
+
+    @property
+    def stale(self) -> bool:
+        """True from a ``STALE`` event to the next ``CAUGHT_UP`` (or snapshot)."""
+        return self._stale
+
+    @property
     def seq(self) -> int:
         """Sequence number of the last message applied (snapshot or update)."""
         return self._seq
@@ -238,6 +285,9 @@ class FeedClient:
             await self.start()
         deadline = None if timeout is None else self._mono() + timeout
         while True:
+            queued, self._queued = self._queued, None
+            if queued is not None:
+                return queued
             refused = await self._handshake_refused()
             if refused is not None:
                 return refused
@@ -323,7 +373,7 @@ class FeedClient:
                 return self._gap(f"publisher restarted (epoch {epoch})")
             if msg.seq != self._seq:
                 return self._gap(f"heartbeat says seq {msg.seq}, last received {self._seq}")
-            return None
+            return self._measure_lag(msg.ts)
         if msg.seq <= self._seq:
             self.stats.dropped_stale += 1
             return None
@@ -331,7 +381,25 @@ class FeedClient:
             return self._gap(f"missed messages {self._seq + 1}..{msg.seq - 1}")
         self._seq = msg.seq
         self.stats.updates += 1
-        return FeedEvent(FeedEventKind.UPDATE, self._seq, message=msg)
+        self._queued = self._measure_lag(msg.ts)
+        return FeedEvent(FeedEventKind.UPDATE, self._seq, message=msg, lag=self._lag)
+
+    def _measure_lag(self, ts: float) -> FeedEvent | None:
+        """Note how far behind the table a message of ``ts`` is; ``STALE`` / ``CAUGHT_UP``."""
+        behind = self._wall() - ts
+        if self._offset is None or behind < self._offset:
+            self._offset = behind
+        self._lag = lag = behind - self._offset
+        self.stats.max_lag = max(self.stats.max_lag, lag)
+        if lag >= self.stale_after and not self._stale:
+            self._stale = True
+            self.stats.stale += 1
+            return FeedEvent(FeedEventKind.STALE, self._seq, lag=lag,
+                             reason=f"{lag:.1f} s behind the table")
+        if lag < self.stale_after and self._stale:
+            self._stale = False
+            return FeedEvent(FeedEventKind.CAUGHT_UP, self._seq, lag=lag)
+        return None
 
     async def _sync(self, deadline: float | None) -> FeedEvent | None:
         assert self._req is not None
@@ -371,6 +439,10 @@ class FeedClient:
 
     def _apply_snapshot(self, msg: Message) -> FeedEvent:
         self._seq = msg.seq
+        self._offset = self._wall() - msg.ts
+        self._lag = 0.0
+        self._stale = False
+        self._queued = None
         epoch = msg.data.get("epoch")
         self._epoch = epoch if isinstance(epoch, str) else None
         self._state = ClientState.LIVE

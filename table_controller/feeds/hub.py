@@ -5,7 +5,9 @@ Rules this module keeps:
 1. Each audience (:class:`~table_controller.feeds.messages.Feed`) has its own PUB socket: topics
    give no secrecy. The surveillance feed and its snapshot endpoint use CURVE with the displays'
    allow-list when a :class:`~table_controller.feeds.security.CurveServer` is given.
-2. Every message on a feed carries that feed's next sequence number (1, 2, ...). A snapshot answers
+2. Every message on a feed is two frames, the topic ``TABLE/TYPE``
+   (:func:`~table_controller.feeds.messages.topic`: a floor display filters by table) and the
+   message, which carries that feed's next sequence number (1, 2, ...). A snapshot answers
    with the feed's current state and the sequence number of the last message that state includes
    (the ZeroMQ guide's Clone pattern): a client subscribes first, then asks for the snapshot, then
    drops queued updates with ``seq <=`` the snapshot's.
@@ -37,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import time
@@ -49,22 +50,20 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.engine.cards import Card
 from table_controller.feeds.bounded import recv_bounded
 from table_controller.feeds.messages import (
     MAX_REQUEST_BYTES,
-    PROTOCOL_VERSION,
     REDACTED_FEEDS,
     Feed,
     FeedError,
     Message,
     MessageError,
-    check_encoded,
-    check_no_hole_cards,
     decode,
-    redact,
+    topic,
 )
 from table_controller.feeds.security import DISPLAYS_DOMAIN, CurveServer
+from table_controller.feeds.wire import card_code, prepare, wire
 from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 log = logging.getLogger(__name__)
@@ -113,45 +112,6 @@ class FeedEndpoints:
         )
 
 
-def _plain(value: Any) -> Any:
-    """Deep copy into plain dicts and lists (read-only mappings and tuples are accepted)."""
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _json(value: Any, what: str) -> str:
-    """Encode message data the way :meth:`Message.encode` does.
-
-    :raises FeedError: if it is not plain JSON.
-    """
-    try:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise FeedError(f"{what} message data is not plain JSON: {exc}") from exc
-
-
-def _wire(mtype: str, seq: int, table: str, ts: float, data_json: str) -> bytes:
-    """Return the bytes :meth:`Message.encode` gives, around data already encoded.
-
-    :raises FeedError: for a ``ts`` that is not a finite number.
-    """
-    head = _json({"v": PROTOCOL_VERSION, "type": mtype, "seq": seq, "table": table, "ts": ts},
-                 mtype)
-    return f'{head[:-1]},"data":{data_json}}}'.encode()
-
-
-_CODES = frozenset(c.code for c in FULL_DECK)
-
-
-def _card_code(card: Card | str) -> str:
-    if isinstance(card, Card):
-        return card.code
-    return card if card in _CODES else Card.parse(card).code  # a code as written: no parse
-
-
 class FeedHub:
     """Publishes the table to its audiences and serves snapshots.
 
@@ -190,6 +150,9 @@ class FeedHub:
     ) -> None:
         if heartbeat_interval <= 0:
             raise FeedError(f"heartbeat_interval must be > 0, got {heartbeat_interval}")
+        if "/" in table_id:
+            raise FeedError(f"table_id must not contain '/' (it starts every topic), got "
+                            f"{table_id!r}")
         if snapshot_rate <= 0 or snapshot_burst < 1:
             raise FeedError(f"snapshot_rate must be > 0 and snapshot_burst >= 1, got "
                             f"{snapshot_rate}, {snapshot_burst}")
@@ -321,7 +284,7 @@ class FeedHub:
         Call it when a hole card is dealt (add it) and when cards are shown or the hand ends
         (remove them).
         """
-        self._secret = frozenset(_card_code(c) for c in cards)
+        self._secret = frozenset(card_code(c) for c in cards)
 
     @property
     def secret_cards(self) -> frozenset[str]:
@@ -329,38 +292,6 @@ class FeedHub:
         return self._secret
 
     # -- publishing --------------------------------------------------------------------------
-
-    def _prepare(
-        self, feed: Feed, mtype: str, data: Mapping[str, Any], state: Mapping[str, Any] | None
-    ) -> tuple[dict[str, Any], str, Mapping[str, Any] | None]:
-        """Return the body as sent, its JSON and the new snapshot state (redacted, checked).
-
-        The guard runs on the encoded text (:func:`check_encoded`: the same verdict as
-        walking the data, at a fraction of the cost); the body is encoded once, whatever the
-        number of feeds it goes to.
-        """
-        if feed in REDACTED_FEEDS:
-            out: dict[str, Any] = redact(data)
-            what = f"{feed} {mtype} message"
-            try:
-                text = _json(out, mtype)
-            except FeedError:
-                check_no_hole_cards(out, self._secret, what=what)  # a leak is named first
-                raise
-            check_encoded(out, text, self._secret, what=what)
-            new_state: Mapping[str, Any] | None = None
-            if state is not None:
-                new_state = redact(state)
-                what = f"{feed} state after {mtype}"
-                try:
-                    state_text = _json(new_state, mtype)
-                except FeedError:  # checked as before; a snapshot of it fails when asked
-                    check_no_hole_cards(new_state, self._secret, what=what)
-                else:
-                    check_encoded(new_state, state_text, self._secret, what=what)
-            return out, text, new_state
-        plain = _plain(data)
-        return plain, _json(plain, mtype), (_plain(state) if state is not None else None)
 
     async def publish(
         self,
@@ -425,13 +356,13 @@ class FeedHub:
             key = (feed in REDACTED_FEEDS, id(data), id(state))
             got = done.get(key)
             if got is None:
-                got = done[key] = self._prepare(feed, mtype, data, state)
+                got = done[key] = prepare(feed, mtype, data, state, self._secret)
             out, text, new_state = got
             seq = self._seq[feed] + 1
             msg = Message(mtype, seq, self.table_id, ts, out)
-            prepared[feed] = (msg, _wire(mtype, seq, self.table_id, ts, text), new_state)
+            prepared[feed] = (msg, wire(mtype, seq, self.table_id, ts, text), new_state)
         now = self._mono()
-        topic = mtype.encode()
+        frame = topic(self.table_id, mtype)
         for feed, (msg, _body, new_state) in prepared.items():
             self._seq[feed] = msg.seq
             if new_state is not None:
@@ -440,7 +371,7 @@ class FeedHub:
         for feed, (_msg, body, _state) in prepared.items():
             sock = self._sockets.get(feed.value)
             if sock is not None:  # None only while revoke_display rebinds: clients see a gap
-                await sock.send_multipart([topic, body])
+                await sock.send_multipart([frame, body])
         return {feed: p[0] for feed, p in prepared.items()}
 
     # -- heartbeats --------------------------------------------------------------------------
@@ -466,7 +397,7 @@ class FeedHub:
         self._last_sent[feed] = self._mono() if now is None else now
         sock = self._sockets.get(feed.value)
         if sock is not None:  # None only while revoke_display rebinds
-            await sock.send_multipart([b"heartbeat", msg.encode()])
+            await sock.send_multipart([topic(self.table_id, "heartbeat"), msg.encode()])
         return msg
 
     async def _heartbeat_loop(self) -> None:

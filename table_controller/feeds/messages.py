@@ -88,6 +88,30 @@ class Feed(StrEnum):
 #: Feeds whose messages and snapshots are redacted and guarded against hole cards.
 REDACTED_FEEDS = frozenset({Feed.PUBLIC, Feed.DEALER})
 
+#: A table id a feed topic can carry (``table.id`` in the configuration): no ``/``.
+TABLE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,31}$")
+
+
+def topic(table: str, mtype: str) -> bytes:
+    """Return the topic (first frame) of a feed message: the table, ``/``, the type.
+
+    A subscriber gives :func:`table_topic` to get one table's messages (through the floor proxy
+    the filtering happens before the network), or ``TABLE/TYPE`` for one type of them.
+
+    >>> topic("T1", "prompt")
+    b'T1/prompt'
+    """
+    return f"{table}/{mtype}".encode()
+
+
+def table_topic(table: str) -> bytes:
+    """Return the topic prefix of every message of ``table`` (``b"T1/"``).
+
+    >>> table_topic("T1")
+    b'T1/'
+    """
+    return f"{table}/".encode()
+
 
 @dataclass(frozen=True, slots=True)
 class Message:

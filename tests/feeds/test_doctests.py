@@ -8,6 +8,8 @@ import pytest
 MODULES = [
     "table_controller.feeds.messages",
     "table_controller.feeds.security",
+    "table_controller.feeds.proxy",
+    "table_controller.feeds.wire",
     "table_controller.cli.console",
     "table_controller.cli.console_text",
     "table_controller.boundedjson",

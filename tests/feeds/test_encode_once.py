@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.feeds.hub import _wire
 from table_controller.feeds.messages import (
     HOLE_CARD_KEYS,
     HoleCardLeak,
@@ -18,6 +17,7 @@ from table_controller.feeds.messages import (
     check_no_hole_cards,
     redact,
 )
+from table_controller.feeds.wire import wire as _wire
 
 _TEXTS = st.sampled_from(["Ah", "Kd", "2c", "ace of hearts", "King of Spades", "??", "xAh",
                           "Ah!", "\nAh", "\u00e9Ah", "\u212aing of spades", 'q"Ah"', "a\\Kd",

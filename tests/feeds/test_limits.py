@@ -28,6 +28,7 @@ from table_controller.feeds import (
     Message,
     MessageError,
     decode,
+    topic,
 )
 from table_controller.feeds.hub import MAX_SUBSCRIPTION_BYTES
 from table_controller.feeds.messages import MAX_REQUEST_BYTES
@@ -150,7 +151,7 @@ def test_feed_subscriptions_are_bounded_per_peer() -> None:
             big.connect(ep)
             await big.send(b"\x01" + b"x" * (10 * MAX_SUBSCRIPTION_BYTES))
             good = ctx.socket(zmq.SUB)
-            good.setsockopt(zmq.SUBSCRIBE, b"heartbeat")
+            good.setsockopt(zmq.SUBSCRIBE, topic("T1", "heartbeat"))
             good.connect(ep)
             await _heartbeat(good)
             loop = asyncio.get_running_loop()
@@ -301,7 +302,7 @@ def test_pipelined_commands_do_not_stall_the_event_loop(tmp_path: Path) -> None:
                 ctx, "tcp://127.0.0.1:*", table_id="T1", journal=journal, handler=handler,
             ) as server:
                 sub = ctx.socket(zmq.SUB)
-                sub.setsockopt(zmq.SUBSCRIBE, b"heartbeat")
+                sub.setsockopt(zmq.SUBSCRIBE, topic("T1", "heartbeat"))
                 sub.connect(hub.bound["dealer"])
                 await _heartbeat(sub)
                 console = ctx.socket(zmq.DEALER)

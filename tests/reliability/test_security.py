@@ -174,8 +174,8 @@ def test_public_side_subscribers_never_get_a_hole_card() -> None:
     assert leaks["leaks"] == []
     assert leaks["surveillance_hole_cards"] > 0, "the control saw no hole card"
     assert leaks["showdowns"] > 0 and leaks["all_ins"] > 0
-    for kind in ("public:all", "public:event", "public:table_state", "dealer:all", "floor:sub",
-                 "floor:xsub"):
+    for kind in ("public:all", "public:table", "public:partial", "public:event",
+                 "public:table_state", "dealer:all", "floor:sub", "floor:table", "floor:xsub"):
         assert leaks["messages"][kind] > 50, kind
     assert report.ok
     COUNTS["public-side messages checked"] += sum(

@@ -18,9 +18,10 @@ import zmq
 import zmq.asyncio
 
 from table_controller.errors import TableError
-from table_controller.feeds import Message, decode
+from table_controller.feeds import Message, decode, table_topic
 from table_controller.simtable.soak.facts import JournalFacts
 
+#: Message types (and beginnings of them) tapped one SUB each, after the table's prefix.
 TAP_PREFIXES = (b"event", b"table_state", b"prompt", b"announcement", b"hand", b"irregularity",
                 b"h", b"e", b"t", b"card", b"hole", b"show")
 _CARD_CODE = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
@@ -63,16 +64,19 @@ class FeedTaps:
     """Raw subscribers of every kind on the public side of a table, recording what they get.
 
     - ``public:all``: SUB on the public feed, subscribed to everything (``""``);
-    - ``public:<prefix>``: one SUB per topic prefix in :data:`TAP_PREFIXES`;
+    - ``public:table`` and ``public:partial``: SUBs to the table's prefix (``T1/``) and to its
+      first character;
+    - ``public:<prefix>``: one SUB per topic ``TABLE/<prefix>`` in :data:`TAP_PREFIXES`;
     - ``dealer:all``: SUB on the dealer feed (also redacted);
-    - ``floor:sub`` and ``floor:xsub``: a SUB and a raw XSUB (subscription sent by hand) on a
+    - ``floor:sub``, ``floor:table`` and ``floor:xsub``: a SUB to everything, a SUB to the
+      table's prefix (filtered by the proxy) and a raw XSUB (subscription sent by hand) on a
       :class:`~table_controller.feeds.proxy.FloorProxy` in front of the public feed;
     - ``surveillance``: the CURVE surveillance feed with a display key (the control: it must see
       the hole cards, or the check would prove nothing).
     """
 
     def __init__(self, ctx: zmq.asyncio.Context, endpoints: Mapping[str, str],
-                 display_keys: Any = None) -> None:
+                 display_keys: Any = None, *, table: str = "T1") -> None:
         from table_controller.feeds.proxy import FloorProxy
 
         self.ctx = ctx
@@ -81,11 +85,15 @@ class FeedTaps:
         self._tasks: list[asyncio.Task[None]] = []
         self.proxy = FloorProxy([endpoints["public"]], "tcp://127.0.0.1:*")
         self.proxy.start()
+        own = table_topic(table)
         self._sub("public:all", endpoints["public"], [b""])
+        self._sub("public:table", endpoints["public"], [own])
+        self._sub("public:partial", endpoints["public"], [own[:1]])
         for prefix in TAP_PREFIXES:
-            self._sub(f"public:{prefix.decode()}", endpoints["public"], [prefix])
+            self._sub(f"public:{prefix.decode()}", endpoints["public"], [own + prefix])
         self._sub("dealer:all", endpoints["dealer"], [b""])
         self._sub("floor:sub", self.proxy.bound, [b""])
+        self._sub("floor:table", self.proxy.bound, [own])
         xsub = ctx.socket(zmq.XSUB)
         xsub.linger = 0
         xsub.connect(self.proxy.bound)

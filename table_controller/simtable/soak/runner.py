@@ -489,7 +489,7 @@ async def run_soak(opts: SoakOptions) -> SoakReport:
         await run.connect()
         if opts.taps:
             display = rig.display_keys()
-            taps = FeedTaps(ctx, rig.endpoints, display)
+            taps = FeedTaps(ctx, rig.endpoints, display, table=rig.options.table_id)
             await asyncio.sleep(0.5)  # subscriptions in place (slow joiner)
             await taps.subscribe_xsub()
             await asyncio.sleep(0.3)
