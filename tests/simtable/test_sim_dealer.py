@@ -7,6 +7,7 @@ line, with a generous limit for a failure, never a sleep).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -78,10 +79,12 @@ class Trainee:
         return line.strip()
 
     def close(self) -> int:
-        """Type ``q``; return the exit status."""
+        """Type ``q`` (unless it ended already); return the exit status."""
         assert self.proc.stdin is not None
-        self.proc.stdin.write("q\n")
-        self.proc.stdin.close()
+        with contextlib.suppress(BrokenPipeError):  # it left on an earlier q
+            self.proc.stdin.write("q\n")
+        with contextlib.suppress(BrokenPipeError):
+            self.proc.stdin.close()
         return self.proc.wait(TIMEOUT)
 
 
@@ -165,3 +168,44 @@ def test_piped_keys_seat_players_start_a_hand_and_draw(tmp_path: Path) -> None:
     assert "OK: start" in out
     assert "refused: " in out  # 'fly 3' is no command: said, and the session goes on
     assert "in front of seat" in out  # the blind's chips went down
+
+
+TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorial.md"
+
+
+def tutorial() -> tuple[list[str], list[str]]:
+    """Return the tutorial's commands (its first code blocks) and its transcript's lines."""
+    text = TUTORIAL.read_text()
+    head, _, rest = text.partition("<!-- transcript: begin -->")
+    transcript = rest.partition("<!-- transcript: end -->")[0]
+    commands = re.findall(r"```\n\s*(table-controller [^\n]+)\n\s*```", head)
+    lines = transcript.strip().removeprefix("```text").removesuffix("```").strip("\n")
+    return commands, lines.splitlines()
+
+
+def test_the_tutorial_works_as_written(tmp_path: Path) -> None:
+    commands, transcript = tutorial()
+    assert commands == ["table-controller sim run --dir ~/practice --seats 2",
+                        "table-controller run --config ~/practice/table.toml",
+                        "table-controller sim dealer --dir ~/practice"]
+    d = tmp_path / "practice"  # ~/practice; the daemon() helper runs the second command
+    with sim_run(d, "--seats", "2"), daemon(d / "table.toml"):
+        t = Trainee(d)  # the third command
+        try:
+            for want in transcript:
+                if want.startswith("> "):
+                    assert t.proc.stdin is not None
+                    t.proc.stdin.write(want[2:] + "\n")
+                    t.proc.stdin.flush()
+                else:
+                    assert t.line() == want, "\n".join(t.screen)
+        finally:
+            status = t.close()
+        files = wait_for("the hand's PHH file", lambda: sorted((d / "phh").glob("*.phh")))
+    assert status == 0
+    assert transcript[-1] == "> q" and len(transcript) > 80
+    text = TUTORIAL.read_text()
+    assert f"phh/{files[0].name}" in text
+    hand = tomllib.loads(files[0].read_text())
+    assert hand["actions"][:2] == ["d dh p1 AsAh", "d dh p2 KdKc"]
+    assert f"finishing_stacks = {hand['finishing_stacks']}" in text
