@@ -300,6 +300,21 @@ class SimRig:
         assert sim is not None, "the simulators are not started"
         return sim.path
 
+    def shoe_url(self) -> str:
+        """Return the URL the daemon opens the shoe with (``serial://`` or ``pn532://``)."""
+        if self.options.shoe == "pn532":
+            return f"pn532://{self.shoe_path}?poll={PN532_POLL:g}"
+        return f"serial://{self.shoe_path}{self._link_query()}"
+
+    def chips_url(self) -> str:
+        """Return the URL the daemon opens the chip sensors with (``serial://``, ``rfidchips://``)."""
+        scheme = "rfidchips" if self.options.chips == "rfid" else "serial"
+        return f"{scheme}://{self.chips_path}{self._link_query()}"
+
+    def _link_query(self) -> str:
+        hb = self.options.link_heartbeat
+        return "" if hb is None else f"?heartbeat={hb:g}"
+
     def write_files(self) -> None:
         """Write the calibration, keys, board file and table configuration into the work dir.
 
@@ -336,18 +351,13 @@ class SimRig:
         if o.camera_level != "exact":
             camera = f"sim://camera?frames={self.frames_path}"
             profile = f'camera_profile = "{self.camera_profile_path.name}"\n'
-        link = "" if o.link_heartbeat is None else f"?heartbeat={o.link_heartbeat:g}"
         keys = '[keys]\nsecurity = "none"\n'
         if o.security == "curve":
             keys = ('[keys]\nsecurity = "curve"\nserver_secret_key = "keys/server.key_secret"\n'
                     'displays_dir = "keys/displays"\nconsoles_dir = "keys/consoles"\n')
         endpoints = "\n".join(f'{n} = "{ep}"' for n, ep in self.endpoints.items())
-        shoe = f"serial://{self.shoe_path}{link}"
-        if o.shoe == "pn532":
-            shoe = f"pn532://{self.shoe_path}?poll={PN532_POLL:g}"
-        chips = f"serial://{self.chips_path}{link}"
+        shoe, chips = self.shoe_url(), self.chips_url()
         if o.chips == "rfid":
-            chips = f"rfidchips://{self.chips_path}{link}"
             profile += f'chip_registry = "{CHIP_REGISTRY}"\n'
         return f"""# Written by table_controller.simtable.rig
 [table]

@@ -108,3 +108,40 @@ def test_sim_run_starts_again_on_its_own_directory_and_ctl_reports(tmp_path: Pat
             assert bad.returncode == 1 and "Qs is not in the shoe" in bad.stderr
         assert proc.returncode == 0
         assert not (d / "shoe").exists() and not (d / "ctl.sock").exists()
+
+
+def test_the_commodity_readers_pn532_shoe_and_rfid_chips(tmp_path: Path) -> None:
+    from table_controller.cli.sim import CHIP_SENSORS, SHOES
+    from table_controller.simtable.rig import CHIP_SENSORS as RIG_CHIPS
+    from table_controller.simtable.rig import SHOES as RIG_SHOES
+
+    assert (SHOES, CHIP_SENSORS) == (RIG_SHOES, RIG_CHIPS)  # sim run offers what the rig does
+    d = tmp_path / "b"
+    bench = SimBench(d, seats=2, seed=3, shoe="pn532", chips="rfid")
+    bench.start()
+    server = ControlServer(bench, bench.ctl_path)
+    server.start()
+    try:
+        urls = bench.urls()
+        assert urls["shoe"].startswith(f"pn532://{d / 'shoe'}?poll=")
+        assert urls["chips"] == f"rfidchips://{d / 'chips'}"
+        config = (d / "table.toml").read_text()
+        assert f'shoe = "{urls["shoe"]}"' in config and f'chips = "{urls["chips"]}"' in config
+        assert 'chip_registry = "chip_registry.json"' in config
+        assert (d / "chip_registry.json").exists()
+        with ControlClient(bench.ctl_path) as ctl:
+            assert ctl("draw", "Ah")["card"] == "Ah"  # no daemon polls: the feeder goes on
+            assert ctl("chips", 3, 1260)["chips"] == {"6": 1, "4": 2, "3": 2, "2": 2}
+            state = ctl("state")
+            assert state["shoe"]["antenna"] == "Ah" and state["shoe"]["drawn"] == ["Ah"]
+            assert state["shoe"]["left"] == 51
+            assert state["chips"]["zones"] == {"3": 1260} and len(state["chips"]["tags"]["3"]) == 7
+            assert ctl("chips", 3, 0) and ctl("state")["chips"]["zones"] == {}
+            assert ctl.request("door", "open")["error"] == "a PN532 shoe has no door"
+            assert "no rate faults" in ctl.request("fault", "shoe", "drop", "0.5")["error"]
+            assert ctl("fault", "chips", "drop", "0.5")["faults"] == {"drop-frame": 0.5}
+            assert ctl("reboot", "shoe")["boot_id"] is None
+            assert ctl("unplug", "chips", 0.05)["unplugged_for"] == 0.05
+    finally:
+        server.close()
+        bench.stop()
