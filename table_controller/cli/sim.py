@@ -37,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                      help="the reference-protocol shoe (ref) or a PN532 reader (pn532)")
     run.add_argument("--chips", choices=CHIP_SENSORS, default="ref",
                      help="counting chip sensors (ref) or an RFID chip reader (rfid)")
+    run.add_argument("--device-heartbeat", type=float, default=0.25, metavar="SECONDS",
+                     help="how often the devices send a heartbeat (0.25)")
     run.set_defaults(handler=run_devices)
     ctl = sub.add_parser("ctl", help="send one control verb to a running 'sim run'")
     ctl.add_argument("--dir", required=True, type=Path, help="the directory of 'sim run'")
@@ -70,7 +72,7 @@ def run_devices(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     bench = SimBench(args.dir, seed=args.seed, seats=args.seats, shoe=args.shoe,
-                     chips=args.chips)
+                     chips=args.chips, device_heartbeat=args.device_heartbeat)
     try:
         bench.start()
     except BenchError as exc:

@@ -253,7 +253,10 @@ class SimBench:
             self._make_devices()
             self.rig.write_files()
             self.board = BoardFile(self.rig.board_path)
-            self.shuffle()
+            # no scan before any host listens: a frame sent to nobody is resent, unACKed, to
+            # the daemon that opens the port later (a retransmission it never had the original
+            # of); the dealer's first shuffle or load is scanned
+            self.shuffle(scan=False)
             for dev in (self.shoe, self.pn532, self.chips, self.rfid):
                 if dev is not None:
                     dev.start()
@@ -310,11 +313,22 @@ class SimBench:
             handler: Callable[[list[str]], dict[str, Any]] = getattr(self, f"_do_{verb}")
             return handler([str(a) for a in args])
 
-    def shuffle(self) -> list[Card]:
-        """Load the next seeded shuffle into the shoe (it scans the deck); return its order."""
+    def shuffle(self, *, scan: bool = True) -> list[Card]:
+        """Load the next seeded shuffle into the shoe (it scans the deck); return its order.
+
+        :param scan: whether a reference shoe reports the scan (a PN532 scans nothing).
+        """
         deck = list(FULL_DECK)
         self._rng.shuffle(deck)
-        self._shoe().load_deck([self.profile.uid(c) for c in deck])
+        uids = [self.profile.uid(c) for c in deck]
+        if self.shoe is not None and not scan:
+            scans, self.shoe.scan_on_load = self.shoe.scan_on_load, False
+            try:
+                self.shoe.load_deck(uids)
+            finally:
+                self.shoe.scan_on_load = scans
+        else:
+            self._shoe().load_deck(uids)
         self.shuffles += 1
         return deck
 
@@ -348,19 +362,54 @@ class SimBench:
             uid = shoe.draw()
         return {"card": self._describe(uid), "uid": uid, "left": len(shoe.remaining)}
 
+    def _do_load(self, args: list[str]) -> dict[str, Any]:
+        if not 1 <= len(args) <= 52:
+            raise BenchError("load: usage: load CARD... (1..52 cards, top card first)")
+        cards = [_card(a) for a in args]
+        if len(set(cards)) != len(cards):
+            raise BenchError("load: a card is named twice")
+        self._shoe().load_deck([self.profile.uid(c) for c in cards])
+        return {"left": len(cards)}
+
+    def _do_tag(self, args: list[str]) -> dict[str, Any]:
+        _arity("tag", args, 1, 1, "UID")
+        uid = args[0].upper()
+        if not 8 <= len(uid) <= 20 or len(uid) % 2 or any(
+                c not in "0123456789ABCDEF" for c in uid):
+            raise BenchError(f"UID must be 4..10 bytes of hex, got {args[0]!r}")
+        shoe = self.shoe or self.feeder
+        assert shoe is not None
+        shoe.draw_uid(uid)
+        return {"uid": uid, "card": self._describe(uid)}
+
     def _do_shuffle(self, args: list[str]) -> dict[str, Any]:
         _arity("shuffle", args, 0, 0, "")
         self.shuffle()
         return {"left": 52, "shuffles": self.shuffles}
 
     def _do_chips(self, args: list[str]) -> dict[str, Any]:
-        _arity("chips", args, 2, 2, "ZONE AMOUNT")
+        _arity("chips", args, 2, 2 + len(self.chip_config.denominations),
+               "ZONE AMOUNT [CODE=COUNT ...]")
         zone = _int(args[0], "ZONE", min(SENSOR_ZONES), max(SENSOR_ZONES))
         amount = _int(args[1], "AMOUNT", 0, 10**9)
-        try:
-            counts = chips_for(amount, self.chip_config.denominations)
-        except FeltError as exc:
-            raise BenchError(str(exc)) from None
+        values = self.chip_config.denominations
+        if len(args) > 2:  # the denominations given
+            counts = {}
+            for item in args[2:]:
+                code, _, count = item.partition("=")
+                c = _int(code, "CODE", min(values), max(values))
+                if c not in values:
+                    raise BenchError(f"no denomination has code {c} (codes: "
+                                     f"{', '.join(map(str, sorted(values)))})")
+                counts[c] = _int(count, f"COUNT of code {c}", 0, 10**6)
+            if sum(values[c] * n for c, n in counts.items()) != amount:
+                raise BenchError(f"the chips given are not worth {amount}")
+            counts = {c: n for c, n in counts.items() if n}
+        else:
+            try:
+                counts = chips_for(amount, values)
+            except FeltError as exc:
+                raise BenchError(str(exc)) from None
         surface = self.chips or self.rfid_felt
         assert surface is not None
         try:
@@ -473,7 +522,8 @@ def _link_state(dev: SimDevice, faults: RateFaults, sent: _Sent) -> dict[str, An
 
 #: The control verbs, with their arguments.
 VERBS: Mapping[str, str] = {
-    "draw": "[CARD]", "shuffle": "", "chips": "ZONE AMOUNT", "board": "SLOT CARD|empty",
+    "draw": "[CARD]", "load": "CARD...", "tag": "UID", "shuffle": "",
+    "chips": "ZONE AMOUNT [CODE=COUNT ...]", "board": "SLOT CARD|empty",
     "door": "open|closed", "unplug": "shoe|chips SECONDS", "reboot": "shoe|chips",
     "fault": "shoe|chips KIND RATE", "state": "",
 }
