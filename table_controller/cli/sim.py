@@ -39,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                      help="counting chip sensors (ref) or an RFID chip reader (rfid)")
     run.add_argument("--device-heartbeat", type=float, default=0.25, metavar="SECONDS",
                      help="how often the devices send a heartbeat (0.25)")
+    run.add_argument("--die-with-parent", action="store_true",
+                     help="stop (SIGTERM) when the process that started it dies (Linux; for "
+                          "the rig, so no devices outlive the demo)")
     run.set_defaults(handler=run_devices)
     ctl = sub.add_parser("ctl", help="send one control verb to a running 'sim run'")
     ctl.add_argument("--dir", required=True, type=Path, help="the directory of 'sim run'")
@@ -71,6 +74,10 @@ def run_devices(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    if args.die_with_parent:
+        from table_controller.cli.run import die_with_parent
+
+        die_with_parent()
     bench = SimBench(args.dir, seed=args.seed, seats=args.seats, shoe=args.shoe,
                      chips=args.chips, device_heartbeat=args.device_heartbeat)
     try:

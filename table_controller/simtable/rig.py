@@ -8,7 +8,12 @@ and ``chips="rfid"``, ``pn532://`` and ``rfidchips://`` paths to a simulated PN5
 reader, with a chip registry of the tags the dealer lays: :mod:`.commodity`), and whose camera
 reads the board file the dealer writes (level ``exact``), or, for the other levels, the frames a
 :class:`~hardware.sim.camera_link.BoardRenderer` renders from that file in *this* process (a
-thread), the daemon running only the recognizer on them, as on a real table. It then starts
+thread), the daemon running only the recognizer on them, as on a real table. With
+``RigOptions(devices="process")`` the shoe and chip sensors are ``table-controller sim run`` in
+``DIR/devices``, a child process (:mod:`.devices.remote`), and the dealer works them through its
+control socket: the devices an integrator uses (the demo does; the scenarios, soaks and tests
+that inject faults frame by frame or read the simulators' counters keep them in-process). It
+then starts
 ``table-controller run --config ...`` as a child process and waits for its ready file. The
 demo, the soak, the scenarios and the end-to-end tests all use it; the daemon can be killed
 (SIGKILL) and started again on the same journal and simulators.
@@ -321,7 +326,8 @@ class SimRig:
         directory = self.dir / f"devices{self._device_dirs or ''}"
         proc = DeviceProcess(directory, [
             "--seed", str(o.seed), "--seats", str(o.seats), "--shoe", o.shoe, "--chips", o.chips,
-            "--device-heartbeat", str(o.device_heartbeat)], self.dir / "devices.log")
+            "--device-heartbeat", str(o.device_heartbeat), "--die-with-parent"],
+            self.dir / "devices.log")
         self.device_process = proc
         try:
             proc.start(o.ready_timeout)

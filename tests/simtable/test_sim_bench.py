@@ -45,6 +45,21 @@ def test_verbs_do_what_they_say(ctl: ControlClient) -> None:
     assert ctl("unplug", "shoe", 0.05)["unplugged_for"] == 0.05
 
 
+def test_the_verbs_a_rig_works_the_devices_with(ctl: ControlClient) -> None:
+    """``load`` (a deck in a given order), ``tag`` (any tag), chips in given denominations."""
+    assert ctl("load", "Ah", "Kd", "2c")["left"] == 3
+    assert [ctl("draw")["card"] for _ in range(2)] == ["Ah", "Kd"]
+    assert ctl("tag", "deadbeef") == {"ok": True, "uid": "DEADBEEF", "card": "DEADBEEF"}
+    assert ctl("chips", 3, 100, "3=2", "2=10")["chips"] == {"3": 2, "2": 10}
+    assert ctl("state")["chips"]["zones"] == {"3": 100}
+    assert "not worth 400" in ctl.request("chips", 3, 400, "3=2")["error"]
+    assert "CODE must be 1..7" in ctl.request("chips", 3, 0, "9=0")["error"]
+    assert "named twice" in ctl.request("load", "Ah", "Ah")["error"]
+    assert "UID must be" in ctl.request("tag", "xyz")["error"]
+    state = ctl("state")
+    assert state["chips"]["zones"] == {"3": 100} and state["shoe"]["left"] == 1
+
+
 @pytest.mark.parametrize(("verb", "args", "error"), [
     ("draw", ["Zz"], "'Zz' is not a card"),
     ("draw", ["Ah", "Kd"], "usage: draw [CARD]"),
