@@ -313,29 +313,17 @@ class SimRig:
             self.chips.start()
 
     def _start_device_process(self) -> None:
-        from table_controller.simtable.devices.remote import (
-            DeviceProcess,
-            RemoteChips,
-            RemoteShoe,
-        )
+        from table_controller.simtable.devices.remote import open_devices
 
-        o = self.options
         if self.device_process is not None:  # a retry: new ptys in a new directory
             self.device_process.stop()
             self._device_dirs += 1
-        directory = self.dir / f"devices{self._device_dirs or ''}"
-        proc = DeviceProcess(directory, [
-            "--seed", str(o.seed), "--seats", str(o.seats), "--shoe", o.shoe, "--chips", o.chips,
-            "--device-heartbeat", str(o.device_heartbeat), "--die-with-parent"],
-            self.dir / "devices.log")
-        self.device_process = proc
         try:
-            proc.start(o.ready_timeout)
+            self.device_process, self.remote_shoe, self.remote_chips = open_devices(
+                self.dir / f"devices{self._device_dirs or ''}", self.options, self.profile,
+                self.chip_config, self.dir / "devices.log")
         except TableError as exc:
             raise RigError(str(exc)) from None
-        assert proc.ctl is not None
-        self.remote_shoe = RemoteShoe(proc.ctl, self.profile)
-        self.remote_chips = RemoteChips(proc.ctl, self.chip_config)
 
     @property
     def shoe_path(self) -> str:

@@ -25,11 +25,15 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from calibration.chips import ChipConfig
 from calibration.deck import DeckProfile
 from table_controller.simtable.devices.bench import BenchError
 from table_controller.simtable.devices.control import ControlClient
+
+if TYPE_CHECKING:
+    from table_controller.simtable.rig import RigOptions
 
 
 class DeviceProcess:
@@ -129,3 +133,22 @@ class RemoteChips:
         """Set the chips on ``zone`` (the denominations given)."""
         amount = sum(self.values[c] * n for c, n in counts.items())
         self.ctl("chips", zone, amount, *(f"{c}={n}" for c, n in sorted(counts.items()) if n))
+
+
+def open_devices(directory: Path, options: RigOptions, profile: DeckProfile, config: ChipConfig,
+                 log: Path) -> tuple[DeviceProcess, RemoteShoe, RemoteChips]:
+    """Start ``sim run`` in ``directory`` for the table of ``options``; return it and its hands.
+
+    :raises BenchError: if it does not start (it is stopped again).
+    """
+    o = options
+    proc = DeviceProcess(directory, [
+        "--seed", str(o.seed), "--seats", str(o.seats), "--shoe", o.shoe, "--chips", o.chips,
+        "--device-heartbeat", str(o.device_heartbeat), "--die-with-parent"], log)
+    try:
+        proc.start(o.ready_timeout)
+    except BaseException:
+        proc.stop()
+        raise
+    assert proc.ctl is not None
+    return proc, RemoteShoe(proc.ctl, profile), RemoteChips(proc.ctl, config)
