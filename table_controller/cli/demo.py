@@ -61,6 +61,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--chips", choices=("ref", "rfid"), default="ref",
                    help="the simulated chip sensors: counting sensors (default) or an RFID "
                         "chip reader (rfidchips://) with a chip registry")
+    p.add_argument("--devices", choices=("process", "inline"), default=None,
+                   help="the simulated devices as 'sim run' in their own process, worked through "
+                        "its control socket (the default), or inside the demo (the default with "
+                        "--faults, which injects faults frame by frame)")
     p.add_argument("--no-save", action="store_true",
                    help="do not save the records (the work directory is removed)")
     p.set_defaults(handler=run)
@@ -93,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         return await run_demo(hands=args.hands, seed=args.seed, fast=args.fast,
                               faults=args.faults, keep=args.keep, console=console, live=live,
                               out=out, table_id=args.table_id, central=args.central,
-                              shoe=args.shoe, chips=args.chips)
+                              shoe=args.shoe, chips=args.chips, devices=args.devices)
 
     try:
         summary = asyncio.run(main())

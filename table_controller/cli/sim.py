@@ -1,8 +1,10 @@
 """``table-controller sim``: the simulated devices as their own process, and their controls.
 
 ``sim run --dir DIR`` starts the simulated card shoe and chip sensors on ptys (``DIR/shoe``,
-``DIR/chips``: open them with ``serial://DIR/shoe``), the board file the daemon's camera reads
-(``sim://camera?board=DIR/board.json``) and the control socket ``DIR/ctl.sock``; writes
+``DIR/chips``: open them with ``serial://DIR/shoe``; with ``--shoe pn532`` / ``--chips rfid``
+a PN532 reader and an RFID chip reader, ``pn532://DIR/shoe`` and ``rfidchips://DIR/chips``),
+the board file the daemon's camera reads (``sim://camera?board=DIR/board.json``) and the
+control socket ``DIR/ctl.sock``; writes
 ``DIR/sim.json`` and a complete ``DIR/table.toml``; prints ``ready``; stops on SIGTERM or
 Ctrl-C. ``sim ctl --dir DIR VERB ...`` sends one control verb (``docs/protocol.md``).
 ``sim dealer --dir DIR`` is the practice dealer (``docs/tutorial.md``).
@@ -17,6 +19,10 @@ import sys
 import threading
 from pathlib import Path
 
+#: ``sim run --shoe`` / ``--chips`` (the rig's ``RigOptions.shoe`` / ``.chips``).
+SHOES = ("ref", "pn532")
+CHIP_SENSORS = ("ref", "rfid")
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sim run``, ``sim ctl`` and ``sim dealer``."""
@@ -27,6 +33,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--seed", type=int, default=1, help="seeds the deck's tags and shuffles")
     run.add_argument("--seats", type=int, default=6, choices=range(2, 11), metavar="2..10",
                      help="seats at the table (6)")
+    run.add_argument("--shoe", choices=SHOES, default="ref",
+                     help="the reference-protocol shoe (ref) or a PN532 reader (pn532)")
+    run.add_argument("--chips", choices=CHIP_SENSORS, default="ref",
+                     help="counting chip sensors (ref) or an RFID chip reader (rfid)")
+    run.add_argument("--device-heartbeat", type=float, default=0.25, metavar="SECONDS",
+                     help="how often the devices send a heartbeat (0.25)")
+    run.add_argument("--die-with-parent", action="store_true",
+                     help="stop (SIGTERM) when the process that started it dies (Linux; for "
+                          "the rig, so no devices outlive the demo)")
     run.set_defaults(handler=run_devices)
     ctl = sub.add_parser("ctl", help="send one control verb to a running 'sim run'")
     ctl.add_argument("--dir", required=True, type=Path, help="the directory of 'sim run'")
@@ -59,7 +74,12 @@ def run_devices(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    bench = SimBench(args.dir, seed=args.seed, seats=args.seats)
+    if args.die_with_parent:
+        from table_controller.cli.run import die_with_parent
+
+        die_with_parent()
+    bench = SimBench(args.dir, seed=args.seed, seats=args.seats, shoe=args.shoe,
+                     chips=args.chips, device_heartbeat=args.device_heartbeat)
     try:
         bench.start()
     except BenchError as exc:

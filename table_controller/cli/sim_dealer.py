@@ -1,11 +1,12 @@
 """``table-controller sim dealer --dir DIR``: practise dealing on the real daemon, by keys.
 
-It shows the daemon's current prompt (polled with ``status``) and reads one line at a time:
+It shows the daemon's current prompt (polled with ``status`` every :data:`POLL` seconds, so a
+new prompt appears without a key) and reads one line at a time:
 
 =====  ==================================================================================
 ``d``  draw a card (``d Ah``: that card; else the next of the shuffle); a board card is laid
        on the board once the daemon has read it (at the next prompt)
-``b``  put the chips the prompt (a blind) or the last action asks for in front of the seat
+``b``  put the blind the prompt asks for in front of the seat
 ``c``  collect: every bet into the pot zone
 ``p``  push: the award's chips off the pot zone (to the winner); the board is swept
 ``n``  new hand: shuffle the shoe, then ``start``
@@ -14,8 +15,11 @@ It shows the daemon's current prompt (polled with ``status``) and reads one line
 =====  ==================================================================================
 
 Anything else is a dealer command, as the console takes it (``seat 1 Alice 10000``,
-``call 2``, ``raise 1 400``). The devices are those of ``sim run --dir DIR`` (its control
-socket), the daemon the one of ``DIR/table.toml``. ``docs/tutorial.md`` walks a first hand.
+``call 2``, ``raise 1 400``); an action the daemon accepts puts the player's chips in front of
+the seat at once, as a player pushes them forward. A key the prompt does not ask for is
+refused with one line and changes nothing. The devices are those of ``sim run --dir DIR``
+(its control socket), the daemon the one of ``DIR/table.toml``. ``docs/tutorial.md`` walks a
+first hand.
 """
 
 from __future__ import annotations
@@ -23,12 +27,33 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-HELP = ("keys: d draw, b bet/blind chips, c collect, p push, n new hand, s confirm show, "
+from table_controller.errors import TableError
+
+#: How often the daemon's prompt is looked at while nobody types (seconds).
+POLL = 0.25
+HELP = ("keys: d draw, b blind, c collect, p push, n new hand, s confirm show, "
         "q quit; or a dealer command (seat 1 Alice 10000, call 2, ...)")
+
+
+#: The prompts (step kinds) each practice key fits; any other prompt refuses the key.
+KEY_PROMPTS: Mapping[str, frozenset[str]] = {
+    "d": frozenset({"deal_hole", "burn", "board"}), "b": frozenset({"post"}),
+    "c": frozenset({"collect"}), "p": frozenset({"award"}), "s": frozenset({"show"}),
+}
+KEY_WORDS = {"d": "it draws a card when one is to be dealt",
+             "b": "it puts down a blind when one is to be posted",
+             "c": "it collects the bets when the prompt says so",
+             "p": "it pushes a pot when the prompt says so",
+             "s": "it confirms a showdown prompt"}
+
+
+class KeyRefused(TableError):
+    """A practice key that does not fit the current prompt (nothing was done)."""
 
 
 class Practice:
@@ -44,7 +69,6 @@ class Practice:
         self.bets: dict[int, int] = {}
         self.pot = 0
         self.to_lay: list[tuple[int, str]] = []
-        self.pending: tuple[int, int] | None = None
         self.prompt: dict[str, Any] = {}
 
     def zones(self) -> tuple[Mapping[int, int], int]:
@@ -71,23 +95,22 @@ class Practice:
         return out
 
     def key(self, line: str, step: Mapping[str, Any]) -> str | None:
-        """Do a practice key; return what was done, ``None`` if ``line`` is no key."""
+        """Do a practice key; return what was done, ``None`` if ``line`` is no key.
+
+        :raises KeyRefused: for a key the prompt does not ask for (nothing changed).
+        """
         word, _, rest = line.strip().partition(" ")
         kind = step.get("kind")
+        if word in KEY_PROMPTS and kind not in KEY_PROMPTS[word]:
+            raise KeyRefused(f"{word!r} does not fit this prompt ({KEY_WORDS[word]})")
         if word == "d":
             reply = self.ctl("draw", *rest.split())
             if kind == "board":
                 self.to_lay.append((int(step["slot"]), reply["card"]))
             return f"drew {reply['card']} ({reply['left']} left in the shoe)"
         if word == "b":
-            if kind == "post":
-                seat = int(step["seat"])
-                return self.chips_on(seat, self.bets.get(seat, 0) + int(step["amount"]))
-            if self.pending is None:
-                return "no bet to put down: enter the player's action first"
-            seat, total = self.pending
-            self.pending = None
-            return self.chips_on(seat, total)
+            seat = int(step["seat"])
+            return self.chips_on(seat, self.bets.get(seat, 0) + int(step["amount"]))
         if word == "c":
             _zones, pot_zone = self.zones()
             pots = step.get("pots")
@@ -104,7 +127,11 @@ class Practice:
             self.ctl("chips", pot_zone, self.pot)
             for slot in range(5):
                 self.ctl("board", slot, "empty")
-            return f"pushed {amount} to seat {step.get('seat')}; board swept"
+            payouts = step.get("payouts")
+            to = " and ".join(f"{v} to seat {k}" for k, v in payouts.items()) if isinstance(
+                payouts, Mapping) else "the winner"
+            rake = int(step.get("rake", 0))
+            return f"pushed {to}{f', {rake} rake' if rake else ''}; board swept"
         return None
 
 
@@ -129,7 +156,6 @@ async def _session(directory: Path, config: Path) -> int:
     import zmq.asyncio
 
     from table_controller.cli.console_text import LineError, parse_line
-    from table_controller.errors import TableError
     from table_controller.feeds import ClientKeys, CommandClient
 
     practice = Practice(directory, config)
@@ -142,18 +168,23 @@ async def _session(directory: Path, config: Path) -> int:
                            console_id=f"practice-{os.getpid()}", keys=keys,
                            timeout=practice.cfg.timing.command_timeout)
     shown: object = None
+    prompt: Mapping[str, Any] = {}
+    lines = _stdin_lines()
     try:
         print(HELP, flush=True)
         while True:
             status = (await client.request({"command": "status"})).result
-            prompt = status.get("prompt") if isinstance(status.get("prompt"), Mapping) else {}
-            assert isinstance(prompt, Mapping)
+            now = status.get("prompt")
+            prompt = now if isinstance(now, Mapping) else {}
             if prompt.get("id") != shown:
                 shown = prompt.get("id")
                 for done in practice.lay_drawn():
                     print(f"  {done}", flush=True)
                 print(f"[{shown}] {prompt.get('text', '(no prompt)')}", flush=True)
-            line = await asyncio.to_thread(sys.stdin.readline)
+            try:  # the prompt is shown again as soon as it changes, without a key
+                line = await asyncio.wait_for(lines.get(), POLL)
+            except TimeoutError:
+                continue
             if not line or line.strip() == "q":
                 return 0
             if not line.strip():
@@ -165,6 +196,7 @@ async def _session(directory: Path, config: Path) -> int:
                     practice.ctl("shuffle")
                     line = "start"
                 elif line.strip() == "s":
+                    practice.key("s", step)  # refused unless the prompt is a showdown
                     line = f"confirm {prompt.get('id')}"
                 else:
                     done_key = practice.key(line, step)
@@ -184,13 +216,36 @@ async def _session(directory: Path, config: Path) -> int:
             if step.get("kind") == "act" and isinstance(legal, Mapping):
                 total = _bet_after(body, legal)
                 seat = body.get("seat")
-                if total is not None and isinstance(seat, int):
-                    practice.pending = (seat, total)
-                    print(f"  press b to put {total} in front of seat {seat}", flush=True)
+                if total is not None and isinstance(seat, int) and total != practice.bets.get(
+                        seat, 0):  # the player's chips go forward as the action is called
+                    print(f"  {practice.chips_on(seat, total)}", flush=True)
     finally:
         practice.ctl.close()
         await client.close()
         ctx.destroy(linger=0)
+
+
+def _stdin_lines() -> asyncio.Queue[str]:
+    """Return a queue of the lines of standard input (``""`` once it ends).
+
+    A daemon thread reads them, so the session can show a new prompt while nobody types, and
+    leaves without waiting for a line that never comes.
+    """
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str] = asyncio.Queue()
+
+    def read() -> None:
+        while True:
+            line = sys.stdin.readline()
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+            except RuntimeError:  # the session ended (its loop is closed)
+                return
+            if not line:
+                return
+
+    threading.Thread(target=read, name="practice-keys", daemon=True).start()
+    return queue
 
 
 def run_practice(directory: Path, config: Path) -> int:

@@ -70,6 +70,10 @@ class RfidFelt:
         #: zone -> code -> the tags lying there
         self._zones: dict[int, dict[int, list[str]]] = {}
 
+    def counts(self, zone: int) -> dict[int, int]:
+        """Return the chips this felt put on ``zone``, per denomination code."""
+        return {c: len(u) for c, u in self._zones.get(zone, {}).items() if u}
+
     def tags(self, zone: int) -> list[str]:
         """Return the tags this felt put on ``zone``."""
         return sorted(u for uids in self._zones.get(zone, {}).values() for u in uids)
@@ -126,6 +130,22 @@ class Pn532Feeder:
     def left(self) -> int:
         """Cards still in the shoe."""
         return len(self._deck)
+
+    @property
+    def remaining(self) -> list[str]:
+        """The tags still in the shoe, top card first."""
+        return list(reversed(self._deck))
+
+    def take(self, uid: str) -> None:
+        """Draw the card ``uid`` out of the shoe (wherever it lies in it).
+
+        :raises FeltError: if it is not in the shoe.
+        """
+        uid = uid.upper()
+        if uid not in self._deck:
+            raise FeltError(f"tag {uid} is not in the shoe")
+        self._deck.remove(uid)
+        self.draw_uid(uid)
 
     def draw(self) -> str:
         """Put the top card on the antenna; return its tag.

@@ -65,8 +65,8 @@ class DaemonIO:
     """
 
     def __init__(self, rig: SimRig, console: CommandClient, *, pace: float = 0.0) -> None:
-        feeder: CardFeeder | None = rig.shoe or rig.feeder
-        surface: ChipSurface | None = rig.chips or rig.rfid_felt
+        feeder: CardFeeder | None = rig.shoe or rig.feeder or rig.remote_shoe
+        surface: ChipSurface | None = rig.chips or rig.rfid_felt or rig.remote_chips
         assert feeder is not None and surface is not None, "the rig is not started"
         self.rig = rig
         self.feeder = feeder
@@ -152,6 +152,11 @@ class DaemonIO:
 
     async def unplug(self, device: str, seconds: float) -> None:
         """Pull ``device``'s cable for ``seconds``."""
+        proc = self.rig.device_process
+        if proc is not None and proc.ctl is not None:  # sim run: its control socket
+            proc.ctl("unplug", device, seconds)
+            await asyncio.sleep(seconds + 0.3)
+            return
         sim = (self.rig.shoe or self.rig.pn532) if device == "shoe" else (
             self.rig.chips or self.rig.rfid)
         assert sim is not None, "the rig is not started"

@@ -165,11 +165,15 @@ async def run_demo(
     central: str | None = None,
     shoe: str = "ref",
     chips: str = "ref",
+    devices: str | None = None,
 ) -> DemoSummary:
     """Play ``hands`` hands on the simulated table; return the summary.
 
     :param shoe: ``"ref"`` or ``"pn532"`` (:class:`~.rig.RigOptions`).
     :param chips: ``"ref"`` or ``"rfid"`` (:class:`~.rig.RigOptions`).
+    :param devices: ``"process"`` (``sim run`` as a child process, worked through its control
+        socket) or ``"inline"`` (:class:`~.rig.RigOptions`); ``None``: ``"process"``, or
+        ``"inline"`` with ``faults`` (they are injected into the simulators' next frames).
     """
     from rich.live import Live
 
@@ -186,7 +190,9 @@ async def run_demo(
     rig = SimRig(RigOptions(seats=seats, seed=seed, rake_percent=DEMO_RAKE_PERCENT,
                             rake_cap=DEMO_RAKE_CAP, camera_level=level,
                             table_id=table_id, name=f"Demo table {table_id}",
-                            central_url=central, shoe=shoe, chips=chips), keep=keep)
+                            central_url=central, shoe=shoe, chips=chips,
+                            devices=devices or ("inline" if faults > 0 else "process")),
+                 keep=keep)
     summary.hand_histories = str(rig.phh_dir)
     summary.journal = str(rig.journal_path)
     summary.workdir_kept = keep

@@ -8,7 +8,12 @@ and ``chips="rfid"``, ``pn532://`` and ``rfidchips://`` paths to a simulated PN5
 reader, with a chip registry of the tags the dealer lays: :mod:`.commodity`), and whose camera
 reads the board file the dealer writes (level ``exact``), or, for the other levels, the frames a
 :class:`~hardware.sim.camera_link.BoardRenderer` renders from that file in *this* process (a
-thread), the daemon running only the recognizer on them, as on a real table. It then starts
+thread), the daemon running only the recognizer on them, as on a real table. With
+``RigOptions(devices="process")`` the shoe and chip sensors are ``table-controller sim run`` in
+``DIR/devices``, a child process (:mod:`.devices.remote`), and the dealer works them through its
+control socket: the devices an integrator uses (the demo does; the scenarios, soaks and tests
+that inject faults frame by frame or read the simulators' counters keep them in-process). It
+then starts
 ``table-controller run --config ...`` as a child process and waits for its ready file. The
 demo, the soak, the scenarios and the end-to-end tests all use it; the daemon can be killed
 (SIGKILL) and started again on the same journal and simulators.
@@ -39,7 +44,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from calibration.chips import ChipConfig, default_chip_config
 from calibration.deck import DeckProfile, DeckStore
@@ -54,6 +59,9 @@ from table_controller.errors import TableError
 from table_controller.feeds import ClientKeys
 from table_controller.simtable.commodity import Pn532Feeder, RfidFelt, bank_registry, chip_bank
 
+if TYPE_CHECKING:
+    from table_controller.simtable.devices.remote import DeviceProcess, RemoteChips, RemoteShoe
+
 #: The chip sensors' zones (the default layout's seats, pot and spare zones).
 SENSOR_ZONES = range(1, 13)
 #: How often a start refused because another process locked a new pty is tried again.
@@ -62,6 +70,9 @@ START_ATTEMPTS = 3
 #: commodity ones (a PN532, an RFID chip reader).
 SHOES = ("ref", "pn532")
 CHIP_SENSORS = ("ref", "rfid")
+#: ``RigOptions.devices``: the simulators in this process, or ``sim run`` as a child process
+#: (the devices an integrator runs, worked through their control socket).
+DEVICE_MODES = ("inline", "process")
 #: The PN532 poll period the simulated table's shoe URL asks for (seconds).
 PN532_POLL = 0.02
 CHIP_REGISTRY = "chip_registry.json"
@@ -113,6 +124,10 @@ class RigOptions:
     :param shoe: ``"ref"`` (the reference-protocol shoe) or ``"pn532"`` (a PN532 reader).
     :param chips: ``"ref"`` (counting chip sensors) or ``"rfid"`` (an RFID chip reader and a
         chip registry of the tags the dealer lays).
+    :param devices: ``"inline"`` (the simulators are objects of this process: the scenarios,
+        soaks and tests that inject faults frame by frame reach into them) or ``"process"``
+        (``table-controller sim run`` in ``DIR/devices`` as a child process, worked through its
+        control socket; :attr:`SimRig.shoe` and the other simulator attributes stay ``None``).
     """
 
     seats: int = 6
@@ -138,6 +153,7 @@ class RigOptions:
     central_url: str | None = None
     shoe: str = "ref"
     chips: str = "ref"
+    devices: str = "inline"
 
     def __post_init__(self) -> None:
         """Refuse an unknown shoe or chip sensor kind.
@@ -148,6 +164,8 @@ class RigOptions:
             raise RigError(f"shoe {self.shoe!r} is not one of {', '.join(SHOES)}")
         if self.chips not in CHIP_SENSORS:
             raise RigError(f"chips {self.chips!r} is not one of {', '.join(CHIP_SENSORS)}")
+        if self.devices not in DEVICE_MODES:
+            raise RigError(f"devices {self.devices!r} is not one of {', '.join(DEVICE_MODES)}")
 
 
 class SimRig:
@@ -173,6 +191,10 @@ class SimRig:
         self.rfid: SimRfidChips | None = None
         self.feeder: Pn532Feeder | None = None
         self.rfid_felt: RfidFelt | None = None
+        #: ``devices="process"``: the ``sim run`` child and the dealer's hands on it
+        self.device_process: DeviceProcess | None = None
+        self.remote_shoe: RemoteShoe | None = None
+        self.remote_chips: RemoteChips | None = None
         self.chip_config: ChipConfig = default_chip_config(self.options.seats)
         #: the registered chip tags per denomination code (``chips="rfid"``)
         self.chip_bank: dict[int, list[str]] = (
@@ -194,6 +216,7 @@ class SimRig:
         self.keys: dict[str, Path] = {}
         self.guard = PtyGuard(self.dir)
         self._retired: list[SimShoe | SimChipSensor | SimPn532 | SimRfidChips] = []
+        self._device_dirs = 0
         self._last_status: int | None = None
         #: daemon starts, SIGKILLs and exits nobody asked for (seen by :meth:`alive`)
         self.starts = 0
@@ -265,6 +288,9 @@ class SimRig:
     def _start_devices(self) -> None:
         o = self.options
         n = len(self._retired)
+        if o.devices == "process":
+            self._start_device_process()
+            return
         shoe_path = str(self.dir / f"shoe{n or ''}.tty")
         chips_path = str(self.dir / f"chips{n or ''}.tty")
         if o.shoe == "pn532":
@@ -286,9 +312,24 @@ class SimRig:
                                        heartbeat_interval=o.device_heartbeat)
             self.chips.start()
 
+    def _start_device_process(self) -> None:
+        from table_controller.simtable.devices.remote import open_devices
+
+        if self.device_process is not None:  # a retry: new ptys in a new directory
+            self.device_process.stop()
+            self._device_dirs += 1
+        try:
+            self.device_process, self.remote_shoe, self.remote_chips = open_devices(
+                self.dir / f"devices{self._device_dirs or ''}", self.options, self.profile,
+                self.chip_config, self.dir / "devices.log")
+        except TableError as exc:
+            raise RigError(str(exc)) from None
+
     @property
     def shoe_path(self) -> str:
         """The shoe simulator's port path."""
+        if self.device_process is not None:
+            return str(self.device_process.dir / "shoe")
         sim = self.pn532 or self.shoe
         assert sim is not None, "the simulators are not started"
         return sim.path
@@ -296,9 +337,26 @@ class SimRig:
     @property
     def chips_path(self) -> str:
         """The chip simulator's port path."""
+        if self.device_process is not None:
+            return str(self.device_process.dir / "chips")
         sim = self.rfid or self.chips
         assert sim is not None, "the simulators are not started"
         return sim.path
+
+    def shoe_url(self) -> str:
+        """Return the URL the daemon opens the shoe with (``serial://`` or ``pn532://``)."""
+        if self.options.shoe == "pn532":
+            return f"pn532://{self.shoe_path}?poll={PN532_POLL:g}"
+        return f"serial://{self.shoe_path}{self._link_query()}"
+
+    def chips_url(self) -> str:
+        """Return the URL the daemon opens the chip sensors with (``serial://``, ``rfidchips://``)."""
+        scheme = "rfidchips" if self.options.chips == "rfid" else "serial"
+        return f"{scheme}://{self.chips_path}{self._link_query()}"
+
+    def _link_query(self) -> str:
+        hb = self.options.link_heartbeat
+        return "" if hb is None else f"?heartbeat={hb:g}"
 
     def write_files(self) -> None:
         """Write the calibration, keys, board file and table configuration into the work dir.
@@ -336,18 +394,13 @@ class SimRig:
         if o.camera_level != "exact":
             camera = f"sim://camera?frames={self.frames_path}"
             profile = f'camera_profile = "{self.camera_profile_path.name}"\n'
-        link = "" if o.link_heartbeat is None else f"?heartbeat={o.link_heartbeat:g}"
         keys = '[keys]\nsecurity = "none"\n'
         if o.security == "curve":
             keys = ('[keys]\nsecurity = "curve"\nserver_secret_key = "keys/server.key_secret"\n'
                     'displays_dir = "keys/displays"\nconsoles_dir = "keys/consoles"\n')
         endpoints = "\n".join(f'{n} = "{ep}"' for n, ep in self.endpoints.items())
-        shoe = f"serial://{self.shoe_path}{link}"
-        if o.shoe == "pn532":
-            shoe = f"pn532://{self.shoe_path}?poll={PN532_POLL:g}"
-        chips = f"serial://{self.chips_path}{link}"
+        shoe, chips = self.shoe_url(), self.chips_url()
         if o.chips == "rfid":
-            chips = f"rfidchips://{self.chips_path}{link}"
             profile += f'chip_registry = "{CHIP_REGISTRY}"\n'
         return f"""# Written by table_controller.simtable.rig
 [table]
@@ -544,6 +597,10 @@ device_timeout = 2.0
         for sim in (self.chips, self.shoe, self.rfid, self.pn532, *self._retired):
             if sim is not None:
                 sim.close()
+        proc, self.device_process = self.device_process, None
+        if proc is not None:
+            proc.stop(grace)
+        self.remote_shoe = self.remote_chips = None
         self.chips = self.shoe = None
         self.rfid = self.pn532 = None
         self.feeder = self.rfid_felt = None

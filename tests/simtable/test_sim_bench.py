@@ -45,6 +45,21 @@ def test_verbs_do_what_they_say(ctl: ControlClient) -> None:
     assert ctl("unplug", "shoe", 0.05)["unplugged_for"] == 0.05
 
 
+def test_the_verbs_a_rig_works_the_devices_with(ctl: ControlClient) -> None:
+    """``load`` (a deck in a given order), ``tag`` (any tag), chips in given denominations."""
+    assert ctl("load", "Ah", "Kd", "2c")["left"] == 3
+    assert [ctl("draw")["card"] for _ in range(2)] == ["Ah", "Kd"]
+    assert ctl("tag", "deadbeef") == {"ok": True, "uid": "DEADBEEF", "card": "DEADBEEF"}
+    assert ctl("chips", 3, 100, "3=2", "2=10")["chips"] == {"3": 2, "2": 10}
+    assert ctl("state")["chips"]["zones"] == {"3": 100}
+    assert "not worth 400" in ctl.request("chips", 3, 400, "3=2")["error"]
+    assert "CODE must be 1..7" in ctl.request("chips", 3, 0, "9=0")["error"]
+    assert "named twice" in ctl.request("load", "Ah", "Ah")["error"]
+    assert "UID must be" in ctl.request("tag", "xyz")["error"]
+    state = ctl("state")
+    assert state["chips"]["zones"] == {"3": 100} and state["shoe"]["left"] == 1
+
+
 @pytest.mark.parametrize(("verb", "args", "error"), [
     ("draw", ["Zz"], "'Zz' is not a card"),
     ("draw", ["Ah", "Kd"], "usage: draw [CARD]"),
@@ -108,3 +123,40 @@ def test_sim_run_starts_again_on_its_own_directory_and_ctl_reports(tmp_path: Pat
             assert bad.returncode == 1 and "Qs is not in the shoe" in bad.stderr
         assert proc.returncode == 0
         assert not (d / "shoe").exists() and not (d / "ctl.sock").exists()
+
+
+def test_the_commodity_readers_pn532_shoe_and_rfid_chips(tmp_path: Path) -> None:
+    from table_controller.cli.sim import CHIP_SENSORS, SHOES
+    from table_controller.simtable.rig import CHIP_SENSORS as RIG_CHIPS
+    from table_controller.simtable.rig import SHOES as RIG_SHOES
+
+    assert (SHOES, CHIP_SENSORS) == (RIG_SHOES, RIG_CHIPS)  # sim run offers what the rig does
+    d = tmp_path / "b"
+    bench = SimBench(d, seats=2, seed=3, shoe="pn532", chips="rfid")
+    bench.start()
+    server = ControlServer(bench, bench.ctl_path)
+    server.start()
+    try:
+        urls = bench.urls()
+        assert urls["shoe"].startswith(f"pn532://{d / 'shoe'}?poll=")
+        assert urls["chips"] == f"rfidchips://{d / 'chips'}"
+        config = (d / "table.toml").read_text()
+        assert f'shoe = "{urls["shoe"]}"' in config and f'chips = "{urls["chips"]}"' in config
+        assert 'chip_registry = "chip_registry.json"' in config
+        assert (d / "chip_registry.json").exists()
+        with ControlClient(bench.ctl_path) as ctl:
+            assert ctl("draw", "Ah")["card"] == "Ah"  # no daemon polls: the feeder goes on
+            assert ctl("chips", 3, 1260)["chips"] == {"6": 1, "4": 2, "3": 2, "2": 2}
+            state = ctl("state")
+            assert state["shoe"]["antenna"] == "Ah" and state["shoe"]["drawn"] == ["Ah"]
+            assert state["shoe"]["left"] == 51
+            assert state["chips"]["zones"] == {"3": 1260} and len(state["chips"]["tags"]["3"]) == 7
+            assert ctl("chips", 3, 0) and ctl("state")["chips"]["zones"] == {}
+            assert ctl.request("door", "open")["error"] == "a PN532 shoe has no door"
+            assert "no rate faults" in ctl.request("fault", "shoe", "drop", "0.5")["error"]
+            assert ctl("fault", "chips", "drop", "0.5")["faults"] == {"drop-frame": 0.5}
+            assert ctl("reboot", "shoe")["boot_id"] is None
+            assert ctl("unplug", "chips", 0.05)["unplugged_for"] == 0.05
+    finally:
+        server.close()
+        bench.stop()

@@ -109,12 +109,15 @@ async def play_hand(d: Path, client: CommandClient, ctl: ControlClient) -> list[
             raise AssertionError(f"unexpected prompt {prompt} ({status.get('irregularities')})")
 
 
+@pytest.mark.parametrize(("shoe", "chips"), [("ref", "ref"), ("pn532", "rfid")])
 def test_a_whole_hand_with_sim_run_and_the_daemon_in_their_own_processes(
-        tmp_path: Path) -> None:
+        tmp_path: Path, shoe: str, chips: str) -> None:
     d = tmp_path / "table"
-    with sim_run(d, "--seats", "2", "--seed", "7") as sim:
+    with sim_run(d, "--seats", "2", "--seed", "7", "--shoe", shoe, "--chips", chips) as sim:
         sim_urls = urls(d)
-        assert sim_urls["shoe"] == f"serial://{d / 'shoe'}"
+        scheme = {"ref": "serial", "pn532": "pn532", "rfid": "rfidchips"}
+        assert sim_urls["shoe"].startswith(f"{scheme[shoe]}://{d / 'shoe'}")
+        assert sim_urls["chips"].startswith(f"{scheme[chips]}://{d / 'chips'}")
         config = (d / "table.toml").read_text()
         assert f'shoe = "{sim_urls["shoe"]}"' in config
         assert f'chips = "{sim_urls["chips"]}"' in config
@@ -154,7 +157,10 @@ def test_a_whole_hand_with_sim_run_and_the_daemon_in_their_own_processes(
     # aces win the 200 pot, less the 5 % rake
     assert hand.finishing_stacks == (10_090, 9_900)
     assert status["stacks"] == {"1": 9_900, "2": 10_090}
-    assert state["shoe"]["sent"]["CARD_DRAWN"] == len(drawn)
+    if shoe == "ref":
+        assert state["shoe"]["sent"]["CARD_DRAWN"] == len(drawn)
+    else:  # the last card drawn lies on the PN532's antenna
+        assert state["shoe"]["antenna"] == drawn[-1]
     assert state["board"] == [None] * 5 and state["chips"]["zones"] == {}
 
 

@@ -33,11 +33,14 @@ from typing import Any
 from hardware.link.protocol import MsgType
 from hardware.sim.chips import SimChipSensor
 from hardware.sim.device import Fault, SimDevice
+from hardware.sim.pn532 import SimPn532
+from hardware.sim.rfidchips import SimRfidChips
 from hardware.sim.shoe import SimShoe
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import TableError
+from table_controller.simtable.commodity import Pn532Feeder, RfidFelt
 from table_controller.simtable.felt import BoardFile, FeltError, chips_for
-from table_controller.simtable.rig import SENSOR_ZONES, RigOptions, SimRig
+from table_controller.simtable.rig import CHIP_REGISTRY, SENSOR_ZONES, RigOptions, SimRig
 
 #: Names a fault is given on the control interface (the :class:`Fault` values, and short ones).
 FAULT_NAMES: dict[str, Fault] = {
@@ -46,7 +49,7 @@ FAULT_NAMES: dict[str, Fault] = {
 }
 #: What the bench writes in its directory (checked against the manifest before a start).
 ENTRIES = ("shoe", "chips", "board.json", "sim.json", "table.toml", "decks", "chip_zones.toml",
-           "keys", "phh", "ctl.sock")
+           "keys", "phh", "ctl.sock", CHIP_REGISTRY)
 MANIFEST = ".sim-bench"
 #: The longest a cable may stay out on request (seconds).
 MAX_UNPLUG = 3600.0
@@ -124,6 +127,21 @@ class BenchChips(SimChipSensor):
         super().emit(msg_type, payload, now)
 
 
+class BenchRfid(SimRfidChips):
+    """A :class:`SimRfidChips` that injects faults at rates and records what it sent."""
+
+    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
+        self.faults = RateFaults(fault_seed)
+        self.sent = _Sent()
+        super().__init__(*args, **options)
+
+    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
+        """Send one data frame, through the faults drawn for it."""
+        self.inject(*self.faults.draw())
+        self.sent.record(msg_type, "")
+        super().emit(msg_type, payload, now)
+
+
 def _int(text: str, what: str, low: int, high: int) -> int:
     try:
         value = int(text)
@@ -162,14 +180,19 @@ class SimBench:
     :param directory: where the ports, files and configuration go (created if missing).
     :param seed: seeds the deck's tags, the shuffles and the fault draws.
     :param seats: the table's seats (2..10).
+    :param shoe: ``"ref"`` (the reference-protocol shoe) or ``"pn532"`` (a PN532 reader: a
+        card drawn is put on its antenna; it has no door and takes no rate faults).
+    :param chips: ``"ref"`` (counting chip sensors) or ``"rfid"`` (an RFID chip reader; the
+        chips laid are tags of the chip registry ``DIR/chip_registry.json`` it writes).
+    :raises RigError: for another shoe or chip sensor kind.
     """
 
     def __init__(self, directory: str | Path, *, seed: int = 1, seats: int = 6,
-                 device_heartbeat: float = 0.25) -> None:
+                 device_heartbeat: float = 0.25, shoe: str = "ref", chips: str = "ref") -> None:
         self.dir = Path(directory).resolve()
         self.seed = seed
         self.options = RigOptions(seats=seats, seed=seed, camera_level="exact",
-                                  device_heartbeat=device_heartbeat)
+                                  device_heartbeat=device_heartbeat, shoe=shoe, chips=chips)
         self.rig = SimRig(self.options, workdir=self.dir, keep=True)
         self.profile = self.rig.profile
         self.chip_config = self.rig.chip_config
@@ -178,6 +201,11 @@ class SimBench:
         self._timers: list[threading.Timer] = []
         self.shoe: BenchShoe | None = None
         self.chips: BenchChips | None = None
+        #: the commodity readers, and what the dealer's hands work them through
+        self.pn532: SimPn532 | None = None
+        self.feeder: Pn532Feeder | None = None
+        self.rfid: BenchRfid | None = None
+        self.rfid_felt: RfidFelt | None = None
         self.board: BoardFile | None = None
         self.shuffles = 0
 
@@ -190,7 +218,7 @@ class SimBench:
 
     def urls(self) -> dict[str, str]:
         """Return the devices' URLs (what ``DIR/sim.json`` holds) and the control socket."""
-        return {"shoe": f"serial://{self.dir / 'shoe'}", "chips": f"serial://{self.dir / 'chips'}",
+        return {"shoe": self.rig.shoe_url(), "chips": self.rig.chips_url(),
                 "camera": f"sim://camera?board={self.dir / 'board.json'}",
                 "ctl": str(self.ctl_path)}
 
@@ -222,23 +250,39 @@ class SimBench:
         (self.dir / MANIFEST).write_text(json.dumps(list(ENTRIES)))
         try:
             self.rig.guard.prepare()
-            hb = self.options.device_heartbeat
-            self.shoe = BenchShoe(link_path=str(self.dir / "shoe"), seed=self.seed,
-                                  heartbeat_interval=hb, fault_seed=self.seed)
-            self.shoe.describe = self._describe
-            self.chips = BenchChips(SENSOR_ZONES, link_path=str(self.dir / "chips"),
-                                    heartbeat_interval=hb, fault_seed=self.seed + 1)
-            self.rig.shoe, self.rig.chips = self.shoe, self.chips
+            self._make_devices()
             self.rig.write_files()
             self.board = BoardFile(self.rig.board_path)
-            self.shuffle()
-            self.shoe.start()
-            self.chips.start()
+            # no scan before any host listens: a frame sent to nobody is resent, unACKed, to
+            # the daemon that opens the port later (a retransmission it never had the original
+            # of); the dealer's first shuffle or load is scanned
+            self.shuffle(scan=False)
+            for dev in (self.shoe, self.pn532, self.chips, self.rfid):
+                if dev is not None:
+                    dev.start()
             (self.dir / "sim.json").write_text(json.dumps(
                 {k: v for k, v in self.urls().items() if k != "ctl"}, indent=2) + "\n")
         except BaseException:
             self.stop()
             raise
+
+    def _make_devices(self) -> None:
+        hb, shoe, chips = self.options.device_heartbeat, self.dir / "shoe", self.dir / "chips"
+        if self.options.shoe == "pn532":
+            self.pn532 = self.rig.pn532 = SimPn532(link_path=str(shoe))
+            self.feeder = Pn532Feeder(self.pn532)
+        else:
+            self.shoe = self.rig.shoe = BenchShoe(link_path=str(shoe), seed=self.seed,
+                                                  heartbeat_interval=hb, fault_seed=self.seed)
+            self.shoe.describe = self._describe
+        if self.options.chips == "rfid":
+            self.rfid = self.rig.rfid = BenchRfid(SENSOR_ZONES, link_path=str(chips),
+                                                  heartbeat_interval=hb, fault_seed=self.seed + 1)
+            self.rfid_felt = RfidFelt(self.rfid, self.rig.chip_bank)
+        else:
+            self.chips = self.rig.chips = BenchChips(SENSOR_ZONES, link_path=str(chips),
+                                                     heartbeat_interval=hb,
+                                                     fault_seed=self.seed + 1)
 
     def stop(self) -> None:
         """Stop the devices (their links go); ``sim.json`` goes too. Idempotent."""
@@ -246,8 +290,11 @@ class SimBench:
             timers, self._timers = self._timers, []
         for t in timers:
             t.cancel()
+        with self._lock:
+            self.board = None
         self.rig.stop()
-        self.shoe = self.chips = None
+        self.shoe = self.chips = self.pn532 = self.rfid = None
+        self.feeder = self.rfid_felt = None
         with contextlib.suppress(FileNotFoundError):
             (self.dir / "sim.json").unlink()
 
@@ -261,17 +308,27 @@ class SimBench:
         if verb not in VERBS:
             raise BenchError(f"unknown verb {verb!r} (verbs: {', '.join(VERBS)})")
         with self._lock:
-            if self.shoe is None or self.chips is None or self.board is None:
+            if self.board is None:
                 raise BenchError("the devices are not running")
             handler: Callable[[list[str]], dict[str, Any]] = getattr(self, f"_do_{verb}")
             return handler([str(a) for a in args])
 
-    def shuffle(self) -> list[Card]:
-        """Load the next seeded shuffle into the shoe (it scans the deck); return its order."""
-        assert self.shoe is not None
+    def shuffle(self, *, scan: bool = True) -> list[Card]:
+        """Load the next seeded shuffle into the shoe (it scans the deck); return its order.
+
+        :param scan: whether a reference shoe reports the scan (a PN532 scans nothing).
+        """
         deck = list(FULL_DECK)
         self._rng.shuffle(deck)
-        self.shoe.load_deck([self.profile.uid(c) for c in deck])
+        uids = [self.profile.uid(c) for c in deck]
+        if self.shoe is not None and not scan:
+            scans, self.shoe.scan_on_load = self.shoe.scan_on_load, False
+            try:
+                self.shoe.load_deck(uids)
+            finally:
+                self.shoe.scan_on_load = scans
+        else:
+            self._shoe().load_deck(uids)
         self.shuffles += 1
         return deck
 
@@ -279,27 +336,51 @@ class SimBench:
         card = self.profile.card(uid)
         return uid if card is None else card.code
 
-    def _device(self, name: str) -> SimDevice:
-        if name == "shoe" and self.shoe is not None:
-            return self.shoe
-        if name == "chips" and self.chips is not None:
-            return self.chips
-        raise BenchError(f"device must be shoe or chips, got {name!r}")
+    def _shoe(self) -> BenchShoe | Pn532Feeder:
+        shoe = self.shoe or self.feeder
+        assert shoe is not None, "the devices are not running"
+        return shoe
+
+    def _device(self, name: str) -> SimDevice | SimPn532:
+        dev = {"shoe": self.shoe or self.pn532, "chips": self.chips or self.rfid}.get(name)
+        if dev is None:
+            raise BenchError(f"device must be shoe or chips, got {name!r}")
+        return dev
 
     def _do_draw(self, args: list[str]) -> dict[str, Any]:
         _arity("draw", args, 0, 1, "[CARD]")
-        assert self.shoe is not None
-        if not self.shoe.remaining:
+        shoe = self._shoe()
+        if not shoe.remaining:
             raise BenchError("the shoe is empty: shuffle first")
         if args:
             card = _card(args[0])
             uid = self.profile.uid(card)
-            if uid not in self.shoe.remaining:
+            if uid.upper() not in {u.upper() for u in shoe.remaining}:
                 raise BenchError(f"{card.code} is not in the shoe (drawn already)")
-            self.shoe.take(uid)
+            shoe.take(uid)
         else:
-            uid = self.shoe.draw()
-        return {"card": self._describe(uid), "uid": uid, "left": len(self.shoe.remaining)}
+            uid = shoe.draw()
+        return {"card": self._describe(uid), "uid": uid, "left": len(shoe.remaining)}
+
+    def _do_load(self, args: list[str]) -> dict[str, Any]:
+        if not 1 <= len(args) <= 52:
+            raise BenchError("load: usage: load CARD... (1..52 cards, top card first)")
+        cards = [_card(a) for a in args]
+        if len(set(cards)) != len(cards):
+            raise BenchError("load: a card is named twice")
+        self._shoe().load_deck([self.profile.uid(c) for c in cards])
+        return {"left": len(cards)}
+
+    def _do_tag(self, args: list[str]) -> dict[str, Any]:
+        _arity("tag", args, 1, 1, "UID")
+        uid = args[0].upper()
+        if not 8 <= len(uid) <= 20 or len(uid) % 2 or any(
+                c not in "0123456789ABCDEF" for c in uid):
+            raise BenchError(f"UID must be 4..10 bytes of hex, got {args[0]!r}")
+        shoe = self.shoe or self.feeder
+        assert shoe is not None
+        shoe.draw_uid(uid)
+        return {"uid": uid, "card": self._describe(uid)}
 
     def _do_shuffle(self, args: list[str]) -> dict[str, Any]:
         _arity("shuffle", args, 0, 0, "")
@@ -307,16 +388,34 @@ class SimBench:
         return {"left": 52, "shuffles": self.shuffles}
 
     def _do_chips(self, args: list[str]) -> dict[str, Any]:
-        _arity("chips", args, 2, 2, "ZONE AMOUNT")
-        assert self.chips is not None
-        zones = self.chips.zones
-        zone = _int(args[0], "ZONE", min(zones), max(zones))
+        _arity("chips", args, 2, 2 + len(self.chip_config.denominations),
+               "ZONE AMOUNT [CODE=COUNT ...]")
+        zone = _int(args[0], "ZONE", min(SENSOR_ZONES), max(SENSOR_ZONES))
         amount = _int(args[1], "AMOUNT", 0, 10**9)
+        values = self.chip_config.denominations
+        if len(args) > 2:  # the denominations given
+            counts = {}
+            for item in args[2:]:
+                code, _, count = item.partition("=")
+                c = _int(code, "CODE", min(values), max(values))
+                if c not in values:
+                    raise BenchError(f"no denomination has code {c} (codes: "
+                                     f"{', '.join(map(str, sorted(values)))})")
+                counts[c] = _int(count, f"COUNT of code {c}", 0, 10**6)
+            if sum(values[c] * n for c, n in counts.items()) != amount:
+                raise BenchError(f"the chips given are not worth {amount}")
+            counts = {c: n for c, n in counts.items() if n}
+        else:
+            try:
+                counts = chips_for(amount, values)
+            except FeltError as exc:
+                raise BenchError(str(exc)) from None
+        surface = self.chips or self.rfid_felt
+        assert surface is not None
         try:
-            counts = chips_for(amount, self.chip_config.denominations)
-        except FeltError as exc:
+            surface.set_zone(zone, counts)
+        except FeltError as exc:  # the RFID bank has no tag left of a denomination
             raise BenchError(str(exc)) from None
-        self.chips.set_zone(zone, counts)
         return {"zone": zone, "amount": amount, "chips": {str(k): v for k, v in counts.items()}}
 
     def _do_board(self, args: list[str]) -> dict[str, Any]:
@@ -331,9 +430,10 @@ class SimBench:
 
     def _do_door(self, args: list[str]) -> dict[str, Any]:
         _arity("door", args, 1, 1, "open|closed")
-        assert self.shoe is not None
         if args[0] not in ("open", "closed"):
             raise BenchError(f"door must be open or closed, got {args[0]!r}")
+        if self.shoe is None:
+            raise BenchError("a PN532 shoe has no door")
         self.shoe.set_status(door_open=args[0] == "open")
         return {"door": args[0]}
 
@@ -350,9 +450,9 @@ class SimBench:
         timer.start()
         return {"device": args[0], "unplugged_for": seconds}
 
-    def _replug(self, dev: SimDevice, reboot: bool = False) -> None:
+    def _replug(self, dev: SimDevice | SimPn532, reboot: bool = False) -> None:
         with self._lock:
-            if self.shoe is not None:
+            if self.board is not None:  # still running
                 dev.replug(reboot=reboot)
 
     def _do_reboot(self, args: list[str]) -> dict[str, Any]:
@@ -360,7 +460,7 @@ class SimBench:
         dev = self._device(args[0])
         dev.unplug()
         dev.replug(reboot=True)
-        return {"device": args[0], "boot_id": dev.link.boot_id}
+        return {"device": args[0], "boot_id": _boot_id(dev)}
 
     def _do_fault(self, args: list[str]) -> dict[str, Any]:
         _arity("fault", args, 3, 3, "shoe|chips KIND RATE")
@@ -370,7 +470,8 @@ class SimBench:
             raise BenchError(f"fault kind must be one of {', '.join(sorted(FAULT_NAMES))}, "
                              f"got {args[1]!r}")
         rate = _float(args[2], "RATE", 0.0, 1.0)
-        assert isinstance(dev, BenchShoe | BenchChips)
+        if not isinstance(dev, BenchShoe | BenchChips | BenchRfid):
+            raise BenchError("a PN532 shoe takes no rate faults (its faults are per poll)")
         if rate:
             dev.faults.rates[fault] = rate
         else:
@@ -379,17 +480,38 @@ class SimBench:
 
     def _do_state(self, args: list[str]) -> dict[str, Any]:
         _arity("state", args, 0, 0, "")
-        assert self.shoe is not None and self.chips is not None and self.board is not None
-        shoe, chips = self.shoe, self.chips
-        return {
-            "shoe": {**_link_state(shoe, shoe.faults, shoe.sent),
-                     "drawn": [self._describe(u) for u in shoe.drawn],
-                     "left": len(shoe.remaining), "door": "open" if shoe.door_open else "closed"},
-            "chips": {**_link_state(chips, chips.faults, chips.sent),
-                      "zones": {str(z): chips.value(z) for z in chips.zones if chips.zone(z)},
-                      "tray": chips.value("tray")},
-            "board": list(self.board.slots),
-        }
+        assert self.board is not None
+        shoe: dict[str, Any]
+        if self.shoe is not None:
+            shoe = {**_link_state(self.shoe, self.shoe.faults, self.shoe.sent),
+                    "door": "open" if self.shoe.door_open else "closed"}
+        else:
+            assert self.pn532 is not None
+            tag = self.pn532.tag
+            shoe = {"plugged": self.pn532.port.plugged, "polls": self.pn532.polls,
+                    "antenna": None if tag is None else self._describe(tag)}
+        held = self._shoe()
+        shoe.update(drawn=[self._describe(u) for u in held.drawn], left=len(held.remaining))
+        chips: dict[str, Any]
+        if self.chips is not None:
+            sensors = self.chips
+            chips = {**_link_state(sensors, sensors.faults, sensors.sent),
+                     "zones": {str(z): sensors.value(z) for z in sensors.zones
+                               if sensors.zone(z)},
+                     "tray": sensors.value("tray")}
+        else:
+            assert self.rfid is not None and self.rfid_felt is not None
+            values = self.chip_config.denominations
+            felt = self.rfid_felt
+            chips = {**_link_state(self.rfid, self.rfid.faults, self.rfid.sent),
+                     "zones": {str(z): v for z in SENSOR_ZONES if (v := sum(
+                         values[c] * n for c, n in felt.counts(z).items()))},
+                     "tags": {str(z): felt.tags(z) for z in SENSOR_ZONES if felt.tags(z)}}
+        return {"shoe": shoe, "chips": chips, "board": list(self.board.slots)}
+
+
+def _boot_id(dev: SimDevice | SimPn532) -> int | None:
+    return dev.link.boot_id if isinstance(dev, SimDevice) else None
 
 
 def _link_state(dev: SimDevice, faults: RateFaults, sent: _Sent) -> dict[str, Any]:
@@ -400,7 +522,8 @@ def _link_state(dev: SimDevice, faults: RateFaults, sent: _Sent) -> dict[str, An
 
 #: The control verbs, with their arguments.
 VERBS: Mapping[str, str] = {
-    "draw": "[CARD]", "shuffle": "", "chips": "ZONE AMOUNT", "board": "SLOT CARD|empty",
+    "draw": "[CARD]", "load": "CARD...", "tag": "UID", "shuffle": "",
+    "chips": "ZONE AMOUNT [CODE=COUNT ...]", "board": "SLOT CARD|empty",
     "door": "open|closed", "unplug": "shoe|chips SECONDS", "reboot": "shoe|chips",
     "fault": "shoe|chips KIND RATE", "state": "",
 }
