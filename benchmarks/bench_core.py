@@ -8,6 +8,8 @@ between hands, each resolved) on a core, starts a hand, and then times, side by 
 - the old way as the baseline: ``copy.deepcopy(core)`` and ``handle`` on the copy (the decision
   the daemon used to make), then ``handle`` on the core;
 - one device input (a chip zone report, on a core without chip sensors);
+- one card read (a hole card dealt) on a core *with* chip sensors, as the daemon has: the card,
+  the chip check against the hand's layout, the prompt (median of 600 cards, each timed once);
 - the size of the ``status`` result and of the surveillance state.
 
 The figures should be flat over the table's life (5,000 within ~1.5x of 0) and far below the
@@ -18,10 +20,13 @@ from __future__ import annotations
 
 import copy
 import json
+import random
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 
+from calibration.chips import default_chip_config
 from hardware.sim.shoe import sim_deck_profile
 from table_controller.controller.core import TableCore
 from table_controller.controller.events import CardRead, DealerCommand, ZoneSeen
@@ -62,6 +67,33 @@ def _time(fn: Callable[[], object], repeat: int) -> float:
     return best * 1e6
 
 
+def card_read_us(hands: int = 100, seed: int = 1) -> float:
+    """Return the median microseconds of one hole card read on a core with chip sensors."""
+    core = TableCore(TableConfig(seats=6, small_blind=50, big_blind=100), DECK,
+                     default_chip_config(6), settle=1.5)
+    now = 1.0
+    for seat in (1, 2, 3):
+        core.handle(DealerCommand("seat", {"seat": seat, "player": f"p{seat}",
+                                           "stack": 10_000}), now)
+    rng = random.Random(seed)
+    times: list[float] = []
+    for n in range(hands + 10):
+        for name in ("start", "confirm", "confirm"):  # the hand, its two blinds
+            core.handle(DealerCommand(name, {}), now)
+        uids = list(UIDS)
+        rng.shuffle(uids)
+        for k in range(6):  # three seats, two hole cards each
+            card = CardRead(uids[k], k)
+            t0 = time.perf_counter()
+            core.handle(card, now)
+            if n >= 10:  # after a warm-up
+                times.append(time.perf_counter() - t0)
+            now += 0.001
+        core.handle(DealerCommand("void", {"reason": "benchmark"}), now)
+        now += 1.0
+    return statistics.median(times) * 1e6
+
+
 def bench(irregularities: int, repeat: int = 50) -> dict[str, float]:
     """Return microseconds per command / input, and message sizes in bytes."""
     core = _core(irregularities)
@@ -97,6 +129,7 @@ def main(argv: Sequence[str] = ()) -> None:
     print("irregularities over the life: " + "  ".join(f"{n:>10,}" for n in sizes))
     for k in keys:
         print(f"{k:<29} " + "  ".join(f"{rows[n][k]:>10,.1f}" for n in sizes))
+    print(f"card read, chip sensors: {card_read_us():,.1f} us (median)")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from calibration.chips import ChipConfig
-from table_controller.engine import Hand, Phase
+from table_controller.engine import Hand, HandStatus, Phase
 from table_controller.errors import CalibrationError
 
 
@@ -56,6 +56,9 @@ class ChipCheck:
     def __init__(self, config: ChipConfig, settle: float = 1.5) -> None:
         self.config = config
         self.settle = settle
+        #: The calibration's seat zones and pot zone, computed once (the config is frozen).
+        self.seat_zones: Mapping[int, int] = dict(config.seat_zones)
+        self.pot_zone = config.pot_zone
         self.sensed: dict[int, int] = {}
         self._diffs: dict[int, _Diff] = {}
         self._want: dict[int, int] = {}
@@ -85,12 +88,16 @@ class ChipCheck:
             return f"{role}'s zone (zone {zone})"
         return f"the {role} zone (zone {zone})"
 
-    def layout(self, hand: Hand) -> dict[int, int]:
-        """Return what every seat zone and the pot zone should hold now."""
-        st = hand.status()
-        out: dict[int, int] = {zone: st.bets.get(seat, 0)
-                               for seat, zone in self.config.seat_zones.items()}
-        out[self.config.pot_zone] = 0 if st.phase in (Phase.OVER, Phase.VOID) else \
+    def layout(self, hand: Hand | HandStatus) -> dict[int, int]:
+        """Return what every seat zone and the pot zone should hold now.
+
+        :param hand: the hand, or its status when the caller has it already (one status per
+            input: building it is the costliest part).
+        """
+        st = hand.status() if isinstance(hand, Hand) else hand
+        bets = st.bets
+        out: dict[int, int] = {zone: bets.get(seat, 0) for seat, zone in self.seat_zones.items()}
+        out[self.pot_zone] = 0 if st.phase in (Phase.OVER, Phase.VOID) else \
             sum(p.amount for p in st.pots)
         return out
 

@@ -88,6 +88,7 @@ from table_controller.engine import (
     Deal,
     Hand,
     HandOverStep,
+    HandStatus,
     Input,
     PostKind,
     PostStep,
@@ -514,9 +515,21 @@ class TableCore(DeviceInputs):
         if isinstance(hand.expected(), HandOverStep):
             self._finish(now, out)
             return
-        self._auto_advance(now, out)
-        if self._hand is not None and self._chips is not None:
-            self._chips.refresh(self._chips.layout(self._hand), now)
+        self.settle_chips(now, out)
+
+    def settle_chips(self, now: float, out: list[Output]) -> None:
+        """Take the steps the chip sensors show done, then check the chips against the hand.
+
+        The hand's status is built once for both when no step is taken (a card, an action:
+        the common case), as it is the costliest part of an input.
+        """
+        chips = self._chips
+        if chips is None:
+            return
+        st = self._auto_advance(now, out)
+        hand = self._hand
+        if hand is not None:
+            chips.refresh(chips.layout(st if st is not None else hand), now)
 
     def _finish(self, now: float, out: list[Output]) -> None:
         hand = self._hand
@@ -536,48 +549,53 @@ class TableCore(DeviceInputs):
         if button is not None:
             self.announce("button", f"Move the button to seat {button}", out, seat=button)
 
-    def _auto_advance(self, now: float, out: list[Output]) -> None:
-        """Apply posts, the collection and pushes the chip sensors show done."""
+    def _auto_advance(self, now: float, out: list[Output]) -> HandStatus | None:
+        """Apply posts, the collection and pushes the chip sensors show done.
+
+        :returns: the hand's status if it was built and no step was taken since (for the
+            caller's chip layout), else ``None``.
+        """
         chips = self._chips
         if chips is None or self.held:
-            return
+            return None
+        pot_zone = chips.pot_zone
         for _ in range(64):
             hand = self._hand
             if hand is None:
-                return
+                return None
             step = hand.expected()
+            if not isinstance(step, PostStep | CollectStep | AwardStep):
+                return None  # a card, an action or a showdown: never from the chip sensors
             st = hand.status()
-            pot_zone = chips.config.pot_zone
-            pot = sum(p.amount for p in st.pots)
+            want: dict[int, int]
             if isinstance(step, PostStep):
                 if step.kind in LIVE_POSTS:
-                    zone = chips.config.seat_zones.get(step.seat)
+                    zone = chips.seat_zones.get(step.seat)
                     if zone is None:
-                        return
+                        return st
                     want = {zone: st.bets.get(step.seat, 0) + step.amount}
                 else:
-                    want = {pot_zone: pot + step.amount}
+                    want = {pot_zone: sum(p.amount for p in st.pots) + step.amount}
             elif isinstance(step, CollectStep):
-                want = {z: 0 for s, z in chips.config.seat_zones.items() if s in hand.seats}
+                want = {z: 0 for s, z in chips.seat_zones.items() if s in hand.seats}
                 want[pot_zone] = sum(p.amount for p in step.into_pots)
-            elif isinstance(step, AwardStep):
-                want = {pot_zone: pot - step.amount}
             else:
-                return  # a card, an action or a showdown: never from the chip sensors
+                want = {pot_zone: sum(p.amount for p in st.pots) - step.amount}
             inp = default_input(step)
             assert inp is not None
             if not chips.matches(want):
-                return
-            if not isinstance(step, PostStep) and not self._chips_moved(want, now):
-                return
+                return st
+            if not isinstance(step, PostStep) and not self._chips_moved(st, want, now):
+                return st
             record = hand.apply(inp)
             out.append(applied_output(hand, record))
             self._after_record(hand, record, out)
             if isinstance(hand.expected(), HandOverStep):
                 self._finish(now, out)
-                return
+                return None
+        return None
 
-    def _chips_moved(self, want: Mapping[int, int], now: float) -> bool:
+    def _chips_moved(self, st: HandStatus, want: Mapping[int, int], now: float) -> bool:
         """Tell whether the sensors saw the chips move for a collection or a push.
 
         Each zone the step empties or lowers must first have shown what it holds before the
@@ -585,8 +603,8 @@ class TableCore(DeviceInputs):
         the chips just bet has not come in is not a collection (a stale reading).
         """
         chips = self._chips
-        assert chips is not None and self._hand is not None
-        before = chips.layout(self._hand)
+        assert chips is not None
+        before = chips.layout(st)
         chips.refresh(before, now)
         return all(chips.showed(z, before[z]) for z, v in want.items()
                    if before.get(z, 0) not in (0, v))

@@ -63,7 +63,8 @@ class DeviceInputs:
 
         def _unseen_slots(self) -> list[int]: ...
 
-        def _auto_advance(self, now: float, out: list[Output]) -> None: ...
+        def settle_chips(self, now: float, out: list[Output]) -> None:  # noqa: D102
+            ...
 
         def secret_cards(self) -> set[str]:  # noqa: D102
             ...
@@ -150,9 +151,7 @@ class DeviceInputs:
         self._chips.see(inp.zone, inp.counts)
         if self._hand is None:
             return
-        self._auto_advance(now, out)
-        if self._hand is not None:
-            self._chips.refresh(self._chips.layout(self._hand), now)
+        self.settle_chips(now, out)
 
     def _on_card(self, inp: CardRead, event: TagEvent, now: float, out: list[Output]) -> None:
         hand = self._hand
@@ -168,15 +167,16 @@ class DeviceInputs:
                 {"card": code}), out)
             return
         step = hand.expected()
-        expected = f"expected: {describe_step(step)}"
         if isinstance(event, UnknownTag):
             self.raise_irregularity(Finding(
-                "unknown_card", f"Tag {inp.uid} is not in the active deck ({expected})",
+                "unknown_card",
+                f"Tag {inp.uid} is not in the active deck (expected: {describe_step(step)})",
                 {"uid": inp.uid}), out)
             return
         if isinstance(event, DuplicateCard):
             self.raise_irregularity(Finding(
-                "duplicate_card", f"A card already drawn this hand came out again ({expected})",
+                "duplicate_card", "A card already drawn this hand came out again "
+                                  f"(expected: {describe_step(step)})",
                 {"uid": inp.uid, "first_uid": event.first_uid}, {"card": event.card.code}), out)
             return
         card = event.card
@@ -194,7 +194,8 @@ class DeviceInputs:
         except RuleError as err:
             if err.rule == "duplicate-card":
                 self.raise_irregularity(Finding(
-                    "duplicate_card", f"A card already on the table was drawn again ({expected})",
+                    "duplicate_card", "A card already on the table was drawn again "
+                                      f"(expected: {describe_step(step)})",
                     {"uid": inp.uid}, {"card": card.code}), out)
             else:
                 self.raise_irregularity(Finding(

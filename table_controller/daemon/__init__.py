@@ -2,8 +2,10 @@
 
 One module per job:
 
-- :mod:`.lifecycle`: :class:`Daemon` (start order, stop in reverse, the core's timer, one input
-  at a time), :func:`run_daemon`, the exit statuses;
+- :mod:`.lifecycle`: :class:`Daemon` (start order, recovery first, stop in reverse),
+  :func:`run_daemon`, the exit statuses;
+- :mod:`.inputs`: the input path, a part of :class:`Daemon`: device events, the core's one
+  timer, dealer commands, one at a time, journal first;
 - :mod:`.setup`: the core and its calibration from the configuration (:func:`build_core`);
 - :mod:`.recovery`: replay of the journal, the clock that never goes behind it;
 - :mod:`.devices`: devices by URL, HELLO and sync, ACK release, the board source's loop, device

@@ -12,13 +12,12 @@ Ctrl-C:
 
 Rules this module keeps:
 
-1. Journal first: an input is handled by the core, then journaled (:mod:`.journaling`), and only
-   then queued for publishing. A journal write that fails stops the daemon (exit status 3):
-   what was not journaled is never published, and a restart replays the journal.
-2. One input at a time: the core is only touched from event-loop callbacks that do not await.
-3. No polling: the core's timer is one ``loop.call_at`` armed for
-   :meth:`TableCore.next_deadline` after every input; the devices tick at their own deadlines.
-   Ticks are journaled only when they changed something, so replay is exact.
+1. Start in order, stop in reverse: every part's teardown is registered on one
+   ``AsyncExitStack`` as it starts; SIGTERM and Ctrl-C are a graceful stop, journaled.
+2. Nothing is served before recovery: the journal is replayed through the core (and the
+   brackets and PHH files completed) before any device, feed or command endpoint opens.
+3. The input path (device events, the core's timer, dealer commands; journal first, one input
+   at a time) is :mod:`.inputs`, a part of :class:`Daemon`.
 
 Exit statuses: :data:`EXIT_OK` 0, :data:`EXIT_CONFIG` 2 (configuration or calibration),
 1 (a part cannot start), :data:`EXIT_JOURNAL` 3 (the journal cannot be written),
@@ -41,23 +40,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hardware.base import DeviceEvent, DeviceHello, DeviceRecovered
 from table_controller.config import ControllerConfig
 from table_controller.controller.core import TableCore
 from table_controller.controller.events import (
-    Announcement,
-    ControllerInput,
-    DealerCommand,
-    DeviceUp,
     HandEnded,
-    Output,
-    Reply,
     Restarted,
-    Tick,
 )
-from table_controller.daemon.devices import LINK_FAULTS, DeviceSet, device_input
+from table_controller.daemon.devices import DeviceSet
+from table_controller.daemon.inputs import InputPath
 from table_controller.daemon.journaling import Journaler, ReadMemory, write_phh
-from table_controller.daemon.oplog import log_outputs
 from table_controller.daemon.publishing import Publisher
 from table_controller.daemon.recorded import decision_config
 from table_controller.daemon.recovery import (
@@ -72,7 +63,6 @@ from table_controller.daemon.recovery import (
     replay,
 )
 from table_controller.daemon.setup import (
-    CAMERA_LAG_LIMIT,
     CAMERA_WINDOW,
     SETTLE,
     build_core,
@@ -88,8 +78,8 @@ from table_controller.errors import (
     JournalError,
     TableError,
 )
-from table_controller.feeds import Command, CommandReply, CommandServer, FeedHub
-from table_controller.journal import Entry, Journal
+from table_controller.feeds import CommandServer, FeedHub
+from table_controller.journal import Journal
 from table_controller.service import Notifier
 
 log = logging.getLogger(__name__)
@@ -100,7 +90,7 @@ SYNC_TIMEOUT = 3.0
 EXIT_OK, EXIT_CONFIG, EXIT_JOURNAL, EXIT_DAMAGED = 0, 2, 3, 4
 
 
-class Daemon:
+class Daemon(InputPath):
     """One table's controller process.
 
     :param config: the validated configuration.
@@ -373,170 +363,11 @@ class Daemon:
         write_phh(ended, self.config.journal.phh_dir, names, self.config.table.id,
                   overwrite=overwrite, when=when)
 
-    # -- inputs ------------------------------------------------------------------------------
-
-    def on_device_event(self, name: str, event: DeviceEvent) -> None:
-        """Handle one device event: an input of the core, a link fault, or link chatter."""
-        core = self.core
-        if (isinstance(event, DeviceHello) and core is not None
-                and core.devices.get(name) not in (None, "ok")):
-            # back while the daemon was down (the journal's last word was it lost): the core
-            # hears it is up, as an input (journaled, so replay agrees)
-            self.feed(DeviceUp(name, "the device said hello"), self.now())
-        if isinstance(event, DeviceHello | DeviceRecovered) and name == "chips":
-            self.devices.request_report()
-        inp = device_input(name, event)
-        if inp is not None:
-            self.feed(inp, self.now())
-        elif isinstance(event, LINK_FAULTS):
-            assert self.journaler is not None
-            try:
-                self.journaler.link_fault(name, event, self.now())
-            except JournalError as exc:
-                self._fatal(exc)
-
-    def _after_io(self) -> None:
-        """After a device's read or timer: release its ACKs and publish link changes, next turn.
-
-        Every event of that read was handled and journaled by now (the listeners run first);
-        on the next turn, so the publisher sends the prompt of this read first.
-        """
-        if not self._release_due and self._loop is not None:
-            self._release_due = True
-            self._loop.call_soon(self._after_read)
-
-    def _after_read(self) -> None:
-        self.release_acks()
-        self._check_links()
-
-    def _check_links(self) -> None:
-        links = {n: s.link for n, s in self.devices.statuses().items()}
-        if links != self._links:
-            self._links = links
-            self._publish([])
-
-    def release_acks(self) -> None:
-        """Write the ACKs kept since the reads they acknowledge were journaled."""
-        self._release_due = False
-        if self.exit_code:
-            return  # a journal write failed: acknowledge nothing more
-        self.devices.release_acks()
-
-    def feed(self, inp: ControllerInput, now: float) -> list[Output]:
-        """Handle one device input: core, journal, then queue for publishing."""
-        core, journaler = self.core, self.journaler
-        assert core is not None and journaler is not None
-        if self.reads.seen(inp):
-            # the same read again (a shoe resending a frame journaled before a restart)
-            log.info("read %s already journaled: dropped", inp)
-            return []
-        out = core.handle(inp, now)
-        self._arm()
-        if isinstance(inp, Tick) and not out:
-            return out
-        try:
-            journaler.input(inp, out, now)
-        except JournalError as exc:
-            self._fatal(exc)
-            return out
-        log_outputs(out)
-        self._publish(out)
-        return out
-
-    def camera_events(self, events: list[DeviceEvent]) -> None:
-        """Handle what the board source reported: board changes, deck check alerts."""
-        from hardware.camera.source import DeckMatched, DeckMismatch
-
-        for ev in events:
-            if isinstance(ev, DeckMismatch | DeckMatched):
-                bad = isinstance(ev, DeckMismatch)
-                self.device_alert("camera", "deck_mismatch" if bad else "deck_matched", ev.text,
-                                  {"median": ev.median, "cards": ev.cards,
-                                   "link": "deck_mismatch" if bad else "ok"})
-                continue
-            inp = device_input("camera", ev)
-            if inp is not None:
-                self.feed(inp, self.now())
-        if self._camera_waiting and self.core is not None:
-            self._camera_waiting = False
-            self._disarm()
-            self._expired()
-        if self._loop is not None:
-            self._check_links()
-
-    def device_alert(self, device: str, kind: str, text: str, data: dict[str, Any]) -> None:
-        """Journal, then announce on every feed, a device alert that is not a core input.
-
-        The deck check's verdict is the camera's, not the table's state: it is journaled as a
-        ``decision`` entry (like link faults; not replayed) and published as a ``device``
-        announcement (like a device lost), after the journal.
-        """
-        assert self.journaler is not None
-        try:
-            self.journaler.device_alert(device, kind, text, data, self.now())
-        except JournalError as exc:
-            self._fatal(exc)
-            return
-        alert = Announcement("device", text, {"device": device, "alert": kind, **data})
-        log_outputs([alert])
-        self._publish([alert])
-
-    def _publish(self, out: list[Output]) -> None:
-        if self.publishing and self.publisher is not None:
-            self.publisher.put(out)
-
     def _fatal(self, exc: BaseException) -> None:
         log.critical("journal write failed, stopping (nothing more is published): %s", exc)
         self.stop(EXIT_JOURNAL)
 
-    # -- the core's timer --------------------------------------------------------------------
-
-    def _arm(self) -> None:
-        """Arm the one timer for the core's next deadline (nothing to do without one)."""
-        loop, core = self._loop, self.core
-        if loop is None or core is None:
-            return
-        deadline = core.next_deadline()
-        if deadline == self._wake_for:
-            return
-        self._disarm()
-        if deadline is None:
-            return
-        self._wake_for = deadline
-        self._wake = loop.call_at(loop.time() + max(0.0, deadline - self.now()), self._expired)
-
-    def _disarm(self) -> None:
-        if self._wake is not None:
-            self._wake.cancel()
-        self._wake, self._wake_for = None, None
-
-    def _expired(self) -> None:
-        self._wake, self._wake_for = None, None
-        core = self.core
-        assert core is not None
-        self.devices.drain()  # what the devices sent while this loop was late comes first
-        now = self.now()
-        deadline = core.next_deadline()
-        if deadline is not None and now >= deadline:
-            if self._camera_behind(now):
-                # the camera's next poll calls again (camera_events); this timer only if the
-                # camera stops polling altogether
-                due = core.camera_deadline()
-                assert due is not None and self._loop is not None
-                self._disarm()
-                self._wake = self._loop.call_at(
-                    self._loop.time() + max(0.0, due + CAMERA_LAG_LIMIT - now), self._expired)
-                return
-            self.feed(Tick(), now)
-        self._arm()
-
-    def _camera_behind(self, now: float) -> bool:
-        assert self.core is not None
-        self._camera_waiting = self.devices.camera_behind(
-            self.core.camera_deadline(), CAMERA_WINDOW, CAMERA_LAG_LIMIT, now)
-        return self._camera_waiting
-
-    # -- commands ----------------------------------------------------------------------------
+    # -- the central store's shipper ---------------------------------------------------------
 
     def central_status_path(self) -> Path | None:
         """Where the journal's shipper writes its progress (``None``: no ``[central]``)."""
@@ -557,40 +388,6 @@ class Daemon:
             return dataclasses.asdict(read_status(path))
         except TableError as exc:
             return {"state": "unknown", "last_error": str(exc)}
-
-    async def _decide(self, cmd: Command) -> CommandReply:
-        core = self.core
-        assert core is not None
-        out = core.preview(DealerCommand(cmd.name, dict(cmd.args)), self.now())
-        reply = next(o for o in out if isinstance(o, Reply))
-        result = dict(reply.result)
-        if cmd.name == "status":
-            result["phh_dir"] = str(self.config.journal.phh_dir)
-            result["device_health"] = {n: dataclasses.asdict(s) for n, s in
-                                       self.devices.statuses().items()}
-            central = self.central_status()
-            if central is not None:
-                result["central"] = central
-        return CommandReply(reply.accepted, reply.reason, result)
-
-    async def _committed(self, cmd: Command, reply: CommandReply, entry: Entry) -> None:
-        if not reply.accepted:
-            return
-        core, journaler = self.core, self.journaler
-        assert core is not None and journaler is not None
-        out = core.handle(DealerCommand(cmd.name, dict(cmd.args)), entry.mono_time)
-        self._arm()
-        applied = next(o for o in out if isinstance(o, Reply))
-        if not applied.accepted:  # pragma: no cover - preview and apply disagree: a bug
-            log.error("command %s accepted on preview but refused on apply: %s", cmd,
-                      applied.reason)
-        try:
-            journaler.outputs(out, entry.mono_time)
-        except JournalError as exc:
-            self._fatal(exc)
-            return
-        log_outputs(out)
-        self._publish(out)
 
 
 class StartupError(TableError):
