@@ -175,7 +175,7 @@ def test_mapping_big_blind_ante_heads_up_and_full_ring() -> None:
 @pytest.mark.parametrize(
     ("antes", "blinds", "min_bet", "field"),
     [
-        ("[0, 0, 0]", "[5, 10, 20]", 10, "blinds_or_straddles"),
+        ("[0, 0, 0]", "[0, 10, 20]", 10, "blinds_or_straddles"),  # a straddle needs both blinds
         ("[0, 0, 0]", "[0, 0, 0]", 10, "blinds_or_straddles"),
         ("[0, 0, 0]", "[20, 10, 0]", 10, "blinds_or_straddles"),
         ("[0, 0, 0]", "[5, 10, 0]", 20, "min_bet"),

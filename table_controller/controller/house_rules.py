@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
 from table_controller.errors import ConfigError
 
@@ -33,7 +33,16 @@ CHOICES: Mapping[str, tuple[str, ...]] = {
     "extra_cards_after_deal": ("premature_flop", "misdeal"),
     "short_bb_priority": ("blind", "ante"),
     "all_in_hands": ("tabled", "in_order"),
+    "straddle": ("off", "utg", "button"),
 }
+
+
+class TableOptions(TypedDict):
+    """The engine's :class:`~table_controller.engine.TableConfig` keywords the house sets."""
+
+    table_all_ins: bool
+    bb_ante_first: bool
+    straddle: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +79,10 @@ class HouseRules:
         are ``tabled`` at once (the default: TDA 2024 rule 16) or shown ``in_order`` at the
         showdown (Robert's Rules of Poker v11, Showdown: the last aggressor first, side pots
         before the main pot, rule 7).
+    :param straddle: ``off`` (the default: the Poker TDA rules, 2024, are tournament rules and
+        give no straddle), ``utg`` (the seat left of the big blind may post a live straddle of
+        two big blinds) or ``button`` (the button may), as Robert's Rules of Poker v11, Button
+        and Blind Use, allows where the house plays it (engine table rule 9, hand rule 1a).
     """
 
     exposed_first_two_misdeal: bool = True
@@ -82,6 +95,7 @@ class HouseRules:
     extra_cards_after_deal: str = "premature_flop"
     short_bb_priority: str = "blind"
     all_in_hands: str = "tabled"
+    straddle: str = "off"
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -110,14 +124,15 @@ class HouseRules:
                                   f"{', '.join(known)})")
         return cls(**dict(data))
 
-    def table_options(self) -> dict[str, bool]:
+    def table_options(self) -> TableOptions:
         """Return the engine's options these choices set (keywords of ``TableConfig``).
 
         >>> HouseRules(short_bb_priority="ante").table_options()
-        {'table_all_ins': True, 'bb_ante_first': True}
+        {'table_all_ins': True, 'bb_ante_first': True, 'straddle': 'off'}
         """
         return {"table_all_ins": self.all_in_hands == "tabled",
-                "bb_ante_first": self.short_bb_priority == "ante"}
+                "bb_ante_first": self.short_bb_priority == "ante",
+                "straddle": self.straddle}
 
     def to_dict(self) -> dict[str, Any]:
         """Return the choices as plain data."""

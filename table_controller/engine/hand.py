@@ -3,10 +3,16 @@
 Rules this module keeps:
 
 1. Posts: antes, then the small blind left of the button (the button itself heads-up), the big
-   blind left of it, the big-blind ante (after the big blind: the blind has priority), then missed
-   blinds and new players' posts. A seat short of chips posts what it has and is all-in. Antes
-   count as the seat's contribution; the big-blind ante and a dead small blind are dead money in
-   the main pot.
+   blind left of it, the big-blind ante (after the big blind: the blind has priority), the
+   straddle (rule 1a), then missed blinds and new players' posts. A seat short of chips posts
+   what it has and is all-in. Antes count as the seat's contribution; the big-blind ante and a
+   dead small blind are dead money in the main pot.
+1a. A straddle (a house rule; Robert's Rules of Poker v11, Button and Blind Use, the live
+   straddle) is a live blind raise by a seat other than the blinds, covered by its stack: it
+   acts as the big blind of the preflop round. The bet to call is the straddle, a full raise is
+   the straddle (the minimum raise is to twice the straddle), action starts left of the straddler
+   and the straddler acts last, with the option to raise when it is only called. After the flop
+   the minimum bet is the big blind again.
 2. Two hole cards each, one at a time, starting left of the button. One burn before the flop (three
    cards), the turn and the river; none before the showdown.
 3. Preflop action starts left of the big blind; later rounds with the first seat still in left of
@@ -49,7 +55,6 @@ from table_controller.engine.cards import Card
 from table_controller.engine.describe import describe_step
 from table_controller.engine.hand_state import DuplicateCard, HandState, check_integrity, swap_card
 from table_controller.engine.model import (
-    ActionKind,
     DealHoleStep,
     HandConfig,
     HandStatus,
@@ -96,17 +101,7 @@ _POSTING, _DEALING, _BETTING, _COLLECTING, _BURNING = (
 _BOARD, _SHOWDOWN, _AWARDING, _OVER, _VOID = (
     Phase.BOARD, Phase.SHOWDOWN, Phase.AWARDING, Phase.OVER, Phase.VOID)
 _PREFLOP, _FLOP, _TURN, _RIVER = Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER
-_FOLD = ActionKind.FOLD
-_new = tuple.__new__
-"""Builds a named tuple (``Record``) from a plain tuple: about half the cost of calling the class
-(whose generated ``__new__`` fills in defaults and keywords in Python)."""
 
-_LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
-                         PostKind.MISSED_BIG})
-"""Posts that are part of the seat's bet; the others go straight into the pot."""
-_DEAD_POSTS = frozenset({PostKind.DEAD_SMALL, PostKind.BB_ANTE})
-"""Dead money: it belongs to the main pot, not to the seat's contribution (the big-blind ante
-stands for every seat's ante, as in the PHH spec and pokerkit)."""
 
 class HandConfigError(RuleError):
     """A :class:`HandConfig` that cannot start a hand."""
@@ -192,6 +187,8 @@ class Hand:
         self.seats: tuple[int, ...] = tuple(seats)
         self.button = config.button
         self.sb_seat, self.bb_seat = self._blind_seats()
+        self.straddle_seat = self._straddle_seat()
+        """The seat that straddles this hand (rule 1a), or ``None``."""
         self.starting_stacks: dict[int, int] = {s: config.stacks[s] for s in seats}
         self.total = sum(self.starting_stacks.values())
         clockwise = _rotate_after(seats, self.button)  # clockwise from the button
@@ -204,8 +201,11 @@ class Hand:
         self.deal_steps += [steps.get((s, 2)) or _deal_step(s, 2) for s in clockwise]
         stacks = dict(self.starting_stacks)
         posts = self._posts(stacks)
-        preflop = BettingRound(_rotate_after(seats, self.bb_seat), dict.fromkeys(seats, 0),
-                               config.big_blind, config.big_blind)
+        opener_after, level = self.bb_seat, config.big_blind
+        if self.straddle_seat is not None:
+            opener_after, level = self.straddle_seat, config.straddle
+        preflop = BettingRound(_rotate_after(seats, opener_after), dict.fromkeys(seats, 0),
+                               level, level)
         # positional (see HandState's fields): faster than keywords on this path
         self._st = HandState(
             _POSTING, _PREFLOP, dict(self.starting_stacks), preflop, dict.fromkeys(seats, 0), 0,
@@ -238,6 +238,25 @@ class Hand:
             raise HandConfigError("config", f"seat {bb} cannot post both blinds")
         return sb, bb
 
+    def _straddle_seat(self) -> int | None:
+        cfg = self.config
+        seat = cfg.straddle_seat
+        if seat is None:
+            if cfg.straddle:
+                raise HandConfigError("config", "a straddle needs its seat (straddle_seat)")
+            return None
+        if seat not in self.seats:
+            raise HandConfigError("config", f"straddle_seat {seat} is not dealt in")
+        if seat in (self.sb_seat, self.bb_seat):
+            raise HandConfigError("config", f"seat {seat} posts a blind: it cannot straddle")
+        if cfg.straddle <= cfg.big_blind:
+            raise HandConfigError("config", f"a straddle of {cfg.straddle} is not more than the "
+                                  f"big blind {cfg.big_blind}")
+        if cfg.stacks[seat] - cfg.ante < cfg.straddle:
+            raise HandConfigError("config", f"seat {seat} cannot cover a straddle of "
+                                  f"{cfg.straddle} (stack {cfg.stacks[seat]})")
+        return seat
+
     def _posts(self, stacks: dict[int, int]) -> list[PostStep]:
         cfg = self.config
         wanted: list[tuple[int, PostKind, int]] = []
@@ -251,6 +270,8 @@ class Hand:
         wanted.append((self.bb_seat, PostKind.BIG_BLIND, cfg.big_blind))
         if cfg.bb_ante and not cfg.bb_ante_first:  # TDA 2024 rule 2: the blind has priority
             wanted.append((self.bb_seat, PostKind.BB_ANTE, cfg.bb_ante))
+        if self.straddle_seat is not None:  # rule 1a
+            wanted.append((self.straddle_seat, PostKind.STRADDLE, cfg.straddle))
         for extra in cfg.extra_posts:
             if extra.seat not in self.seats:
                 raise HandConfigError("config", f"extra post for seat {extra.seat}, not dealt in")

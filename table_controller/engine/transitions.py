@@ -26,6 +26,7 @@ from table_controller.engine.hand_state import (
     check_new_card,
 )
 from table_controller.engine.model import (
+    LIVE_POSTS,
     Act,
     ActionKind,
     ActStep,
@@ -76,8 +77,7 @@ _new = tuple.__new__
 """Builds a named tuple (``Record``) from a plain tuple: about half the cost of calling the class
 (whose generated ``__new__`` fills in defaults and keywords in Python)."""
 
-_LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
-                         PostKind.MISSED_BIG})
+_LIVE_POSTS = LIVE_POSTS
 """Posts that are part of the seat's bet; the others go straight into the pot."""
 _DEAD_POSTS = frozenset({PostKind.DEAD_SMALL, PostKind.BB_ANTE})
 """Dead money: it belongs to the main pot, not to the seat's contribution (the big-blind ante

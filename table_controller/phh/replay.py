@@ -23,6 +23,7 @@ from table_controller.engine import (
     ExtraPost,
     Hand,
     HandConfig,
+    HandConfigError,
     HandOverStep,
     Input,
     LegalActions,
@@ -71,20 +72,28 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
     arrays are reverse-assigned, and ``p1`` is then the big blind). With three or more players,
     ``[B, 0, ...]`` is a hand without a small blind (dead small blind), ``p1`` posting the big
     blind; ``[0, B, ...]`` one where ``p1`` is skipped and ``p2`` posts the big blind. The
-    big-blind ante sits at the big blind's index of ``antes``.
+    big-blind ante sits at the big blind's index of ``antes``. One straddle may follow the blinds
+    at any later index (``[1, 2, 4, 0, 0, 0]`` under the gun, ``[1, 2, 0, 0, 0, 4]`` on the
+    button), with three or more players and both blinds posted; ``min_bet`` stays the big blind
+    (the minimum bet after the flop), the straddle sizes the preflop raises (engine rule 1a).
 
     Missed-blind and new-player posts come from the user-defined field ``_posts`` (module
     rule 6), the house rake from ``_rake`` (rule 5).
 
-    :raises PhhError: for straddles, other ante shapes, a ``min_bet`` that is not the big blind,
-        an ante larger than a stack with ``ante_trimming_status = false``, or a malformed
-        ``_rake`` / ``_posts``.
+    :raises PhhError: for more than one straddle, other ante shapes, a ``min_bet`` that is not
+        the big blind, an ante larger than a stack with ``ante_trimming_status = false``, a
+        straddle the stack does not cover, or a malformed ``_rake`` / ``_posts``.
     """
     n = hh.player_count
     seats = engine_seats(hh)
     blinds = hh.blinds_or_straddles
-    if any(blinds[2:]):
-        raise PhhError("blinds_or_straddles", f"straddles are not played here: {list(blinds)}")
+    straddle_seat, straddle = None, 0
+    straddles = [i for i, b in enumerate(blinds[2:], 2) if b]
+    if straddles:
+        if len(straddles) > 1 or n < 3 or not (blinds[0] > 0 and blinds[1] > 0):
+            raise PhhError("blinds_or_straddles", f"only one straddle after both blinds is "
+                           f"played here: {list(blinds)}")
+        straddle_seat, straddle = seats[straddles[0]], blinds[straddles[0]]
     if blinds[1] > 0 and (blinds[0] > 0 or n > 2):
         small, big, bb_index = blinds[0], blinds[1], 1
     elif blinds[0] > 0 and blinds[1] == 0 and n > 2:
@@ -119,6 +128,8 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
         no_small_blind=no_small,
         extra_posts=_extra_posts(hh, seats),
         rake=_rake_rule(hh),
+        straddle_seat=straddle_seat,
+        straddle=straddle,
     )
     return config, seats
 
@@ -209,7 +220,10 @@ def play(hh: HandHistory) -> Hand:
     config, seats = hand_config(hh)
     player_of = {seat: i + 1 for i, seat in enumerate(seats)}
     script = _script(hh)
-    hand = Hand(config)
+    try:
+        hand = Hand(config)
+    except HandConfigError as exc:  # e.g. a straddle the stack does not cover
+        raise PhhError("blinds_or_straddles", exc.message) from exc
     bet_i = 0
 
     def apply(inp: Input, action: PhhAction | None) -> None:
