@@ -34,6 +34,7 @@ CHOICES: Mapping[str, tuple[str, ...]] = {
     "short_bb_priority": ("blind", "ante"),
     "all_in_hands": ("tabled", "in_order"),
     "straddle": ("off", "utg", "button"),
+    "split_pot_rake": ("before_split", "odd_chips_to_rake"),
 }
 
 
@@ -43,6 +44,7 @@ class TableOptions(TypedDict):
     table_all_ins: bool
     bb_ante_first: bool
     straddle: str
+    odd_chips_to_rake: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,11 @@ class HouseRules:
         give no straddle), ``utg`` (the seat left of the big blind may post a live straddle of
         two big blinds) or ``button`` (the button may), as Robert's Rules of Poker v11, Button
         and Blind Use, allows where the house plays it (engine table rule 9, hand rule 1a).
+    :param split_pot_rake: a raked pot that is split: ``before_split`` (the default: the rake
+        comes off the pot, the rest is split and its odd chips go one each to the winners
+        clockwise from the button, Robert's Rules of Poker v11, Ties 3-5; the Poker TDA rules,
+        for tournaments, take no rake) or ``odd_chips_to_rake`` (a house practice: the odd chips
+        go to the rake while the hand's rake stays within the cap; ties get the same).
     """
 
     exposed_first_two_misdeal: bool = True
@@ -96,6 +103,7 @@ class HouseRules:
     short_bb_priority: str = "blind"
     all_in_hands: str = "tabled"
     straddle: str = "off"
+    split_pot_rake: str = "before_split"
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -127,12 +135,14 @@ class HouseRules:
     def table_options(self) -> TableOptions:
         """Return the engine's options these choices set (keywords of ``TableConfig``).
 
-        >>> HouseRules(short_bb_priority="ante").table_options()
-        {'table_all_ins': True, 'bb_ante_first': True, 'straddle': 'off'}
+        >>> options = HouseRules(short_bb_priority="ante").table_options()
+        >>> options["bb_ante_first"], options["straddle"], options["odd_chips_to_rake"]
+        (True, 'off', False)
         """
         return {"table_all_ins": self.all_in_hands == "tabled",
                 "bb_ante_first": self.short_bb_priority == "ante",
-                "straddle": self.straddle}
+                "straddle": self.straddle,
+                "odd_chips_to_rake": self.split_pot_rake == "odd_chips_to_rake"}
 
     def to_dict(self) -> dict[str, Any]:
         """Return the choices as plain data."""

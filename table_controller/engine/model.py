@@ -182,6 +182,10 @@ class HandConfig:
         blinds (a house rule; see :mod:`.hand`, rule 1a), or ``None``.
     :param straddle: the straddle's size (more than the big blind; the table's house rule makes
         it twice the big blind).
+    :param odd_chips_to_rake: a house option for split pots: the odd chips a raked pot's split
+        leaves go to the rake, as long as the hand's rake stays within the cap (everyone who
+        ties gets the same); by default they go one each to the winners clockwise from the
+        button (Robert's Rules of Poker v11, Ties 5), after the rake came off the pot.
     """
 
     seats: tuple[int, ...]
@@ -200,6 +204,7 @@ class HandConfig:
     bb_ante_first: bool = False
     straddle_seat: int | None = None
     straddle: int = 0
+    odd_chips_to_rake: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (the house options only when not the default)."""
@@ -211,6 +216,8 @@ class HandConfig:
         if self.straddle_seat is not None:
             options["straddle_seat"] = self.straddle_seat
             options["straddle"] = self.straddle
+        if self.odd_chips_to_rake:
+            options["odd_chips_to_rake"] = True
         return {
             **options,
             "seats": list(self.seats),

@@ -122,6 +122,7 @@ class TableConfig:
     :param bb_ante_first: house option, :class:`~.model.HandConfig` (TDA 2019 / 2024 rule 2).
     :param straddle: house rule (module rule 9): ``"off"`` (the default), ``"utg"`` or
         ``"button"``.
+    :param odd_chips_to_rake: house option, :class:`~.model.HandConfig` (rake on a split pot).
     :raises ConfigError: a value is out of range.
     """
 
@@ -136,6 +137,7 @@ class TableConfig:
     table_all_ins: bool = True
     bb_ante_first: bool = False
     straddle: str = "off"
+    odd_chips_to_rake: bool = False
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
@@ -531,6 +533,7 @@ class Table:
             rake=cfg.rake,
             table_all_ins=cfg.table_all_ins,
             bb_ante_first=cfg.bb_ante_first,
+            odd_chips_to_rake=cfg.odd_chips_to_rake,
         )
 
     def _replayed(self, able: set[int]) -> tuple[HandConfig, _Plan] | None:

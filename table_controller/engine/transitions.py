@@ -492,11 +492,17 @@ def _make_awards(hand: Hand, st: HandState) -> None:
     values = strengths({seat: cards for seat, cards in st.shown.items()
                         if seat not in st.folded and seat not in st.mucked}, board)
     awards = []
+    cfg = hand.config
+    room = cfg.rake.cap - rake if cfg.odd_chips_to_rake and cfg.rake and rake else 0
     for i, (pot, pot_rake) in enumerate(zip(pots, rakes, strict=True)):
         contenders = [s for s in pot.eligible if s not in st.mucked]
         won = winners(contenders, values) if len(contenders) > 1 else contenders
         if not won:
             raise RuleError("no-winner", f"pot {i} has no hand left to win it")
+        odd_count = (pot.amount - pot_rake) % len(won)
+        if odd_count and odd_count <= room:  # house option: the odd chips go to the rake
+            pot_rake += odd_count
+            room -= odd_count
         payouts, odd = split(pot.amount - pot_rake, won, hand.button)
         awards.append(AwardStep(i, pot.amount, MappingProxyType(payouts), odd, pot_rake))
     st.awards = awards
