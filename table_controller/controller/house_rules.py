@@ -35,6 +35,7 @@ CHOICES: Mapping[str, tuple[str, ...]] = {
     "all_in_hands": ("tabled", "in_order"),
     "straddle": ("off", "utg", "button"),
     "split_pot_rake": ("before_split", "odd_chips_to_rake"),
+    "four_card_flop": ("redeal", "scramble"),
 }
 
 
@@ -90,6 +91,11 @@ class HouseRules:
         clockwise from the button, Robert's Rules of Poker v11, Ties 3-5; the Poker TDA rules,
         for tournaments, take no rake) or ``odd_chips_to_rake`` (a house practice: the odd chips
         go to the rake while the hand's rake stays within the cap; ties get the same).
+    :param four_card_flop: a fourth card turned up with the flop before any flop action:
+        ``redeal`` (the default: the burn stays, the four cards go back into the stub, which is
+        shuffled and cut, and a new flop is dealt without a burn; Robert's Rules of Poker v11,
+        Hold'em 3, for cash games) or ``scramble`` (TDA 2024 rule 39-A: the four are scrambled
+        face down, one is picked at random as the next burn, the other three are the flop).
     """
 
     exposed_first_two_misdeal: bool = True
@@ -104,6 +110,7 @@ class HouseRules:
     all_in_hands: str = "tabled"
     straddle: str = "off"
     split_pot_rake: str = "before_split"
+    four_card_flop: str = "redeal"
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
