@@ -368,7 +368,7 @@ def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
     (ours :func:`table_controller.phh.loads`, pokerkit ``HandHistory.loads``); ``end_to_end``:
     parse and play every hand (ours :func:`table_controller.phh.replay`, which also compares the
     finishing stacks; pokerkit's ``loads`` then iterating its states). Each is the best of three
-    passes.
+    passes, each pass with our cache of parsed actions emptied first.
     """
     import warnings
     from pathlib import Path
@@ -376,6 +376,7 @@ def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
     from pokerkit import HandHistory as PkHandHistory
 
     from table_controller.phh import iter_paths, loads, replay
+    from table_controller.phh.reader import clear_action_cache
 
     texts = [Path(p).read_text(encoding="utf-8") for p in iter_paths([corpus])]
     if limit:
@@ -384,6 +385,7 @@ def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
     def best(run: Callable[[str], object]) -> float:
         times = []
         for _ in range(3):
+            clear_action_cache()  # every pass starts cold: no action parsed in an earlier pass
             t0 = time.perf_counter()
             for text in texts:
                 with contextlib.suppress(Exception):  # a hand either side cannot read still costs

@@ -12,6 +12,7 @@ from __future__ import annotations
 from table_controller.controller.dealing import DealingRules
 from table_controller.controller.events import IrregularityRaised, Resolved
 from table_controller.controller.house_rules import HouseRules
+from table_controller.engine import Card
 from tests.controller.helpers import Harness
 
 
@@ -49,7 +50,8 @@ def test_four_card_flop_scrambled_tda_39a() -> None:
     hand = h.core.hand
     assert hand is not None and hand.board == ()
     h.board("Jd", "5c", "Qs")  # three of the four face up: the flop
-    assert [c.code if c else None for c in hand.board] == ["Jd", "5c", "Qs"]
+    board: tuple[Card | None, ...] = hand.board
+    assert [None if card is None else card.code for card in board] == ["Jd", "5c", "Qs"]
     for _ in range(3):
         h.ok("check", seat=h.step()["seat"])
     # the fourth card (4h) became the burn before the turn; the turn comes from the shoe
