@@ -149,7 +149,12 @@ def _int_list(raw: Mapping[str, Any], name: str, count: int | None) -> tuple[int
         raise PhhError(name, "missing or not an array")
     if count is not None and len(value) != count:
         raise PhhError(name, f"has {len(value)} entries, expected {count} (one per player)")
+    if set(map(type, value)) <= _INT_TYPE:  # the common case: plain integers already
+        return tuple(value)
     return tuple(whole_chips(v, f"{name}[{i}]") for i, v in enumerate(value))
+
+
+_INT_TYPE = frozenset({int})
 
 
 def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
@@ -192,7 +197,7 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         fin = raw["finishing_stacks"]
         if not isinstance(fin, list) or len(fin) != count:
             raise PhhError("finishing_stacks", f"expected an array of {count} numbers")
-        finishing = tuple(
+        finishing = tuple(fin) if set(map(type, fin)) <= _INT_TYPE else tuple(
             parse_chips(v, f"finishing_stacks[{i}]", allow_fraction=True) for i, v in enumerate(fin)
         )
     players: tuple[str, ...] | None = None

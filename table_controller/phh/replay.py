@@ -34,7 +34,7 @@ from table_controller.engine import (
     ShowStep,
 )
 from table_controller.engine.answers import default_input
-from table_controller.engine.cards import Card
+from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import DuplicateCardError, IntegrityError, RuleError, TableError
 from table_controller.phh.model import (
     EXTRA_POST_LIVE,
@@ -243,6 +243,8 @@ class _Refused(Exception):
 
 
 _UNKNOWN = Deal(None)
+_DEAL_OF: dict[Card, Deal] = {card: Deal(card) for card in FULL_DECK}
+"""One (immutable) ``Deal`` input per card, made once."""
 
 
 def _drive(hand: Hand, script: _Script, seats: Sequence[int],
@@ -284,7 +286,7 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                 assert isinstance(step, DealHoleStep)
                 cards = holes.get(player_of[step.seat], ())
                 card = cards[step.round - 1] if step.round <= len(cards) else None
-                apply_(Deal(card) if card is not None else _UNKNOWN)
+                apply_(_DEAL_OF[card] if card is not None else _UNKNOWN)
             elif kind is ActStep:
                 assert isinstance(step, ActStep)
                 if bet_i >= n_bets:
@@ -314,7 +316,7 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                     raise ReplayError(None, "phh",
                                       f"the file ends before board card {step.slot + 1}")
                 card, action = board_cards[step.slot]
-                apply_(Deal(card))
+                apply_(_DEAL_OF[card])
             elif kind is ShowStep:
                 assert isinstance(step, ShowStep)
                 inp, action = show_input(step.seat)  # the file's cards, or a muck
@@ -408,7 +410,7 @@ def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
     difference is within the number of split pots it shared; otherwise a mismatch.
     """
     seats = engine_seats(hh)
-    final = hand.status().stacks
+    final = hand.final_stacks  # (not a whole status: its step text alone costs more)
     ours = tuple(final[s] for s in seats)
     expected = hh.finishing_stacks
     if expected is None:
