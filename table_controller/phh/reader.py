@@ -187,11 +187,15 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     actions_raw = raw.get("actions")
     if not isinstance(actions_raw, list) or not all(isinstance(a, str) for a in actions_raw):
         raise PhhError("actions", "missing or not an array of strings")
-    actions = tuple(
-        a
-        for i, text in enumerate(actions_raw)
-        if (a := parse_action(text, count, f"actions[{i}]")) is not None
-    )
+    parsed: list[PhhAction] = []
+    known = _PARSED.get
+    for i, text in enumerate(actions_raw):
+        action = known((text, count), _MISS)  # parse_action's cache, asked first: no "where"
+        if action is _MISS:
+            action = parse_action(text, count, f"actions[{i}]")
+        if action is not None:
+            parsed.append(action)  # type: ignore[arg-type]
+    actions = tuple(parsed)
     finishing: tuple[Number, ...] | None = None
     if "finishing_stacks" in raw:
         fin = raw["finishing_stacks"]

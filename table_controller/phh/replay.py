@@ -264,6 +264,7 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
     tabled: set[int] = set()
     pending_shows = bool(script.show_board)
     action: PhhAction | None = None
+    n_board = 0  # board cards out (this loop deals them all: cheaper than hand.board)
 
     def show_input(seat: int) -> tuple[Input, PhhAction | None]:
         player = player_of[seat]
@@ -299,10 +300,9 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                         action.text, "turn",
                         f"p{action.player} acts out of turn: p{player_of[step.seat]} is to act",
                     )
-                out = len(hand.board)
-                if board_len != out:
-                    raise ReplayError(action.text, "phh",
-                                      f"acts after {board_len} board cards, but {out} are out")
+                if board_len != n_board:
+                    raise ReplayError(action.text, "phh", f"acts after {board_len} board cards, "
+                                      f"but {n_board} are out")
                 apply_(_act_input(step.seat, action, step.legal))
             elif kind is BurnStep or kind is BoardStep:
                 if pending_shows and _table_early(hand, script, seats, tabled, show_input):
@@ -317,6 +317,7 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                                       f"the file ends before board card {step.slot + 1}")
                 card, action = board_cards[step.slot]
                 apply_(_DEAL_OF[card])
+                n_board += 1
             elif kind is ShowStep:
                 assert isinstance(step, ShowStep)
                 inp, action = show_input(step.seat)  # the file's cards, or a muck
