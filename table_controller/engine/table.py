@@ -52,6 +52,7 @@ from typing import Any
 
 from table_controller.engine.hand import Hand
 from table_controller.engine.model import ExtraPost, HandConfig, Phase, PostKind, RakeRule
+from table_controller.engine.straddle import STRADDLE_RULES, straddle_position
 from table_controller.errors import ChipConservationError, ConfigError, RuleError
 
 
@@ -84,31 +85,6 @@ class PostChoice(enum.Enum):
             return cls(value)
         except ValueError:
             raise RuleError("post-choice", f"post: one of wait, now; got {value!r}") from None
-
-
-STRADDLE_RULES = ("off", "utg", "button")
-"""The values of the straddle house rule (module rule 9)."""
-
-
-def straddle_position(config: HandConfig, rule: str) -> int | None:
-    """Return the seat that may straddle in a hand set up as ``config`` (module rule 9).
-
-    >>> cfg = HandConfig(seats=(1, 2, 3, 4), stacks=dict.fromkeys((1, 2, 3, 4), 100), button=1,
-    ...                  small_blind=1, big_blind=2, sb_seat=2, bb_seat=3)
-    >>> [straddle_position(cfg, rule) for rule in ("utg", "button", "off")]
-    [4, 1, None]
-    """
-    seats = sorted(config.seats)
-    if rule == "off" or len(seats) < 3 or config.bb_seat is None:
-        return None
-    if rule == "utg":
-        seat = next((s for s in seats if s > config.bb_seat), seats[0])
-    else:
-        seat = config.button
-    owes = {p.seat for p in config.extra_posts}
-    if seat not in seats or seat in (config.sb_seat, config.bb_seat) or seat in owes:
-        return None
-    return seat
 
 
 @dataclass(frozen=True, slots=True)
