@@ -43,6 +43,11 @@ COMMANDS: Mapping[str, tuple[tuple[ArgSpec, ...], str]] = {
         "the player sits back in (post: wait = for the big blind, the default; now = post what "
         "it owes: a missed big blind live and the small blind dead, or a new player's big blind)",
     ),
+    "straddle": (
+        (("seat", "seat", True), ("choice", "text", False)),
+        "the seat straddles the next hand (choice: on, the default; off = take it back), where "
+        "the house plays straddles (house_rules.straddle: utg or button)",
+    ),
     "misdeal": ((("reason", "text", True),), "declare a misdeal"),
     "void": ((("reason", "text", True),), "void the hand in progress"),
     "hold": ((("reason", "text", True),), "hold the table"),

@@ -28,8 +28,8 @@ instead of pokerkit's answer, OUR rule is asserted explicitly:
   chips), we table from the left of the button (rule 7, "or everyone is all-in"); pokerkit starts
   with the last aggressor. Our order is checked against rule 7 in every hand; pokerkit's is
   compared when the river was played.
-* duplicate cards (pokerkit only warns) and straddles (not played at our tables) have their own
-  tests below.
+* duplicate cards (pokerkit only warns) have their own tests below; straddles (a house rule)
+  are compared in tests/engine/test_straddles.py.
 
 Every other difference fails the test.
 """
@@ -602,11 +602,12 @@ def test_pokerkit_straddle_minimum_raise_is_too_small() -> None:
     assert pk.min_completion_betting_or_raising_to_amount == 6
 
 
-def test_straddles_are_refused_by_the_phh_reader() -> None:
+def test_double_straddles_are_refused_by_the_phh_reader() -> None:
+    # One straddle is a house rule we play (tests/engine/test_straddles.py); a re-straddle is not.
     from table_controller.phh import PhhError, hand_config, loads
 
     hh = loads(
-        'variant = "NT"\nantes = [0, 0, 0, 0]\nblinds_or_straddles = [1, 2, 4, 0]\n'
+        'variant = "NT"\nantes = [0, 0, 0, 0]\nblinds_or_straddles = [1, 2, 4, 8]\n'
         'min_bet = 2\nstarting_stacks = [100, 100, 100, 100]\nactions = []\n'
     )
     with pytest.raises(PhhError, match="straddle"):

@@ -175,7 +175,7 @@ def test_mapping_big_blind_ante_heads_up_and_full_ring() -> None:
 @pytest.mark.parametrize(
     ("antes", "blinds", "min_bet", "field"),
     [
-        ("[0, 0, 0]", "[5, 10, 20]", 10, "blinds_or_straddles"),
+        ("[0, 0, 0]", "[0, 10, 20]", 10, "blinds_or_straddles"),  # a straddle needs both blinds
         ("[0, 0, 0]", "[0, 0, 0]", 10, "blinds_or_straddles"),
         ("[0, 0, 0]", "[20, 10, 0]", 10, "blinds_or_straddles"),
         ("[0, 0, 0]", "[5, 10, 0]", 20, "min_bet"),
@@ -806,6 +806,10 @@ def test_written_hands_carry_seats_table_hand_time_and_rake_and_pokerkit_loads_t
     't = 21:05:07\n', 'd = 2026-12-01\n', '[table]\na = 1\n', 'a.b = 1\n', 'a = 1_000\n',
     'a = 1e3\n', 'a = inf\n', 'a = +1\n', 'a = 01\n', 'a = [1 2]\n', 'a = [,]\n', 'a = 1\na = 2\n',
     'a = \n', 'a = [1\n', 'a = 1 b = 2\n', 'a = "x"y\n', '"q" = 1\n', 'a = 1\r\nb = 2\r\n',
+    # one value a line (the line reader): strings of both kinds, mixed arrays, odd spacing
+    "a = ['p1 f', \"p2 cc\"]\n", "a = [1, 'x']\n", "a=1\n  b = [ ]\n", "a = [1,]\nb = [-0]\n",
+    "a = ['x'] # c\n", "# c\n\na = 'it''s'\n", "a = 'x\\y'\n", 'a = "x\\y"\n', "a = [1,\n2]\n",
+    "a = 0.5\nb = -1.25\nc = true\n", "a = [0.5]\n", "a = 1\rb = 2\n",
 ])
 def test_the_fast_toml_reader_agrees_with_tomllib_or_steps_aside(text: str) -> None:
     """The PHH TOML subset reads exactly as ``tomllib``; anything else falls back to it."""

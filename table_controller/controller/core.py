@@ -76,6 +76,7 @@ from table_controller.controller.irregularities import (
 from table_controller.controller.records import applied_output
 from table_controller.controller.snapshot import table_summary, table_view
 from table_controller.controller.steps import step_to_dict
+from table_controller.engine import LIVE_POSTS as ENGINE_LIVE_POSTS
 from table_controller.engine import (
     ActionKind,
     ActStep,
@@ -90,7 +91,6 @@ from table_controller.engine import (
     HandOverStep,
     HandStatus,
     Input,
-    PostKind,
     PostStep,
     Record,
     ShowStep,
@@ -106,8 +106,7 @@ from table_controller.errors import RuleError
 __all__ = ["CRITICAL_DEVICES", "LIVE_POSTS", "Irregularity", "TableCore"]
 
 #: Posts that stay in front of the seat (its bet); the others go straight to the pot zone.
-LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
-                        PostKind.MISSED_BIG})
+LIVE_POSTS = ENGINE_LIVE_POSTS  # the straddle too: checked in the seat's zone like a blind
 #: Devices whose loss during a hand holds the table.
 CRITICAL_DEVICES = frozenset({"shoe", "chips"})
 

@@ -163,6 +163,27 @@ def sit_in(core: TableCore, args: Args, now: float) -> Decision:
                    lambda now, out: core.table.sit_in(n, post=post))
 
 
+def straddle(core: TableCore, args: Args, now: float) -> Decision:
+    """``straddle`` (``seat``, ``choice`` = on | off): a straddle for the next hand."""
+    n = int(args["seat"])
+    choice = str(args.get("choice", "on")).strip().lower()
+    if choice not in ("on", "off"):
+        return refused(f"straddle: choice is on or off, not {choice!r}")
+    if choice == "off":
+        core.table.check_occupied(n)
+        if core.table.straddler != n:
+            return refused(f"seat {n} has not asked to straddle")
+        return _accept({"seat": n, "straddle": 0},
+                       lambda now, out: core.table.straddle(None))
+    amount = core.table.check_straddle(n)  # RuleError: refused
+
+    def effect(now: float, out: list[Output]) -> None:
+        core.table.straddle(n)
+        core.announce("straddle", f"seat {n} straddles the next hand: {amount:,}", out, seat=n,
+                      amount=amount)
+    return _accept({"seat": n, "straddle": amount}, effect)
+
+
 def _void(core: TableCore, word: str, reason: str) -> Decision:
     hand = core.hand
     if hand is None:
@@ -294,7 +315,8 @@ def _action(name: str) -> Handler:
 CORE_COMMANDS: Mapping[str, Handler] = {
     **{name: _action(name) for name in sorted(ACTION_COMMANDS)},
     "start": start, "seat": seat, "unseat": unseat, "buy_in": buy_in, "sit_out": sit_out,
-    "sit_in": sit_in, "misdeal": misdeal, "void": void, "hold": hold, "resume": resume,
+    "sit_in": sit_in, "straddle": straddle, "misdeal": misdeal, "void": void, "hold": hold,
+    "resume": resume,
     "confirm": confirm, "resolve": resolve, "status": status, "show": show, "muck": muck,
 }
 

@@ -26,7 +26,10 @@ Rules this module keeps:
    again without a burn; a premature turn card is set aside, the would-be river is dealt as the
    turn after a burn, and the set-aside card is shuffled into the stub for a river dealt without
    a burn. A fourth card turned up with the flop before any flop action (``flop_too_many``):
-   the flop is taken back from the engine and dealt again without a burn.
+   the flop is taken back from the engine and dealt again without a burn (house rule
+   ``four_card_flop = redeal``, Robert's Rules of Poker v11, Hold'em 3), or, with ``scramble``
+   (TDA 2024 rule 39-A), the four are scrambled face down: the three the camera then shows in
+   the flop slots are the flop and the fourth becomes the burn before the turn.
 4. Burns (``missed_burn``, ``doubled_burn``): the shoe's reads already put the cards in their
    right order in the engine; the camera then shows the board shifted by one (the burn card on
    the board, or a board card missing). Found before action on that street, the dealer is told
@@ -141,6 +144,8 @@ class DealingRules(SensorRemedies, IrregularityRules):
         if st is None or core.hand is None:
             return False
         if isinstance(inp, BoardSeen):
+            if st.scramble is not None:
+                return self.scrambled_flop(core, st, inp, now, out)
             return self.on_board_seen(core, st, inp, out)
         if isinstance(inp, ZoneSeen):
             self.on_zone_seen(core, inp, out)
@@ -199,8 +204,14 @@ class DealingRules(SensorRemedies, IrregularityRules):
         """Prompt a pending remedy: a replacement card, a reshuffle, a board to re-lay."""
         st = self._state(core)
         hand = core.hand
-        if st is None or hand is None or not (st.replacements or st.board_fix or st.reshuffle):
+        if st is None or hand is None or not (st.replacements or st.board_fix or st.reshuffle
+                                              or st.scramble):
             return None
+        if st.scramble is not None:
+            return ("Four-card flop (TDA 2024 rule 39-A): scramble the four cards face down; "
+                    "one picked at random is the burn before the turn; turn the other three up "
+                    "as the flop", {**step_to_dict(hand.expected()), "remedy": "scramble",
+                                    "cards": 4})
         step = hand.expected()
         rep = self._due_replacement(core, st)
         if rep is not None:
@@ -250,6 +261,8 @@ class DealingRules(SensorRemedies, IrregularityRules):
         waiting.extend(irr for _card, irr in st.burn_for.values() if irr is not None)
         if st.board_fix is not None:
             waiting.append(st.board_fix[0])
+        if st.scramble is not None:
+            waiting.append(st.scramble[1])
         for irr in waiting:
             core.resolve_irregularity(irr, "the hand ended before the remedy was needed", out)
 

@@ -131,6 +131,8 @@ class HandState:
     reshuffle: dict[Street, tuple[list[Card], list[int]]] = field(default_factory=dict)
     #: the cards set aside until their reshuffle (never judged on the board meanwhile)
     aside: list[Card] = field(default_factory=list)
+    #: a four-card flop being scrambled (TDA 39-A): (the four cards, irregularity)
+    scramble: tuple[list[Card], int] | None = None
     #: a burn error being corrected: (irregularity, kind)
     board_fix: tuple[int, str] | None = None
     shoe_flags: set[str] = field(default_factory=set)

@@ -37,6 +37,7 @@ from table_controller.engine import (
     BoardStep,
     Card,
     CollectStep,
+    Deal,
     Street,
 )
 from table_controller.engine.corrections import (
@@ -122,11 +123,41 @@ class SensorRemedies:
                                   {"cards": [c.code for c in cards]}), out)
         for i in old:
             core.resolve_irregularity(i, "part of a flop dealt with too many cards", out)
+        if self.house.four_card_flop == "scramble":  # TDA 2024 rule 39-A
+            st.scramble = (cards, irr)
+            st.aside.extend(cards)
+            core.forget_board_flags()
+            return True
         st.reshuffle[Street.FLOP] = (cards, [irr])
         st.aside.extend(cards)
         for c in cards:
             core.forget_card(c)
         core.forget_board_flags()
+        return True
+
+    def scrambled_flop(self, core: TableHost, st: HandState, inp: BoardSeen, now: float,
+                       out: list[Output]) -> bool:
+        """Take the flop laid from a scrambled four-card flop (TDA 2024 rule 39-A).
+
+        Once the camera shows three of the four cards in the flop slots, they are the flop (in
+        the order laid) and the fourth is the burn before the turn.
+        """
+        if st.scramble is None:
+            return False
+        cards, irr = st.scramble
+        by_code = {c.code: c for c in cards}
+        laid = [inp.slots[s] if s < len(inp.slots) and s not in inp.occluded else None
+                for s in range(3)]
+        if None in laid or len(set(laid)) != 3 or not set(laid) <= set(by_code):
+            return True  # not yet the flop: the four cards are never judged meanwhile
+        st.scramble = None
+        for c in cards:
+            st.aside.remove(c)
+        for code in laid:
+            assert code is not None
+            core.apply(Deal(by_code[code]), now, out)
+        burn = next(c for c in cards if c.code not in laid)
+        st.burn_for[Street.TURN] = (burn, irr)
         return True
 
     def camera_exposure(self, core: TableHost, st: HandState, irr: IrregularityRaised,

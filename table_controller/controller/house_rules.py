@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
 from table_controller.errors import ConfigError
 
@@ -33,7 +33,19 @@ CHOICES: Mapping[str, tuple[str, ...]] = {
     "extra_cards_after_deal": ("premature_flop", "misdeal"),
     "short_bb_priority": ("blind", "ante"),
     "all_in_hands": ("tabled", "in_order"),
+    "straddle": ("off", "utg", "button"),
+    "split_pot_rake": ("before_split", "odd_chips_to_rake"),
+    "four_card_flop": ("redeal", "scramble"),
 }
+
+
+class TableOptions(TypedDict):
+    """The engine's :class:`~table_controller.engine.TableConfig` keywords the house sets."""
+
+    table_all_ins: bool
+    bb_ante_first: bool
+    straddle: str
+    odd_chips_to_rake: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +82,20 @@ class HouseRules:
         are ``tabled`` at once (the default: TDA 2024 rule 16) or shown ``in_order`` at the
         showdown (Robert's Rules of Poker v11, Showdown: the last aggressor first, side pots
         before the main pot, rule 7).
+    :param straddle: ``off`` (the default: the Poker TDA rules, 2024, are tournament rules and
+        give no straddle), ``utg`` (the seat left of the big blind may post a live straddle of
+        two big blinds) or ``button`` (the button may), as Robert's Rules of Poker v11, Button
+        and Blind Use, allows where the house plays it (engine table rule 9, hand rule 1a).
+    :param split_pot_rake: a raked pot that is split: ``before_split`` (the default: the rake
+        comes off the pot, the rest is split and its odd chips go one each to the winners
+        clockwise from the button, Robert's Rules of Poker v11, Ties 3-5; the Poker TDA rules,
+        for tournaments, take no rake) or ``odd_chips_to_rake`` (a house practice: the odd chips
+        go to the rake while the hand's rake stays within the cap; ties get the same).
+    :param four_card_flop: a fourth card turned up with the flop before any flop action:
+        ``redeal`` (the default: the burn stays, the four cards go back into the stub, which is
+        shuffled and cut, and a new flop is dealt without a burn; Robert's Rules of Poker v11,
+        Hold'em 3, for cash games) or ``scramble`` (TDA 2024 rule 39-A: the four are scrambled
+        face down, one is picked at random as the next burn, the other three are the flop).
     """
 
     exposed_first_two_misdeal: bool = True
@@ -82,6 +108,9 @@ class HouseRules:
     extra_cards_after_deal: str = "premature_flop"
     short_bb_priority: str = "blind"
     all_in_hands: str = "tabled"
+    straddle: str = "off"
+    split_pot_rake: str = "before_split"
+    four_card_flop: str = "redeal"
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -110,14 +139,17 @@ class HouseRules:
                                   f"{', '.join(known)})")
         return cls(**dict(data))
 
-    def table_options(self) -> dict[str, bool]:
+    def table_options(self) -> TableOptions:
         """Return the engine's options these choices set (keywords of ``TableConfig``).
 
-        >>> HouseRules(short_bb_priority="ante").table_options()
-        {'table_all_ins': True, 'bb_ante_first': True}
+        >>> options = HouseRules(short_bb_priority="ante").table_options()
+        >>> options["bb_ante_first"], options["straddle"], options["odd_chips_to_rake"]
+        (True, 'off', False)
         """
         return {"table_all_ins": self.all_in_hands == "tabled",
-                "bb_ante_first": self.short_bb_priority == "ante"}
+                "bb_ante_first": self.short_bb_priority == "ante",
+                "straddle": self.straddle,
+                "odd_chips_to_rake": self.split_pot_rake == "odd_chips_to_rake"}
 
     def to_dict(self) -> dict[str, Any]:
         """Return the choices as plain data."""

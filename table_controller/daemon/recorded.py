@@ -122,5 +122,7 @@ def apply_config(core: TableCore, recorded: Mapping[str, Any]) -> None:
     core.camera_window = recorded["camera_window"]
     if isinstance(core.rules, DealingRules):
         core.rules.house = HouseRules(**recorded["house_rules"])
+        core.table.config = dataclasses.replace(core.table.config,
+                                                **core.rules.house.table_options())
     cards = {uid: Card.parse(text) for uid, text in recorded["deck"]["cards"].items()}
     core.resolver = TagResolver(cards)

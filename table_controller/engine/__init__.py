@@ -9,6 +9,7 @@ from table_controller.engine.cards import FULL_DECK, Card, CardError, parse_card
 from table_controller.engine.describe import describe_legal, describe_record, describe_step
 from table_controller.engine.hand import CardCorrection, DuplicateCard, Hand, HandConfigError
 from table_controller.engine.model import (
+    LIVE_POSTS,
     Act,
     ActionKind,
     ActStep,
@@ -43,6 +44,7 @@ from table_controller.engine.table import PostChoice, SeatView, Table, TableConf
 
 __all__ = [
     "FULL_DECK",
+    "LIVE_POSTS",
     "Act",
     "ActStep",
     "ActionKind",

@@ -42,6 +42,7 @@ _POST_WORDS = {
     PostKind.DEAD_SMALL: "a dead small blind",
     PostKind.NEW_PLAYER: "a new player's big blind",
     PostKind.MISSED_BIG: "a missed big blind",
+    PostKind.STRADDLE: "the straddle",
 }
 _ORDINAL = {1: "first", 2: "second"}
 _SLOT_WORDS = {0: "first flop card", 1: "second flop card", 2: "third flop card",

@@ -71,7 +71,8 @@ class PostKind(enum.Enum):
     """What a forced post is for.
 
     ``DEAD_SMALL`` goes straight into the pot (it is not part of the player's bet);
-    ``NEW_PLAYER`` and ``MISSED_BIG`` are live big blinds posted out of position.
+    ``NEW_PLAYER`` and ``MISSED_BIG`` are live big blinds posted out of position; ``STRADDLE``
+    is a live blind raise (a house rule, see :class:`HandConfig`).
     """
 
     __hash__ = object.__hash__  # C-level hashing (members are singletons): faster lookups
@@ -83,6 +84,12 @@ class PostKind(enum.Enum):
     DEAD_SMALL = "dead_small"
     NEW_PLAYER = "new_player"
     MISSED_BIG = "missed_big"
+    STRADDLE = "straddle"
+
+
+LIVE_POSTS = frozenset({PostKind.SMALL_BLIND, PostKind.BIG_BLIND, PostKind.NEW_PLAYER,
+                        PostKind.MISSED_BIG, PostKind.STRADDLE})
+"""Posts that stay in front of the seat as part of its bet; the others go into the pot."""
 
 
 class ActionKind(enum.Enum):
@@ -171,6 +178,14 @@ class HandConfig:
         showdown, in the showdown order (Robert's Rules of Poker v11, Showdown 7).
     :param bb_ante_first: a big blind short of chips posts the big-blind ante before the blind
         (TDA 2019 rule 2); by default the blind first (TDA 2024 rule 2).
+    :param straddle_seat: the seat that posts a live straddle of ``straddle`` chips after the
+        blinds (a house rule; see :mod:`.hand`, rule 1a), or ``None``.
+    :param straddle: the straddle's size (more than the big blind; the table's house rule makes
+        it twice the big blind).
+    :param odd_chips_to_rake: a house option for split pots: the odd chips a raked pot's split
+        leaves go to the rake, as long as the hand's rake stays within the cap (everyone who
+        ties gets the same); by default they go one each to the winners clockwise from the
+        button (Robert's Rules of Poker v11, Ties 5), after the rake came off the pot.
     """
 
     seats: tuple[int, ...]
@@ -187,6 +202,9 @@ class HandConfig:
     rake: RakeRule | None = None
     table_all_ins: bool = True
     bb_ante_first: bool = False
+    straddle_seat: int | None = None
+    straddle: int = 0
+    odd_chips_to_rake: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form (the house options only when not the default)."""
@@ -195,6 +213,11 @@ class HandConfig:
             options["table_all_ins"] = False
         if self.bb_ante_first:
             options["bb_ante_first"] = True
+        if self.straddle_seat is not None:
+            options["straddle_seat"] = self.straddle_seat
+            options["straddle"] = self.straddle
+        if self.odd_chips_to_rake:
+            options["odd_chips_to_rake"] = True
         return {
             **options,
             "seats": list(self.seats),

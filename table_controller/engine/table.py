@@ -26,6 +26,14 @@ and Blind Use):
    seated meanwhile waits; one who left is left out).
 8. If the posting rules leave fewer than two players to deal in while two can play, a new game
    starts: everyone able is dealt in, owing nothing (a house rule: no rule book covers it).
+9. Straddles are a house rule (``TableConfig.straddle``, default ``"off"``: the Poker TDA rules
+   are tournament rules and have none; Robert's Rules of Poker v11, Button and Blind Use, allows
+   the live straddle where the house does). ``"utg"``: the first seat dealt in left of the big
+   blind may straddle; ``"button"``: the button may (a live button straddle). Either needs three
+   or more players dealt in, a seat that owes no other post, and a stack that covers the
+   straddle: twice the big blind. A player asks for it between hands (:meth:`Table.straddle`)
+   for the next hand only; if that hand's positions no longer put the seat there, no straddle.
+   A voided hand's re-deal keeps its straddle (rule 7). The hand plays it (engine rule 1a).
 
 >>> table = Table(TableConfig(seats=6, small_blind=5, big_blind=10))
 >>> for seat in (1, 3, 5):
@@ -44,6 +52,7 @@ from typing import Any
 
 from table_controller.engine.hand import Hand
 from table_controller.engine.model import ExtraPost, HandConfig, Phase, PostKind, RakeRule
+from table_controller.engine.straddle import STRADDLE_RULES, straddle_position
 from table_controller.errors import ChipConservationError, ConfigError, RuleError
 
 
@@ -87,6 +96,9 @@ class TableConfig:
     :param max_buy_in: largest stack a buy-in or add-on may reach (0 = no limit).
     :param table_all_ins: house option, :class:`~.model.HandConfig` (TDA 2024 rule 16).
     :param bb_ante_first: house option, :class:`~.model.HandConfig` (TDA 2019 / 2024 rule 2).
+    :param straddle: house rule (module rule 9): ``"off"`` (the default), ``"utg"`` or
+        ``"button"``.
+    :param odd_chips_to_rake: house option, :class:`~.model.HandConfig` (rake on a split pot).
     :raises ConfigError: a value is out of range.
     """
 
@@ -100,6 +112,8 @@ class TableConfig:
     max_buy_in: int = 0
     table_all_ins: bool = True
     bb_ante_first: bool = False
+    straddle: str = "off"
+    odd_chips_to_rake: bool = False
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
@@ -108,6 +122,9 @@ class TableConfig:
             raise ConfigError(f"blinds {self.small_blind}/{self.big_blind} are not valid")
         if self.ante < 0 or self.bb_ante < 0 or self.min_buy_in < 0 or self.max_buy_in < 0:
             raise ConfigError("ante, bb_ante and buy-in limits cannot be negative")
+        if self.straddle not in STRADDLE_RULES:
+            raise ConfigError(f"straddle must be one of {', '.join(STRADDLE_RULES)}, "
+                              f"got {self.straddle!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +207,8 @@ class Table:
         self._plan: _Plan | None = None
         #: the voided hand to deal again: its config, plan and players (rule 7)
         self._replay: tuple[HandConfig, _Plan, dict[int, str]] | None = None
+        self.straddler: int | None = None
+        """The seat that asked to straddle the next hand (rule 9), or ``None``."""
 
     # -- seats -------------------------------------------------------------------------------
 
@@ -350,7 +369,56 @@ class Table:
         except RuleError:
             return None
 
+    def straddle(self, seat: int | None) -> None:
+        """Let ``seat`` straddle the next hand (rule 9); ``None`` takes the request back.
+
+        :raises RuleError: as :meth:`check_straddle` would.
+        """
+        if seat is not None:
+            self.check_straddle(seat)
+        self.straddler = seat
+
+    def check_straddle(self, seat: int) -> int:
+        """Check :meth:`straddle` without changing anything; return the straddle's size.
+
+        :raises RuleError: the house does not play straddles, a hand is in progress, the seat is
+            not in the straddle position of the next hand, or its stack does not cover it.
+        """
+        cfg = self.config
+        self._occupied(seat)
+        if cfg.straddle == "off":
+            raise RuleError("no-straddle", "straddles are not played at this table "
+                            "(house rule straddle = off)")
+        config, _ = self._plan_hand()
+        where = "under the gun" if cfg.straddle == "utg" else "on the button"
+        if straddle_position(config, cfg.straddle) != seat:
+            raise RuleError("straddle-position", f"seat {seat} is not {where} next hand: only "
+                            "that seat may straddle (and it must owe no other post)")
+        amount = 2 * cfg.big_blind
+        if config.stacks[seat] - cfg.ante < amount:
+            raise RuleError("straddle-short", f"seat {seat} cannot cover a straddle of "
+                            f"{amount:,}")
+        return amount
+
     def plan_hand(self) -> tuple[HandConfig, _Plan]:
+        """Decide the next hand (button, blinds, who is dealt in, a straddle) changing nothing.
+
+        The straddle asked for (rule 9) is added when the hand's positions still put the seat in
+        the straddle position; a re-deal keeps the voided hand's straddle.
+
+        :raises RuleError: a hand is in progress, or fewer than two players can play.
+        """
+        config, plan = self._plan_hand()
+        seat = self.straddler
+        if seat is None or config.straddle_seat is not None or self._replay is not None:
+            return config, plan
+        amount = 2 * self.config.big_blind
+        if straddle_position(config, self.config.straddle) == seat \
+                and config.stacks[seat] - config.ante >= amount:
+            config = replace(config, straddle_seat=seat, straddle=amount)
+        return config, plan
+
+    def _plan_hand(self) -> tuple[HandConfig, _Plan]:
         """Decide the next hand (button, blinds, who is dealt in) without changing anything.
 
         A hand after a voided one is its exact replay (rule 7). When the posting rules would deal
@@ -441,6 +509,7 @@ class Table:
             rake=cfg.rake,
             table_all_ins=cfg.table_all_ins,
             bb_ante_first=cfg.bb_ante_first,
+            odd_chips_to_rake=cfg.odd_chips_to_rake,
         )
 
     def _replayed(self, able: set[int]) -> tuple[HandConfig, _Plan] | None:
@@ -456,6 +525,9 @@ class Table:
         blinds = {s for s in (config.sb_seat, config.bb_seat) if s is not None}
         if len(dealt) < 2 or not blinds <= dealt:
             return None
+        if config.straddle_seat is not None and (config.straddle_seat not in dealt
+                                                 or len(dealt) < 3):
+            config = replace(config, straddle_seat=None, straddle=0)  # the straddler left
         again = replace(config, seats=tuple(sorted(dealt)),
                         stacks={s: self._seats[s].stack for s in dealt},
                         extra_posts=tuple(p for p in config.extra_posts if p.seat in dealt))
@@ -481,6 +553,7 @@ class Table:
             self._seats[seat].stack = stack
         self._hand = None
         self._plan = None
+        self.straddler = None  # asked for one hand (a re-deal keeps it in its config)
         if hand.phase is Phase.VOID:
             self._replay = (hand.config, plan, {s: self._seats[s].player for s in plan.dealt})
             return

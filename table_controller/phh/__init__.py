@@ -14,7 +14,8 @@ Rules this module keeps:
 3. Blinds are ``[S, B, 0, ...]``; with three or more players ``[B, 0, ...]`` (``p1`` posts the
    big blind) and ``[0, B, ...]`` (``p1`` posts nothing) are hands without a small blind (TDA
    dead small blind). Antes equal for everyone are a per-player ante; an ante in the big blind's
-   position only is a big-blind ante. Other ante shapes, straddles, ``min_bet`` other than the
+   position only is a big-blind ante. One straddle after both blinds (three or more players) is
+   read and written at its index. Other ante shapes, more straddles, ``min_bet`` other than the
    big blind, unknown (``inf``) stacks and non-integral chip amounts are refused with
    :class:`PhhError`, naming the field.
 4. Replay is driven by the engine: it says what comes next (post, deal, burn, act, collect, show,

@@ -8,7 +8,7 @@ decisions; forced posts, collections and pushes are answered by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -19,10 +19,12 @@ from table_controller.engine import (
     AwardStep,
     BoardStep,
     BurnStep,
+    Deal,
     DealHoleStep,
     ExtraPost,
     Hand,
     HandConfig,
+    HandConfigError,
     HandOverStep,
     Input,
     LegalActions,
@@ -31,8 +33,8 @@ from table_controller.engine import (
     Show,
     ShowStep,
 )
-from table_controller.engine.answers import card_input, default_input, wants_card
-from table_controller.engine.cards import Card
+from table_controller.engine.answers import default_input
+from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import DuplicateCardError, IntegrityError, RuleError, TableError
 from table_controller.phh.model import (
     EXTRA_POST_LIVE,
@@ -71,20 +73,28 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
     arrays are reverse-assigned, and ``p1`` is then the big blind). With three or more players,
     ``[B, 0, ...]`` is a hand without a small blind (dead small blind), ``p1`` posting the big
     blind; ``[0, B, ...]`` one where ``p1`` is skipped and ``p2`` posts the big blind. The
-    big-blind ante sits at the big blind's index of ``antes``.
+    big-blind ante sits at the big blind's index of ``antes``. One straddle may follow the blinds
+    at any later index (``[1, 2, 4, 0, 0, 0]`` under the gun, ``[1, 2, 0, 0, 0, 4]`` on the
+    button), with three or more players and both blinds posted; ``min_bet`` stays the big blind
+    (the minimum bet after the flop), the straddle sizes the preflop raises (engine rule 1a).
 
     Missed-blind and new-player posts come from the user-defined field ``_posts`` (module
     rule 6), the house rake from ``_rake`` (rule 5).
 
-    :raises PhhError: for straddles, other ante shapes, a ``min_bet`` that is not the big blind,
-        an ante larger than a stack with ``ante_trimming_status = false``, or a malformed
-        ``_rake`` / ``_posts``.
+    :raises PhhError: for more than one straddle, other ante shapes, a ``min_bet`` that is not
+        the big blind, an ante larger than a stack with ``ante_trimming_status = false``, a
+        straddle the stack does not cover, or a malformed ``_rake`` / ``_posts``.
     """
     n = hh.player_count
     seats = engine_seats(hh)
     blinds = hh.blinds_or_straddles
-    if any(blinds[2:]):
-        raise PhhError("blinds_or_straddles", f"straddles are not played here: {list(blinds)}")
+    straddle_seat, straddle = None, 0
+    straddles = [i for i, b in enumerate(blinds[2:], 2) if b]
+    if straddles:
+        if len(straddles) > 1 or n < 3 or not (blinds[0] > 0 and blinds[1] > 0):
+            raise PhhError("blinds_or_straddles", f"only one straddle after both blinds is "
+                           f"played here: {list(blinds)}")
+        straddle_seat, straddle = seats[straddles[0]], blinds[straddles[0]]
     if blinds[1] > 0 and (blinds[0] > 0 or n > 2):
         small, big, bb_index = blinds[0], blinds[1], 1
     elif blinds[0] > 0 and blinds[1] == 0 and n > 2:
@@ -119,6 +129,8 @@ def hand_config(hh: HandHistory) -> tuple[HandConfig, tuple[int, ...]]:
         no_small_blind=no_small,
         extra_posts=_extra_posts(hh, seats),
         rake=_rake_rule(hh),
+        straddle_seat=straddle_seat,
+        straddle=straddle,
     )
     return config, seats
 
@@ -209,19 +221,55 @@ def play(hh: HandHistory) -> Hand:
     config, seats = hand_config(hh)
     player_of = {seat: i + 1 for i, seat in enumerate(seats)}
     script = _script(hh)
-    hand = Hand(config)
-    bet_i = 0
+    try:
+        hand = Hand(config)
+    except HandConfigError as exc:  # e.g. a straddle the stack does not cover
+        raise PhhError("blinds_or_straddles", exc.message) from exc
+    try:
+        _drive(hand, script, seats, player_of)
+    except _Refused as refused:
+        err, source = refused.error, refused.action  # the file's action behind the input
+        raise ReplayError(source.text if source else None, err.rule, err.message) from err
+    return hand
 
-    def apply(inp: Input, action: PhhAction | None) -> None:
-        try:
-            hand.apply(inp)
-        except RuleError as exc:
-            raise ReplayError(action.text if action else None, exc.rule, exc.message) from exc
+
+class _Refused(Exception):
+    """The engine refused an input: its error and the file's action behind the input."""
+
+    def __init__(self, error: RuleError, action: PhhAction | None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.action = action
+
+
+_UNKNOWN = Deal(None)
+_DEAL_OF: dict[Card, Deal] = {card: Deal(card) for card in FULL_DECK}
+"""One (immutable) ``Deal`` input per card, made once."""
+
+
+def _drive(hand: Hand, script: _Script, seats: Sequence[int],
+           player_of: Mapping[int, int]) -> None:
+    """Feed the engine what the file says until the hand is over (the replay loop, rule 4).
+
+    Steps are told apart by their type (one dictionary-free ``is`` test each, commonest first);
+    forced posts, collections and pushes are answered at once.
+
+    :raises _Refused: the engine refused an input.
+    :raises ReplayError: the file ends early or does not fit the hand.
+    """
+    expected, apply_ = hand.expected, hand.apply
+    holes, board_cards, bets = script.holes, script.board, script.bets
+    n_bets = len(bets)
+    bet_i = 0
+    tabled: set[int] = set()
+    pending_shows = bool(script.show_board)
+    action: PhhAction | None = None
+    n_board = 0  # board cards out (this loop deals them all: cheaper than hand.board)
 
     def show_input(seat: int) -> tuple[Input, PhhAction | None]:
         player = player_of[seat]
         show = script.shows.get(player)
-        known = None not in script.holes.get(player, (None,))
+        known = None not in holes.get(player, (None,))
         if show is None and not known:
             return Muck(seat), None  # a hand nobody saw cannot win
         if show is None or show.dash:
@@ -230,67 +278,87 @@ def play(hh: HandHistory) -> Hand:
             return Muck(seat), show
         return Show(seat, tuple(c for c in show.cards if c is not None)), show
 
-    tabled: set[int] = set()
-    while True:
-        step = hand.expected()
-        if isinstance(step, BurnStep | BoardStep):
-            # An all-in: the file may table (or concede) hands before the run-out.
-            out = len(hand_board(hand))
-            early = [p for p, at in script.show_board.items() if at <= out and p not in tabled]
-            fed = False
-            for player in early:
-                tabled.add(player)
-                inp, show = show_input(seats[player - 1])
-                if hand.check(inp) is None:
-                    apply(inp, show)
-                    fed = True
-            if fed:
-                continue
-        if isinstance(step, HandOverStep):
-            break
-        if wants_card(step):
-            # the file supplies the card; burns are implicit in PHH (unknown cards)
-            card: Card | None = None
-            source: PhhAction | None = None
-            if isinstance(step, DealHoleStep):
-                cards = script.holes.get(player_of[step.seat], ())
+    try:
+        while True:
+            step = expected()
+            kind = type(step)
+            action = None
+            if kind is DealHoleStep:
+                assert isinstance(step, DealHoleStep)
+                cards = holes.get(player_of[step.seat], ())
                 card = cards[step.round - 1] if step.round <= len(cards) else None
-            elif isinstance(step, BoardStep):
-                if step.slot >= len(script.board):
+                apply_(_DEAL_OF[card] if card is not None else _UNKNOWN)
+            elif kind is ActStep:
+                assert isinstance(step, ActStep)
+                if bet_i >= n_bets:
+                    raise ReplayError(None, "phh",
+                                      f"the file ends before p{player_of[step.seat]} acts")
+                action, board_len = bets[bet_i]
+                bet_i += 1
+                if action.player != player_of[step.seat]:
+                    raise ReplayError(
+                        action.text, "turn",
+                        f"p{action.player} acts out of turn: p{player_of[step.seat]} is to act",
+                    )
+                if board_len != n_board:
+                    raise ReplayError(action.text, "phh", f"acts after {board_len} board cards, "
+                                      f"but {n_board} are out")
+                apply_(_act_input(step.seat, action, step.legal))
+            elif kind is BurnStep or kind is BoardStep:
+                if pending_shows and _table_early(hand, script, seats, tabled, show_input):
+                    pending_shows = len(tabled) < len(script.show_board)
+                    continue
+                if kind is BurnStep:
+                    apply_(_UNKNOWN)  # burns are implicit in PHH (unknown cards)
+                    continue
+                assert isinstance(step, BoardStep)
+                if step.slot >= len(board_cards):
                     raise ReplayError(None, "phh",
                                       f"the file ends before board card {step.slot + 1}")
-                card, source = script.board[step.slot]
-            apply(card_input(card), source)
-        elif isinstance(step, ActStep):
-            if bet_i >= len(script.bets):
-                raise ReplayError(None, "phh", f"the file ends before p{player_of[step.seat]} acts")
-            action, board_len = script.bets[bet_i]
-            bet_i += 1
-            if action.player != player_of[step.seat]:
-                raise ReplayError(
-                    action.text, "turn",
-                    f"p{action.player} acts out of turn: p{player_of[step.seat]} is to act",
-                )
-            if board_len != len(hand_board(hand)):
-                raise ReplayError(
-                    action.text, "phh",
-                    f"acts after {board_len} board cards, but {len(hand_board(hand))} are out",
-                )
-            apply(_act_input(step.seat, action, step.legal), action)
-        elif isinstance(step, ShowStep):
-            apply(*show_input(step.seat))  # the file's cards, or a muck
-        else:
-            answer = default_input(step)  # posts, the collection, the pushes
-            if answer is None:  # pragma: no cover - the engine's Step union is closed
-                raise ReplayError(None, "phh", f"unexpected step {step!r}")
-            apply(answer, None)
-    if bet_i < len(script.bets):
-        extra = script.bets[bet_i][0]
+                card, action = board_cards[step.slot]
+                apply_(_DEAL_OF[card])
+                n_board += 1
+            elif kind is ShowStep:
+                assert isinstance(step, ShowStep)
+                inp, action = show_input(step.seat)  # the file's cards, or a muck
+                apply_(inp)
+            elif kind is HandOverStep:
+                break
+            else:
+                answer = default_input(step)  # posts, the collection, the pushes
+                if answer is None:  # pragma: no cover - the engine's Step union is closed
+                    raise ReplayError(None, "phh", f"unexpected step {step!r}")
+                apply_(answer)
+    except RuleError as exc:
+        raise _Refused(exc, action) from exc
+    if bet_i < n_bets:
+        extra = bets[bet_i][0]
         raise ReplayError(extra.text, "phh", "action after the hand is over")
-    if len(script.board) > len(hand_board(hand)):
-        raise ReplayError(script.board[len(hand_board(hand))][1].text, "phh",
+    if len(board_cards) > len(hand.board):
+        raise ReplayError(board_cards[len(hand.board)][1].text, "phh",
                           "board card dealt after the hand is over")
-    return hand
+
+
+def _table_early(hand: Hand, script: _Script, seats: Sequence[int], tabled: set[int],
+                 show_input: Callable[[int], tuple[Input, PhhAction | None]]) -> bool:
+    """Table (or concede) the hands the file shows before an all-in run-out.
+
+    :return: whether any input was applied.
+    :raises _Refused: the engine refused a show.
+    """
+    out = len(hand.board)
+    fed = False
+    for player, at in script.show_board.items():
+        if at <= out and player not in tabled:
+            tabled.add(player)
+            inp, show = show_input(seats[player - 1])
+            if hand.check(inp) is None:
+                try:
+                    hand.apply(inp)
+                except RuleError as exc:  # pragma: no cover - checked just before
+                    raise _Refused(exc, show) from exc
+                fed = True
+    return fed
 
 
 def hand_board(hand: Hand) -> tuple[Card | None, ...]:
@@ -343,7 +411,7 @@ def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
     difference is within the number of split pots it shared; otherwise a mismatch.
     """
     seats = engine_seats(hh)
-    final = hand.status().stacks
+    final = hand.final_stacks  # (not a whole status: its step text alone costs more)
     ours = tuple(final[s] for s in seats)
     expected = hh.finishing_stacks
     if expected is None:

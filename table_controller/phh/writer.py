@@ -199,14 +199,15 @@ def history_from_hand(
             shows.append(_show_action(hand, record, number))
     flush_holes()
     for seat, kind in posts:
-        wanted = {PostKind.SMALL_BLIND: sb_at, PostKind.BIG_BLIND: bb_at}.get(kind, seat)
+        wanted = {PostKind.SMALL_BLIND: sb_at, PostKind.BIG_BLIND: bb_at,
+                  PostKind.STRADDLE: config.straddle_seat}.get(kind, seat)
         if kind in EXTRA_POST_LIVE:
             continue  # written in the user-defined field _posts (package rule 6)
         if seat != wanted:
             raise PhhError("blinds_or_straddles", f"the {kind.value} of seat {seat} is not in a "
                            "PHH position (p1 small blind, p2 big blind; heads-up reversed)")
         if kind not in (PostKind.ANTE, PostKind.BB_ANTE, PostKind.SMALL_BLIND,
-                        PostKind.BIG_BLIND):
+                        PostKind.BIG_BLIND, PostKind.STRADDLE):
             raise PhhError("blinds_or_straddles", f"a {kind.value} post cannot be written")
     if shows:
         # PHH tables the hands of an all-in before the run-out; a conceding muck stays after it
@@ -221,6 +222,8 @@ def history_from_hand(
     blinds[slot[bb_at]] = config.big_blind
     if sb_at is not None:
         blinds[slot[sb_at]] = config.small_blind
+    if config.straddle_seat is not None:  # a straddle at its position (UTG: p3, button: pN)
+        blinds[slot[config.straddle_seat]] = config.straddle
     finished = isinstance(hand.expected(), HandOverStep)
     stacks = hand.status().stacks
     return HandHistory(

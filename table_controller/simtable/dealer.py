@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from table_controller.engine import FULL_DECK, Act, Card, LegalActions
+from table_controller.engine import LIVE_POSTS as ENGINE_LIVE_POSTS
 from table_controller.engine.showdown import strength
 from table_controller.feeds import CommandReply
 from table_controller.simtable.felt import Felt, bet_after, command_for, legal_from_dict
@@ -41,7 +42,7 @@ from table_controller.simtable.players import SeatChange
 #: Prompts after which a paced dealer pauses (so a person can follow the demo).
 PACED = frozenset({"deal_hole", "board", "act", "collect", "award"})
 #: Post kinds that stay in front of the seat (the others go into the pot zone).
-LIVE_POSTS = frozenset({"small_blind", "big_blind", "new_player", "missed_big"})
+LIVE_POSTS = frozenset(kind.value for kind in ENGINE_LIVE_POSTS)
 
 Decider = Callable[[LegalActions, int], Act]
 #: Whether the player in a seat mucks a hand beaten by one already shown.

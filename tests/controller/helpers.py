@@ -18,7 +18,7 @@ from table_controller.controller.events import (
     Tick,
     ZoneSeen,
 )
-from table_controller.engine import Card, TableConfig
+from table_controller.engine import LIVE_POSTS, Card, TableConfig
 from table_controller.simtable.rig import pot_zone
 
 if TYPE_CHECKING:
@@ -81,12 +81,17 @@ def chip_config(seats: int = 10) -> Any:
     return build_chip_config({1: 1, 9: 100}, zones)
 
 
+LIVE_POST_NAMES = frozenset(kind.value for kind in LIVE_POSTS)
+"""Posts that go in front of the seat (blinds, new players' and missed big blinds, straddles)."""
+
+
 class Harness:
     """Drive a :class:`TableCore` and keep every input with its time (for replay checks)."""
 
     def __init__(self, *, seats: int = 6, chips: bool = True, sb: int = 50, bb: int = 100,
-                 ante: int = 0, settle: float = 1.0) -> None:
-        self.config = TableConfig(seats=seats, small_blind=sb, big_blind=bb, ante=ante)
+                 ante: int = 0, settle: float = 1.0, straddle: str = "off") -> None:
+        self.config = TableConfig(seats=seats, small_blind=sb, big_blind=bb, ante=ante,
+                                  straddle=straddle)
         self.chips = chips
         self.settle = settle
         self.core = TableCore(self.config, DECK, chip_config() if chips else None,
@@ -151,7 +156,7 @@ class Harness:
         while self.step()["kind"] == "post":
             st = self.step()
             if self.chips:
-                if st["post_kind"] in ("small_blind", "big_blind", "new_player", "missed_big"):
+                if st["post_kind"] in LIVE_POST_NAMES:
                     self.add(st["seat"], st["amount"])
                 else:
                     self.add(POT_ZONE, st["amount"])

@@ -13,6 +13,7 @@ MODULES = [
     "table_controller.engine.describe",
     "table_controller.engine.hand",
     "table_controller.engine.table",
+    "table_controller.engine.straddle",
     "table_controller.engine.corrections",
 ]
 

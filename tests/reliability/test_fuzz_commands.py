@@ -168,8 +168,9 @@ arg_names = st.sampled_from(["seat", "to", "amount", "player", "stack", "reason"
 #: Commands that may change the table when accepted: every command but ``status`` (the
 #: irregularity reports too: ``boxed`` with no argument holds the table over the last card drawn).
 CHANGERS = frozenset({"hold", "resume", "void", "misdeal", "resolve", "seat", "unseat",
-                      "sit_out", "sit_in", "buy_in", "confirm", "fold", "check", "call", "bet",
-                      "raise", "all_in", "start", "show", "muck", "exposed", "boxed", "misdealt"})
+                      "sit_out", "sit_in", "straddle", "buy_in", "confirm", "fold", "check", "call",
+                      "bet", "raise", "all_in", "start", "show", "muck", "exposed", "boxed",
+                      "misdealt"})
 
 
 def test_every_command_but_status_counts_as_a_changer() -> None:
