@@ -6,7 +6,7 @@ Rules this module keeps:
    diamonds) whose whole faces the matching cannot separate: court pictures drawn alike in the
    suits, black pips that blur into each other at the matching size.
 2. Compared only where the two registered faces differ (the corner indices and the pips), at
-   :data:`~hardware.camera.recognizer.STORED_PATCH_SIZE` cut from the full frame, at the shift
+   :data:`~hardware.camera.facebank.STORED_PATCH_SIZE` cut from the full frame, at the shift
    within :data:`SHIFT_PX` (the pose is good to about a millimetre) that best fits the two
    faces' mean, so the search favours neither; then where the observation lies on the line
    from one face to the other.

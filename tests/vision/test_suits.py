@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from hardware.camera.recognizer import STORED_PATCH_SIZE, _suit_twins, face_patch
+from hardware.camera.facebank import STORED_PATCH_SIZE, face_patch, suit_twins
 from hardware.camera.suits import suit_check
 from table_controller.engine.cards import Card
 
@@ -14,9 +14,9 @@ from .conftest import Faces
 
 def test_suit_twins() -> None:
     c = Card.parse
-    assert _suit_twins(c("Jc"), c("Js")) and _suit_twins(c("Qh"), c("Qd"))
-    assert not _suit_twins(c("Jc"), c("Jh")) and not _suit_twins(c("Jc"), c("Qs"))
-    assert not _suit_twins(c("Jc"), c("Jc"))
+    assert suit_twins(c("Jc"), c("Js")) and suit_twins(c("Qh"), c("Qd"))
+    assert not suit_twins(c("Jc"), c("Jh")) and not suit_twins(c("Jc"), c("Qs"))
+    assert not suit_twins(c("Jc"), c("Jc"))
 
 
 def test_suit_check_prefers_the_true_twin(kennard: Faces) -> None:
