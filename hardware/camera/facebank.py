@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
+from hardware.camera.suits import face_luminance
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
 
@@ -112,6 +113,14 @@ class FaceBank:
                     rows.append(face_features(view, params.red_weight))
             self.matrices.append(np.stack(rows))
         self.matrix: F32 = self.matrices[0]
+        self._luminance: dict[Card, F32] = {}
+
+    def luminance(self, card: Card) -> F32:
+        """Return the registered face's luminance for :func:`hardware.camera.suits.pair_check`."""
+        lum = self._luminance.get(card)
+        if lum is None:
+            lum = self._luminance[card] = face_luminance(self.patches[card])
+        return lum
 
     def match(
         self, vec: F32, params: RecognizerParams, exclude: Card | None = None
@@ -163,7 +172,8 @@ class FaceBank:
             np.sqrt(max(2.0 * (1.0 - c_other), 1e-6)))
         second = FULL_DECK[int(order[1])]
         return Match(card, float(per_card[best]), margin, disc, separation, second,
-                     bool(scores[2 * best + 1] > scores[2 * best]), disc_others, sep_others)
+                     bool(scores[2 * best + 1] > scores[2 * best]), disc_others, sep_others,
+                     FULL_DECK[others[0]])
 
     @classmethod
     def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
@@ -194,6 +204,8 @@ class Match:
     #: Discriminant and separation against the best rival that is not a suit twin.
     discriminant_others: float = 0.0
     separation_others: float = 0.0
+    #: The best rival that is not the best card's suit twin (another rank, or the other colour).
+    other: Card | None = None
 
 
 def suit_twins(a: Card, b: Card) -> bool:

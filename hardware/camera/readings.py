@@ -58,6 +58,17 @@ class RecognizerParams:
     suit_min_fit: float = 0.8
     #: ... and each half of the card alone must lean towards the best face at least this much.
     suit_min_half: float = 0.4
+    #: A read is checked against each close rival where the two faces differ
+    #: (:func:`hardware.camera.suits.pair_check`): the second-best card and the best card that
+    #: is not its suit twin, each when the separation from it is under this. The read is
+    #: refused (``"uncertain"``) when the observation leans towards the rival both on the whole
+    #: region (position under ``*_veto_position``) and on one half of the card (under
+    #: ``*_veto_half``): ``twin_*`` against a suit twin, ``rank_*`` against another rank.
+    pair_check_below: float = 0.2
+    twin_veto_position: float = -0.2
+    twin_veto_half: float = -0.2
+    rank_veto_position: float = 0.25
+    rank_veto_half: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,8 @@ The names the other parts use (readings, parameters, face bank, locator) are re-
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -44,6 +46,7 @@ from hardware.camera.locator import (
     FeltChannel,
 )
 from hardware.camera.readings import (
+    F32,
     BoardReading,
     FloatArray,
     Image,
@@ -51,7 +54,8 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
-from hardware.camera.suits import suit_check
+from hardware.camera.suits import observed_luminance, pair_check
+from table_controller.engine.cards import Card
 
 __all__ = [
     "CANON_MARGIN_MM", "CANON_PX_PER_MM", "COLOURED_FELT_FRACTION", "FELT_CHANNELS",
@@ -149,22 +153,72 @@ class BoardRecognizer(CardLocator):
                 and reading.discriminant >= p.near_hand_min_discriminant)
 
     def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
-        if pose.slack <= 0:
-            vec = face_features(self.card_patch(frame, pose), self.params.red_weight)
-            match = self.bank.match(vec, self.params)
-            reading = decide(match, self.params)
-            if reading.status == "uncertain" and self._twin_left(match):
-                return self._decide_suit(frame, pose, match, reading)
-            return reading
-        # Both side edges hidden: slide along the card's width, keep the best-scoring position.
-        a = np.deg2rad(pose.angle_deg)
-        matches: list[Match] = []
-        for off in np.arange(-pose.slack, pose.slack + 0.5, 1.0):
-            centre = (pose.centre[0] + off * np.cos(a), pose.centre[1] + off * np.sin(a))
-            moved = CardPose(centre, pose.angle_deg, pose.slot)
-            vec = face_features(self.card_patch(frame, moved), self.params.red_weight)
-            matches.append(self.bank.match(vec, self.params))
-        return decide(max(matches, key=lambda m: m.score), self.params)
+        p = self.params
+        sliding = pose.slack > 0
+        if not sliding:
+            match = self.bank.match(face_features(self.card_patch(frame, pose), p.red_weight), p)
+        else:
+            # Both side edges hidden: slide along the card's width, keep the best-scoring
+            # position.
+            a = np.deg2rad(pose.angle_deg)
+            tries: list[tuple[Match, CardPose]] = []
+            for off in np.arange(-pose.slack, pose.slack + 0.5, 1.0):
+                centre = (pose.centre[0] + off * np.cos(a), pose.centre[1] + off * np.sin(a))
+                moved = CardPose(centre, pose.angle_deg, pose.slot)
+                vec = face_features(self.card_patch(frame, moved), p.red_weight)
+                tries.append((self.bank.match(vec, p), moved))
+            match, pose = max(tries, key=lambda t: t[0].score)
+        reading = decide(match, p)
+        seen: list[F32] = []
+
+        def observed() -> F32:
+            """Return the observation's luminance at the stored size, upright (once)."""
+            if not seen:
+                patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+                if match.flipped:
+                    patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+                seen.append(observed_luminance(patch))
+            return seen[0]
+
+        twin_decided = False
+        if reading.status == "uncertain" and not sliding and self._twin_left(match):
+            reading = self._decide_suit(observed(), match, reading)
+            twin_decided = reading.status == "card"
+        if reading.status == "card":
+            reading = self._verify(observed, match, reading, twin_decided)
+        return reading
+
+    def _verify(
+        self, observed: Callable[[], F32], match: Match, reading: SlotReading,
+        twin_decided: bool,
+    ) -> SlotReading:
+        """Keep a read only if it agrees with the close rivals' faces where they differ.
+
+        The rivals: the second-best card (unless :meth:`_decide_suit` already decided between
+        the two) and the best card that is not a suit twin, each when the read's separation
+        from it is under ``pair_check_below``, refused when the observation leans towards the
+        rival there (:class:`RecognizerParams`). A glare streak that washes out two pips of a
+        six makes the whole face close to a four's, but not its corner indices.
+        """
+        p = self.params
+        rivals: list[Card] = []
+        if not twin_decided and match.second is not None and (
+                match.separation < p.pair_check_below):
+            rivals.append(match.second)
+        if (match.other is not None and match.other != match.second
+                and match.separation_others < p.pair_check_below):
+            rivals.append(match.other)
+        for rival in rivals:
+            check = pair_check(observed(), self.bank.luminance(match.card),
+                               self.bank.luminance(rival))
+            twin = suit_twins(match.card, rival)
+            position = p.twin_veto_position if twin else p.rank_veto_position
+            half = p.twin_veto_half if twin else p.rank_veto_half
+            if check.position < position and check.worst_half < half:
+                return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
+                                   match.score, match.margin, match.discriminant,
+                                   match.separation)
+        return reading
 
     def _twin_left(self, match: Match) -> bool:
         """Whether only the best card's suit twin stands in the way of a read."""
@@ -177,16 +231,14 @@ class BoardRecognizer(CardLocator):
         return (match.score >= p.min_score and separated
                 and match.discriminant_others >= p.min_discriminant)
 
-    def _decide_suit(
-        self, frame: Image, pose: CardPose, match: Match, reading: SlotReading
-    ) -> SlotReading:
-        """Read the best card if its indices and pips beat its twin's; else ``reading``."""
+    def _decide_suit(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
+        """Read the best card if its indices and pips beat its twin's; else ``reading``.
+
+        :param observed: the observation's luminance (:func:`~hardware.camera.suits.pair_check`).
+        """
         assert match.second is not None
-        observed = self.card_patch(frame, pose, STORED_PATCH_SIZE)
-        if match.flipped:
-            observed = np.asarray(cv2.rotate(observed, cv2.ROTATE_180), np.uint8)
-        check = suit_check(observed, self.bank.patches[match.card],
-                           self.bank.patches[match.second])
+        check = pair_check(observed, self.bank.luminance(match.card),
+                           self.bank.luminance(match.second))
         p = self.params
         if (check.position < p.suit_min_position or check.fit < p.suit_min_fit
                 or check.worst_half < p.suit_min_half):

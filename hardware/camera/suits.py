@@ -64,22 +64,30 @@ def _aligned(obs: F32, mean: F32, region: npt.NDArray[np.bool_]) -> tuple[F32, f
     """Observation values over ``region`` at the shift (up to SHIFT_PX) that fits ``mean`` best.
 
     Returns those values and the correlation there. The shift is chosen on the twins' mean
-    face, so it favours neither.
+    face, so it favours neither. The correlations at every shift come from three template
+    matches over the region's bounding box (the observation padded by repeating its edge).
     """
     ys, xs = np.nonzero(region)
-    m = mean[ys, xs] - mean[ys, xs].mean()
-    mn = max(float(np.linalg.norm(m)), 1e-6)
+    y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+    inside = region[y0:y1, x0:x1]
+    weight = inside.astype(np.float32)
+    box = mean[y0:y1, x0:x1]
+    level = float(box[inside].mean())
+    template = np.asarray((box - level) * weight, np.float32)
+    norm = max(float(np.linalg.norm(template[inside])), 1e-6)
+    s = SHIFT_PX
+    padded = cv2.copyMakeBorder(obs, s, s, s, s, cv2.BORDER_REPLICATE)
+    window = np.ascontiguousarray(padded[y0 : y1 + 2 * s, x0 : x1 + 2 * s])
+    products = cv2.matchTemplate(window, template, cv2.TM_CCORR)
+    sums = cv2.matchTemplate(window, weight, cv2.TM_CCORR)
+    squares = cv2.matchTemplate(np.ascontiguousarray(window * window), weight, cv2.TM_CCORR)
+    spread = np.sqrt(np.maximum(squares - sums * sums / float(ys.size), 1e-12))
+    corr = products / (spread * norm)
+    k = int(np.argmax(corr))
+    dy, dx = k // (2 * s + 1) - s, k % (2 * s + 1) - s
     h, w = obs.shape
-    best, best_vals = -2.0, obs[ys, xs]
-    for dy in range(-SHIFT_PX, SHIFT_PX + 1):
-        yy = np.clip(ys + dy, 0, h - 1)
-        for dx in range(-SHIFT_PX, SHIFT_PX + 1):
-            vals = obs[yy, np.clip(xs + dx, 0, w - 1)]
-            o = vals - vals.mean()
-            c = float(o @ m) / (max(float(np.linalg.norm(o)), 1e-6) * mn)
-            if c > best:
-                best, best_vals = c, vals
-    return np.asarray(best_vals, np.float32), best
+    vals = obs[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
+    return np.asarray(vals, np.float32), float(corr.flat[k])
 
 
 def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
@@ -87,9 +95,25 @@ def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
 
     ``observed`` must already be turned the way the faces are (upright).
     """
-    ob = luminance(observed, blur=1.0)
-    fb = luminance(best, blur=1.5)
-    fr = luminance(rival, blur=1.5)
+    return pair_check(observed_luminance(observed), face_luminance(best), face_luminance(rival))
+
+
+def observed_luminance(observed: Image) -> F32:
+    """Luminance of an observed patch as :func:`pair_check` takes it."""
+    return luminance(observed, blur=1.0)
+
+
+def face_luminance(face: Image) -> F32:
+    """Luminance of a registered face's patch as :func:`pair_check` takes it."""
+    return luminance(face, blur=1.5)
+
+
+def pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
+    """:func:`suit_check` on luminances (:func:`observed_luminance`, :func:`face_luminance`).
+
+    Any two faces may be compared this way (not only suit twins): where they differ, which of
+    the two the observation shows.
+    """
     diff = np.abs(fb - fr) >= DIFFERENCE_LEVEL
     region = cv2.dilate(diff.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
     border = 4
