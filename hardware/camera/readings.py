@@ -59,16 +59,18 @@ class RecognizerParams:
     #: ... and each half of the card alone must lean towards the best face at least this much.
     suit_min_half: float = 0.4
     #: A read is checked against each close rival where the two faces differ
-    #: (:func:`hardware.camera.suits.pair_check`): the second-best card and the best card that
-    #: is not its suit twin, each when the separation from it is under this. The read is
-    #: refused (``"uncertain"``) when the observation leans towards the rival both on the whole
-    #: region (position under ``*_veto_position``) and on one half of the card (under
-    #: ``*_veto_half``): ``twin_*`` against a suit twin, ``rank_*`` against another rank.
+    #: (:func:`hardware.camera.suits.pair_check`): the second-best card when it is the read's
+    #: suit twin, and the best card of another rank or colour, each when the separation from it
+    #: is under this. Against the twin the read is refused (``"uncertain"``) when the
+    #: observation leans towards the twin both on the whole region (position under
+    #: ``twin_veto_position``) and on one half of the card (under ``twin_veto_half``).
     pair_check_below: float = 0.2
     twin_veto_position: float = -0.2
     twin_veto_half: float = -0.2
-    rank_veto_position: float = 0.25
-    rank_veto_half: float = 0.0
+    #: Against another rank the read is refused when neither corner index leans towards the
+    #: read face at least this much (:attr:`hardware.camera.suits.SuitCheck.corners`): pips a
+    #: glare washes out can make the whole face another rank's, the printed index stays.
+    rank_index_min: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -194,27 +194,30 @@ class BoardRecognizer(CardLocator):
     ) -> SlotReading:
         """Keep a read only if it agrees with the close rivals' faces where they differ.
 
-        The rivals: the second-best card (unless :meth:`_decide_suit` already decided between
-        the two) and the best card that is not a suit twin, each when the read's separation
-        from it is under ``pair_check_below``, refused when the observation leans towards the
-        rival there (:class:`RecognizerParams`). A glare streak that washes out two pips of a
-        six makes the whole face close to a four's, but not its corner indices.
+        The rivals: the second-best card if it is the read's suit twin (unless
+        :meth:`_decide_suit` already decided between the two) and the best card that is not,
+        each when the read's separation from it is under ``pair_check_below``; refused when the
+        observation leans towards the rival there (:class:`RecognizerParams`). A glare streak
+        that washes out two pips of a six makes the whole face close to a four's, but not its
+        corner indices.
         """
         p = self.params
         rivals: list[Card] = []
-        if not twin_decided and match.second is not None and (
-                match.separation < p.pair_check_below):
+        if (not twin_decided and match.second is not None
+                and suit_twins(match.card, match.second)
+                and match.separation < p.pair_check_below):
             rivals.append(match.second)
-        if (match.other is not None and match.other != match.second
-                and match.separation_others < p.pair_check_below):
+        if match.other is not None and match.separation_others < p.pair_check_below:
             rivals.append(match.other)
         for rival in rivals:
             check = pair_check(observed(), self.bank.luminance(match.card),
                                self.bank.luminance(rival))
-            twin = suit_twins(match.card, rival)
-            position = p.twin_veto_position if twin else p.rank_veto_position
-            half = p.twin_veto_half if twin else p.rank_veto_half
-            if check.position < position and check.worst_half < half:
+            if suit_twins(match.card, rival):
+                refused = (check.position < p.twin_veto_position
+                           and check.worst_half < p.twin_veto_half)
+            else:
+                refused = bool(check.corners) and max(check.corners) < p.rank_index_min
+            if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,
                                    match.separation)

@@ -28,6 +28,8 @@ F32 = npt.NDArray[np.float32]
 SHIFT_PX = 3
 #: A pixel belongs to the difference region when the two faces' luminance differs by this much.
 DIFFERENCE_LEVEL = 0.1
+#: The corner index boxes (fraction of the width, of the height) at top-left and bottom-right.
+INDEX_BOX = (0.22, 0.3)
 #: Fewest pixels of difference region to decide on.
 MIN_REGION_PX = 40
 _DILATE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
@@ -49,6 +51,9 @@ class SuitCheck:
     #: The position measured on each half of the card alone (its corner index and its pips),
     #: the lower of the two: a neighbour over one corner or a glare spot spoils one half only.
     worst_half: float = 0.0
+    #: The position measured on each corner index box alone (top-left, bottom-right; a box
+    #: where the faces barely differ is left out): what the rank and suit printed there say.
+    corners: tuple[float, ...] = ()
 
 
 def luminance(patch: Image, blur: float = 1.0) -> F32:
@@ -139,4 +144,11 @@ def pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
             continue
         halves.append(float((o[half] - mv[half]) @ dh) / max(float(dh @ dh) / 2, 1e-6))
     position = float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6)
-    return SuitCheck(position, fit, n, min(halves) if halves else 0.0)
+    h, w = fb.shape
+    corners = []
+    for box in ((ys < INDEX_BOX[1] * h) & (xs < INDEX_BOX[0] * w),
+                (ys >= (1 - INDEX_BOX[1]) * h) & (xs >= (1 - INDEX_BOX[0]) * w)):
+        dc = d[box]
+        if dc.size >= MIN_REGION_PX // 2:
+            corners.append(float((o[box] - mv[box]) @ dc) / max(float(dc @ dc) / 2, 1e-6))
+    return SuitCheck(position, fit, n, min(halves) if halves else 0.0, tuple(corners))

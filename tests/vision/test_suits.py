@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 
 from hardware.camera.facebank import STORED_PATCH_SIZE, face_patch, suit_twins
-from hardware.camera.suits import suit_check
+from hardware.camera.suits import face_luminance, observed_luminance, pair_check, suit_check
+from hardware.sim import scene as S
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
@@ -55,7 +56,6 @@ def shared_courts(faces: Faces) -> Faces:
 
 def test_shared_court_pictures_read_by_their_indices(kennard: Faces) -> None:
     from hardware.camera.recognizer import RecognizerParams
-    from hardware.sim import scene as S
 
     from .helpers import Tally, make_rig, score
 
@@ -78,3 +78,29 @@ def test_shared_court_pictures_read_by_their_indices(kennard: Faces) -> None:
     # alone seldom lean 0.7 of the way; a looser setting shows the mechanism at work.
     assert with_check.correct >= without.correct, (with_check, without)
     assert loosely.correct >= without.correct + 10, (loosely, without)
+
+
+def test_pair_check_finds_a_shifted_observation(kennard: Faces) -> None:
+    """A card cut 1-2 px off is still placed on the right face by its corner indices."""
+    pa, pb = (face_patch(kennard[Card.parse(x)], STORED_PATCH_SIZE) for x in ("6s", "4s"))
+    for dy, dx in ((1, -2), (-2, 1), (0, 0)):
+        observed = np.roll(pa, (dy, dx), axis=(0, 1))
+        right = pair_check(observed_luminance(observed), face_luminance(pa), face_luminance(pb))
+        wrong = pair_check(observed_luminance(observed), face_luminance(pb), face_luminance(pa))
+        assert right.position > 0 and right.fit > 0.9, (dy, dx, right)
+        assert len(right.corners) == 2 and min(right.corners) > 0.6, (dy, dx, right)
+        assert wrong.position < 0 and max(wrong.corners) < -0.6, (dy, dx, wrong)
+
+
+def test_washed_out_pips_leave_the_index(kennard: Faces) -> None:
+    """A six whose middle pips a glare washes out: the pips say four, the corner indices six."""
+    six, four = (face_patch(kennard[Card.parse(x)], STORED_PATCH_SIZE) for x in ("6s", "4s"))
+    h = six.shape[0]
+    ink = six.astype(np.int16).mean(axis=2) < four.astype(np.int16).mean(axis=2) - 60
+    ink[: int(0.3 * h)] = False
+    ink[int(0.7 * h) :] = False
+    washed = six.copy()
+    washed[ink] = 255
+    check = pair_check(observed_luminance(washed), face_luminance(four), face_luminance(six))
+    assert check.position > -0.5  # the whole region does not refuse the four ...
+    assert len(check.corners) == 2 and max(check.corners) < -0.6  # ... its indices do
