@@ -70,7 +70,7 @@ class RecognizerParams:
     #: Against another rank the read is refused when neither corner index leans towards the
     #: read face at least this much (:attr:`hardware.camera.suits.SuitCheck.corners`): pips a
     #: glare washes out can make the whole face another rank's, the printed index stays.
-    rank_index_min: float = 0.0
+    rank_index_min: float = -0.5
 
 
 @dataclass(frozen=True, slots=True)

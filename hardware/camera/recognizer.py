@@ -54,7 +54,7 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
-from hardware.camera.suits import observed_luminance, pair_check
+from hardware.camera.suits import index_positions, observed_luminance, pair_check
 from table_controller.engine.cards import Card
 
 __all__ = [
@@ -210,13 +210,14 @@ class BoardRecognizer(CardLocator):
         if match.other is not None and match.separation_others < p.pair_check_below:
             rivals.append(match.other)
         for rival in rivals:
-            check = pair_check(observed(), self.bank.luminance(match.card),
-                               self.bank.luminance(rival))
+            best, other = self.bank.luminance(match.card), self.bank.luminance(rival)
             if suit_twins(match.card, rival):
+                check = pair_check(observed(), best, other)
                 refused = (check.position < p.twin_veto_position
                            and check.worst_half < p.twin_veto_half)
             else:
-                refused = bool(check.corners) and max(check.corners) < p.rank_index_min
+                corners = index_positions(observed(), best, other)
+                refused = bool(corners) and max(corners) < p.rank_index_min
             if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,

@@ -144,11 +144,48 @@ def pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
             continue
         halves.append(float((o[half] - mv[half]) @ dh) / max(float(dh @ dh) / 2, 1e-6))
     position = float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6)
+    return SuitCheck(position, fit, n, min(halves) if halves else 0.0, index_positions(ob, fb, fr))
+
+
+def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
+    """Return the position (as :func:`pair_check`'s) on each corner index box alone.
+
+    Each box is aligned and fitted on its own; a box where the two faces barely differ is left
+    out. Only the two boxes (:data:`INDEX_BOX`, top-left and bottom-right) are cut, so this costs a
+    fraction of :func:`pair_check`.
+    """
     h, w = fb.shape
-    corners = []
-    for box in ((ys < INDEX_BOX[1] * h) & (xs < INDEX_BOX[0] * w),
-                (ys >= (1 - INDEX_BOX[1]) * h) & (xs >= (1 - INDEX_BOX[0]) * w)):
-        dc = d[box]
-        if dc.size >= MIN_REGION_PX // 2:
-            corners.append(float((o[box] - mv[box]) @ dc) / max(float(dc @ dc) / 2, 1e-6))
-    return SuitCheck(position, fit, n, min(halves) if halves else 0.0, tuple(corners))
+    bw, bh = round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h)
+    border, s = 4, SHIFT_PX
+    out = []
+    for y0, x0 in ((0, 0), (h - bh, w - bw)):
+        sl = (slice(y0, y0 + bh), slice(x0, x0 + bw))
+        cb, cr = fb[sl], fr[sl]
+        region = cv2.dilate((np.abs(cb - cr) >= DIFFERENCE_LEVEL).astype(np.uint8),
+                            np.ones((7, 7), np.uint8)) > 0
+        # The card's own border stays out, as in pair_check.
+        if y0 == 0:
+            region[:border, :] = False
+            region[:, :border] = False
+        else:
+            region[-border:, :] = False
+            region[:, -border:] = False
+        if np.count_nonzero(region) < MIN_REGION_PX // 2:
+            continue
+        # The observation with room for the shift search around the box.
+        oy0, ox0 = max(y0 - s, 0), max(x0 - s, 0)
+        crop = ob[oy0 : min(y0 + bh + s, h), ox0 : min(x0 + bw + s, w)]
+        full = np.zeros(crop.shape, bool)
+        full[y0 - oy0 : y0 - oy0 + bh, x0 - ox0 : x0 - ox0 + bw] = region
+        mean = np.zeros(crop.shape, np.float32)
+        mean[y0 - oy0 : y0 - oy0 + bh, x0 - ox0 : x0 - ox0 + bw] = (cb + cr) / 2
+        vals, _ = _aligned(np.ascontiguousarray(crop), mean, full)
+        ys, xs = np.nonzero(region)
+        mv = ((cb + cr) / 2)[ys, xs]
+        a, b = np.polyfit(mv, vals, 1)
+        if a <= 1e-3:
+            continue
+        d = cb[ys, xs] - cr[ys, xs]
+        o = (vals - b) / a
+        out.append(float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6))
+    return tuple(out)
