@@ -68,7 +68,7 @@ class RecognizerParams:
     twin_veto_position: float = -0.2
     twin_veto_half: float = -0.2
     #: Against another rank the read is refused when neither corner index leans towards the
-    #: read face at least this much (:attr:`hardware.camera.suits.SuitCheck.corners`): pips a
+    #: read face at least this much (:func:`hardware.camera.suits.index_positions`): pips a
     #: glare washes out can make the whole face another rank's, the printed index stays.
     rank_index_min: float = -0.5
 

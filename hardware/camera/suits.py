@@ -51,9 +51,6 @@ class SuitCheck:
     #: The position measured on each half of the card alone (its corner index and its pips),
     #: the lower of the two: a neighbour over one corner or a glare spot spoils one half only.
     worst_half: float = 0.0
-    #: The position measured on each corner index box alone (top-left, bottom-right; a box
-    #: where the faces barely differ is left out): what the rank and suit printed there say.
-    corners: tuple[float, ...] = ()
 
 
 def luminance(patch: Image, blur: float = 1.0) -> F32:
@@ -144,7 +141,7 @@ def pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
             continue
         halves.append(float((o[half] - mv[half]) @ dh) / max(float(dh @ dh) / 2, 1e-6))
     position = float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6)
-    return SuitCheck(position, fit, n, min(halves) if halves else 0.0, index_positions(ob, fb, fr))
+    return SuitCheck(position, fit, n, min(halves) if halves else 0.0)
 
 
 def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
