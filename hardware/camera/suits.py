@@ -6,7 +6,7 @@ Rules this module keeps:
    diamonds) whose whole faces the matching cannot separate: court pictures drawn alike in the
    suits, black pips that blur into each other at the matching size.
 2. Compared only where the two registered faces differ (the corner indices and the pips), at
-   :data:`~hardware.camera.recognizer.STORED_PATCH_SIZE` cut from the full frame, at the shift
+   :data:`~hardware.camera.facebank.STORED_PATCH_SIZE` cut from the full frame, at the shift
    within :data:`SHIFT_PX` (the pose is good to about a millimetre) that best fits the two
    faces' mean, so the search favours neither; then where the observation lies on the line
    from one face to the other.
@@ -28,6 +28,8 @@ F32 = npt.NDArray[np.float32]
 SHIFT_PX = 3
 #: A pixel belongs to the difference region when the two faces' luminance differs by this much.
 DIFFERENCE_LEVEL = 0.1
+#: The corner index boxes (fraction of the width, of the height) at top-left and bottom-right.
+INDEX_BOX = (0.22, 0.3)
 #: Fewest pixels of difference region to decide on.
 MIN_REGION_PX = 40
 _DILATE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
@@ -64,22 +66,30 @@ def _aligned(obs: F32, mean: F32, region: npt.NDArray[np.bool_]) -> tuple[F32, f
     """Observation values over ``region`` at the shift (up to SHIFT_PX) that fits ``mean`` best.
 
     Returns those values and the correlation there. The shift is chosen on the twins' mean
-    face, so it favours neither.
+    face, so it favours neither. The correlations at every shift come from three template
+    matches over the region's bounding box (the observation padded by repeating its edge).
     """
     ys, xs = np.nonzero(region)
-    m = mean[ys, xs] - mean[ys, xs].mean()
-    mn = max(float(np.linalg.norm(m)), 1e-6)
+    y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+    inside = region[y0:y1, x0:x1]
+    weight = inside.astype(np.float32)
+    box = mean[y0:y1, x0:x1]
+    level = float(box[inside].mean())
+    template = np.asarray((box - level) * weight, np.float32)
+    norm = max(float(np.linalg.norm(template[inside])), 1e-6)
+    s = SHIFT_PX
+    padded = cv2.copyMakeBorder(obs, s, s, s, s, cv2.BORDER_REPLICATE)
+    window = np.ascontiguousarray(padded[y0 : y1 + 2 * s, x0 : x1 + 2 * s])
+    products = cv2.matchTemplate(window, template, cv2.TM_CCORR)
+    sums = cv2.matchTemplate(window, weight, cv2.TM_CCORR)
+    squares = cv2.matchTemplate(np.ascontiguousarray(window * window), weight, cv2.TM_CCORR)
+    spread = np.sqrt(np.maximum(squares - sums * sums / float(ys.size), 1e-12))
+    corr = products / (spread * norm)
+    k = int(np.argmax(corr))
+    dy, dx = k // (2 * s + 1) - s, k % (2 * s + 1) - s
     h, w = obs.shape
-    best, best_vals = -2.0, obs[ys, xs]
-    for dy in range(-SHIFT_PX, SHIFT_PX + 1):
-        yy = np.clip(ys + dy, 0, h - 1)
-        for dx in range(-SHIFT_PX, SHIFT_PX + 1):
-            vals = obs[yy, np.clip(xs + dx, 0, w - 1)]
-            o = vals - vals.mean()
-            c = float(o @ m) / (max(float(np.linalg.norm(o)), 1e-6) * mn)
-            if c > best:
-                best, best_vals = c, vals
-    return np.asarray(best_vals, np.float32), best
+    vals = obs[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
+    return np.asarray(vals, np.float32), float(corr.flat[k])
 
 
 def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
@@ -87,9 +97,25 @@ def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
 
     ``observed`` must already be turned the way the faces are (upright).
     """
-    ob = luminance(observed, blur=1.0)
-    fb = luminance(best, blur=1.5)
-    fr = luminance(rival, blur=1.5)
+    return pair_check(observed_luminance(observed), face_luminance(best), face_luminance(rival))
+
+
+def observed_luminance(observed: Image) -> F32:
+    """Luminance of an observed patch as :func:`pair_check` takes it."""
+    return luminance(observed, blur=1.0)
+
+
+def face_luminance(face: Image) -> F32:
+    """Luminance of a registered face's patch as :func:`pair_check` takes it."""
+    return luminance(face, blur=1.5)
+
+
+def pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
+    """:func:`suit_check` on luminances (:func:`observed_luminance`, :func:`face_luminance`).
+
+    Any two faces may be compared this way (not only suit twins): where they differ, which of
+    the two the observation shows.
+    """
     diff = np.abs(fb - fr) >= DIFFERENCE_LEVEL
     region = cv2.dilate(diff.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
     border = 4
@@ -116,3 +142,47 @@ def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
         halves.append(float((o[half] - mv[half]) @ dh) / max(float(dh @ dh) / 2, 1e-6))
     position = float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6)
     return SuitCheck(position, fit, n, min(halves) if halves else 0.0)
+
+
+def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
+    """Return the position (as :func:`pair_check`'s) on each corner index box alone.
+
+    Each box is aligned and fitted on its own; a box where the two faces barely differ is left
+    out. Only the two boxes (:data:`INDEX_BOX`, top-left and bottom-right) are cut, so this costs a
+    fraction of :func:`pair_check`.
+    """
+    h, w = fb.shape
+    bw, bh = round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h)
+    border, s = 4, SHIFT_PX
+    out = []
+    for y0, x0 in ((0, 0), (h - bh, w - bw)):
+        sl = (slice(y0, y0 + bh), slice(x0, x0 + bw))
+        cb, cr = fb[sl], fr[sl]
+        region = cv2.dilate((np.abs(cb - cr) >= DIFFERENCE_LEVEL).astype(np.uint8),
+                            np.ones((7, 7), np.uint8)) > 0
+        # The card's own border stays out, as in pair_check.
+        if y0 == 0:
+            region[:border, :] = False
+            region[:, :border] = False
+        else:
+            region[-border:, :] = False
+            region[:, -border:] = False
+        if np.count_nonzero(region) < MIN_REGION_PX // 2:
+            continue
+        # The observation with room for the shift search around the box.
+        oy0, ox0 = max(y0 - s, 0), max(x0 - s, 0)
+        crop = ob[oy0 : min(y0 + bh + s, h), ox0 : min(x0 + bw + s, w)]
+        full = np.zeros(crop.shape, bool)
+        full[y0 - oy0 : y0 - oy0 + bh, x0 - ox0 : x0 - ox0 + bw] = region
+        mean = np.zeros(crop.shape, np.float32)
+        mean[y0 - oy0 : y0 - oy0 + bh, x0 - ox0 : x0 - ox0 + bw] = (cb + cr) / 2
+        vals, _ = _aligned(np.ascontiguousarray(crop), mean, full)
+        ys, xs = np.nonzero(region)
+        mv = ((cb + cr) / 2)[ys, xs]
+        a, b = np.polyfit(mv, vals, 1)
+        if a <= 1e-3:
+            continue
+        d = cb[ys, xs] - cr[ys, xs]
+        o = (vals - b) / a
+        out.append(float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6))
+    return tuple(out)

@@ -20,6 +20,7 @@ from calibration.camera import (
     save_profile,
 )
 from hardware.base import open_camera
+from hardware.camera import locator
 from hardware.camera import recognizer as R
 from hardware.sim import scene as S
 from hardware.sim.camera import SimCamera
@@ -173,7 +174,7 @@ def test_red_felt_a_hand_as_red_as_the_felt_is_seen(
     assert recognizer.read(scene.image).slots[1].status == "occluded"
     assert recognizer.read(empty_scene.image).slots[3].status == "occluded"
     # By the ratio alone, the hand would be felt: the card under it would read "empty".
-    monkeypatch.setattr(R, "FELT_MAX_BRIGHTNESS", float("inf"))
+    monkeypatch.setattr(locator, "FELT_MAX_BRIGHTNESS", float("inf"))
     ratio_only = profile.recognizer()
     assert ratio_only.read(scene.image).slots[1].status == "empty"
     assert ratio_only.read(empty_scene.image).slots[3].status == "empty"
@@ -190,7 +191,7 @@ def test_blue_felt_a_navy_sleeve_is_seen(kennard: Faces, monkeypatch: pytest.Mon
     scene = S.render(kennard, placements, cam, rng, CLEAN, hand)
     assert scene.truth[2].status == "occluded" and scene.truth[2].covered > 0.95
     assert profile.recognizer().read(scene.image).slots[2].status == "occluded"
-    monkeypatch.setattr(R, "COLOURED_FELT_FRACTION", 0.45)
+    monkeypatch.setattr(locator, "COLOURED_FELT_FRACTION", 0.45)
     assert profile.recognizer().read(scene.image).slots[2].status == "empty"
 
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from hardware.camera.recognizer import STORED_PATCH_SIZE, _suit_twins, face_patch
-from hardware.camera.suits import suit_check
+from hardware.camera.facebank import STORED_PATCH_SIZE, face_patch, suit_twins
+from hardware.camera.suits import (
+    face_luminance,
+    index_positions,
+    observed_luminance,
+    pair_check,
+    suit_check,
+)
+from hardware.sim import scene as S
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
@@ -14,9 +21,9 @@ from .conftest import Faces
 
 def test_suit_twins() -> None:
     c = Card.parse
-    assert _suit_twins(c("Jc"), c("Js")) and _suit_twins(c("Qh"), c("Qd"))
-    assert not _suit_twins(c("Jc"), c("Jh")) and not _suit_twins(c("Jc"), c("Qs"))
-    assert not _suit_twins(c("Jc"), c("Jc"))
+    assert suit_twins(c("Jc"), c("Js")) and suit_twins(c("Qh"), c("Qd"))
+    assert not suit_twins(c("Jc"), c("Jh")) and not suit_twins(c("Jc"), c("Qs"))
+    assert not suit_twins(c("Jc"), c("Jc"))
 
 
 def test_suit_check_prefers_the_true_twin(kennard: Faces) -> None:
@@ -55,7 +62,6 @@ def shared_courts(faces: Faces) -> Faces:
 
 def test_shared_court_pictures_read_by_their_indices(kennard: Faces) -> None:
     from hardware.camera.recognizer import RecognizerParams
-    from hardware.sim import scene as S
 
     from .helpers import Tally, make_rig, score
 
@@ -78,3 +84,32 @@ def test_shared_court_pictures_read_by_their_indices(kennard: Faces) -> None:
     # alone seldom lean 0.7 of the way; a looser setting shows the mechanism at work.
     assert with_check.correct >= without.correct, (with_check, without)
     assert loosely.correct >= without.correct + 10, (loosely, without)
+
+
+def test_pair_check_finds_a_shifted_observation(kennard: Faces) -> None:
+    """A card cut 1-2 px off is still placed on the right face by its corner indices."""
+    pa, pb = (face_patch(kennard[Card.parse(x)], STORED_PATCH_SIZE) for x in ("6s", "4s"))
+    for dy, dx in ((1, -2), (-2, 1), (0, 0)):
+        observed = np.roll(pa, (dy, dx), axis=(0, 1))
+        ob, fa, fb = observed_luminance(observed), face_luminance(pa), face_luminance(pb)
+        right, wrong = pair_check(ob, fa, fb), pair_check(ob, fb, fa)
+        assert right.position > 0 and right.fit > 0.9, (dy, dx, right)
+        assert wrong.position < 0, (dy, dx, wrong)
+        right_index, wrong_index = index_positions(ob, fa, fb), index_positions(ob, fb, fa)
+        assert len(right_index) == 2 and min(right_index) > 0.6, (dy, dx, right_index)
+        assert len(wrong_index) == 2 and max(wrong_index) < -0.6, (dy, dx, wrong_index)
+
+
+def test_washed_out_pips_leave_the_index(kennard: Faces) -> None:
+    """A six whose middle pips a glare washes out: the pips say four, the corner indices six."""
+    six, four = (face_patch(kennard[Card.parse(x)], STORED_PATCH_SIZE) for x in ("6s", "4s"))
+    h = six.shape[0]
+    ink = six.astype(np.int16).mean(axis=2) < four.astype(np.int16).mean(axis=2) - 60
+    ink[: int(0.3 * h)] = False
+    ink[int(0.7 * h) :] = False
+    washed = six.copy()
+    washed[ink] = 255
+    ob, f4, f6 = observed_luminance(washed), face_luminance(four), face_luminance(six)
+    assert pair_check(ob, f4, f6).position > -0.5  # the whole region does not refuse the four,
+    corners = index_positions(ob, f4, f6)
+    assert len(corners) == 2 and max(corners) < -0.6  # its indices do

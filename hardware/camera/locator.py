@@ -1,0 +1,441 @@
+"""Where the cards lie: the canonical board view, the felt mask and each slot's card pose.
+
+Rules this module keeps:
+
+1. The camera is fixed: the calibrated homography maps the board area to a small canonical
+   top-down view (:data:`CANON_PX_PER_MM`); no marker detection per frame.
+2. A card is located from its straight edges, at the card size the registered faces give; a
+   slot with no clean card-sized rectangle has no pose (``"empty"`` or ``"uncertain"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from hardware.camera.facebank import PATCH_SIZE
+from hardware.camera.geometry import BoardGeometry
+from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
+from table_controller.errors import CalibrationError
+
+#: Resolution of the canonical board view (pixels per millimetre).
+CANON_PX_PER_MM = 1.2
+#: Canonical view margin around the board area (millimetres).
+CANON_MARGIN_MM = 20.0
+
+
+@dataclass(frozen=True, slots=True)
+class CardPose:
+    """A card found in the canonical view: centre (px), angle (degrees), slot."""
+
+    centre: tuple[float, float]
+    angle_deg: float
+    slot: int
+    #: How far (canonical px, either way along the card's width) the centre may be off: nonzero
+    #: only for a card whose both side edges are hidden under located neighbours.
+    slack: float = 0.0
+
+
+def _median(values: FloatArray) -> float:
+    """Median of a short array (``np.median`` costs more in checks than in sorting here)."""
+    return float(np.sort(values)[values.size // 2])
+
+
+def _fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
+    """Fit ``x = a*y + b`` to edge points; None unless most points lie on one straight line.
+
+    The first estimate is robust (median of slopes between points half the run apart), so a
+    rounded corner or a neighbour at one end of the run does not tilt it; then the points within
+    1.5 px are refitted. Two edges mixed half and half give no majority and are refused.
+    """
+    n = ys.size
+    if n < 8:
+        return None
+    half = n // 2
+    dy = ys[half:] - ys[: n - half]
+    a0 = _median((xs[half:] - xs[: n - half]) / np.where(dy == 0, 1, dy))
+    b0 = _median(xs - a0 * ys)
+    keep = np.abs(xs - (a0 * ys + b0)) <= 1.5
+    k = int(np.count_nonzero(keep))
+    if k < max(8, 0.6 * n):
+        return None
+    y, x = ys[keep], xs[keep]
+    my, mx = float(y.mean()), float(x.mean())
+    vy = y - my
+    a = float(vy @ (x - mx)) / max(float(vy @ vy), 1e-9)
+    return a, mx - a * my
+
+
+def _run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """For each row of ``band`` with a foreground pixel at ``seed``: start and end of that run.
+
+    Returns (row indices, first column, last column + 1). A run reaching the band's edge ends at
+    the edge (such ends are marked by the caller as not genuine).
+    """
+    on = band[:, seed] > 0
+    rows = np.nonzero(on)[0]
+    if rows.size == 0:
+        empty = np.zeros(0)
+        return empty, empty, empty
+    sub = band[rows] > 0
+    left_part = sub[:, : seed + 1][:, ::-1]
+    to_left = np.where(
+        (~left_part).any(axis=1), np.argmax(~left_part, axis=1), left_part.shape[1]
+    )
+    right_part = sub[:, seed:]
+    to_right = np.where(
+        (~right_part).any(axis=1), np.argmax(~right_part, axis=1), right_part.shape[1]
+    )
+    start = seed - to_left + 1
+    end = seed + to_right
+    return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)
+
+
+#: Steepest edge slope a card may lie at (tan of its rotation): 0.42 is 23 degrees; a dealer
+#: leaves a card askew by 10-20 degrees now and then (was 0.3, 17 degrees).
+MAX_SLOPE = 0.42
+#: The felt's dominant colour channel (calibrated): the felt mask is that channel's ratio.
+FeltChannel = Literal["blue", "green", "red"]
+FELT_CHANNELS: tuple[FeltChannel, ...] = ("blue", "green", "red")
+# BGR plane of the channel and the two others (green: red then blue, as the mask always had it).
+_FELT_PLANES: dict[str, tuple[int, int, int]] = {
+    "blue": (0, 2, 1), "green": (1, 2, 0), "red": (2, 1, 0),
+}
+#: Blue and red felt: a pixel is felt when its ratio is at least this times the felt's (green
+#: felt: 0.45, as always). Set on rendered scenes: a dark navy sleeve passed 0.45 of the felt's
+#: ratio and hid a card under it ("empty"); 0.6 did not. It costs nothing on medium scenes and
+#: 1-3% of the cards (occluded) on hard ones (docs/vision.md, "Known limits").
+COLOURED_FELT_FRACTION = 0.6
+#: Blue and red felt only: a pixel whose felt channel is brighter than this times the frame's
+#: felt level (median over the felt) is not felt, whatever its ratio. A dealer's skin can be as
+#: red as burgundy felt by the ratio, but is far brighter (green felt keeps the ratio alone).
+FELT_MAX_BRIGHTNESS = 1.3
+
+
+class CardLocator:
+    """Finds cards in the slots of a fixed, calibrated camera's frames (no identification).
+
+    :param world_to_image: homography from board millimetres to image pixels.
+    :param felt_ratio: typical ``(P - max(other two)) / P`` of the empty felt, ``P`` its
+        dominant channel ``felt_channel`` (from calibration; green: ``(G - max(R, B)) / G``).
+    """
+
+    def __init__(
+        self,
+        world_to_image: FloatArray,
+        geometry: BoardGeometry,
+        felt_ratio: float,
+        params: RecognizerParams | None = None,
+        felt_channel: FeltChannel = "green",
+    ) -> None:
+        if felt_channel not in _FELT_PLANES:
+            raise CalibrationError(
+                f"felt channel {felt_channel!r} is not one of {', '.join(FELT_CHANNELS)}"
+            )
+        self.felt_channel = felt_channel
+        self.geometry = geometry
+        self.params = params or RecognizerParams()
+        self.world_to_image = np.asarray(world_to_image, np.float64)
+        s = CANON_PX_PER_MM
+        m = CANON_MARGIN_MM
+        self._canon_from_world = np.array([[s, 0, s * m], [0, s, s * m], [0, 0, 1.0]])
+        self._image_to_canon = self._canon_from_world @ np.linalg.inv(self.world_to_image)
+        self._canon_to_image = self.world_to_image @ np.linalg.inv(self._canon_from_world)
+        bw, bh = geometry.board_mm
+        self.canon_size = (round((bw + 2 * m) * s), round((bh + 2 * m) * s))
+        self.card_px = (geometry.card_mm[0] * s, geometry.card_mm[1] * s)
+        fraction = 0.45 if felt_channel == "green" else COLOURED_FELT_FRACTION
+        self.felt_threshold = max(0.08, fraction * felt_ratio)
+        self._ignore = self._ignore_mask()
+
+    def _ignore_mask(self) -> Image:
+        """Canonical pixels outside the board area in both axes (the marker corners)."""
+        w, h = self.canon_size
+        m = round(CANON_MARGIN_MM * CANON_PX_PER_MM)
+        keep = np.zeros((h, w), np.uint8)
+        keep[m : h - m, :] = 255
+        keep[:, m : w - m] = 255
+        return keep
+
+    def canon_x(self, x_mm: float) -> float:
+        """Canonical column of world x (mm)."""
+        return (x_mm + CANON_MARGIN_MM) * CANON_PX_PER_MM
+
+    def warp_board(self, frame: Image) -> Image:
+        """Warp ``frame`` to the canonical top-down view of the board area (with margin)."""
+        return np.asarray(
+            cv2.warpPerspective(
+                frame, self._image_to_canon, self.canon_size, flags=cv2.INTER_LINEAR
+            ),
+            dtype=np.uint8,
+        )
+
+    @staticmethod
+    def felt_ratio(
+        image: npt.NDArray[np.float32], channel: FeltChannel
+    ) -> npt.NDArray[np.float32]:
+        """Per pixel ``(P - max(other two)) / max(P, 8)``, ``P`` the ``channel`` plane (BGR)."""
+        k, o1, o2 = _FELT_PLANES[channel]
+        planes = cv2.split(image)
+        p = planes[k]
+        return np.asarray((p - np.maximum(planes[o1], planes[o2])) / np.maximum(p, 8.0),
+                          np.float32)
+
+    def foreground(self, canon: Image) -> Image:
+        """Mask (0/255) of everything that is not felt in the canonical view, holes filled.
+
+        Felt: the calibrated channel's ratio at least 0.45 times the felt's (blue or red felt:
+        :data:`COLOURED_FELT_FRACTION`, and no brighter than :data:`FELT_MAX_BRIGHTNESS` times
+        the frame's felt level).
+        """
+        img = cv2.blur(canon, (3, 3)).astype(np.float32)
+        ratio = self.felt_ratio(img, self.felt_channel)
+        not_felt = ratio < self.felt_threshold
+        if self.felt_channel != "green":
+            plane = img[..., _FELT_PLANES[self.felt_channel][0]]
+            felt = plane[~not_felt & (self._ignore > 0)]
+            if felt.size >= 0.1 * plane.size:
+                not_felt |= plane > FELT_MAX_BRIGHTNESS * float(np.median(felt))
+        mask = np.where(not_felt, 255, 0).astype(np.uint8)
+        mask &= self._ignore
+        mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+                          np.uint8)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(mask)
+        cv2.drawContours(filled, contours, -1, 255, -1)
+        return filled
+
+    def _merged_with_unknown(
+        self, fg: Image, poses: Sequence[CardPose | None], slot: int, unknown: Sequence[int]
+    ) -> bool:
+        """Whether the card in ``slot`` runs on, past a side edge, into something not a card.
+
+        Non-felt just outside a side edge belongs to a located neighbour, to an unlocated but
+        card-sized neighbour (overlapping cards), or else to something else: a hand.
+        """
+        pose = poses[slot]
+        if pose is None:
+            return False
+        cw, ch = self.card_px
+        a = np.deg2rad(pose.angle_deg)
+        along = np.array([np.cos(a), np.sin(a)])
+        down = np.array([-np.sin(a), np.cos(a)])
+        h, w = fg.shape
+        # A located neighbour claims the non-felt within twice the sampling distance of its
+        # edges: two cards laid touching at slightly different angles leave a thin wedge of
+        # non-felt between their fitted edges that is neither card's but is no hand either.
+        others = np.zeros_like(fg)
+        for n, p in enumerate(poses):
+            if p is not None and n != slot:
+                cv2.fillPoly(others, [np.round(self._quad(p, grow=6.0)).astype(np.int32)], 255)
+        for side in (-1, 1):
+            ts = np.linspace(-0.35 * ch, 0.35 * ch, 15)
+            pts = (np.asarray(pose.centre) + side * (cw / 2 + 3) * along
+                   + ts[:, None] * down[None, :])
+            xs = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
+            ys = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
+            outside = fg[ys, xs] > 0
+            if np.mean(outside) <= 0.5:
+                continue
+            if np.mean(others[ys, xs][outside] > 0) > 0.5:
+                continue
+            if slot + side in unknown:
+                continue
+            return True
+        return False
+
+    def _card_sized(self, fg: Image, slot: int) -> bool:
+        """Whether ``slot``'s non-felt spans at most a card's height, inside the view.
+
+        A hand and forearm reach in from beyond the canonical view.
+        """
+        x0 = int(self.canon_x(slot * self.geometry.slot_width_mm))
+        x1 = int(np.ceil(self.canon_x((slot + 1) * self.geometry.slot_width_mm)))
+        rows = np.nonzero(fg[:, x0:x1].any(axis=1))[0]
+        if rows.size == 0:
+            return True
+        top, bottom = int(rows[0]), int(rows[-1])
+        h = fg.shape[0]
+        return top > 0 and bottom < h - 1 and bottom - top <= 1.15 * self.card_px[1]
+
+    def _retry_with_neighbours_cut(
+        self, fg: Image, poses: list[CardPose | None], fallbacks: list[SlotStatus]
+    ) -> bool:
+        """Retry unresolved slots with their located neighbours cut out; True if one resolved."""
+        progress = False
+        for slot, pose in enumerate(poses):
+            if pose is not None or fallbacks[slot] != "uncertain":
+                continue
+            near = [poses[n] for n in (slot - 1, slot + 1) if 0 <= n < len(poses)]
+            located = [n for n in near if n is not None]
+            if not located:
+                continue
+            cut = np.zeros_like(fg)
+            for n in located:
+                cv2.fillPoly(cut, [np.round(self._quad(n, grow=1.5)).astype(np.int32)], 255)
+            found, status = self._find_card(fg & ~cut, slot, cut)
+            if found is not None:
+                poses[slot] = found
+                fallbacks[slot] = status
+                progress = True
+        return progress
+
+    def _quad(self, pose: CardPose, grow: float = 0.0) -> FloatArray:
+        cw, ch = self.card_px
+        a = np.deg2rad(pose.angle_deg)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        half = np.array([[-cw, -ch], [cw, -ch], [cw, ch], [-cw, ch]]) / 2
+        half += np.sign(half) * grow
+        return np.asarray(half @ rot.T + np.asarray(pose.centre), dtype=np.float64)
+
+    def quad_px(self, pose: CardPose) -> FloatArray:
+        """Corners (4, 2) of the card at ``pose`` in the full frame (TL, TR, BR, BL)."""
+        quad = cv2.perspectiveTransform(self._quad(pose).reshape(-1, 1, 2), self._canon_to_image)
+        return np.asarray(quad.reshape(-1, 2), np.float64)
+
+    def locate(self, frame: Image, slot: int) -> CardPose | None:
+        """Find the card lying in ``slot`` of ``frame``; None if there is no clean one."""
+        pose, _ = self._find_card(self.foreground(self.warp_board(frame)), slot)
+        return pose
+
+    def _find_card(
+        self, fg: Image, slot: int, cut: Image | None = None
+    ) -> tuple[CardPose | None, SlotStatus]:
+        """Locate the card whose centre lies in ``slot`` from the card's straight edges.
+
+        Top and bottom edges are fitted on columns near the card's middle, left and right edges
+        on rows near its middle. A neighbour overlapping a little merges with the card on one
+        side; then the genuine edge is the one that puts the card's centre inside this slot.
+        ``cut`` marks neighbours already located and removed from ``fg``: an edge that ends on
+        them is where the neighbour was cut away, not the card's own edge.
+        """
+        p = self.params
+        cw, ch = self.card_px
+        h, w = fg.shape
+        x0 = self.canon_x(slot * self.geometry.slot_width_mm)
+        x1 = self.canon_x((slot + 1) * self.geometry.slot_width_mm)
+        cols = fg[:, int(x0) : int(np.ceil(x1))]
+        count = int(np.count_nonzero(cols))
+        if count < p.empty_fraction * cw * ch:
+            return None, "empty"
+        ys, xs = np.nonzero(cols)
+        cx, cy = float(xs.mean()) + int(x0), float(ys.mean())
+        for _ in range(2):
+            found = self._edges(fg, slot, cx, cy, x0, x1, cut)
+            if found is None:
+                return None, "uncertain"
+            (cx, cy), angle, slack = found
+        if not x0 <= cx < x1:
+            return None, "uncertain"
+        pose = CardPose((cx, cy), angle, slot, slack)
+        quad = np.zeros_like(fg)
+        cv2.fillPoly(quad, [np.round(self._quad(pose)).astype(np.int32)], 255)
+        inside = np.count_nonzero(quad)
+        covered = fg if cut is None else fg | cut
+        if inside == 0 or np.count_nonzero(covered & quad) < p.fill_fraction * inside:
+            return None, "uncertain"
+        if not (0 <= cx < w and 0 <= cy < h):
+            return None, "uncertain"
+        return pose, "card"
+
+    def _edges(
+        self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
+        cut: Image | None = None,
+    ) -> tuple[tuple[float, float], float, float] | None:
+        p = self.params
+        cw, ch = self.card_px
+        h, w = fg.shape
+        tol = p.size_tolerance
+        # Left and right edges from rows around the middle.
+        r0, r1 = max(0, int(cy - 0.3 * ch)), min(h, int(cy + 0.3 * ch) + 1)
+        seed = round(cx)
+        if not 0 <= seed < w:
+            return None
+        rows, left, right = _run_ends(fg[r0:r1], seed)
+        if rows.size < 0.3 * (r1 - r0):
+            return None
+        rows += r0
+        lfit = _fit_line(rows, left) if np.all(left > 0) else None
+        rfit = _fit_line(rows, right) if np.all(right < w) else None
+        lcut = rcut = None
+        if cut is not None:
+            iy = rows.astype(np.intp)
+            if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
+                lcut, lfit = _fit_line(rows, left), None
+            if np.mean(cut[iy, np.minimum(right.astype(np.intp), w - 1)] > 0) > 0.5:
+                rcut, rfit = _fit_line(rows, right), None
+        # Top and bottom edges from columns around the middle.
+        c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
+        seed_row = round(cy)
+        if not 0 <= seed_row < h:
+            return None
+        cols, top, bottom = _run_ends(np.ascontiguousarray(fg[:, c0:c1].T), seed_row)
+        if cols.size < 0.3 * (c1 - c0):
+            return None
+        cols += c0
+        tfit = _fit_line(cols, top) if np.all(top > 0) else None
+        bfit = _fit_line(cols, bottom) if np.all(bottom < h) else None
+        if tfit is None or bfit is None:
+            return None
+        slope = (tfit[0] + bfit[0]) / 2
+        if lfit is not None and abs(lfit[0] + slope) > 0.05:
+            lfit = None
+        if rfit is not None and abs(rfit[0] + slope) > 0.05:
+            rfit = None
+        if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > MAX_SLOPE:
+            return None
+        cos = 1 / np.sqrt(1 + slope**2)
+        top_y, bottom_y = tfit[0] * cx + tfit[1], bfit[0] * cx + bfit[1]
+        height = (bottom_y - top_y) * cos
+        if abs(height - ch) > tol * ch:
+            return None
+        new_cy = (top_y + bottom_y) / 2
+        width_dx = cw / cos
+        hyps: list[float] = []
+        slack = 0.0
+        if lcut is not None and rcut is not None:
+            # Both sides under located neighbours: the card spans the visible part between the
+            # cuts; where exactly is left to the face matching (within ``slack``).
+            lx, rx = lcut[0] * new_cy + lcut[1], rcut[0] * new_cy + rcut[1]
+            slack = (cw - (rx - lx) * cos) / 2
+            if not 0 <= slack <= 0.15 * cw:
+                return None
+            hyps.append((lx + rx) / 2)
+        elif lfit is not None and rfit is not None:
+            lx, rx = lfit[0] * new_cy + lfit[1], rfit[0] * new_cy + rfit[1]
+            width = (rx - lx) * cos
+            if abs(width - cw) <= tol * cw:
+                hyps.append((lx + rx) / 2)
+            elif width > cw:
+                hyps += [lx + width_dx / 2, rx - width_dx / 2]
+            else:
+                return None
+        elif lfit is not None:
+            hyps.append(lfit[0] * new_cy + lfit[1] + width_dx / 2)
+        elif rfit is not None:
+            hyps.append(rfit[0] * new_cy + rfit[1] - width_dx / 2)
+        inside = [x for x in hyps if x0 <= x < x1]
+        if len(inside) != 1:
+            return None
+        angle = float(np.degrees(np.arctan(slope)))
+        return (inside[0], float(new_cy)), angle, slack
+
+    def card_patch(
+        self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE
+    ) -> Image:
+        """Cut the card at ``pose`` from the full-resolution frame as a BGR patch of ``size``."""
+        quad_canon = self._quad(pose)
+        quad = cv2.perspectiveTransform(quad_canon.reshape(-1, 1, 2), self._canon_to_image)
+        quad = quad.reshape(-1, 2)
+        pw, ph = size
+        big = (pw * 2, ph * 2)
+        src = np.array([[0, 0], [big[0], 0], [big[0], big[1]], [0, big[1]]], np.float32)
+        m = cv2.getPerspectiveTransform(quad.astype(np.float32), src)
+        warped = cv2.warpPerspective(frame, m, big, flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(cv2.resize(warped, size, interpolation=cv2.INTER_AREA), np.uint8)

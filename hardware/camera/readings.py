@@ -1,0 +1,111 @@
+"""What the board camera reports: per-slot readings, and the thresholds that decide them.
+
+Rules this module keeps:
+
+1. Data only: the readings are frozen values, the thresholds one frozen record
+   (:class:`RecognizerParams`); the decisions are made in :mod:`hardware.camera.facebank`
+   (face matching) and :mod:`hardware.camera.recognizer` (slots).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from table_controller.engine.cards import Card
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
+SlotStatus = Literal["card", "empty", "uncertain", "occluded"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecognizerParams:
+    """Decision thresholds, set on kennard and nine tuning designs, never on a measured one.
+
+    See ``docs/vision.md``, "How the thresholds were set".
+    """
+
+    min_score: float = 0.80
+    min_separation: float = 0.05
+    #: ... or, when the observation matches the best face closely, a separation of at least this
+    #: fraction of the residual's norm ``sqrt(1 - score**2)`` (faces that differ only in a small
+    #: corner index: court cards drawn alike in all four suits).
+    min_separation_residual: float = 0.2
+    min_discriminant: float = 0.40
+    discriminant_rivals: int = 4
+    empty_fraction: float = 0.06
+    foreign_fraction: float = 0.004
+    band_px: float = 4.0
+    fill_fraction: float = 0.9
+    size_tolerance: float = 0.07
+    red_weight: float = 1.5
+    template_blur: tuple[float, ...] = (0.7,)
+    #: Stricter thresholds for a located card that something not a card touches (a hand next to
+    #: it): read only when the face wins this clearly, else ``"occluded"``.
+    near_hand_min_score: float = 0.90
+    near_hand_min_separation: float = 0.08
+    near_hand_min_discriminant: float = 0.75
+    #: Suit twins (same rank and colour) the whole face cannot separate are decided on the
+    #: region where their faces differ (:mod:`hardware.camera.suits`): the observation must lie
+    #: at least this far towards the best face (+1) from halfway (0), the rival at -1, and fit
+    #: the twins there with at least this correlation.
+    suit_min_position: float = 0.7
+    suit_min_fit: float = 0.8
+    #: ... and each half of the card alone must lean towards the best face at least this much.
+    suit_min_half: float = 0.4
+    #: A read is checked against each close rival where the two faces differ
+    #: (:func:`hardware.camera.suits.pair_check`): the second-best card when it is the read's
+    #: suit twin, and the best card of another rank or colour, each when the separation from it
+    #: is under this. Against the twin the read is refused (``"uncertain"``) when the
+    #: observation leans towards the twin both on the whole region (position under
+    #: ``twin_veto_position``) and on one half of the card (under ``twin_veto_half``).
+    pair_check_below: float = 0.2
+    twin_veto_position: float = -0.2
+    twin_veto_half: float = -0.2
+    #: Against another rank the read is refused when neither corner index leans towards the
+    #: read face at least this much (:func:`hardware.camera.suits.index_positions`): pips a
+    #: glare washes out can make the whole face another rank's, the printed index stays.
+    rank_index_min: float = -0.5
+
+
+@dataclass(frozen=True, slots=True)
+class SlotReading:
+    """What one slot shows in one frame.
+
+    :param confidence: 0..1; for ``"card"`` how clearly the face won, for other statuses how sure
+        the status is.
+    :param candidate: best face when the status is ``"uncertain"`` (a hint, never a read).
+    """
+
+    status: SlotStatus
+    card: Card | None = None
+    confidence: float = 0.0
+    candidate: Card | None = None
+    score: float = 0.0
+    margin: float = 0.0
+    discriminant: float = 0.0
+    separation: float = 0.0
+
+    def as_json(self) -> dict[str, object]:
+        """Return the JSON form used by ``table-controller vision read --json``."""
+        return {
+            "status": self.status,
+            "card": self.card.code if self.card else None,
+            "confidence": round(float(self.confidence), 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BoardReading:
+    """All slots of one frame, left to right."""
+
+    slots: tuple[SlotReading, ...]
+
+    def cards(self) -> tuple[Card | None, ...]:
+        """Return the card read in each slot (None unless the status is ``"card"``)."""
+        return tuple(s.card if s.status == "card" else None for s in self.slots)
