@@ -53,7 +53,9 @@ def test_a_real_daemon_shows_its_shipping_on_the_floor(pg_server: PgServer,  # n
                 d.delete_all_cookies()
                 log_in(d, base, "sam", PASSWORD, "/hands")
                 d.get(f"{base}/hands?table=T8&go=1")
-                assert d.find_element("id", "message").text.startswith("0 hands")
+                # the page is served once the store answered; wait for it, not for a budget
+                wait_for(d, "the search's answer", lambda: d.find_element(
+                    "id", "message").text.startswith("0 hands"), timeout=60)
         finally:
             web.terminate()
             out = web.communicate(timeout=15)[0]
