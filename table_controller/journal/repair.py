@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.errors import JournalDamagedError, JournalError
+from table_controller.journal import layout
 from table_controller.journal.anchor import Anchor, Head, anchor_path, read_anchor
 from table_controller.journal.chain import Chain, EntryKind, Row
 from table_controller.journal.store import Journal, lock_writer
@@ -74,14 +75,19 @@ def _prefix(path: Path) -> tuple[list[Row], int]:
             highest = int(conn.execute("SELECT MAX(seq) FROM entries").fetchone()[0] or 0)
         except (sqlite3.Error, UnicodeDecodeError, TypeError, ValueError):
             highest = 0
+        try:
+            schema = int(conn.execute("SELECT value FROM meta WHERE key = 'schema'")
+                         .fetchone()[0])
+            select = f"SELECT {layout.COLUMNS[schema]} FROM entries WHERE seq = ?"
+        except (sqlite3.Error, UnicodeDecodeError, TypeError, ValueError, KeyError):
+            return rows, highest
         seq = 1
         while True:
             try:
-                row = conn.execute(
-                    "SELECT seq, kind, wall_time, mono_time, hand, payload, prev_hash, hash "
-                    "FROM entries WHERE seq = ?", (seq,)).fetchone()
+                raw = conn.execute(select, (seq,)).fetchall()
             except (sqlite3.Error, UnicodeDecodeError):
                 break
+            row = next(layout.rows(schema, raw, lambda _s: chain.head), None)
             if row is None:
                 break
             try:
@@ -151,14 +157,14 @@ def _rebuild(path: Path, rows: list[Row]) -> None:
     tmp = path.with_name(path.name + ".rebuild")
     for suffix in ("", "-wal", "-shm"):
         Path(f"{tmp}{suffix}").unlink(missing_ok=True)
-    staging = Journal.open(tmp)  # the schema, WAL, anchor of a fresh journal
+    staging = Journal.open(tmp)  # the (current) schema, WAL, anchor of a fresh journal
+    schema = staging.schema
     staging.close()
     conn = sqlite3.connect(tmp, isolation_level=None)
     try:
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("INSERT INTO entries (seq, kind, wall_time, mono_time, hand, payload, "
-                         "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany(layout.insert_sql(schema), [layout.stored(schema, r) for r in rows])
         last = rows[-1] if rows else None
         conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(len(rows)),))
         if last is not None:
