@@ -15,7 +15,9 @@ Rules this module keeps:
    previous hash is the hash stored in the row before it (or the verified chain's, when the
    row before was not read). A stored value of the wrong type or length, or an unknown kind
    code, becomes a value the chain refuses as damaged (never a valid one).
-3. The payload is the canonical JSON the hash covers, in both schemas.
+3. The payload is the canonical JSON the hash covers: as text in schema 1, compressed against
+   a fixed dictionary in schema 2 (:mod:`.compact`). A schema 2 payload that does not
+   decompress, or is not bytes, becomes a value the chain refuses.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from table_controller.journal.chain import GENESIS_HASH, EntryKind, Row
+from table_controller.journal.compact import deflate, inflate
 
 #: Schemas this code reads (and writes, in a journal created with it).
 SCHEMAS = (1, 2)
@@ -56,7 +59,7 @@ ENTRIES = {
     wall_time  REAL    NOT NULL,
     mono_time  REAL    NOT NULL,
     hand       INTEGER,
-    payload    TEXT    NOT NULL,
+    payload    BLOB    NOT NULL,
     hash       BLOB    NOT NULL
 )""",
 }
@@ -80,7 +83,7 @@ def stored(schema: int, row: Row) -> tuple[Any, ...]:
     if schema == 1:
         return tuple(row)
     seq, kind, wall, mono, hand, payload, _prev, digest = row
-    return (seq, _CODE_OF[kind], wall, mono, hand, payload, bytes.fromhex(digest))
+    return (seq, _CODE_OF[kind], wall, mono, hand, deflate(payload), bytes.fromhex(digest))
 
 
 def _kind(code: Any) -> Any:
@@ -115,6 +118,6 @@ def rows(schema: int, raw: Iterable[tuple[Any, ...]],
                 prev_of(seq - 1) if isinstance(seq, int) and not isinstance(seq, bool)
                 else None)
         digest_hex = _hex(digest)
-        yield seq, _kind(code), wall, mono, hand, payload, prev, digest_hex
+        yield seq, _kind(code), wall, mono, hand, inflate(payload), prev, digest_hex
         prev = digest_hex
         last = seq
