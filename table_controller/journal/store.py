@@ -7,7 +7,9 @@ Rules this module keeps:
    the caller was handed back is on disk; nothing is ever half-written.
 2. Sequence numbers start at 1 and go up by exactly one. Entries are never updated or deleted
    (only :mod:`.repair`, a deliberate journaled operator act, cuts a damaged tail).
-3. Every stored field is covered by the hash chain (:mod:`.chain`). :meth:`Journal.verify`
+3. Every stored field is covered by the hash chain (:mod:`.chain`), in either on-disk schema
+   (:mod:`.layout`: a journal is created in :data:`SCHEMA_VERSION`, an older one keeps its
+   own until ``journal migrate``, :func:`.repair.migrate`). :meth:`Journal.verify`
    checks the database (``PRAGMA quick_check``), the whole chain, the head kept in the ``meta``
    table and the anchor beside the file: a truncated, rolled-back (deleted or damaged ``-wal``),
    altered or unreadable journal raises :class:`~table_controller.errors.JournalDamagedError`
