@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from benchmarks.bench_infra import PAYLOAD, Stats, summarise
-from table_controller.journal import GENESIS_HASH, EntryKind, Journal, canonical_json
+from table_controller.journal import GENESIS_HASH, EntryKind, Journal, canonical_json, layout
 from table_controller.journal.anchor import Anchor, Head
 from table_controller.journal.store import entry_hash
 
@@ -50,7 +50,8 @@ def anchor_cost(n: int = 2000, directory: Path | None = None) -> tuple[Stats, St
 def build(path: Path, hands: int) -> None:
     """Write a journal of ``hands`` hands in one transaction (the same file as appends would
     leave, without an fsync per entry), then its anchor."""
-    Journal.open(path).close()
+    with Journal.open(path) as j:
+        schema = j.schema
     prev, seq = GENESIS_HASH, 0
     rows = []
     for h in range(1, hands + 1):
@@ -63,7 +64,7 @@ def build(path: Path, hands: int) -> None:
             rows.append((seq, kind.value, 1.0, float(h), h, payload, prev, digest))
             prev = digest
     conn = sqlite3.connect(path)
-    conn.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.executemany(layout.insert_sql(schema), [layout.stored(schema, r) for r in rows])
     conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(seq),))
     conn.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (prev,))
     conn.commit()

@@ -6,11 +6,13 @@ Public API (see :mod:`table_controller.journal.store`):
   ``append_command(...)``, ``reply_for(console_id, seq)``, ``entries(since=)``, ``last_seq``,
   ``verify()``, ``current_hand``, ``hand_entries(n)``, ``recent_hands(n=10)``.
   ``last_of(kind)``, ``config_for(seq)``, ``append_checkpoint(state, ...)``,
-  ``last_checkpoint()``, ``verified_from``; ``Journal.open(path, full=True)`` verifies every
-  entry (otherwise from a checkpoint at least ``WINDOW_HANDS`` hands back).
+  ``last_checkpoint()``, ``verified_from``, ``schema``; ``Journal.open(path, full=True)``
+  verifies every entry (otherwise from a checkpoint at least ``WINDOW_HANDS`` hands back);
+  ``Journal.open(path, schema=1)`` creates a journal of the old on-disk schema (tests).
 - :class:`Entry`, :class:`EntryKind`, :class:`HandRecord`.
 - The hash chain (:mod:`.chain`), the read paths (:mod:`.reads`), the anchor beside the file
-  (:mod:`.anchor`), accepting a damaged journal (:mod:`.repair`). Damage raises
+  (:mod:`.anchor`), the on-disk schemas (:mod:`.layout`, :mod:`.compact`), accepting a
+  damaged journal and migrating an old schema (:mod:`.repair`). Damage raises
   :class:`~table_controller.errors.JournalDamagedError`.
 
 Hand histories (PHH) are :mod:`table_controller.phh`, not journal code.

@@ -34,7 +34,7 @@ from table_controller.errors import JournalDamagedError, JournalError
 #: ``prev_hash`` of entry 1.
 GENESIS_HASH = "0" * 64
 
-#: One row of the ``entries`` table as SQLite returns it.
+#: One row of the ``entries`` table, whichever schema stores it (:mod:`.layout`).
 Row = tuple[Any, Any, Any, Any, Any, Any, Any, Any]
 
 

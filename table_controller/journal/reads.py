@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.errors import JournalDamagedError, JournalError
+from table_controller.journal import layout
 from table_controller.journal.chain import (
+    GENESIS_HASH,
     Chain,
     Entry,
     EntryKind,
@@ -29,7 +31,6 @@ from table_controller.journal.chain import (
     thaw,
 )
 
-_COLUMNS = "seq, kind, wall_time, mono_time, hand, payload, prev_hash, hash"
 _BATCH = 1000
 
 
@@ -40,6 +41,8 @@ class JournalReads:
     _path: Path
     _readonly: bool
     _chain: Chain
+    #: The file's schema (:mod:`.layout`).
+    _schema: int
 
     def _check_open(self) -> None:
         raise NotImplementedError
@@ -123,19 +126,49 @@ class JournalReads:
             raise self._unreadable(exc) from exc
         return 0 if row is None or row[0] is None else int(row[0])
 
+    def _stored_hash(self, seq: int) -> str | None:
+        """Return the hash of entry ``seq``: verified if known, else as stored (or ``None``)."""
+        if seq == 0:
+            return GENESIS_HASH
+        if self._chain.known(seq) and seq <= self._chain.count:
+            return self._chain.digest(seq)
+        row = self._conn.execute("SELECT hash FROM entries WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            return None
+        digest = row[0]
+        if isinstance(digest, bytes):
+            return digest.hex() if len(digest) == 32 else None
+        return digest if isinstance(digest, str) else None
+
+    def _row(self, seq: int) -> Row | None:
+        """Return stored row ``seq`` as it is, unchecked (``None`` if there is none)."""
+        raw = self._conn.execute(f"SELECT {layout.COLUMNS[self._schema]} FROM entries "
+                                 "WHERE seq = ?", (seq,)).fetchall()
+        return next(layout.rows(self._schema, raw, self._stored_hash), None)
+
     def _rows(self, lo: int, hi: int | None) -> Iterator[Row]:
         """Yield the stored rows ``lo < seq <= hi`` in order, checking none is missing."""
-        sql = f"SELECT {_COLUMNS} FROM entries WHERE seq > ?"
+        sql = f"SELECT {layout.COLUMNS[self._schema]} FROM entries WHERE seq > ?"
         if hi is not None:
             sql += " AND seq <= ?"
         sql += f" ORDER BY seq LIMIT {_BATCH}"
         expected = lo + 1
+        last: tuple[int, str | None] | None = None
+
+        def prev_of(seq: int) -> str | None:
+            if last is not None and last[0] == seq:
+                return last[1]
+            return self._stored_hash(seq)
+
         while True:
             params = (expected - 1,) if hi is None else (expected - 1, hi)
             try:
-                rows = self._conn.execute(sql, params).fetchall()
+                rows = list(layout.rows(self._schema, self._conn.execute(sql, params).fetchall(),
+                                        prev_of))
             except (sqlite3.Error, UnicodeDecodeError) as exc:
                 raise self._unreadable(exc) from exc
+            if rows:
+                last = (rows[-1][0], rows[-1][7])
             for row in rows:
                 if row[0] != expected:
                     raise self._chain.bad(expected, f"entry {expected} is missing "

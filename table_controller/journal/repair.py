@@ -11,6 +11,10 @@ Rules this module keeps:
 4. The first entry after the prefix is an ``operator`` entry naming who accepted what, why, the
    damage found, the entries lost (from the first missing one to the last the anchor or the
    damaged file knew of) and where the evidence is.
+5. :func:`migrate` rewrites a journal of an older on-disk schema (:mod:`.layout`) in the
+   current one the same way: only a journal that verifies whole; the old files kept
+   (``<journal>.schema<n>-<k>/``); every entry kept with its hash (the chain does not depend on
+   the schema); an ``operator`` entry names who migrated it, from which schema, and why.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.errors import JournalDamagedError, JournalError
+from table_controller.journal import layout
 from table_controller.journal.anchor import Anchor, Head, anchor_path, read_anchor
 from table_controller.journal.chain import Chain, EntryKind, Row
 from table_controller.journal.store import Journal, lock_writer
@@ -48,9 +53,9 @@ class Accepted:
     entry: int
 
 
-def _evidence(path: Path) -> Path:
+def _evidence(path: Path, what: str = "damaged") -> Path:
     n = 1
-    while (out := path.with_name(f"{path.name}.damaged-{n}")).exists():
+    while (out := path.with_name(f"{path.name}.{what}-{n}")).exists():
         n += 1
     out.mkdir()
     for suffix in ("", "-wal", "-shm", ".anchor"):
@@ -74,14 +79,19 @@ def _prefix(path: Path) -> tuple[list[Row], int]:
             highest = int(conn.execute("SELECT MAX(seq) FROM entries").fetchone()[0] or 0)
         except (sqlite3.Error, UnicodeDecodeError, TypeError, ValueError):
             highest = 0
+        try:
+            schema = int(conn.execute("SELECT value FROM meta WHERE key = 'schema'")
+                         .fetchone()[0])
+            select = f"SELECT {layout.COLUMNS[schema]} FROM entries WHERE seq = ?"
+        except (sqlite3.Error, UnicodeDecodeError, TypeError, ValueError, KeyError):
+            return rows, highest
         seq = 1
         while True:
             try:
-                row = conn.execute(
-                    "SELECT seq, kind, wall_time, mono_time, hand, payload, prev_hash, hash "
-                    "FROM entries WHERE seq = ?", (seq,)).fetchone()
+                raw = conn.execute(select, (seq,)).fetchall()
             except (sqlite3.Error, UnicodeDecodeError):
                 break
+            row = next(layout.rows(schema, raw, lambda _s: chain.head), None)
             if row is None:
                 break
             try:
@@ -135,6 +145,62 @@ def accept_damage(path: str | os.PathLike[str], *, reason: str, operator: str,
     return Accepted(damage, kept, kept + 1, lost_to, evidence, entry.seq)
 
 
+@dataclass(frozen=True, slots=True)
+class Migrated:
+    """What :func:`migrate` did.
+
+    :param old: the schema the journal had.
+    :param new: the schema it has now.
+    :param entries: entries carried over (every one, with its hash).
+    :param evidence: the directory holding the old files.
+    :param entry: sequence number of the ``operator`` entry.
+    """
+
+    old: int
+    new: int
+    entries: int
+    evidence: Path
+    entry: int
+
+
+def migrate(path: str | os.PathLike[str], *, reason: str, operator: str,
+            wall_time: float, mono_time: float) -> Migrated:
+    """Rewrite the journal at ``path`` in the current on-disk schema (rule 5).
+
+    :param reason: why (plain words, required).
+    :param operator: who (plain words, required).
+    :raises JournalDamagedError: if the journal does not verify (accept its damage first).
+    :raises JournalError: if it already has the current schema, is in use, or cannot be
+        rewritten; if ``reason`` or ``operator`` is empty.
+    """
+    if not reason.strip() or not operator.strip():
+        raise JournalError("migrating a journal needs a reason and an operator")
+    p = Path(path)
+    with Journal.open(p, full=True) as journal:  # verified whole, anchored
+        old, count = journal.schema, journal.last_seq
+    if old == layout.CURRENT:
+        raise JournalError(f"journal {p} already has schema {old}: there is nothing to migrate")
+    lock = lock_writer(p)
+    try:
+        evidence = _evidence(p, f"schema{old}")
+        rows, _ = _prefix(p)
+        if len(rows) != count:  # pragma: no cover - it verified a moment ago, under no writer
+            raise JournalError(f"journal {p} changed while being migrated")
+        _rebuild(p, rows)
+    finally:
+        os.close(lock)
+    text = (f"journal migrated from schema {old} to {layout.CURRENT} by {operator}: {reason} "
+            f"({count} entries kept; the old files in {evidence.name})")
+    with Journal.open(p, full=True) as journal:
+        entry = journal.append(EntryKind.OPERATOR, {
+            "text": text, "operator": operator, "reason": reason,
+            "migrated": {"from": old, "to": journal.schema, "entries": count},
+            "evidence": str(evidence)}, wall_time=wall_time,
+            mono_time=max(mono_time, _last_mono(rows)))
+        new = journal.schema
+    return Migrated(old, new, count, evidence, entry.seq)
+
+
 def _anchor_or_none(path: Path) -> Head | None:
     try:
         return read_anchor(path)
@@ -151,14 +217,14 @@ def _rebuild(path: Path, rows: list[Row]) -> None:
     tmp = path.with_name(path.name + ".rebuild")
     for suffix in ("", "-wal", "-shm"):
         Path(f"{tmp}{suffix}").unlink(missing_ok=True)
-    staging = Journal.open(tmp)  # the schema, WAL, anchor of a fresh journal
+    staging = Journal.open(tmp)  # the (current) schema, WAL, anchor of a fresh journal
+    schema = staging.schema
     staging.close()
     conn = sqlite3.connect(tmp, isolation_level=None)
     try:
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("INSERT INTO entries (seq, kind, wall_time, mono_time, hand, payload, "
-                         "prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany(layout.insert_sql(schema), [layout.stored(schema, r) for r in rows])
         last = rows[-1] if rows else None
         conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(len(rows)),))
         if last is not None:

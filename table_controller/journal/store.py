@@ -7,7 +7,9 @@ Rules this module keeps:
    the caller was handed back is on disk; nothing is ever half-written.
 2. Sequence numbers start at 1 and go up by exactly one. Entries are never updated or deleted
    (only :mod:`.repair`, a deliberate journaled operator act, cuts a damaged tail).
-3. Every stored field is covered by the hash chain (:mod:`.chain`). :meth:`Journal.verify`
+3. Every stored field is covered by the hash chain (:mod:`.chain`), in either on-disk schema
+   (:mod:`.layout`: a journal is created in :data:`SCHEMA_VERSION`, an older one keeps its
+   own until ``journal migrate``, :func:`.repair.migrate`). :meth:`Journal.verify`
    checks the database (``PRAGMA quick_check``), the whole chain, the head kept in the ``meta``
    table and the anchor beside the file: a truncated, rolled-back (deleted or damaged ``-wal``),
    altered or unreadable journal raises :class:`~table_controller.errors.JournalDamagedError`
@@ -55,6 +57,7 @@ from types import TracebackType
 from typing import Any
 
 from table_controller.errors import JournalDamagedError, JournalError
+from table_controller.journal import layout
 from table_controller.journal.anchor import Anchor, Head, anchor_path, check_anchor, read_anchor
 from table_controller.journal.chain import (
     GENESIS_HASH,
@@ -67,15 +70,16 @@ from table_controller.journal.chain import (
     entry_hash,
     thaw,
 )
-from table_controller.journal.reads import _COLUMNS, JournalReads
+from table_controller.journal.reads import JournalReads
 
 __all__ = [
     "GENESIS_HASH", "Entry", "EntryKind", "HandRecord", "Journal", "canonical_json",
     "entry_hash", "thaw",
 ]
 
-#: Version of the on-disk schema; a journal with another version is refused.
-SCHEMA_VERSION = 1
+#: Version of the on-disk schema of a journal created now (:mod:`.layout`); a journal of a
+#: version not in :data:`.layout.SCHEMAS` is refused.
+SCHEMA_VERSION = layout.CURRENT
 #: Version of the checkpoint entry's payload.
 CHECKPOINT_VERSION = 1
 #: An open verifies from a checkpoint at least this many hands before the last one (rule 3):
@@ -84,21 +88,15 @@ WINDOW_HANDS = 10
 #: Checkpoints kept in the ``meta`` hint.
 _HINTS = 8
 
-_SCHEMA = """
+_META = """
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS entries (
-    seq        INTEGER PRIMARY KEY,
-    kind       TEXT    NOT NULL,
-    wall_time  REAL    NOT NULL,
-    mono_time  REAL    NOT NULL,
-    hand       INTEGER,
-    payload    TEXT    NOT NULL,
-    prev_hash  TEXT    NOT NULL,
-    hash       TEXT    NOT NULL
-);
+)"""
+#: What schema 1 also had: ``replies`` (and the ``entries_hand`` index) are what journals
+#: written before the chain covered every lookup kept; nothing writes or reads them now
+#: (rule 4).
+_SCHEMA_1_EXTRA = """
 CREATE TABLE IF NOT EXISTS replies (
     console_id TEXT    NOT NULL,
     seq        INTEGER NOT NULL,
@@ -108,8 +106,6 @@ CREATE TABLE IF NOT EXISTS replies (
 );
 DROP INDEX IF EXISTS entries_hand
 """
-# ``replies`` (and the ``entries_hand`` index) are what journals written before the chain
-# covered every lookup kept; nothing writes or reads them now (rule 4).
 
 
 
@@ -138,10 +134,13 @@ class Journal(JournalReads):
     """
 
     def __init__(
-        self, conn: sqlite3.Connection, path: Path, *, readonly: bool, lock_fd: int | None = None
+        self, conn: sqlite3.Connection, path: Path, *, readonly: bool, lock_fd: int | None = None,
+        schema: int = SCHEMA_VERSION,
     ) -> None:
         """Use :meth:`Journal.open`."""
         self._conn = conn
+        #: The schema of a journal this open creates; then the file's (:meth:`_setup`).
+        self._schema = schema
         self._lock_fd = lock_fd
         self._path = path
         self._readonly = readonly
@@ -155,7 +154,7 @@ class Journal(JournalReads):
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, readonly: bool = False,
-             anchored: bool = True, full: bool = False) -> Journal:
+             anchored: bool = True, full: bool = False, schema: int = SCHEMA_VERSION) -> Journal:
         """Open (or create) the journal at ``path`` and verify it.
 
         :param path: the SQLite file; its directory is created if missing (not when read-only).
@@ -165,6 +164,8 @@ class Journal(JournalReads):
         :param anchored: keep the anchor file (``False`` only to measure its cost).
         :param full: verify the whole chain and the database (``journal verify``); otherwise
             from the last checkpoint at least :data:`WINDOW_HANDS` hands back (rule 3).
+        :param schema: the on-disk schema of a journal created by this open (:mod:`.layout`;
+            an existing journal keeps its own).
         :raises JournalDamagedError: if the journal is not a journal, is truncated, rolled back,
             altered or unreadable (the message names the file and the first bad entry).
         :raises JournalError: if the file cannot be opened, is locked by another writer, or has
@@ -196,7 +197,12 @@ class Journal(JournalReads):
                     raise
         except (OSError, sqlite3.Error) as exc:
             raise JournalError(f"cannot open journal {p}: {exc}") from exc
-        journal = cls(conn, p, readonly=readonly, lock_fd=lock_fd)
+        if schema not in layout.SCHEMAS:
+            conn.close()
+            if lock_fd is not None:
+                os.close(lock_fd)
+            raise JournalError(f"journal schema {schema} is not one of {layout.SCHEMAS}")
+        journal = cls(conn, p, readonly=readonly, lock_fd=lock_fd, schema=schema)
         try:
             journal._setup()
             if full:
@@ -222,14 +228,19 @@ class Journal(JournalReads):
                 raise JournalError(f"journal {self._path}: cannot switch to WAL mode ({mode})")
             c.execute("PRAGMA synchronous=FULL")
             c.execute("BEGIN IMMEDIATE")
-            for stmt in _SCHEMA.split(";"):
-                if stmt.strip():
-                    c.execute(stmt)
+            c.execute(_META)
             fresh = c.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0
             c.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
-                (str(SCHEMA_VERSION),),
+                (str(self._schema),),
             )
+            schema = self._meta("schema")
+            if schema in {str(s) for s in layout.SCHEMAS}:
+                c.execute(layout.ENTRIES[int(schema or 0)])
+                if schema == "1":
+                    for stmt in _SCHEMA_1_EXTRA.split(";"):
+                        if stmt.strip():
+                            c.execute(stmt)
             c.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('head_seq', '0')")
             c.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('head_hash', ?)", (GENESIS_HASH,)
@@ -239,10 +250,12 @@ class Journal(JournalReads):
                 self._fresh = True
             c.execute("COMMIT")
         version = self._meta("schema")
-        if version != str(SCHEMA_VERSION):
+        if version not in {str(s) for s in layout.SCHEMAS}:
             raise JournalDamagedError(
-                f"journal {self._path}: schema version {version!r}, expected {SCHEMA_VERSION}"
+                f"journal {self._path}: schema version {version!r}, expected one of "
+                f"{', '.join(str(s) for s in layout.SCHEMAS)}"
             )
+        self._schema = int(version)
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -288,6 +301,11 @@ class Journal(JournalReads):
     def path(self) -> Path:
         """The journal file."""
         return self._path
+
+    @property
+    def schema(self) -> int:
+        """The file's on-disk schema (:mod:`.layout`)."""
+        return self._schema
 
     @property
     def head_hash(self) -> str:
@@ -369,8 +387,7 @@ class Journal(JournalReads):
         old = [seq for seq, hand in hints if hand <= newest - WINDOW_HANDS]
         if not old:
             return None
-        row = self._conn.execute(f"SELECT {_COLUMNS} FROM entries WHERE seq = ?",
-                                 (max(old),)).fetchone()
+        row = self._row(max(old))
         if row is None or row[1] != EntryKind.CHECKPOINT.value or not isinstance(row[5], str):
             return None
         try:
@@ -542,8 +559,7 @@ class Journal(JournalReads):
         try:
             c.execute("BEGIN IMMEDIATE")
             try:
-                c.execute(f"INSERT INTO entries ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                          row)
+                c.execute(layout.insert_sql(self._schema), layout.stored(self._schema, row))
                 c.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(seq),))
                 c.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (digest,))
                 if k is EntryKind.CHECKPOINT:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from table_controller.errors import JournalError
 from table_controller.journal import EntryKind, Journal, thaw
+from table_controller.journal.compact import deflate
 
 WRITER = r"""
 import os, sys
@@ -109,6 +110,13 @@ def judge(path: Path, ref: Reference, *, readonly: bool = False) -> tuple[Outcom
         return Outcome.CRASHED, repr(exc)
     finally:
         j.close()
+
+
+def stored_json(path: Path, payload_json: str) -> str | bytes:
+    """Return ``payload_json`` as the journal at ``path`` stores a payload (by its schema)."""
+    with Journal.open(path, readonly=True, anchored=False) as j:
+        schema = j.schema
+    return deflate(payload_json) if schema == 2 else payload_json
 
 
 def copy_journal(src: Path, dest_dir: Path) -> Path:

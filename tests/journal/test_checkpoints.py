@@ -17,6 +17,8 @@ from table_controller.daemon import Daemon
 from table_controller.daemon.recovery import Clock
 from table_controller.errors import JournalDamagedError, JournalError
 from table_controller.journal import EntryKind, Journal
+from table_controller.journal.compact import deflate, inflate
+from table_controller.journal.layout import KIND_CODES
 from table_controller.simtable.journal_io import JournaledIO, play_hands
 from tests.controller.helpers import inprocess_daemon, journal_of
 from tests.journal.damage import Outcome, copy_journal, flip, judge, reference
@@ -109,11 +111,13 @@ def test_randomised_sessions_restart_the_same_from_a_checkpoint(tmp_path: Path,
 def test_a_tampered_checkpoint_is_refused(tmp_path: Path) -> None:
     path = played(tmp_path, 10, seed=5)
     con = sqlite3.connect(path)
-    seq, payload = con.execute("SELECT seq, payload FROM entries WHERE kind = 'checkpoint'"
-                               ).fetchone()
+    seq, stored = con.execute("SELECT seq, payload FROM entries WHERE kind = ?",
+                              (KIND_CODES.index("checkpoint"),)).fetchone()
+    payload = inflate(stored)
+    assert payload is not None
     con.execute("UPDATE entries SET payload = ? WHERE seq = ?",
-                (payload.replace('"stack"', '"stack" ', 1) if '"stack"' in payload
-                 else payload[:-1] + ' }', seq))
+                (deflate(payload.replace('"stack"', '"stack" ', 1) if '"stack"' in payload
+                         else payload[:-1] + ' }'), seq))
     con.commit()
     con.close()
     with pytest.raises(JournalDamagedError, match=f"first bad sequence number {seq}"):

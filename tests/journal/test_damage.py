@@ -16,6 +16,7 @@ import pytest
 
 from table_controller.errors import JournalDamagedError, JournalError
 from table_controller.journal import Journal
+from table_controller.journal.compact import deflate
 from tests.journal.damage import (
     Outcome,
     copy_journal,
@@ -23,28 +24,41 @@ from tests.journal.damage import (
     flip,
     judge,
     reference,
+    stored_json,
     write_in_child,
 )
 
 PAGE = 4096
 
 
-@pytest.fixture(scope="module")
-def closed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cleanly closed journal of a few hundred KB (the WAL checkpointed into the file)."""
-    path = tmp_path_factory.mktemp("closed") / "j.db"
-    with Journal.open(path) as j:
+def _closed(factory: pytest.TempPathFactory, schema: int) -> Path:
+    path = factory.mktemp(f"closed{schema}") / "j.db"
+    with Journal.open(path, schema=schema) as j:
+        assert j.schema == schema
         fill(j, 40)
     assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
-    assert 100 * 1024 < path.stat().st_size < 1024 * 1024
+    # schema 2 compresses the payloads (the padding above most of all)
+    assert (100 if schema == 1 else 64) * 1024 < path.stat().st_size < 1024 * 1024
     return path
 
 
 @pytest.fixture(scope="module")
-def crashed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def closed_of(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """Cleanly closed journals of a few hundred KB, by schema (the WAL checkpointed in)."""
+    return {schema: _closed(tmp_path_factory, schema) for schema in (1, 2)}
+
+
+@pytest.fixture(scope="module", params=[2, 1], ids=["schema2", "schema1"])
+def closed(closed_of: dict[int, Path], request: pytest.FixtureRequest) -> Path:
+    """A cleanly closed journal of each schema."""
+    return closed_of[request.param]
+
+
+@pytest.fixture(scope="module", params=[2, 1], ids=["schema2", "schema1"])
+def crashed(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     """A journal whose writer died without closing: its last hands are in the WAL only."""
     path = tmp_path_factory.mktemp("crashed") / "j.db"
-    with Journal.open(path) as j:
+    with Journal.open(path, schema=request.param) as j:
         fill(j, 5)
     write_in_child(path, 6)
     assert Path(f"{path}-wal").stat().st_size > 10 * PAGE
@@ -119,6 +133,7 @@ def test_cut_tail_and_rewritten_head_is_refused(closed: Path, tmp_path: Path) ->
     copy = copy_journal(closed, tmp_path / "c")
     conn = sqlite3.connect(copy)
     seq, digest = conn.execute("SELECT seq, hash FROM entries WHERE seq = 300").fetchone()
+    digest = digest.hex() if isinstance(digest, bytes) else digest
     conn.execute("DELETE FROM entries WHERE seq > 300")
     conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(seq),))
     conn.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (digest,))
@@ -212,7 +227,7 @@ def test_accept_damage_of_an_altered_entry(closed: Path, tmp_path: Path) -> None
 
     copy = copy_journal(closed, tmp_path / "c")
     conn = sqlite3.connect(copy)
-    conn.execute("UPDATE entries SET payload = '{}' WHERE seq = 123")
+    conn.execute("UPDATE entries SET payload = ? WHERE seq = 123", (stored_json(copy, "{}"),))
     conn.commit()
     conn.close()
     done = accept_damage(copy, reason="bad sector", operator="tech", wall_time=2e9,
@@ -255,30 +270,63 @@ def test_a_cut_database_file_is_refused(closed: Path, tmp_path: Path) -> None:
         assert str(copy) in why
 
 
-@pytest.mark.parametrize("sql", [
+_EVERY_SCHEMA = [
     "UPDATE entries SET hand = hand + 1 WHERE seq = 40",
     "UPDATE entries SET hand = NULL WHERE seq = 41",
-    "UPDATE entries SET kind = 'decision' WHERE seq = 42",
-    "UPDATE entries SET kind = 'nonsense' WHERE seq = 42",
     "UPDATE entries SET mono_time = 'x' WHERE seq = 43",
-    "UPDATE entries SET payload = CAST(payload AS BLOB) WHERE seq = 44",
-    "UPDATE entries SET prev_hash = hash WHERE seq = 45",
+    "UPDATE entries SET wall_time = wall_time + 1e-6 WHERE seq = 43",
     "UPDATE entries SET seq = 100000 WHERE seq = 46",
-    "UPDATE meta SET value = '2' WHERE key = 'schema'",
-])
-def test_every_stored_field_is_covered(closed: Path, tmp_path: Path, sql: str) -> None:
+    "UPDATE entries SET hash = (SELECT hash FROM entries WHERE seq = 44) WHERE seq = 45",
+    "UPDATE meta SET value = '9' WHERE key = 'schema'",
+]
+_FIELD_DAMAGE = [
+    *((1, sql) for sql in _EVERY_SCHEMA),
+    (1, "UPDATE entries SET kind = 'decision' WHERE seq = 42"),
+    (1, "UPDATE entries SET kind = 'nonsense' WHERE seq = 42"),
+    (1, "UPDATE entries SET prev_hash = hash WHERE seq = 45"),
+    (1, "UPDATE entries SET payload = CAST(payload AS BLOB) WHERE seq = 44"),
+    (1, "UPDATE entries SET payload = '{}' WHERE seq = 44"),
+    (1, "UPDATE meta SET value = '2' WHERE key = 'schema'"),
+    *((2, sql) for sql in _EVERY_SCHEMA),
+    # schema 2: the kind as a code, the hash as 32 bytes, no prev_hash (the row before's hash)
+    (2, "UPDATE entries SET kind = 2 WHERE seq = 42"),
+    (2, "UPDATE entries SET kind = 99 WHERE seq = 42"),
+    (2, "UPDATE entries SET kind = -1 WHERE seq = 42"),
+    (2, "UPDATE entries SET kind = 'device_event' WHERE seq = 42"),
+    (2, "UPDATE entries SET hash = lower(hex(hash)) WHERE seq = 45"),
+    # the payload compressed against the schema's dictionary: as text, cut, or other JSON
+    (2, "UPDATE entries SET payload = '{}' WHERE seq = 44"),
+    (2, "UPDATE entries SET payload = substr(payload, 1, length(payload) - 1) WHERE seq = 44"),
+    (2, "UPDATE entries SET payload = payload || x'00' WHERE seq = 44"),
+    (2, "UPDATE entries SET payload = (SELECT payload FROM entries WHERE seq = 43) "
+        "WHERE seq = 44"),
+    (2, "UPDATE entries SET payload = deflate('{\"pad\":\"x\"}') WHERE seq = 44"),
+    (2, "UPDATE entries SET hash = substr(hash, 1, 31) WHERE seq = 45"),
+    (2, "UPDATE entries SET hash = zeroblob(32) WHERE seq = 45"),
+    (2, "UPDATE entries SET hash = zeroblob(32) WHERE seq = (SELECT MAX(seq) FROM entries)"),
+    (2, "UPDATE meta SET value = '1' WHERE key = 'schema'"),
+]
+
+
+@pytest.mark.parametrize(("schema", "sql"), _FIELD_DAMAGE)
+def test_every_stored_field_is_covered(closed_of: dict[int, Path], tmp_path: Path,
+                                       schema: int, sql: str) -> None:
+    closed = closed_of[schema]
     ref = reference(closed)
     copy = copy_journal(closed, tmp_path / "c")
     conn = sqlite3.connect(copy)
+    conn.create_function("deflate", 1, deflate)
     conn.execute(sql)
     conn.commit()
     conn.close()
     assert judge(copy, ref)[0] is Outcome.REFUSED
 
 
-def test_the_side_tables_of_old_journals_are_never_trusted(closed: Path, tmp_path: Path) -> None:
+def test_the_side_tables_of_old_journals_are_never_trusted(closed_of: dict[int, Path],
+                                                           tmp_path: Path) -> None:
     """``replies`` rows (what journals before the chain covered every lookup kept) and an
     ``entries_hand`` index are never read: a forged reply or index changes no answer."""
+    closed = closed_of[1]
     ref = reference(closed)
     copy = copy_journal(closed, tmp_path / "c")
     conn = sqlite3.connect(copy)

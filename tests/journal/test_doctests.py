@@ -8,6 +8,7 @@ import pytest
 MODULES = [
     "table_controller.journal.store",
     "table_controller.journal.recall",
+    "table_controller.journal.compact",
     "table_controller.config",
 ]
 

@@ -7,6 +7,7 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.journal import EntryKind, Journal
+from table_controller.journal.compact import deflate
 from table_controller.journal.recall import describe_entry, format_hands
 
 T0 = 1_764_400_000.0
@@ -68,7 +69,7 @@ def test_recall_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     import sqlite3
 
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE entries SET payload = '{}' WHERE seq = 3")
+    conn.execute("UPDATE entries SET payload = ? WHERE seq = 3", (deflate("{}"),))
     conn.commit()
     conn.close()
     assert main(["recall", "--journal", str(path)]) == 1

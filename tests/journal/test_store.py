@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from table_controller.errors import JournalError
 from table_controller.journal import GENESIS_HASH, EntryKind, Journal, thaw
+from table_controller.journal.compact import deflate
 
 
 class _T(TypedDict):
@@ -145,7 +146,8 @@ def filled(tmp_path: Path) -> Path:
 
 
 def test_tamper_payload(filled: Path) -> None:
-    _tamper(filled, "UPDATE entries SET payload = ? WHERE seq = 4", ('{"i":99}',))
+    # a well-formed payload (compressed as the schema stores it) with other content
+    _tamper(filled, "UPDATE entries SET payload = ? WHERE seq = 4", (deflate('{"i":99}'),))
     with pytest.raises(JournalError, match="first bad sequence number 4"):
         Journal.open(filled)
 
