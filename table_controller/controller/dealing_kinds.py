@@ -50,6 +50,11 @@ register_kind(
     "The burn stays; every flop card goes back into the stub, which is shuffled and cut, and "
     "a new flop is dealt without a burn.", hold=False)
 register_kind(
+    "card_during_scramble", "a card was drawn while a four-card flop was scrambled",
+    "The card is set aside: it is not part of the flop, which comes from the four scrambled "
+    "cards (TDA 2024 rule 39-A). The floor rules on the card; resolve and resume, then lay the "
+    "flop from the four.", hold=True)
+register_kind(
     "premature_turn", "the turn was dealt before the betting was over",
     "Set the card aside and finish the betting; burn and deal the would-be river as the turn; "
     "after that round, shuffle the set-aside card into the stub, cut, and deal the river "

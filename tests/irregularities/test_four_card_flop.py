@@ -58,3 +58,22 @@ def test_four_card_flop_scrambled_tda_39a() -> None:
     assert h.step()["kind"] == "board" and h.step()["slot"] == 3
     resolved = [o for o in h.outputs if isinstance(o, Resolved)]
     assert any("burn before the turn" in o.note for o in resolved), resolved
+
+
+def test_a_card_drawn_during_the_scramble_is_held_not_dealt_tda_39a() -> None:
+    """TDA 2024 rule 39-A: the flop comes from the four scrambled cards, never from the shoe."""
+    h = _four_card_flop("scramble")
+    h.card("9s")  # read by the shoe while the four cards are scrambled
+    raised = [o for o in h.outputs if isinstance(o, IrregularityRaised)]
+    assert raised[-1].kind == "card_during_scramble"
+    hand = h.core.hand
+    assert hand is not None and hand.board == () and h.core.held
+    h.ok("resolve", irregularity=raised[-1].id, note="the 9s is set aside")
+    h.ok("resume")
+    h.board("Jd", "5c", "Qs")  # the flop, laid from the four
+    laid: tuple[Card | None, ...] = hand.board
+    assert [None if c is None else c.code for c in laid] == ["Jd", "5c", "Qs"]
+    for _ in range(3):
+        h.ok("check", seat=h.step()["seat"])
+    # the fourth scrambled card is the burn before the turn, as without the stray card
+    assert h.step()["kind"] == "board" and h.step()["slot"] == 3
