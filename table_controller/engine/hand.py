@@ -7,8 +7,8 @@ Rules this module keeps:
    straddle (rule 1a), then missed blinds and new players' posts. A seat short of chips posts
    what it has and is all-in. Antes count as the seat's contribution; the big-blind ante and a
    dead small blind are dead money in the main pot.
-1a. A straddle (a house rule; Robert's Rules of Poker v11, Button and Blind Use, the live
-   straddle) is a live blind raise by a seat other than the blinds, covered by its stack: it
+1a. A straddle (a house rule, the live straddle of cash games; no rule-book section confirmed)
+   is a live blind raise by a seat other than the blinds, covered by its stack: it
    acts as the big blind of the preflop round. The bet to call is the straddle, a full raise is
    the straddle (the minimum raise is to twice the straddle), action starts left of the straddler
    and the straddler acts last, with the option to raise when it is only called. After the flop
