@@ -32,8 +32,9 @@ and Blind Use):
    left of the big blind may straddle; ``"button"``: the button may (a live button straddle).
    Either needs three or more players dealt in, a seat that owes no other post, and a stack
    that covers the straddle: twice the big blind. A player asks for it between hands
-   (:meth:`Table.straddle`) for the next hand only; if that hand's positions no longer put the seat there, no straddle.
-   A voided hand's re-deal keeps its straddle (rule 7). The hand plays it (engine rule 1a).
+   (:meth:`Table.straddle`) for the next hand only; if that hand's positions no longer put the
+   seat there, no straddle. A voided hand's re-deal keeps its straddle (rule 7). The hand plays
+   it (engine rule 1a).
 
 >>> table = Table(TableConfig(seats=6, small_blind=5, big_blind=10))
 >>> for seat in (1, 3, 5):
