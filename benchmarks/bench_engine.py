@@ -378,6 +378,7 @@ def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
 
     from table_controller.phh import iter_paths, loads, replay
     from table_controller.phh.reader import clear_action_cache
+    from table_controller.phh.replay import clear_input_cache
 
     texts = [Path(p).read_text(encoding="utf-8") for p in iter_paths([corpus])]
     if limit:
@@ -385,6 +386,7 @@ def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
 
     def once(run: Callable[[str], object]) -> float:
         clear_action_cache()  # every pass starts cold: no action parsed in an earlier pass
+        clear_input_cache()  # nor any engine input made
         t0 = time.perf_counter()
         for text in texts:
             with contextlib.suppress(Exception):  # a hand either side cannot read still costs

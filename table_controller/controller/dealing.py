@@ -27,9 +27,11 @@ Rules this module keeps:
    turn after a burn, and the set-aside card is shuffled into the stub for a river dealt without
    a burn. A fourth card turned up with the flop before any flop action (``flop_too_many``):
    the flop is taken back from the engine and dealt again without a burn (house rule
-   ``four_card_flop = redeal``, Robert's Rules of Poker v11, Hold'em 3), or, with ``scramble``
-   (TDA 2024 rule 39-A), the four are scrambled face down: the three the camera then shows in
-   the flop slots are the flop and the fourth becomes the burn before the turn.
+   ``four_card_flop = redeal``, Robert's Rules of Poker, Hold'em 2-3), or, with ``scramble``
+   (Poker TDA rules, 4-card flops), the four are scrambled face down: the three the camera shows in
+   the flop slots are the flop and the fourth becomes the burn before the turn; a card the
+   shoe reads while the four are scrambled is set aside, never applied, and holds the table
+   (``card_during_scramble``).
 4. Burns (``missed_burn``, ``doubled_burn``): the shoe's reads already put the cards in their
    right order in the engine; the camera then shows the board shifted by one (the burn card on
    the board, or a board card missing). Found before action on that street, the dealer is told
@@ -208,9 +210,9 @@ class DealingRules(SensorRemedies, IrregularityRules):
                                               or st.scramble):
             return None
         if st.scramble is not None:
-            return ("Four-card flop (TDA 2024 rule 39-A): scramble the four cards face down; "
-                    "one picked at random is the burn before the turn; turn the other three up "
-                    "as the flop", {**step_to_dict(hand.expected()), "remedy": "scramble",
+            return ("Four-card flop (Poker TDA rules, 4-card flops): scramble the four cards "
+                    "face down; one picked at random is the burn before the turn; turn the other "
+                    "three up as the flop", {**step_to_dict(hand.expected()), "remedy": "scramble",
                                     "cards": 4})
         step = hand.expected()
         rep = self._due_replacement(core, st)
@@ -473,12 +475,31 @@ class DealingRules(SensorRemedies, IrregularityRules):
             return None
         return event.card
 
+    def _card_during_scramble(self, core: TableHost, st: HandState, inp: CardRead,
+                              event: TagEvent, out: list[Output]) -> bool:
+        """Hold a card the shoe reads while a four-card flop is scrambled (TDA, 4-card flops).
+
+        The flop comes from the four scrambled cards: a card drawn meanwhile is never applied.
+        It is set aside (never judged on the board) and the table holds for the floor.
+        """
+        card = self._identify(core, inp, event, out)
+        if card is None:
+            return True
+        st.aside.append(card)
+        core.raise_irregularity(Finding(
+            "card_during_scramble", "A card was drawn from the shoe while the four-card flop "
+                                    "is scrambled: it is set aside, not dealt",
+            {"street": "flop", "uid": inp.uid}, {"card": card.code}), out)
+        return True
+
     def _on_card(self, core: TableHost, st: HandState, inp: CardRead, event: TagEvent,
                  out: list[Output]) -> bool:
         hand = core.hand
         assert hand is not None
         if core.held:
             return False
+        if st.scramble is not None:
+            return self._card_during_scramble(core, st, inp, event, out)
         rep = self._due_replacement(core, st)
         step = hand.expected()
         premature = (rep is None and isinstance(step, ActStep)

@@ -50,6 +50,11 @@ register_kind(
     "The burn stays; every flop card goes back into the stub, which is shuffled and cut, and "
     "a new flop is dealt without a burn.", hold=False)
 register_kind(
+    "card_during_scramble", "a card was drawn while a four-card flop was scrambled",
+    "The card is set aside: it is not part of the flop, which comes from the four scrambled "
+    "cards (Poker TDA rules, 4-card flops). The floor rules on the card; resolve and resume, "
+    "then lay the flop from the four.", hold=True)
+register_kind(
     "premature_turn", "the turn was dealt before the betting was over",
     "Set the card aside and finish the betting; burn and deal the would-be river as the turn; "
     "after that round, shuffle the set-aside card into the stub, cut, and deal the river "
@@ -131,7 +136,7 @@ class HandState:
     reshuffle: dict[Street, tuple[list[Card], list[int]]] = field(default_factory=dict)
     #: the cards set aside until their reshuffle (never judged on the board meanwhile)
     aside: list[Card] = field(default_factory=list)
-    #: a four-card flop being scrambled (TDA 39-A): (the four cards, irregularity)
+    #: a four-card flop being scrambled (Poker TDA rules, 4-card flops): (the four cards, irr)
     scramble: tuple[list[Card], int] | None = None
     #: a burn error being corrected: (irregularity, kind)
     board_fix: tuple[int, str] | None = None

@@ -123,7 +123,7 @@ class SensorRemedies:
                                   {"cards": [c.code for c in cards]}), out)
         for i in old:
             core.resolve_irregularity(i, "part of a flop dealt with too many cards", out)
-        if self.house.four_card_flop == "scramble":  # TDA 2024 rule 39-A
+        if self.house.four_card_flop == "scramble":  # Poker TDA rules, 4-card flops
             st.scramble = (cards, irr)
             st.aside.extend(cards)
             core.forget_board_flags()
@@ -137,7 +137,7 @@ class SensorRemedies:
 
     def scrambled_flop(self, core: TableHost, st: HandState, inp: BoardSeen, now: float,
                        out: list[Output]) -> bool:
-        """Take the flop laid from a scrambled four-card flop (TDA 2024 rule 39-A).
+        """Take the flop laid from a scrambled four-card flop (Poker TDA rules, 4-card flops).
 
         Once the camera shows three of the four cards in the flop slots, they are the flop (in
         the order laid) and the fourth is the burn before the turn.

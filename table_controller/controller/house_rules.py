@@ -82,20 +82,21 @@ class HouseRules:
         are ``tabled`` at once (the default: TDA 2024 rule 16) or shown ``in_order`` at the
         showdown (Robert's Rules of Poker v11, Showdown: the last aggressor first, side pots
         before the main pot, rule 7).
-    :param straddle: ``off`` (the default: the Poker TDA rules, 2024, are tournament rules and
-        give no straddle), ``utg`` (the seat left of the big blind may post a live straddle of
-        two big blinds) or ``button`` (the button may), as Robert's Rules of Poker v11, Button
-        and Blind Use, allows where the house plays it (engine table rule 9, hand rule 1a).
+    :param straddle: ``off`` (the default: the Poker TDA rules are tournament rules and list
+        no straddle), ``utg`` (the seat left of the big blind may post a live straddle of two
+        big blinds) or ``button`` (the button may): common cash-game practice, no rule-book
+        section confirmed (``docs/engine.md``, Sources; engine table rule 9, hand rule 1a).
     :param split_pot_rake: a raked pot that is split: ``before_split`` (the default: the rake
         comes off the pot, the rest is split and its odd chips go one each to the winners
-        clockwise from the button, Robert's Rules of Poker v11, Ties 3-5; the Poker TDA rules,
+        clockwise from the button, Robert's Rules of Poker, Ties 3-5; the Poker TDA rules,
         for tournaments, take no rake) or ``odd_chips_to_rake`` (a house practice: the odd chips
         go to the rake while the hand's rake stays within the cap; ties get the same).
     :param four_card_flop: a fourth card turned up with the flop before any flop action:
         ``redeal`` (the default: the burn stays, the four cards go back into the stub, which is
-        shuffled and cut, and a new flop is dealt without a burn; Robert's Rules of Poker v11,
-        Hold'em 3, for cash games) or ``scramble`` (TDA 2024 rule 39-A: the four are scrambled
-        face down, one is picked at random as the next burn, the other three are the flop).
+        shuffled and cut, and a new flop is dealt without a burn; Robert's Rules of Poker,
+        Hold'em 2-3, for cash games) or ``scramble`` (Poker TDA rules, 4-card flops: the four
+        are scrambled face down, one is picked at random as the next burn, the other three are
+        the flop).
     """
 
     exposed_first_two_misdeal: bool = True

@@ -7,8 +7,8 @@ Rules this module keeps:
    straddle (rule 1a), then missed blinds and new players' posts. A seat short of chips posts
    what it has and is all-in. Antes count as the seat's contribution; the big-blind ante and a
    dead small blind are dead money in the main pot.
-1a. A straddle (a house rule; Robert's Rules of Poker v11, Button and Blind Use, the live
-   straddle) is a live blind raise by a seat other than the blinds, covered by its stack: it
+1a. A straddle (a house rule, the live straddle of cash games; no rule-book section confirmed)
+   is a live blind raise by a seat other than the blinds, covered by its stack: it
    acts as the big blind of the preflop round. The bet to call is the straddle, a full raise is
    the straddle (the minimum raise is to twice the straddle), action starts left of the straddler
    and the straddler acts last, with the option to raise when it is only called. After the flop
@@ -55,6 +55,7 @@ from table_controller.engine.cards import Card
 from table_controller.engine.describe import describe_step
 from table_controller.engine.hand_state import DuplicateCard, HandState, check_integrity, swap_card
 from table_controller.engine.model import (
+    Deal,
     DealHoleStep,
     HandConfig,
     HandStatus,
@@ -82,6 +83,7 @@ from table_controller.engine.transitions import (
     VALIDATE_FIRST,
     advance,
     all_in_seats,
+    deal_hole,
     expected_step,
     input_words,
     live_seats,
@@ -386,6 +388,35 @@ class Hand:
             check_integrity(st, self.total, cards=st.phase is _OVER)
         self.log.append(record)
         return record
+
+    def apply_all(self, inputs: Iterable[Input]) -> None:
+        """Apply ``inputs`` in order, as many :meth:`apply` calls would (records in :attr:`log`).
+
+        A run of hole cards (``Deal`` while the hand deals them) is taken in one pass: each
+        card is checked against the cards out and recorded as :meth:`apply` would, and the
+        transitions and the chip check run once, after the last hole card.
+
+        :raises RuleError: an input is illegal; the inputs before it stay applied.
+        :raises ChipConservationError: as :meth:`apply`.
+        :raises DuplicateCardError: as :meth:`apply`.
+        """
+        steps, log = self.deal_steps, self.log
+        n_steps = len(steps)
+        for inp in inputs:
+            st = self._st
+            if st.phase is not _DEALING or type(inp) is not Deal:
+                self.apply(inp)
+                continue
+            st.step = None
+            log.append(deal_hole(self, st, inp, steps[st.deal_i]))
+            if st.deal_i == n_steps:  # the last hole card: settle as apply does
+                advance(self, st)
+                stacks = st.stacks.values()
+                if st.phase is _OVER:  # pragma: no cover - a hand cannot end without an input
+                    check_integrity(st, self.total, cards=True)
+                elif (sum(stacks) + sum(st.round.bets.values()) + st.middle + st.rake
+                        != self.total or min(stacks) < 0):
+                    check_integrity(st, self.total, cards=False, pots=False)
 
     def _run(self, inp: Input, commit: bool = False) -> tuple[HandState, Record]:
         st = self._st

@@ -185,7 +185,7 @@ class HandConfig:
     :param odd_chips_to_rake: a house option for split pots: the odd chips a raked pot's split
         leaves go to the rake, as long as the hand's rake stays within the cap (everyone who
         ties gets the same); by default they go one each to the winners clockwise from the
-        button (Robert's Rules of Poker v11, Ties 5), after the rake came off the pot.
+        button (Robert's Rules of Poker, Ties 5), after the rake came off the pot.
     """
 
     seats: tuple[int, ...]

@@ -2,8 +2,8 @@
 
 Rules this module keeps: ``"off"`` names no seat; ``"utg"`` the first seat dealt in left of the
 big blind, ``"button"`` the button; either only with three or more players dealt in and for a
-seat that posts no blind and owes no other post (Robert's Rules of Poker v11, Button and Blind
-Use: the live straddle, where the house plays it).
+seat that posts no blind and owes no other post (the live straddle, a house rule: no rule-book
+section confirmed, see ``docs/engine.md``, Sources).
 """
 
 from __future__ import annotations

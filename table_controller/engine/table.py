@@ -27,13 +27,14 @@ and Blind Use):
 8. If the posting rules leave fewer than two players to deal in while two can play, a new game
    starts: everyone able is dealt in, owing nothing (a house rule: no rule book covers it).
 9. Straddles are a house rule (``TableConfig.straddle``, default ``"off"``: the Poker TDA rules
-   are tournament rules and have none; Robert's Rules of Poker v11, Button and Blind Use, allows
-   the live straddle where the house does). ``"utg"``: the first seat dealt in left of the big
-   blind may straddle; ``"button"``: the button may (a live button straddle). Either needs three
-   or more players dealt in, a seat that owes no other post, and a stack that covers the
-   straddle: twice the big blind. A player asks for it between hands (:meth:`Table.straddle`)
-   for the next hand only; if that hand's positions no longer put the seat there, no straddle.
-   A voided hand's re-deal keeps its straddle (rule 7). The hand plays it (engine rule 1a).
+   are tournament rules and list none; the live straddle is common cash-game practice, with no
+   rule-book section confirmed: ``docs/engine.md``, Sources). ``"utg"``: the first seat dealt in
+   left of the big blind may straddle; ``"button"``: the button may (a live button straddle).
+   Either needs three or more players dealt in, a seat that owes no other post, and a stack
+   that covers the straddle: twice the big blind. A player asks for it between hands
+   (:meth:`Table.straddle`) for the next hand only; if that hand's positions no longer put the
+   seat there, no straddle. A voided hand's re-deal keeps its straddle (rule 7). The hand plays
+   it (engine rule 1a).
 
 >>> table = Table(TableConfig(seats=6, small_blind=5, big_blind=10))
 >>> for seat in (1, 3, 5):

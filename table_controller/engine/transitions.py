@@ -226,6 +226,10 @@ def _on_deal_hole(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
     return _new(Record, (len(hand.log), step, inp, st.street, step.seat, None, 0, 0, False))
 
 
+deal_hole = _on_deal_hole
+"""The hole-card handler (for :meth:`Hand.apply_all`'s run of hole cards)."""
+
+
 def _on_burn(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
     card = _deal_card(st, inp, "a burn", allow_unknown=True)
     st.burns.append(card)

@@ -199,15 +199,35 @@ def _script(hh: HandHistory) -> _Script:
     return _Script(holes, board, bets, shows, show_board)
 
 
+_FOLD, _CHECK, _CALL, _ALL_IN, _BET, _RAISE = (
+    ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.ALL_IN, ActionKind.BET,
+    ActionKind.RAISE)
+_ACTS: dict[tuple[int, ActionKind, int], Act] = {}
+"""One (immutable) ``Act`` input per seat, kind and amount met so far (most repeat)."""
+
+
+def clear_input_cache() -> None:
+    """Forget the ``Act`` inputs made so far (a benchmark's cold start; memory)."""
+    _ACTS.clear()
+
+
 def _act_input(seat: int, action: PhhAction, legal: LegalActions) -> Act:
-    if action.verb == "f":
-        return Act(seat, ActionKind.FOLD)
-    if action.verb == "cc":
-        return Act(seat, ActionKind.CHECK if legal.can_check else ActionKind.CALL)
-    assert action.amount is not None
-    if action.amount == legal.max_raise_to:
-        return Act(seat, ActionKind.ALL_IN, action.amount)
-    return Act(seat, ActionKind.BET if legal.is_bet else ActionKind.RAISE, action.amount)
+    verb = action.verb
+    if verb == "f":
+        kind, to = _FOLD, 0
+    elif verb == "cc":
+        kind, to = (_CHECK if legal.can_check else _CALL), 0
+    else:
+        assert action.amount is not None
+        to = action.amount
+        kind = _ALL_IN if to == legal.max_raise_to else _BET if legal.is_bet else _RAISE
+    key = (seat, kind, to)
+    act = _ACTS.get(key)
+    if act is None:
+        if len(_ACTS) >= 100_000:
+            _ACTS.clear()
+        act = _ACTS[key] = Act(seat, kind, to)
+    return act
 
 
 def play(hh: HandHistory) -> Hand:
@@ -257,7 +277,7 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
     :raises _Refused: the engine refused an input.
     :raises ReplayError: the file ends early or does not fit the hand.
     """
-    expected, apply_ = hand.expected, hand.apply
+    expected, apply_, apply_all = hand.expected, hand.apply, hand.apply_all
     holes, board_cards, bets = script.holes, script.board, script.bets
     n_bets = len(bets)
     bet_i = 0
@@ -283,11 +303,14 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
             step = expected()
             kind = type(step)
             action = None
-            if kind is DealHoleStep:
-                assert isinstance(step, DealHoleStep)
-                cards = holes.get(player_of[step.seat], ())
-                card = cards[step.round - 1] if step.round <= len(cards) else None
-                apply_(_DEAL_OF[card] if card is not None else _UNKNOWN)
+            if kind is DealHoleStep:  # every hole card still to deal, in one call
+                deal_steps = hand.deal_steps
+                deals = []
+                for hole_step in deal_steps[deal_steps.index(step):]:  # type: ignore[arg-type]
+                    cards = holes.get(player_of[hole_step.seat], ())
+                    card = cards[hole_step.round - 1] if hole_step.round <= len(cards) else None
+                    deals.append(_DEAL_OF[card] if card is not None else _UNKNOWN)
+                apply_all(deals)
             elif kind is ActStep:
                 assert isinstance(step, ActStep)
                 if bet_i >= n_bets:

@@ -1,7 +1,7 @@
 """The straddle at the table: the dealer's command, the prompt, and the chip check of the post.
 
-Robert's Rules of Poker v11, Button and Blind Use (the live straddle, where the house plays it);
-house rule ``straddle`` (default ``off``: the Poker TDA rules, 2024, give no straddle).
+The live straddle, a house rule (``straddle``, default ``off``: the Poker TDA rules list no
+straddle; no rule-book section confirmed for it, see ``docs/engine.md``, Sources).
 """
 
 from __future__ import annotations

@@ -7,14 +7,19 @@ from types import MappingProxyType
 import pytest
 
 from table_controller.engine import (
+    FULL_DECK,
     Act,
     ActionKind,
+    ActStep,
     AwardStep,
     BoardStep,
     CollectStep,
+    Deal,
     DealHoleStep,
+    DuplicateCard,
     HandConfig,
     HandOverStep,
+    Input,
     PostKind,
     PostStep,
     PotView,
@@ -23,6 +28,7 @@ from table_controller.engine import (
     describe_step,
 )
 from table_controller.engine.hand import Hand, HandConfigError
+from table_controller.engine.model import Post
 from table_controller.errors import RuleError
 
 from .helpers import act, deal_hole, make_hand
@@ -100,3 +106,23 @@ def test_records_in_dealer_words() -> None:
     assert words[:3] == ["Seat 2 posts the small blind: 50", "Seat 3 posts the big blind: 100",
                          "Seat 2 has its first hole card"]
     assert words[-3:] == ["Seat 1 raises to 300", "Seat 2 calls 200: all-in", "Seat 3 folds"]
+
+
+def test_apply_all_deals_hole_cards_as_apply_does() -> None:
+    """A run of hole cards in one call: the same records, state and checks as one by one."""
+    stacks = {1: 1000, 2: 1000, 3: 1000}
+    deals = [Deal(c) for c in FULL_DECK[:5]] + [Deal(None)]
+    inputs: list[Input] = [Post(2), Post(3), *deals]
+    one, batch = make_hand(stacks, 1), make_hand(stacks, 1)
+    for inp in inputs:
+        one.apply(inp)
+    batch.apply_all(inputs)
+    assert batch.log == one.log
+    assert batch.status() == one.status()
+    assert isinstance(batch.expected(), ActStep)
+    # a card already out is refused as apply refuses it; the inputs before it stay applied
+    again = make_hand(stacks, 1)
+    with pytest.raises(DuplicateCard):
+        again.apply_all([Post(2), Post(3), Deal(FULL_DECK[0]), Deal(FULL_DECK[0])])
+    assert len(again.log) == 3
+    assert again.expected() == again.deal_steps[1]

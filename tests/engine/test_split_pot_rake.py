@@ -1,7 +1,9 @@
 """Rake on a split pot, a house option (``split_pot_rake``; engine ``odd_chips_to_rake``).
 
 Default: the rake comes off the pot, the rest is split and its odd chips go one each to the
-winners clockwise from the button (Robert's Rules of Poker v11, Ties 3-5). House option: the odd
+winners clockwise from the button (Robert's Rules of Poker, Ties 3-5: the odd chip is broken
+down to the smallest unit, no player gets more than one, the first hand clockwise from the
+button gets it; taking the rake off the pot first is house practice). House option: the odd
 chips go to the rake while the hand's rake stays within the cap. The Poker TDA rules (2024) are
 tournament rules and take no rake.
 """

@@ -1,9 +1,9 @@
 """Straddles as a house rule: who posts, action order, minimum raise, the option, PHH, pokerkit.
 
-Sources: Robert's Rules of Poker v11, Button and Blind Use (the live straddle: a blind raise,
-the straddler acts last before the flop with the option to raise); the Poker TDA rules (2024)
-are tournament rules and give no straddle, hence the default ``off`` (engine hand rule 1a,
-table rule 9).
+Sources: the live straddle of cash games (a blind raise; the straddler acts last before the
+flop, with the option to raise), a house rule with no rule-book section confirmed; the Poker TDA
+rules are tournament rules and list no straddle, hence the default ``off`` (engine hand rule
+1a, table rule 9; ``docs/engine.md``, Sources).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def _posts(hand: Hand) -> list[tuple[int, PostKind, int]]:
 
 
 def test_utg_straddle_posts_after_the_blinds_and_acts_last() -> None:
-    # RRoP Button and Blind Use (live straddle): the seat left of the big blind posts twice the
+    # the live straddle (house rule): the seat left of the big blind posts twice the
     # big blind; action starts left of it, and it acts last before the flop.
     hand = Hand(_config(4))
     assert describe_step(hand.expected()) == "Seat 2 posts the small blind: 5"

@@ -1,10 +1,10 @@
 """The four-card flop remedy, a house rule (``four_card_flop``).
 
-``redeal`` (the default, Robert's Rules of Poker v11, Hold'em 3: the four cards go back into the
+``redeal`` (the default, Robert's Rules of Poker, Hold'em 2-3: the four cards go back into the
 stub, which is shuffled and cut, and the flop is dealt again without a burn; the scenario
-``scenarios/irregularities/flop_too_many.toml`` plays it) or ``scramble`` (TDA 2024 rule 39-A:
-the four are scrambled face down, one is picked at random as the next burn, the other three are
-the flop).
+``scenarios/irregularities/flop_too_many.toml`` plays it) or ``scramble`` (Poker TDA rules,
+4-card flops: the four are scrambled face down, one is picked at random as the next burn, the
+other three are the flop).
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ def test_four_card_flop_is_redealt_by_default() -> None:
     assert h.step()["remedy"] == "reshuffle" and h.step()["cards"] == 4
 
 
-def test_four_card_flop_scrambled_tda_39a() -> None:
+def test_four_card_flop_scrambled_tda() -> None:
     h = _four_card_flop("scramble")
     prompt = h.core.prompt
     assert prompt is not None and prompt.step["remedy"] == "scramble"
-    assert "TDA 2024 rule 39-A" in prompt.text
+    assert "Poker TDA rules, 4-card flops" in prompt.text
     h.board("Jd", "5c")  # still being laid: nothing taken
     hand = h.core.hand
     assert hand is not None and hand.board == ()
@@ -58,3 +58,22 @@ def test_four_card_flop_scrambled_tda_39a() -> None:
     assert h.step()["kind"] == "board" and h.step()["slot"] == 3
     resolved = [o for o in h.outputs if isinstance(o, Resolved)]
     assert any("burn before the turn" in o.note for o in resolved), resolved
+
+
+def test_a_card_drawn_during_the_scramble_is_held_not_dealt_tda() -> None:
+    """Poker TDA rules, 4-card flops: the flop comes from the four scrambled cards only."""
+    h = _four_card_flop("scramble")
+    h.card("9s")  # read by the shoe while the four cards are scrambled
+    raised = [o for o in h.outputs if isinstance(o, IrregularityRaised)]
+    assert raised[-1].kind == "card_during_scramble"
+    hand = h.core.hand
+    assert hand is not None and hand.board == () and h.core.held
+    h.ok("resolve", irregularity=raised[-1].id, note="the 9s is set aside")
+    h.ok("resume")
+    h.board("Jd", "5c", "Qs")  # the flop, laid from the four
+    laid: tuple[Card | None, ...] = hand.board
+    assert [None if c is None else c.code for c in laid] == ["Jd", "5c", "Qs"]
+    for _ in range(3):
+        h.ok("check", seat=h.step()["seat"])
+    # the fourth scrambled card is the burn before the turn, as without the stray card
+    assert h.step()["kind"] == "board" and h.step()["slot"] == 3
