@@ -95,6 +95,17 @@ PLAYER_WORDS = {
     "premature_river": "the dealer is correcting the deal",
     "flop_too_many": "the dealer is correcting the deal",
     "exposed_hole_card": "the dealer is correcting the deal",
+    "exposed_card": "the dealer is correcting the deal",
+    "card_during_scramble": "the dealer is correcting the deal",
+    "card_between_hands": "the dealer is correcting the deal",
+    "card_while_held": "the dealer is correcting the deal",
+    "doubled_burn": "the dealer is correcting the deal",
+    "missed_burn": "the dealer is correcting the deal",
+    "no_misdeal": "the floor is ruling on a dealing error",
+    "board_early": "the dealer is checking the board",
+    "board_mismatch": "the dealer is checking the board",
+    "board_missing": "the dealer is checking the board",
+    "board_wrong_slot": "the dealer is checking the board",
 }
 #: When the hold's kind is not known (a hold the dealer or floor called).
 PLAYER_DEFAULT = "the floor has been called to the table"

@@ -207,3 +207,13 @@ def test_render_doctests() -> None:
 
     assert doctest.testmod(module).failed == 0
     assert doctest.testmod(live).failed == 0
+
+
+def test_every_irregularity_kind_has_words_for_the_players() -> None:
+    """Players are told something plain for every kind the controller can hold the table on."""
+    import table_controller.controller.core
+    import table_controller.controller.dealing_kinds  # noqa: F401
+    from table_controller.controller.irregularities import KINDS
+    from table_controller.displays.render import PLAYER_WORDS
+
+    assert sorted(set(KINDS) - set(PLAYER_WORDS)) == []
