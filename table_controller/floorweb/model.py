@@ -27,7 +27,12 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from table_controller.displays.view import TableView, apply_message, view_from_state
+from table_controller.displays.view import (
+    TableView,
+    apply_message,
+    shipping_trouble,
+    view_from_state,
+)
 from table_controller.feeds import FeedEvent, FeedEventKind
 
 #: JSON values as the browsers get them.
@@ -98,33 +103,11 @@ def health_notes(raw: Any) -> dict[str, str]:
 #: The ``shipping`` message's keys the browsers get (see :mod:`table_controller.daemon.shipping`).
 SHIPPING_KEYS = ("status", "behind", "local_seq", "shipped_seq", "last_shipped_at", "error")
 
-#: Shipper states that mean the journal is not reaching the central store.
-SHIPPING_TROUBLE = frozenset({"retrying", "refused", "stopped", "silent"})
-#: Entries behind from which shipping counts as trouble whatever the state.
-FAR_BEHIND = 1000
-
-
-def shipping_trouble(row: Mapping[str, Any] | None) -> bool:
-    """Tell whether a shipping row (:func:`shipping_row`) is trouble for someone to look at.
-
-    >>> shipping_trouble({"status": "retrying", "behind": 3})
-    True
-    >>> shipping_trouble({"status": "shipping", "behind": 1500})
-    True
-    >>> shipping_trouble({"status": "caught_up", "behind": 0}), shipping_trouble(None)
-    (False, False)
-    """
-    if row is None:
-        return False
-    behind = row.get("behind")
-    far = isinstance(behind, int) and not isinstance(behind, bool) and behind >= FAR_BEHIND
-    return row.get("status") in SHIPPING_TROUBLE or far
-
-
 def shipping_row(raw: Any) -> Json | None:
     """Return the floor's copy of a ``shipping`` body (known keys only; ``None`` if not one).
 
-    ``trouble``: :func:`shipping_trouble` (the pages colour it and the floor sorts by it).
+    ``trouble``: :func:`~table_controller.displays.view.shipping_trouble` (the pages colour
+    it and the floor sorts by it).
 
     >>> shipping_row({"status": "caught_up", "behind": 0, "last_shipped_at": 5.0, "x": 1})
     {'status': 'caught_up', 'behind': 0, 'local_seq': None, 'shipped_seq': None, \
