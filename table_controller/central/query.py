@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -225,13 +226,37 @@ def verify(conn: Conn, table: str, *, journal_path: Path | None = None,
     return result
 
 
+def same_json(jsonb_text: str, text: str) -> bool:
+    """Tell whether the database's jsonb copy (as text) holds the same JSON as ``text``.
+
+    Numbers compare as decimals: jsonb keeps them as ``numeric``, so a float written
+    ``1.5e+300`` comes back ``1500…0`` (an int to :func:`json.loads`, not equal to the float).
+
+    >>> same_json('{"a": 1500000000000000000000000000000, "b": 0.0}', '{"b":-0.0,"a":1.5e+30}')
+    True
+    >>> same_json('{"a": 0.3}', '{"a":0.30000000000000004}')
+    False
+    """
+    try:
+        mine = json.loads(text, parse_float=Decimal, parse_int=Decimal)
+    except ValueError:
+        return False
+    theirs = json.loads(jsonb_text, parse_float=Decimal, parse_int=Decimal)
+    return bool(mine == theirs)
+
+
+#: :func:`verify` reads the jsonb copy as the database writes it out (:func:`same_json`).
+_VERIFY_COLUMNS = ("seq, kind, wall_time, mono_time, hand, payload_text, prev_hash, hash, "
+                   "payload::text")
+
+
 def _verify_rows(conn: Conn, result: VerifyResult, local: Journal | None) -> None:
     prev, expected = GENESIS_HASH, 1
     with conn.transaction(), conn.cursor(name="verify") as cur:
         head = conn.execute("SELECT shipped_seq, shipped_hash FROM journals WHERE table_id = %s "
                             "AND journal_id = %s", (result.table, result.journal_id)).fetchone()
         cur.itersize = 2000
-        cur.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE table_id = %s "
+        cur.execute(f"SELECT {_VERIFY_COLUMNS} FROM entries WHERE table_id = %s "
                     "AND journal_id = %s ORDER BY seq".encode(),
                     (result.table, result.journal_id))
         local_iter = iter(local.entries()) if local is not None else None
@@ -244,7 +269,7 @@ def _verify_rows(conn: Conn, result: VerifyResult, local: Journal | None) -> Non
                 result.problems.append(f"entry {seq}: does not chain to entry {seq - 1}")
             if entry_hash(prev_hash, seq, kind, wall, mono, hand, text) != digest:
                 result.problems.append(f"entry {seq}: content does not match its hash (altered)")
-            elif payload != json.loads(text):
+            elif not same_json(payload, text):
                 result.problems.append(f"entry {seq}: payload (jsonb) differs from the hashed "
                                        "text (altered)")
             if local_iter is not None:
