@@ -69,6 +69,7 @@ def find_hands(
     river: str | None = None,
     irregularity: str | None = None,
     limit: int | None = None,
+    latest: bool = False,
 ) -> list[HandSummary]:
     """Return the hands matching every filter given, oldest first.
 
@@ -76,6 +77,8 @@ def find_hands(
     :param card: the card on the board or in any hand (``"Ah"``).
     :param river: the fifth board card.
     :param irregularity: an irregularity kind raised during the hand.
+    :param limit: at most this many hands: the oldest ones, or with ``latest`` the newest
+        ones (still returned oldest first).
     """
     where: list[str] = []
     params: list[str | int | datetime] = []
@@ -106,13 +109,15 @@ def find_hands(
     sql = f"SELECT {_SUMMARY_COLUMNS} FROM hands"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY started, table_id, hand"
+    sql += (" ORDER BY started DESC, table_id DESC, hand DESC" if latest
+            else " ORDER BY started, table_id, hand")
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
     with conn.transaction():
         rows = conn.execute(sql.encode(), params).fetchall()
-    return [_summary(r) for r in rows]
+    found = [_summary(r) for r in rows]
+    return found[::-1] if latest else found
 
 
 def _summary(r: tuple[Any, ...]) -> HandSummary:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.floorweb.browser import chromium, log_in, tile_order, tile_text, wait_for
 from tests.floorweb.helpers import PASSWORD, LiveFloor
+from tests.floorweb.test_browser import shots_dir
 from tests.floorweb.test_shipping_view import progress, ship
 
 
@@ -25,6 +26,7 @@ def test_a_lagging_feed_shows_how_far_behind_and_comes_first_until_it_catches_up
         assert "need-1" in (tile.get_attribute("class") or "")
         assert "1 behind" in d.find_element("id", "summary").text
         assert "0 not heard from" in d.find_element("id", "summary").text
+        d.save_screenshot(str(shots_dir(tmp_path) / "floorweb-behind.png"))
 
         # the table page says the same
         d.get(f"{floor.url}/table/T3")
@@ -60,6 +62,7 @@ def test_shipping_trouble_is_sorted_among_the_tables_that_need_someone(tmp_path:
             tile = d.find_element("css selector", f'article[data-table="{t}"]')
             assert "need-4" in (tile.get_attribute("class") or "")
         assert "3 not shipping" in d.find_element("id", "summary").text
+        d.save_screenshot(str(shots_dir(tmp_path) / "floorweb-not-shipping.png"))
 
         # a table far behind that catches up goes back among the quiet ones
         ship(floor, "T2", progress("caught_up", behind=0, shipped=2450, ago=0.2))
