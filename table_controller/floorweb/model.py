@@ -103,6 +103,7 @@ def health_notes(raw: Any) -> dict[str, str]:
 #: The ``shipping`` message's keys the browsers get (see :mod:`table_controller.daemon.shipping`).
 SHIPPING_KEYS = ("status", "behind", "local_seq", "shipped_seq", "last_shipped_at", "error")
 
+
 def shipping_row(raw: Any) -> Json | None:
     """Return the floor's copy of a ``shipping`` body (known keys only; ``None`` if not one).
 
