@@ -15,6 +15,7 @@ Part 2: the ``hands`` table filled to ``--hands`` rows (default 1,000,000) with 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import random
@@ -121,24 +122,43 @@ def ship_floor(url: str, tables: int, procs: int, rate: float, seconds: float) -
                 "bytes_per_hand": int(size[0]) / max(1, int(hands[0]))}
 
 
-def river_query(url: str, n_hands: int) -> dict[str, float]:
+#: Irregularity kinds :func:`fill_hands` gives one hand in 200 (``hole=True``).
+KINDS = ("exposed_card", "misdeal", "chip_difference", "unknown_card")
+
+
+def fill_hands(conn: psycopg.Connection[tuple[object, ...]], n_hands: int, *,
+               hole: bool = False) -> None:
+    """Fill the ``hands`` table with ``n_hands`` rows of 200 tables (``Q000``..) over 24 h.
+
+    ``hole``: the six seats' hole cards too (in ``hole`` and ``cards``, as the shipper
+    derives them) and an irregularity in one hand of 200; without it, the board only.
+    """
     rng = random.Random(1)
     now = time.time()
+    migrate(conn)
+    conn.execute("DELETE FROM hands WHERE table_id LIKE 'Q%'")
+    with conn.cursor() as cur, cur.copy(
+            "COPY hands (table_id, journal_id, hand, started, seats, board, hole, cards, "
+            "irregularities, first_seq, last_seq) FROM STDIN") as copy:
+        for i in range(n_hands):
+            dealt = rng.sample(DECK, 17 if hole else 5)
+            board = dealt[:5]
+            started = now - rng.random() * 86400
+            holes = ({str(s): dealt[5 + 2 * (s - 1):7 + 2 * (s - 1)] for s in range(1, 7)}
+                     if hole else {})
+            irr = [KINDS[i % len(KINDS)]] if hole and rng.random() < 0.005 else []
+            copy.write_row((f"Q{i % 200:03d}", "q", i // 200 + 1,
+                            time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(started)),
+                            [1, 2, 3, 4, 5, 6], board, json.dumps(holes),
+                            dealt if hole else board, irr, i * 90, i * 90 + 89))
+    conn.commit()
+    conn.execute("ANALYZE hands")
+    conn.commit()
+
+
+def river_query(url: str, n_hands: int) -> dict[str, float]:
     with psycopg.connect(url) as conn:
-        migrate(conn)
-        conn.execute("DELETE FROM hands WHERE table_id LIKE 'Q%'")
-        with conn.cursor() as cur, cur.copy(
-                "COPY hands (table_id, journal_id, hand, started, seats, board, hole, cards, "
-                "irregularities, first_seq, last_seq) FROM STDIN") as copy:
-            for i in range(n_hands):
-                board = rng.sample(DECK, 5)
-                started = now - rng.random() * 86400
-                copy.write_row((f"Q{i % 200:03d}", "q", i // 200 + 1,
-                                time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(started)),
-                                [1, 2, 3, 4, 5, 6], board, "{}", board, [], i * 90, i * 90 + 89))
-        conn.commit()
-        conn.execute("ANALYZE hands")
-        conn.commit()
+        fill_hands(conn, n_hands)
         times, found = [], 0
         for _ in range(7):
             t = time.perf_counter()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,7 @@ def find_hands(
     river: str | None = None,
     irregularity: str | None = None,
     limit: int | None = None,
+    latest: bool = False,
 ) -> list[HandSummary]:
     """Return the hands matching every filter given, oldest first.
 
@@ -75,6 +77,8 @@ def find_hands(
     :param card: the card on the board or in any hand (``"Ah"``).
     :param river: the fifth board card.
     :param irregularity: an irregularity kind raised during the hand.
+    :param limit: at most this many hands: the oldest ones, or with ``latest`` the newest
+        ones (still returned oldest first).
     """
     where: list[str] = []
     params: list[str | int | datetime] = []
@@ -105,13 +109,15 @@ def find_hands(
     sql = f"SELECT {_SUMMARY_COLUMNS} FROM hands"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY started, table_id, hand"
+    sql += (" ORDER BY started DESC, table_id DESC, hand DESC" if latest
+            else " ORDER BY started, table_id, hand")
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
     with conn.transaction():
         rows = conn.execute(sql.encode(), params).fetchall()
-    return [_summary(r) for r in rows]
+    found = [_summary(r) for r in rows]
+    return found[::-1] if latest else found
 
 
 def _summary(r: tuple[Any, ...]) -> HandSummary:
@@ -225,13 +231,37 @@ def verify(conn: Conn, table: str, *, journal_path: Path | None = None,
     return result
 
 
+def same_json(jsonb_text: str, text: str) -> bool:
+    """Tell whether the database's jsonb copy (as text) holds the same JSON as ``text``.
+
+    Numbers compare as decimals: jsonb keeps them as ``numeric``, so a float written
+    ``1.5e+300`` comes back ``1500…0`` (an int to :func:`json.loads`, not equal to the float).
+
+    >>> same_json('{"a": 1500000000000000000000000000000, "b": 0.0}', '{"b":-0.0,"a":1.5e+30}')
+    True
+    >>> same_json('{"a": 0.3}', '{"a":0.30000000000000004}')
+    False
+    """
+    try:
+        mine = json.loads(text, parse_float=Decimal, parse_int=Decimal)
+    except ValueError:
+        return False
+    theirs = json.loads(jsonb_text, parse_float=Decimal, parse_int=Decimal)
+    return bool(mine == theirs)
+
+
+#: :func:`verify` reads the jsonb copy as the database writes it out (:func:`same_json`).
+_VERIFY_COLUMNS = ("seq, kind, wall_time, mono_time, hand, payload_text, prev_hash, hash, "
+                   "payload::text")
+
+
 def _verify_rows(conn: Conn, result: VerifyResult, local: Journal | None) -> None:
     prev, expected = GENESIS_HASH, 1
     with conn.transaction(), conn.cursor(name="verify") as cur:
         head = conn.execute("SELECT shipped_seq, shipped_hash FROM journals WHERE table_id = %s "
                             "AND journal_id = %s", (result.table, result.journal_id)).fetchone()
         cur.itersize = 2000
-        cur.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE table_id = %s "
+        cur.execute(f"SELECT {_VERIFY_COLUMNS} FROM entries WHERE table_id = %s "
                     "AND journal_id = %s ORDER BY seq".encode(),
                     (result.table, result.journal_id))
         local_iter = iter(local.entries()) if local is not None else None
@@ -244,7 +274,7 @@ def _verify_rows(conn: Conn, result: VerifyResult, local: Journal | None) -> Non
                 result.problems.append(f"entry {seq}: does not chain to entry {seq - 1}")
             if entry_hash(prev_hash, seq, kind, wall, mono, hand, text) != digest:
                 result.problems.append(f"entry {seq}: content does not match its hash (altered)")
-            elif payload != json.loads(text):
+            elif not same_json(payload, text):
                 result.problems.append(f"entry {seq}: payload (jsonb) differs from the hashed "
                                        "text (altered)")
             if local_iter is not None:

@@ -7,7 +7,8 @@ text. Three screens:
   announcements. Hole cards only ever as backs (the feed masks them anyway).
 - :func:`render_dealer` — the current prompt, big and clear, what comes after it, holds and
   alerts, and the table in brief.
-- :func:`render_floor` — one line per table: hand, stage, pot, alerts and holds, device health.
+- :func:`render_floor` — one line per table: hand, stage, pot, alerts and holds, device health,
+  feed link and, when a table ships its journal, the shipping line.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from table_controller.displays.view import SeatView, TableView
+from table_controller.displays.view import SeatView, TableView, shipping_trouble
 
 _SUITS = {"h": ("♥", "red"), "d": ("♦", "red"), "c": ("♣", "default"), "s": ("♠", "default")}
 _LINK_STYLE = {"ok": "green", "live": "green", "waiting": "yellow", "stale": "yellow",
@@ -309,7 +310,37 @@ def _floor_row(view: TableView) -> list[Text]:
 
 _FLOOR_COLUMNS = (("table", "left"), ("hand", "right"), ("stage", "left"), ("pot", "right"),
                   ("alerts / holds", "left"), ("devices", "left"), ("feed", "left"))
+#: With a table that ships its journal: one more column.
+_SHIPPING_COLUMN = ("journal", "left")
 _ALERTS = 4  # the column that wraps (the others are short)
+
+#: The shipper's states in the floor's words (``docs/messages.md``, ``shipping``).
+SHIPPING_WORDS = {"caught_up": "caught up", "shipping": "shipping", "starting": "starting",
+                  "retrying": "store unreachable, retrying", "refused": "REFUSED (verify)",
+                  "stopped": "shipper stopped", "silent": "shipper not running",
+                  "unknown": "no shipper status"}
+
+
+def shipping_cell(view: TableView) -> Text:
+    """Return the floor's shipping line of a table: the shipper's state and how far behind.
+
+    >>> shipping_cell(TableView(shipping={"status": "retrying", "behind": 412})).plain
+    'store unreachable, retrying · 412 behind'
+    >>> shipping_cell(TableView()).plain
+    '—'
+    """
+    s = view.shipping
+    if s is None:
+        return Text("—", style="dim")
+    status = str(s.get("status"))
+    out = Text(SHIPPING_WORDS.get(status, status))
+    behind = s.get("behind")
+    if isinstance(behind, int) and not isinstance(behind, bool) and behind > 0:
+        out.append(f" · {behind:,} behind")
+    trouble = shipping_trouble(s)
+    out.stylize("bold red" if trouble else "green" if status in ("caught_up", "shipping")
+                else "dim")
+    return out
 
 
 class FloorLines:
@@ -320,12 +351,15 @@ class FloorLines:
     200 rows took some 0.4 s a frame to lay out, stalling the feeds of a busy floor.
     """
 
-    def __init__(self, rows: Sequence[Sequence[Text]], title: str) -> None:
+    def __init__(self, rows: Sequence[Sequence[Text]], title: str,
+                 columns: Sequence[tuple[str, str]] = _FLOOR_COLUMNS) -> None:
         self.rows = rows
         self.title = title
+        self.columns = tuple(columns)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        widths = [len(head) for head, _ in _FLOOR_COLUMNS]
+        columns = self.columns
+        widths = [len(head) for head, _ in columns]
         for row in self.rows:
             for i, cell in enumerate(row):
                 widths[i] = max(widths[i], cell.cell_len)
@@ -335,7 +369,7 @@ class FloorLines:
         out = Text(no_wrap=True, overflow="crop")
         out.append(self.title.center(total).rstrip() + "\n", style="italic")
         out.append("  " + "   ".join(head.rjust(w) if just == "right" else head.ljust(w)
-                                     for (head, just), w in zip(_FLOOR_COLUMNS, widths,
+                                     for (head, just), w in zip(columns, widths,
                                                                 strict=True)).rstrip() + "\n",
                    style="bold")
         out.append(" " + "━" * (total - 2) + "\n")
@@ -349,7 +383,7 @@ class FloorLines:
             for line in [row] + [[*blank[:_ALERTS], e, *blank[_ALERTS + 1:]] for e in extra]:
                 out.append("  ")
                 for i, cell in enumerate(line):
-                    (_, just), w = _FLOOR_COLUMNS[i], widths[i]
+                    (_, just), w = columns[i], widths[i]
                     pad = " " * max(0, w - cell.cell_len)
                     if just == "right":
                         out.append(pad)
@@ -365,16 +399,25 @@ class FloorLines:
 
 
 def render_floor(views: Sequence[TableView], title: str = "Floor") -> RenderableType:
-    """One line per table: hand, stage, pot, alerts and holds, device health, feed link."""
-    t = FloorLines([_floor_row(v) for v in sorted(views, key=lambda v: v.table)], title)
+    """Render one line per table: hand, stage, pot, alerts and holds, devices, feed link.
+
+    When a table ships its journal, one more column: its shipping line (:func:`shipping_cell`).
+    """
+    ordered = sorted(views, key=lambda v: v.table)
+    ships = any(v.shipping is not None for v in views)
+    rows = [_floor_row(v) + ([shipping_cell(v)] if ships else []) for v in ordered]
+    columns = _FLOOR_COLUMNS + ((_SHIPPING_COLUMN,) if ships else ())
+    t = FloorLines(rows, title, columns)
     held = sum(1 for v in views if v.holds)
     lost = sum(1 for v in views if v.connection == "lost")
     stale = sum(1 for v in views if v.connection == "stale")
+    troubled = sum(1 for v in views if shipping_trouble(v.shipping))
     n = len(views)
     behind = f" · {stale} behind (stale)" if stale else ""
+    shipping = f" · {troubled} not shipping" if troubled else ""
     summary = Text(f"{n} table{'s' if n != 1 else ''} · {held} on hold · {lost} not heard "
-                   f"from{behind}", style="bold red" if held or lost else
-                   "yellow" if stale else "dim")
+                   f"from{behind}{shipping}", style="bold red" if held or lost else
+                   "yellow" if stale or troubled else "dim")
     return Group(t, summary)
 
 

@@ -88,6 +88,8 @@ class TableView:
     seq: int = 0
     updated: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
+    shipping: Mapping[str, Any] | None = None
+    """The journal shipper's progress (the ``shipping`` body; ``None``: the table does not ship)."""
 
     @property
     def pot_total(self) -> int:
@@ -250,6 +252,45 @@ def _devices(v: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out))
 
 
+#: Shipper states that mean the journal is not reaching the central store.
+SHIPPING_TROUBLE = frozenset({"retrying", "refused", "stopped", "silent"})
+#: Entries behind from which shipping counts as trouble whatever the state.
+FAR_BEHIND = 1000
+
+
+def shipping_from(v: Any) -> Mapping[str, Any] | None:
+    """Read a ``shipping`` body (``None`` unless it has a ``status``).
+
+    >>> shipping_from({"status": "caught_up", "behind": 0})
+    {'status': 'caught_up', 'behind': 0}
+    >>> shipping_from({"behind": 3}) is None
+    True
+    """
+    if isinstance(v, Mapping) and isinstance(v.get("status"), str):
+        return dict(v)
+    return None
+
+
+def shipping_trouble(body: Mapping[str, Any] | None) -> bool:
+    """Tell whether a ``shipping`` body is trouble for someone to look at.
+
+    Trouble: the store unreachable (``retrying``), the journal refused, the shipper stopped or
+    silent, or :data:`FAR_BEHIND` entries or more not shipped.
+
+    >>> shipping_trouble({"status": "retrying", "behind": 3})
+    True
+    >>> shipping_trouble({"status": "shipping", "behind": 1500})
+    True
+    >>> shipping_trouble({"status": "caught_up", "behind": 0}), shipping_trouble(None)
+    (False, False)
+    """
+    if body is None:
+        return False
+    behind = body.get("behind")
+    far = isinstance(behind, int) and not isinstance(behind, bool) and behind >= FAR_BEHIND
+    return body.get("status") in SHIPPING_TROUBLE or far
+
+
 def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
                     base: TableView | None = None) -> TableView:
     """Build the view a snapshot state describes (keeping ``base``'s recent history)."""
@@ -292,6 +333,7 @@ def view_from_state(state: Mapping[str, Any], *, table: str = "", seq: int = 0,
         updated=base.updated,
         extra={k: v for k, v in state.items()
                if k in ("rake", "rake_total", "hands_played", "status")},
+        shipping=shipping_from(state.get("shipping")) or base.shipping,
     )
 
 
@@ -341,6 +383,8 @@ def apply_message(view: TableView, mtype: str, data: Mapping[str, Any], *, seq: 
                                 alerts=_push(v.alerts, f"HOLD: {text or 'table held'}"))
     elif mtype == "resume":
         v = dataclasses.replace(v, holds=(), hold_kinds=())
+    elif mtype == "shipping":
+        v = dataclasses.replace(v, shipping=shipping_from(data) or v.shipping)
     elif mtype == "device":
         name = _str(data.get("device")) or _str(data.get("kind"))
         link = _str(data.get("link")) or _str(data.get("status"))

@@ -69,10 +69,10 @@ class Search:
     irregularity: str | None = None
 
     def find(self, conn: Conn, limit: int = MAX_RESULTS + 1) -> list[HandSummary]:
-        """Return the matching hands (:func:`find_hands`), oldest first."""
+        """Return the newest ``limit`` matching hands (:func:`find_hands`), oldest first."""
         return find_hands(conn, table=self.table, since=self.since, until=self.until,
                           seat=self.seat, card=self.card, river=self.river,
-                          irregularity=self.irregularity, limit=limit)
+                          irregularity=self.irregularity, limit=limit, latest=True)
 
 
 def _time(query: Mapping[str, str], name: str, now: datetime | None) -> datetime | None:
@@ -120,7 +120,7 @@ def hand_link(h: HandSummary) -> str:
 def results_html(found: list[HandSummary]) -> str:
     """Return the results table's rows (escaped), newest first."""
     rows = []
-    for h in reversed(found[:MAX_RESULTS]):
+    for h in reversed(found[-MAX_RESULTS:]):
         hole = " ".join(f"{s}: {' '.join(c)}" for s, c in sorted(h.hole.items(),
                                                                 key=lambda i: int(i[0])))
         rows.append(
@@ -210,7 +210,7 @@ class CentralPages:
                 more = len(found) > MAX_RESULTS
                 shown = min(len(found), MAX_RESULTS)
                 message = (f"{shown} hand{'' if shown == 1 else 's'}" + (
-                    f" (the first {MAX_RESULTS} only: narrow the search)" if more else "")
+                    f" (the latest {MAX_RESULTS} only: narrow the search)" if more else "")
                     + ", newest first")
                 rows = results_html(found)
         resp = self.page("hands.html", {"rows": rows}, user=s.user, role=s.role, csrf=s.csrf,

@@ -14,6 +14,11 @@ Rules this module keeps:
    :data:`~table_controller.feeds.HOLE_CARD_KEYS`; only ``page(secret=True)`` adds ``hole``.
 3. A hold or alert keeps the time it was first seen for as long as it stays (across
    snapshots and reconnects); one that goes away and comes back is new.
+4. A feed the client calls ``STALE`` (its messages come in seconds behind the table's clock)
+   is ``"stale"`` with how far behind (``behind``, whole seconds) until ``CAUGHT_UP``, a
+   snapshot, a gap or a loss; it needs someone like a lost feed (:data:`NEED_FEED`).
+5. Shipping trouble (:func:`shipping_trouble`) puts a table among those that need someone
+   (:data:`NEED_SHIPPING`, after alerts): the journal is not reaching the central store.
 """
 
 from __future__ import annotations
@@ -22,7 +27,12 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from table_controller.displays.view import TableView, apply_message, view_from_state
+from table_controller.displays.view import (
+    TableView,
+    apply_message,
+    shipping_trouble,
+    view_from_state,
+)
 from table_controller.feeds import FeedEvent, FeedEventKind
 
 #: JSON values as the browsers get them.
@@ -36,7 +46,7 @@ ACTION_TYPES = frozenset({"event", "announcement", "hand_start", "hand_end", "ho
 HEALTHY_LINKS = frozenset({"ok", "unavailable", "connected", "synced"})
 
 #: ``need`` values, most urgent first (the floor page sorts by it).
-NEED_HOLD, NEED_FEED, NEED_DEVICE, NEED_ALERT, NEED_NONE = range(5)
+NEED_HOLD, NEED_FEED, NEED_DEVICE, NEED_ALERT, NEED_SHIPPING, NEED_NONE = range(6)
 
 
 def diff(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> Json:
@@ -97,14 +107,18 @@ SHIPPING_KEYS = ("status", "behind", "local_seq", "shipped_seq", "last_shipped_a
 def shipping_row(raw: Any) -> Json | None:
     """Return the floor's copy of a ``shipping`` body (known keys only; ``None`` if not one).
 
+    ``trouble``: :func:`~table_controller.displays.view.shipping_trouble` (the pages colour
+    it and the floor sorts by it).
+
     >>> shipping_row({"status": "caught_up", "behind": 0, "last_shipped_at": 5.0, "x": 1})
     {'status': 'caught_up', 'behind': 0, 'local_seq': None, 'shipped_seq': None, \
-'last_shipped_at': 5.0, 'error': ''}
+'last_shipped_at': 5.0, 'error': '', 'trouble': False}
     """
     if not isinstance(raw, Mapping) or not isinstance(raw.get("status"), str):
         return None
     out: Json = {k: raw.get(k) for k in SHIPPING_KEYS}
     out["error"] = str(out["error"] or "")
+    out["trouble"] = shipping_trouble(out)
     return out
 
 
@@ -137,6 +151,8 @@ class TableTracker:
         """Device trouble in words (from the state's ``device_health``)."""
         self.shipping: Json | None = None
         """The journal shipper's progress (the ``shipping`` message; ``None``: not shipped)."""
+        self.behind: int | None = None
+        """Whole seconds the public feed is behind the table while ``"stale"`` (else ``None``)."""
         self._since: dict[str, float] = {}
 
     # -- folding -------------------------------------------------------------------------------
@@ -153,7 +169,7 @@ class TableTracker:
         elif ev.kind is FeedEventKind.UPDATE and ev.message is not None:
             m = ev.message
             view = apply_message(view, m.type, m.data, seq=ev.seq, ts=m.ts)
-            feed = "live"
+            feed = "stale" if feed == "stale" else "live"  # until the client says caught up
             raw = m.data if m.type == "table_state" else None
             if m.type == "shipping" and not secret:
                 self.shipping = shipping_row(m.data)
@@ -163,11 +179,16 @@ class TableTracker:
             feed = "lost"
         elif ev.kind is FeedEventKind.GAP:
             feed = "syncing"
+        elif ev.kind is FeedEventKind.STALE:
+            feed = "stale"
+        elif ev.kind is FeedEventKind.CAUGHT_UP:
+            feed = "live"
         view = dataclasses.replace(view, connection=feed)
         if secret:
             self.secret_view, self.secret_feed = view, feed
         else:
             self.view, self.feed = view, feed
+            self.behind = max(0, round(ev.lag)) if feed == "stale" else None
             self.seq = ev.seq or self.seq
             if raw is not None and "device_health" in raw:
                 self.health = health_notes(raw["device_health"])
@@ -182,6 +203,20 @@ class TableTracker:
     def heard_from(self, now: float) -> None:
         """Note that the public feed was heard from at ``now`` (a heartbeat: no visible change)."""
         self.heard = max(self.heard, now)
+
+    def lagging(self, lag: float) -> bool:
+        """Note how far behind a stale public feed now is (heartbeats carry no event).
+
+        :returns: whether the page changed (``behind`` moved by a whole second).
+        """
+        if self.feed != "stale":
+            return False
+        behind = max(0, round(lag))
+        if behind == self.behind:
+            return False
+        self.behind = behind
+        self.version += 1
+        return True
 
     def _age(self, ts: float) -> None:
         current = set(self._holds()) | set(self._alerts())
@@ -213,6 +248,8 @@ class TableTracker:
             return NEED_DEVICE
         if self._alerts():
             return NEED_ALERT
+        if shipping_trouble(self.shipping):
+            return NEED_SHIPPING
         return NEED_NONE
 
     def row(self) -> Json:
@@ -231,6 +268,7 @@ class TableTracker:
             "devices": dict(v.devices),
             "health": dict(self.health),
             "feed": self.feed,
+            "behind": self.behind,
             "heard": self.heard,
             "need": self.need(),
             "seq": self.seq,

@@ -147,7 +147,11 @@ def table_specs(*, tables: Sequence[str] = (), connect: str | None = None,
 
 async def follow(client: FeedClient, tracker: TableTracker, fanout: Fanout, *,
                  secret: bool = False, clock: Callable[[], float] = time.time) -> None:
-    """Fold ``client``'s events into ``tracker`` and tell ``fanout``, until cancelled."""
+    """Fold ``client``'s events into ``tracker`` and tell ``fanout``, until cancelled.
+
+    A stale feed's lag is read after every message heard (heartbeats carry no event), so the
+    page's "behind by N s" moves while the feed stays behind.
+    """
     heard = 0
     while True:
         ev = await client.next_event(timeout=0.5)
@@ -156,6 +160,8 @@ async def follow(client: FeedClient, tracker: TableTracker, fanout: Fanout, *,
         if count != heard and not secret:
             heard = count
             tracker.heard_from(clock())
+            if client.stale and tracker.lagging(client.lag):  # heartbeats, still behind
+                fanout.mark(tracker.table)
         if ev is not None:
             tracker.on_event(ev, clock(), secret=secret)
             fanout.mark(tracker.table)

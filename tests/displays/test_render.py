@@ -204,9 +204,35 @@ def test_render_doctests() -> None:
 
     import table_controller.displays.live as live
     import table_controller.displays.render as module
+    import table_controller.displays.view as view
 
     assert doctest.testmod(module).failed == 0
     assert doctest.testmod(live).failed == 0
+    assert doctest.testmod(view).failed == 0
+
+
+def test_floor_shows_the_shipping_line_of_the_tables_that_ship() -> None:
+    plain = text_of(render_floor([view_from_state(STATE, table="T1")]), width=140)
+    assert "journal" not in plain  # no table ships: no column
+    body = {"status": "caught_up", "behind": 0, "local_seq": 90, "shipped_seq": 90,
+            "last_shipped_at": 5.0, "error": "", "updated_at": 6.0}
+    a = view_from_state({**STATE, "table": "T1", "shipping": body})  # from the snapshot
+    b = apply_message(view_from_state({**STATE, "table": "T2"}), "shipping",
+                      {**body, "status": "retrying", "behind": 412, "error": "refused"})
+    c = view_from_state({**STATE, "table": "T3"})  # does not ship
+    out = text_of(render_floor([c, b, a]), width=170)
+    lines = {ln.split()[0]: ln for ln in out.splitlines() if ln.strip().startswith("T")}
+    head = next(ln for ln in out.splitlines() if "alerts / holds" in ln)
+    assert head.rstrip().endswith("journal")
+    assert lines["T1"].rstrip().endswith("caught up")
+    assert lines["T2"].rstrip().endswith("store unreachable, retrying · 412 behind")
+    assert lines["T3"].rstrip().endswith("—")
+    assert "3 tables · 0 on hold · 0 not heard from · 1 not shipping" in out
+    # a later table_state keeps it; a new shipping message moves it
+    b = apply_message(b, "table_state", {**STATE, "table": "T2"})
+    assert b.shipping is not None and b.shipping["behind"] == 412
+    b = apply_message(b, "shipping", {**body, "behind": 0, "shipped_seq": 502})
+    assert "not shipping" not in text_of(render_floor([a, b]), width=170)
 
 
 def test_every_irregularity_kind_has_words_for_the_players() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -84,6 +84,8 @@ class LiveFloor:
         self.central = central
         self.users_file = make_users(tmp)
         self.hubs: dict[str, FeedHub] = {}
+        self.lag: dict[str, float] = {}
+        """Seconds a table's messages are stamped in the past (a feed made to lag)."""
         self.url = ""
         self.server: FloorWeb | None = None
         self._loop = asyncio.new_event_loop()
@@ -124,7 +126,8 @@ class LiveFloor:
         specs = []
         for t in self.tables:
             hub = FeedHub(self._ctx, table_id=t, endpoints=FeedEndpoints.loopback(),
-                          curve=self._curve, heartbeat_interval=0.2, epoch=f"{t}-1")
+                          curve=self._curve, heartbeat_interval=0.2, epoch=f"{t}-1",
+                          wall_clock=self._clock(t))
             await hub.start()
             self.hubs[t] = hub
             await self._publish(t, "table_state", state(t))
@@ -134,6 +137,10 @@ class LiveFloor:
                                    b["surveillance_snapshot"] if keys else "", keys=keys))
         self._specs = specs
         await self._serve(0)
+
+    def _clock(self, table: str) -> Callable[[], float]:
+        """The wall clock of ``table``'s hub: :attr:`lag` seconds in the past."""
+        return lambda: time.time() - self.lag.get(table, 0.0)
 
     async def _serve(self, port: int) -> None:
         followers = FeedFollowers(self._specs, heartbeat_timeout=self.heartbeat_timeout)

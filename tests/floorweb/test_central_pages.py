@@ -122,6 +122,20 @@ def test_surveillance_searches_by_card_and_seat_and_opens_the_recall(
         d.save_screenshot(str(shots_dir(tmp_path) / "floorweb-hand.png"))
 
 
+def test_the_search_page_takes_the_latest_hands_when_there_are_too_many(
+        shipped: Shipped) -> None:
+    from table_controller.floorweb.central import Search, results_html
+
+    with psycopg.connect(shipped.url) as conn:
+        assert [h.hand for h in find_hands(conn, table=TABLE, limit=2)] == [1, 2]
+        latest = Search(table=TABLE).find(conn, limit=2)
+        assert [h.hand for h in latest] == [2, 3]  # the newest two, oldest first
+        assert [h.hand for h in find_hands(conn, table=TABLE, limit=9, latest=True)] == [
+            1, 2, 3]
+    rows = results_html(latest)
+    assert rows.index(f"{TABLE} hand 3") < rows.index(f"{TABLE} hand 2")  # newest first
+
+
 def test_floor_role_is_refused_the_search_and_the_recall(shipped: Shipped,
                                                          tmp_path: Path) -> None:
     with LiveFloor(tmp_path, [TABLE], central=shipped.url) as floor:

@@ -27,6 +27,7 @@ from table_controller.floorweb.model import (
     NEED_FEED,
     NEED_HOLD,
     NEED_NONE,
+    NEED_SHIPPING,
     SHIPPING_KEYS,
     TableTracker,
 )
@@ -252,9 +253,53 @@ def test_shipping_progress_comes_from_the_snapshot_and_the_shipping_message() ->
     body = {"status": "caught_up", "behind": 0, "local_seq": 9, "shipped_seq": 9,
             "last_shipped_at": 5.0, "error": "", "updated_at": 6.0}
     t.on_event(snap({**redact(state("T1")), "shipping": body}), 1.0)
-    assert t.row()["shipping"] == {k: body[k] for k in SHIPPING_KEYS}
+    assert t.row()["shipping"] == {**{k: body[k] for k in SHIPPING_KEYS}, "trouble": False}
     v = t.version
     t.on_event(FeedEvent(FeedEventKind.UPDATE, seq=2, message=Message(
         "shipping", 2, "T1", 7.0, {**body, "status": "retrying", "behind": 3})), 7.0)
     assert t.row()["shipping"]["status"] == "retrying" and t.row()["shipping"]["behind"] == 3
     assert t.version > v and t.last_action is None  # not an action at the table
+
+
+def test_a_stale_feed_says_how_far_behind_and_needs_someone_until_caught_up() -> None:
+    t = TableTracker("T1")
+    t.on_event(snap(redact(state("T1"))), 100.0)
+    assert t.row()["feed"] == "live" and t.row()["behind"] is None
+    assert not t.lagging(4.0)  # not stale: nothing to say
+    t.on_event(update("event", {"text": "Seat 1 calls"}, 2, 101.0), 104.0)
+    t.on_event(FeedEvent(FeedEventKind.STALE, 2, lag=3.4, reason="3.4 s behind"), 104.0)
+    row = t.row()
+    assert row["feed"] == "stale" and row["behind"] == 3 and row["need"] == NEED_FEED
+    v = t.version
+    assert t.lagging(5.6) and t.row()["behind"] == 6 and t.version > v  # heartbeats, later
+    assert not t.lagging(5.8)  # the same whole second: no push
+    # an update while behind stays stale (the client has not said caught up), with its lag
+    t.on_event(FeedEvent(FeedEventKind.UPDATE, 3, message=Message(
+        "event", 3, "T1", 102.0, {"text": "Seat 2 folds"}), lag=7.2), 109.2)
+    assert t.row()["feed"] == "stale" and t.row()["behind"] == 7
+    assert t.row()["need"] == NEED_FEED
+    t.on_event(FeedEvent(FeedEventKind.CAUGHT_UP, 3, lag=0.3), 110.0)
+    assert t.row()["feed"] == "live" and t.row()["behind"] is None
+    assert t.row()["need"] == NEED_NONE
+    # a snapshot (after a gap) starts afresh
+    t.on_event(FeedEvent(FeedEventKind.STALE, 3, lag=2.5), 111.0)
+    t.on_event(snap(redact(state("T1")), 4), 112.0)
+    assert t.row()["feed"] == "live" and t.row()["behind"] is None
+
+
+@pytest.mark.parametrize(("status", "behind", "trouble"), [
+    ("caught_up", 0, False), ("shipping", 40, False), ("starting", None, False),
+    ("unknown", None, False), ("shipping", 1000, True), ("retrying", 3, True),
+    ("refused", 0, True), ("stopped", 0, True), ("silent", 12, True)])
+def test_shipping_trouble_puts_a_table_among_those_needing_someone(
+        status: str, behind: int | None, trouble: bool) -> None:
+    t = TableTracker("T1")
+    body = {"status": status, "behind": behind, "local_seq": 9, "shipped_seq": 9,
+            "last_shipped_at": 5.0, "error": "", "updated_at": 6.0}
+    t.on_event(snap({**redact(state("T1")), "shipping": body}), 1.0)
+    assert t.row()["shipping"]["trouble"] is trouble
+    assert t.need() == (NEED_SHIPPING if trouble else NEED_NONE)
+    # after alerts, before quiet tables
+    irr = [{"id": 1, "kind": "board_mismatch", "text": "slot 2 shows 9h", "hold": False}]
+    t.on_event(snap({**redact(state("T1", irregularities=irr)), "shipping": body}), 2.0)
+    assert t.need() == NEED_ALERT < NEED_SHIPPING < NEED_NONE

@@ -34,7 +34,7 @@ const SHIP_WORDS = {caught_up: "caught up", shipping: "shipping", starting: "sta
   stopped: "shipper stopped", silent: "shipper not running", unknown: "no shipper status yet"};
 function shippingText(s) {
   if (!s) return "";
-  const ok = s.status === "caught_up" || (s.status === "shipping" && (s.behind || 0) < 1000);
+  const ok = !s.trouble;  /* model.shipping_trouble: the server decides */
   const behind = s.behind === null || s.behind === undefined ? "" :
     " · " + money(s.behind) + " entr" + (s.behind === 1 ? "y" : "ies") + " behind";
   const last = s.shipped_seq ? " · last shipped #" + esc(s.shipped_seq) +
@@ -42,6 +42,11 @@ function shippingText(s) {
   return '<span class="shipping ' + (ok ? "ok" : "bad") + '">journal: ' +
     esc(SHIP_WORDS[s.status] || s.status) + behind + last +
     (s.error && !ok ? ' <span class="ship-error">(' + esc(s.error) + ")</span>" : "") + "</span>";
+}
+/* a feed whose messages come in late (row.feed "stale", row.behind whole seconds) */
+function behindText(behind) {
+  return "feed behind the table by " + (behind === null || behind === undefined ? "?" : behind) +
+    " s: catching up…";
 }
 function money(n) { return (n || 0).toLocaleString("en-US"); }
 const SUITS = {s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663"};

@@ -18,6 +18,7 @@ function feedText(r) {
   if (r.feed === "live") return '<span class="feed ok">feed live</span>';
   if (r.feed === "connecting") return '<span class="feed bad">connecting to the table…</span>';
   if (r.feed === "syncing") return '<span class="feed bad">catching up (gap)…</span>';
+  if (r.feed === "stale") return '<span class="feed bad stale">' + behindText(r.behind) + "</span>";
   if (!r.heard) return '<span class="feed bad">never heard from</span>';
   return '<span class="feed bad">not heard from for ' + agoSpan(r.heard) + "</span>";
 }
@@ -78,9 +79,13 @@ function render(changed) {
     if (main.children[i] !== el) main.insertBefore(el, main.children[i] || null);
   });
   const held = sorted.filter(r => r.holds && r.holds.length).length;
-  const lost = sorted.filter(r => r.feed !== "live").length;
+  const stale = sorted.filter(r => r.feed === "stale").length;
+  const lost = sorted.filter(r => r.feed !== "live" && r.feed !== "stale").length;
+  const shipping = sorted.filter(r => r.shipping && r.shipping.trouble).length;
   document.getElementById("summary").textContent =
-    sorted.length + " tables · " + held + " on hold · " + lost + " not heard from";
+    sorted.length + " tables · " + held + " on hold · " + lost + " not heard from" +
+    (stale ? " · " + stale + " behind" : "") +
+    (shipping ? " · " + shipping + " not shipping" : "");
   document.title = (held ? "(" + held + " HOLD) " : "") + "Floor";
   const at = Date.now();
   for (const [id, text] of newHolds) window.fwHoldSeen.push({table: id, text: text, at: at / 1000});

@@ -37,7 +37,8 @@ function render() {
   }
   knownHolds = keys;
   const feed = p.feed === "live" ? "feed live" : p.feed === "lost" ?
-    "not heard from for " + agoSpan(p.heard) : esc(p.feed);
+    "not heard from for " + agoSpan(p.heard) : p.feed === "stale" ? behindText(p.behind) :
+    esc(p.feed);
   document.getElementById("feed").innerHTML = feed +
     (ROLE === "surveillance" ? " · surveillance feed: " + esc(p.surveillance ? p.secret_feed : "not followed (no key)") : "");
   document.getElementById("feed").className = p.feed === "live" ? "feed ok" : "feed bad";
