@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit, urlunsplit
@@ -81,3 +82,39 @@ def parse_time(text: str, *, now: datetime | None = None) -> datetime:
         raise ValueError(f"a time is ISO 8601 (2026-01-02T06:00) or an age (8h, 90m), "
                          f"got {text!r}") from None
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
+def no_nul(text: str) -> str:
+    """Return ``text`` with each NUL character replaced by U+FFFD (PostgreSQL stores no NUL).
+
+    >>> no_nul("a\x00b")
+    'a\ufffdb'
+    """
+    return text.replace("\x00", "\ufffd")
+
+
+def _no_nul_in(value: object) -> object:
+    if isinstance(value, str):
+        return no_nul(value)
+    if isinstance(value, list):
+        return [_no_nul_in(v) for v in value]
+    if isinstance(value, dict):
+        return {no_nul(str(k)): _no_nul_in(v) for k, v in value.items()}
+    return value
+
+
+def jsonb_copy(text: str) -> str:
+    """Return the JSON ``text`` as the central store's searchable ``jsonb`` copy can hold it.
+
+    PostgreSQL's ``jsonb`` refuses the escape ``\\u0000``: a NUL character in any string
+    (a name a console typed, say) becomes U+FFFD in the copy; everything else is the same
+    JSON. The hashed text copy beside it keeps the entry exactly as the table journaled it.
+
+    >>> jsonb_copy('{"name":"a\\u0000b"}')
+    '{"name":"a\ufffdb"}'
+    >>> jsonb_copy('{"name":"plain"}')
+    '{"name":"plain"}'
+    """
+    if "\\u0000" not in text:
+        return text
+    return json.dumps(_no_nul_in(json.loads(text)), ensure_ascii=False, separators=(",", ":"))

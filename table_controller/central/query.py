@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from table_controller.central.common import CentralError, Conn
+from table_controller.central.common import CentralError, Conn, jsonb_copy
 from table_controller.journal.store import (
     GENESIS_HASH,
     Entry,
@@ -243,7 +243,7 @@ def same_json(jsonb_text: str, text: str) -> bool:
     False
     """
     try:
-        mine = json.loads(text, parse_float=Decimal, parse_int=Decimal)
+        mine = json.loads(jsonb_copy(text), parse_float=Decimal, parse_int=Decimal)
     except ValueError:
         return False
     theirs = json.loads(jsonb_text, parse_float=Decimal, parse_int=Decimal)

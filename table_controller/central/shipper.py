@@ -38,7 +38,14 @@ from typing import Literal
 
 import psycopg
 
-from table_controller.central.common import CentralError, Conn, ForkedJournalError, safe_url
+from table_controller.central.common import (
+    CentralError,
+    Conn,
+    ForkedJournalError,
+    jsonb_copy,
+    no_nul,
+    safe_url,
+)
 from table_controller.central.derive import HandDeriver, HandRow, IrregularityRow, Resolver
 from table_controller.central.schema import migrate
 from table_controller.errors import JournalError
@@ -58,10 +65,11 @@ State = Literal["starting", "shipping", "caught_up", "retrying", "refused", "sto
 _INSERT = """
 INSERT INTO entries (table_id, journal_id, seq, kind, hand, wall_time, mono_time, payload,
                      payload_text, prev_hash, hash)
-SELECT %(t)s, %(j)s, u.seq, u.kind, u.hand, u.wall, u.mono, u.ptext::jsonb, u.ptext, u.prev, u.hash
+SELECT %(t)s, %(j)s, u.seq, u.kind, u.hand, u.wall, u.mono, u.pjson::jsonb, u.ptext, u.prev, u.hash
 FROM unnest(%(seq)s::bigint[], %(kind)s::text[], %(hand)s::integer[], %(wall)s::float8[],
-            %(mono)s::float8[], %(ptext)s::text[], %(prev)s::text[], %(hash)s::text[])
-     AS u(seq, kind, hand, wall, mono, ptext, prev, hash)
+            %(mono)s::float8[], %(ptext)s::text[], %(pjson)s::text[], %(prev)s::text[],
+            %(hash)s::text[])
+     AS u(seq, kind, hand, wall, mono, ptext, pjson, prev, hash)
 ON CONFLICT (table_id, journal_id, seq) DO NOTHING
 RETURNING seq
 """
@@ -281,7 +289,7 @@ class Shipper:
             inserted = {int(r[0]) for r in conn.execute(_INSERT, {
                 "t": t, "j": j, "seq": [e.seq for e in entries], "kind": list(cols[0]),
                 "hand": list(cols[1]), "wall": list(cols[2]), "mono": list(cols[3]),
-                "ptext": list(cols[4]), "prev": list(cols[5]), "hash": list(cols[6]),
+                "ptext": list(cols[4]), "pjson": [jsonb_copy(p) for p in cols[4]], "prev": list(cols[5]), "hash": list(cols[6]),
             }).fetchall()}
             if len(inserted) < len(entries):
                 self._check_conflicts(conn, [e for e in entries if e.seq not in inserted])
@@ -360,7 +368,7 @@ class Shipper:
                      h.first_seq, h.last_seq) for h in hands])
             if irregular:
                 cur.executemany(_IRREGULARITIES, [
-                    (t, j, r.seq, r.hand, r.at, r.kind, r.text) for r in irregular])
+                    (t, j, r.seq, r.hand, r.at, no_nul(r.kind), no_nul(r.text)) for r in irregular])
 
     # -- resources ---------------------------------------------------------------------------
 

@@ -129,3 +129,31 @@ def test_a_demo_journal_with_a_checkpoint_through_the_cli(tmp_path: Path, pg_url
         row = conn.execute("SELECT count(*) FROM entries WHERE table_id = 'TC1' AND kind = "
                            "'checkpoint' AND hand IS NULL").fetchone()
         assert row is not None and row[0] == 1
+
+
+def test_a_nul_character_in_an_entry_ships_and_verifies(tmp_path: Path, pg_url: str) -> None:
+    """PostgreSQL's jsonb refuses ``\\u0000``: the entry ships, its hashed text exact."""
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as journal:
+        table = FakeTable(journal)
+        table.play_hand()
+        odd = journal.append_command("console\x00one", 1, {"cmd": "seat", "name": "A\x00B"},
+                                     {"ok": True, "text": "seated A\x00B"},
+                                     wall_time=table.clock + 1, mono_time=1e6)
+        table.clock += 2
+        table.play_hand()
+        last = journal.last_seq
+    s = Shipper(path, "T1", pg_url, resolve=TAGS.get, batch=5)
+    try:
+        assert s.ship_pending() == last  # not stuck on the entry, retrying for ever
+    finally:
+        s.close()
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT payload_text, payload::text FROM entries "
+                           "WHERE table_id = 'T1' AND seq = %s", (odd.seq,)).fetchone()
+        assert row is not None
+        assert "A\\u0000B" in row[0] and "A\ufffdB" in row[1]
+        result = verify(conn, "T1", journal_path=path)
+        assert result.ok, result.problems
+        assert result.entries == last
+        assert [h.hand for h in find_hands(conn, table="T1")] == [1, 2]
