@@ -85,10 +85,10 @@ def parse_time(text: str, *, now: datetime | None = None) -> datetime:
 
 
 def no_nul(text: str) -> str:
-    """Return ``text`` with each NUL character replaced by U+FFFD (PostgreSQL stores no NUL).
+    r"""Return ``text`` with each NUL character replaced by U+FFFD (PostgreSQL stores no NUL).
 
-    >>> no_nul("a\x00b")
-    'a\ufffdb'
+    >>> no_nul("a\x00b") == "a\ufffdb"
+    True
     """
     return text.replace("\x00", "\ufffd")
 
@@ -104,14 +104,14 @@ def _no_nul_in(value: object) -> object:
 
 
 def jsonb_copy(text: str) -> str:
-    """Return the JSON ``text`` as the central store's searchable ``jsonb`` copy can hold it.
+    r"""Return the JSON ``text`` as the central store's searchable ``jsonb`` copy can hold it.
 
-    PostgreSQL's ``jsonb`` refuses the escape ``\\u0000``: a NUL character in any string
+    PostgreSQL's ``jsonb`` refuses the escape ``\u0000``: a NUL character in any string
     (a name a console typed, say) becomes U+FFFD in the copy; everything else is the same
     JSON. The hashed text copy beside it keeps the entry exactly as the table journaled it.
 
-    >>> jsonb_copy('{"name":"a\\u0000b"}')
-    '{"name":"a\ufffdb"}'
+    >>> jsonb_copy('{"name":"a\\u0000b"}') == '{"name":"a\ufffdb"}'
+    True
     >>> jsonb_copy('{"name":"plain"}')
     '{"name":"plain"}'
     """

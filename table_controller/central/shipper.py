@@ -289,7 +289,8 @@ class Shipper:
             inserted = {int(r[0]) for r in conn.execute(_INSERT, {
                 "t": t, "j": j, "seq": [e.seq for e in entries], "kind": list(cols[0]),
                 "hand": list(cols[1]), "wall": list(cols[2]), "mono": list(cols[3]),
-                "ptext": list(cols[4]), "pjson": [jsonb_copy(p) for p in cols[4]], "prev": list(cols[5]), "hash": list(cols[6]),
+                "ptext": list(cols[4]), "pjson": [jsonb_copy(p) for p in cols[4]],
+                "prev": list(cols[5]), "hash": list(cols[6]),
             }).fetchall()}
             if len(inserted) < len(entries):
                 self._check_conflicts(conn, [e for e in entries if e.seq not in inserted])
