@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.link.protocol import MsgType
+from hardware.shoe.protocol import shoe_status_payload
 from hardware.sim.chips import SimChipSensor
 from hardware.sim.device import Fault, SimDevice
 from hardware.sim.pn532 import SimPn532
@@ -47,12 +48,16 @@ FAULT_NAMES: dict[str, Fault] = {
     **{f.value: f for f in Fault},
     "corrupt": Fault.CORRUPT_CRC, "drop": Fault.DROP_FRAME, "lost-ack": Fault.LOSE_ACK,
 }
+#: The RATE of ``fault`` that means "the next data frame only".
+ONCE = ("once", "next")
 #: What the bench writes in its directory (checked against the manifest before a start).
 ENTRIES = ("shoe", "chips", "board.json", "sim.json", "table.toml", "decks", "chip_zones.toml",
            "keys", "phh", "ctl.sock", CHIP_REGISTRY)
 MANIFEST = ".sim-bench"
-#: The longest a cable may stay out on request (seconds).
+#: The longest a cable may stay out, or a device stall, on request (seconds).
 MAX_UNPLUG = 3600.0
+#: The largest resend buffer a device may be given (frames; the simulators' default).
+MAX_WINDOW = 1024
 
 
 class BenchError(TableError):
@@ -66,15 +71,32 @@ class RateFaults:
     >>> r.rates[Fault.DUPLICATE] = 1.0
     >>> r.draw()
     [<Fault.DUPLICATE: 'duplicate'>]
+    >>> r.rates.clear(); r.once.append(Fault.SPLIT); r.draw(), r.draw(), dict(r.injected)
+    ([<Fault.SPLIT: 'split'>], [], {'duplicate': 1, 'split': 1})
     """
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.rates: dict[Fault, float] = {}
+        #: faults asked for once, for the next data frames in order (``fault DEV KIND once``)
+        self.once: deque[Fault] = deque()
+        #: faults applied so far, by kind (rate-drawn and one-shot alike)
+        self.injected: Counter[str] = Counter()
+        #: a stall to begin right after the next data frame is written (``stall ... next``)
+        self.stall_after: float | None = None
+
+    def take_stall(self) -> float | None:
+        """Return the stall to begin now a data frame is out, if one was asked for."""
+        seconds, self.stall_after = self.stall_after, None
+        return seconds
 
     def draw(self) -> list[Fault]:
-        """Return the faults the next data frame gets."""
-        return [f for f, rate in self.rates.items() if self.rng.random() < rate]
+        """Return the faults the next data frame gets (the one-shot ones first)."""
+        out = [self.once.popleft()] if self.once else []
+        out += [f for f, rate in self.rates.items() if self.rng.random() < rate]
+        for f in out:
+            self.injected[f.value] += 1
+        return out
 
 
 class _Sent:
@@ -110,6 +132,8 @@ class BenchShoe(SimShoe):
             text = self.describe(self.drawn[-1])
         self.sent.record(msg_type, text)
         super().emit(msg_type, payload, now)
+        if (stall := self.faults.take_stall()) is not None:
+            self.stall(stall)
 
 
 class BenchChips(SimChipSensor):
@@ -125,6 +149,8 @@ class BenchChips(SimChipSensor):
         self.inject(*self.faults.draw())
         self.sent.record(msg_type, "")
         super().emit(msg_type, payload, now)
+        if (stall := self.faults.take_stall()) is not None:
+            self.stall(stall)
 
 
 class BenchRfid(SimRfidChips):
@@ -140,6 +166,8 @@ class BenchRfid(SimRfidChips):
         self.inject(*self.faults.draw())
         self.sent.record(msg_type, "")
         super().emit(msg_type, payload, now)
+        if (stall := self.faults.take_stall()) is not None:
+            self.stall(stall)
 
 
 def _int(text: str, what: str, low: int, high: int) -> int:
@@ -192,11 +220,13 @@ class SimBench:
         self.dir = Path(directory).resolve()
         self.seed = seed
         self.options = RigOptions(seats=seats, seed=seed, camera_level="exact",
-                                  device_heartbeat=device_heartbeat, shoe=shoe, chips=chips)
+                                  device_heartbeat=device_heartbeat, shoe=shoe, chips=chips,
+                                  devices="inline")  # the bench *is* the devices' process
         self.rig = SimRig(self.options, workdir=self.dir, keep=True)
         self.profile = self.rig.profile
         self.chip_config = self.rig.chip_config
         self._rng = random.Random(seed ^ 0xD3C)
+        self._tags = random.Random(seed ^ 0x7A6)  # unregistered tags
         self._lock = threading.RLock()
         self._timers: list[threading.Timer] = []
         self.shoe: BenchShoe | None = None
@@ -348,8 +378,14 @@ class SimBench:
         return dev
 
     def _do_draw(self, args: list[str]) -> dict[str, Any]:
-        _arity("draw", args, 0, 1, "[CARD]")
+        _arity("draw", args, 0, 1, "[CARD|unregistered]")
         shoe = self._shoe()
+        if args and args[0].lower() == "unregistered":  # a tag of no card of the deck
+            known = {u.upper() for u in self.profile.cards}
+            while (uid := "04" + self._tags.randbytes(6).hex().upper()) in known:
+                pass
+            shoe.draw_uid(uid)
+            return {"card": None, "uid": uid, "left": len(shoe.remaining)}
         if not shoe.remaining:
             raise BenchError("the shoe is empty: shuffle first")
         if args:
@@ -438,22 +474,58 @@ class SimBench:
         return {"door": args[0]}
 
     def _do_unplug(self, args: list[str]) -> dict[str, Any]:
-        _arity("unplug", args, 2, 2, "shoe|chips SECONDS")
+        _arity("unplug", args, 1, 2, "shoe|chips [SECONDS]")
         dev = self._device(args[0])
-        seconds = _float(args[1], "SECONDS", 0.01, MAX_UNPLUG)
+        seconds = _float(args[1], "SECONDS", 0.01, MAX_UNPLUG) if len(args) > 1 else None
         if not dev.port.plugged:
             raise BenchError(f"the {args[0]} is unplugged already")
         dev.unplug()
+        if seconds is None:  # until ``plug``
+            return {"device": args[0], "unplugged_for": None}
         timer = threading.Timer(seconds, self._replug, (dev,))
         timer.daemon = True
         self._timers.append(timer)
         timer.start()
         return {"device": args[0], "unplugged_for": seconds}
 
+    def _do_plug(self, args: list[str]) -> dict[str, Any]:
+        _arity("plug", args, 1, 2, "shoe|chips [reboot]")
+        dev = self._device(args[0])
+        if len(args) > 1 and args[1] != "reboot":
+            raise BenchError(f"plug: the second argument can only be reboot, got {args[1]!r}")
+        if dev.port.plugged:
+            raise BenchError(f"the {args[0]} is plugged in already")
+        self.rig.guard.prepare()  # keep pty numbers other runs' stale links point to
+        dev.replug(reboot=len(args) > 1)
+        return {"device": args[0], "boot_id": _boot_id(dev)}
+
     def _replug(self, dev: SimDevice | SimPn532, reboot: bool = False) -> None:
         with self._lock:
             if self.board is not None:  # still running
                 dev.replug(reboot=reboot)
+
+    def _do_stall(self, args: list[str]) -> dict[str, Any]:
+        _arity("stall", args, 2, 3, "shoe|chips SECONDS [next]")
+        dev = self._device(args[0])
+        seconds = _float(args[1], "SECONDS", 0.01, MAX_UNPLUG)
+        if len(args) > 2 and args[2] not in ONCE:
+            raise BenchError(f"stall: the third argument can only be next, got {args[2]!r}")
+        if not isinstance(dev, BenchShoe | BenchChips | BenchRfid):
+            raise BenchError("a PN532 shoe cannot stall (it answers polls only)")
+        if len(args) > 2:  # right after the next data frame is out (before its ACK comes)
+            dev.faults.stall_after = seconds
+        else:
+            dev.stall(seconds)
+        return {"device": args[0], "stalled_for": seconds, "after_next": len(args) > 2}
+
+    def _do_window(self, args: list[str]) -> dict[str, Any]:
+        _arity("window", args, 2, 2, "shoe|chips FRAMES")
+        dev = self._device(args[0])
+        frames = _int(args[1], "FRAMES", 1, MAX_WINDOW)
+        if not isinstance(dev, SimDevice):
+            raise BenchError("a PN532 shoe keeps no frames to resend")
+        dev.window = dev.link.window = frames
+        return {"device": args[0], "window": frames}
 
     def _do_reboot(self, args: list[str]) -> dict[str, Any]:
         _arity("reboot", args, 1, 1, "shoe|chips")
@@ -463,20 +535,57 @@ class SimBench:
         return {"device": args[0], "boot_id": _boot_id(dev)}
 
     def _do_fault(self, args: list[str]) -> dict[str, Any]:
-        _arity("fault", args, 3, 3, "shoe|chips KIND RATE")
+        _arity("fault", args, 3, 3, "shoe|chips KIND RATE|once")
         dev = self._device(args[0])
         fault = FAULT_NAMES.get(args[1].lower())
         if fault is None:
             raise BenchError(f"fault kind must be one of {', '.join(sorted(FAULT_NAMES))}, "
                              f"got {args[1]!r}")
-        rate = _float(args[2], "RATE", 0.0, 1.0)
+        once = args[2].lower() in ONCE
+        rate = 0.0 if once else _float(args[2], "RATE", 0.0, 1.0)
         if not isinstance(dev, BenchShoe | BenchChips | BenchRfid):
-            raise BenchError("a PN532 shoe takes no rate faults (its faults are per poll)")
-        if rate:
+            raise BenchError("a PN532 shoe takes no rate faults nor one-shot link faults (its faults are per poll)")
+        if once:
+            dev.faults.once.append(fault)
+        elif rate:
             dev.faults.rates[fault] = rate
         else:
             dev.faults.rates.pop(fault, None)
-        return {"device": args[0], "faults": {f.value: r for f, r in dev.faults.rates.items()}}
+        return {"device": args[0], "faults": {f.value: r for f, r in dev.faults.rates.items()},
+                "once": [f.value for f in dev.faults.once]}
+
+    def _do_status(self, args: list[str]) -> dict[str, Any]:
+        _arity("status", args, 0, 4, "door=open|closed empty=yes|no jam=yes|no error=N")
+        if self.shoe is None:
+            raise BenchError("a PN532 shoe reports no status")
+        given: dict[str, str] = {}
+        for item in args:
+            key, eq, value = item.partition("=")
+            if not eq or key not in ("door", "empty", "jam", "error"):
+                raise BenchError(f"status takes door=, empty=, jam=, error=; got {item!r}")
+            if key in given:
+                raise BenchError(f"status: {key}= given twice")
+            given[key] = value.lower()
+        door = given.get("door")
+        if door is not None and door not in ("open", "closed"):
+            raise BenchError(f"door must be open or closed, got {door!r}")
+        flags = {k: given[k] for k in ("empty", "jam") if k in given}
+        for key, value in flags.items():
+            if value not in ("yes", "no"):
+                raise BenchError(f"{key} must be yes or no, got {value!r}")
+        error = _int(given["error"], "error", 0, 255) if "error" in given else None
+        shoe = self.shoe
+        if door is not None:
+            shoe.door_open = door == "open"
+        if "jam" in flags:
+            shoe.jam = flags["jam"] == "yes"
+        if error is not None:
+            shoe.error = error
+        empty = not shoe.remaining if "empty" not in flags else flags["empty"] == "yes"
+        shoe.emit(MsgType.SHOE_STATUS,
+                  shoe_status_payload(shoe.door_open, empty, shoe.jam, shoe.error))
+        return {"door": "open" if shoe.door_open else "closed", "empty": empty,
+                "jam": shoe.jam, "error": shoe.error}
 
     def _do_state(self, args: list[str]) -> dict[str, Any]:
         _arity("state", args, 0, 0, "")
@@ -516,14 +625,18 @@ def _boot_id(dev: SimDevice | SimPn532) -> int | None:
 
 def _link_state(dev: SimDevice, faults: RateFaults, sent: _Sent) -> dict[str, Any]:
     return {"plugged": dev.port.plugged, "boot_id": dev.link.boot_id, "pending": dev.pending,
-            "retransmitted": dev.retransmitted, "sent": dict(sent.counts),
-            "last_sent": list(sent.last), "faults": {f.value: r for f, r in faults.rates.items()}}
+            "retransmitted": dev.retransmitted, "overflowed": dev.link.overflowed,
+            "window": dev.link.window, "sent": dict(sent.counts),
+            "last_sent": list(sent.last), "faults": {f.value: r for f, r in faults.rates.items()},
+            "once": [f.value for f in faults.once], "injected": dict(faults.injected)}
 
 
 #: The control verbs, with their arguments.
 VERBS: Mapping[str, str] = {
-    "draw": "[CARD]", "load": "CARD...", "tag": "UID", "shuffle": "",
+    "draw": "[CARD|unregistered]", "load": "CARD...", "tag": "UID", "shuffle": "",
     "chips": "ZONE AMOUNT [CODE=COUNT ...]", "board": "SLOT CARD|empty",
-    "door": "open|closed", "unplug": "shoe|chips SECONDS", "reboot": "shoe|chips",
-    "fault": "shoe|chips KIND RATE", "state": "",
+    "door": "open|closed", "status": "[door=open|closed] [empty=yes|no] [jam=yes|no] [error=N]",
+    "unplug": "shoe|chips [SECONDS]", "plug": "shoe|chips [reboot]", "reboot": "shoe|chips",
+    "stall": "shoe|chips SECONDS", "window": "shoe|chips FRAMES",
+    "fault": "shoe|chips KIND RATE|once", "state": "",
 }
