@@ -544,7 +544,8 @@ class SimBench:
         once = args[2].lower() in ONCE
         rate = 0.0 if once else _float(args[2], "RATE", 0.0, 1.0)
         if not isinstance(dev, BenchShoe | BenchChips | BenchRfid):
-            raise BenchError("a PN532 shoe takes no rate faults nor one-shot link faults (its faults are per poll)")
+            raise BenchError("a PN532 shoe takes no rate faults nor one-shot link faults "
+                             "(its faults are per poll)")
         if once:
             dev.faults.once.append(fault)
         elif rate:
