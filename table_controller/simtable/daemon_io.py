@@ -1,8 +1,10 @@
 """The dealer against the real daemon: simulators over ptys, the feeds and the command endpoint.
 
 :class:`DaemonIO` is the :class:`~.dealer.TableIO` of a :class:`~.rig.SimRig`: cards come out of
-the :class:`~hardware.sim.shoe.SimShoe` (the daemon reads the tag over its pty), chips go on the
-:class:`~hardware.sim.chips.SimChipSensor`, the board goes into the board file the daemon's
+the simulated shoe (``sim run``'s, through its control socket, or an in-process
+:class:`~hardware.sim.shoe.SimShoe`; the daemon reads the tag over its pty), chips go on the
+simulated chip sensors, faults and cables go through :attr:`DaemonIO.hands`
+(:mod:`.devices.hands`), the board goes into the board file the daemon's
 ``sim://camera`` reads, and commands go through a
 :class:`~table_controller.feeds.CommandClient` (CURVE keys made by the rig).
 :class:`DaemonDriver` follows the dealer feed with a :class:`~table_controller.feeds.FeedClient`

@@ -167,6 +167,8 @@ class RigOptions:
             raise RigError(f"chips {self.chips!r} is not one of {', '.join(CHIP_SENSORS)}")
         if self.devices not in DEVICE_MODES:
             raise RigError(f"devices {self.devices!r} is not one of {', '.join(DEVICE_MODES)}")
+        if self.tray is not None and self.devices == "process":
+            raise RigError("sim run takes no tray: give tray with devices='inline'")
 
 
 class SimRig:
