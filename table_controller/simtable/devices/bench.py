@@ -25,21 +25,23 @@ import contextlib
 import json
 import random
 import threading
-from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hardware.link.protocol import MsgType
 from hardware.shoe.protocol import shoe_status_payload
-from hardware.sim.chips import SimChipSensor
 from hardware.sim.device import Fault, SimDevice
 from hardware.sim.pn532 import SimPn532
-from hardware.sim.rfidchips import SimRfidChips
-from hardware.sim.shoe import SimShoe
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import TableError
 from table_controller.simtable.commodity import Pn532Feeder, RfidFelt
+from table_controller.simtable.devices.faulty import (
+    BenchChips,
+    BenchRfid,
+    BenchShoe,
+    link_state,
+)
 from table_controller.simtable.felt import BoardFile, FeltError, chips_for
 from table_controller.simtable.rig import CHIP_REGISTRY, SENSOR_ZONES, RigOptions, SimRig
 
@@ -62,112 +64,6 @@ MAX_WINDOW = 1024
 
 class BenchError(TableError):
     """A verb or its arguments were refused, or the bench cannot start (one line: why)."""
-
-
-class RateFaults:
-    """Faults drawn per data frame at given rates (seeded).
-
-    >>> r = RateFaults(1)
-    >>> r.rates[Fault.DUPLICATE] = 1.0
-    >>> r.draw()
-    [<Fault.DUPLICATE: 'duplicate'>]
-    >>> r.rates.clear(); r.once.append(Fault.SPLIT); r.draw(), r.draw(), dict(r.injected)
-    ([<Fault.SPLIT: 'split'>], [], {'duplicate': 1, 'split': 1})
-    """
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-        self.rates: dict[Fault, float] = {}
-        #: faults asked for once, for the next data frames in order (``fault DEV KIND once``)
-        self.once: deque[Fault] = deque()
-        #: faults applied so far, by kind (rate-drawn and one-shot alike)
-        self.injected: Counter[str] = Counter()
-        #: a stall to begin right after the next data frame is written (``stall ... next``)
-        self.stall_after: float | None = None
-
-    def take_stall(self) -> float | None:
-        """Return the stall to begin now a data frame is out, if one was asked for."""
-        seconds, self.stall_after = self.stall_after, None
-        return seconds
-
-    def draw(self) -> list[Fault]:
-        """Return the faults the next data frame gets (the one-shot ones first)."""
-        out = [self.once.popleft()] if self.once else []
-        out += [f for f, rate in self.rates.items() if self.rng.random() < rate]
-        for f in out:
-            self.injected[f.value] += 1
-        return out
-
-
-class _Sent:
-    """What a device sent: a count per message type and the last few, described."""
-
-    def __init__(self) -> None:
-        self.counts: Counter[str] = Counter()
-        self.last: deque[str] = deque(maxlen=20)
-
-    def record(self, msg_type: int, text: str) -> None:
-        try:
-            name = MsgType(msg_type).name
-        except ValueError:
-            name = f"0x{msg_type:02X}"
-        self.counts[name] += 1
-        self.last.append(f"{name} {text}".strip())
-
-
-class BenchShoe(SimShoe):
-    """A :class:`SimShoe` that injects faults at rates and records what it sent."""
-
-    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = _Sent()
-        self.describe: Callable[[str], str] = str
-        super().__init__(*args, **options)
-
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        text = ""
-        if msg_type == MsgType.CARD_DRAWN and self.drawn:
-            text = self.describe(self.drawn[-1])
-        self.sent.record(msg_type, text)
-        super().emit(msg_type, payload, now)
-        if (stall := self.faults.take_stall()) is not None:
-            self.stall(stall)
-
-
-class BenchChips(SimChipSensor):
-    """A :class:`SimChipSensor` that injects faults at rates and records what it sent."""
-
-    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = _Sent()
-        super().__init__(*args, **options)
-
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        self.sent.record(msg_type, "")
-        super().emit(msg_type, payload, now)
-        if (stall := self.faults.take_stall()) is not None:
-            self.stall(stall)
-
-
-class BenchRfid(SimRfidChips):
-    """A :class:`SimRfidChips` that injects faults at rates and records what it sent."""
-
-    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = _Sent()
-        super().__init__(*args, **options)
-
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        self.sent.record(msg_type, "")
-        super().emit(msg_type, payload, now)
-        if (stall := self.faults.take_stall()) is not None:
-            self.stall(stall)
 
 
 def _int(text: str, what: str, low: int, high: int) -> int:
@@ -593,7 +489,7 @@ class SimBench:
         assert self.board is not None
         shoe: dict[str, Any]
         if self.shoe is not None:
-            shoe = {**_link_state(self.shoe, self.shoe.faults, self.shoe.sent),
+            shoe = {**link_state(self.shoe, self.shoe.faults, self.shoe.sent),
                     "door": "open" if self.shoe.door_open else "closed"}
         else:
             assert self.pn532 is not None
@@ -605,7 +501,7 @@ class SimBench:
         chips: dict[str, Any]
         if self.chips is not None:
             sensors = self.chips
-            chips = {**_link_state(sensors, sensors.faults, sensors.sent),
+            chips = {**link_state(sensors, sensors.faults, sensors.sent),
                      "zones": {str(z): sensors.value(z) for z in sensors.zones
                                if sensors.zone(z)},
                      "tray": sensors.value("tray")}
@@ -613,7 +509,7 @@ class SimBench:
             assert self.rfid is not None and self.rfid_felt is not None
             values = self.chip_config.denominations
             felt = self.rfid_felt
-            chips = {**_link_state(self.rfid, self.rfid.faults, self.rfid.sent),
+            chips = {**link_state(self.rfid, self.rfid.faults, self.rfid.sent),
                      "zones": {str(z): v for z in SENSOR_ZONES if (v := sum(
                          values[c] * n for c, n in felt.counts(z).items()))},
                      "tags": {str(z): felt.tags(z) for z in SENSOR_ZONES if felt.tags(z)}}
@@ -622,14 +518,6 @@ class SimBench:
 
 def _boot_id(dev: SimDevice | SimPn532) -> int | None:
     return dev.link.boot_id if isinstance(dev, SimDevice) else None
-
-
-def _link_state(dev: SimDevice, faults: RateFaults, sent: _Sent) -> dict[str, Any]:
-    return {"plugged": dev.port.plugged, "boot_id": dev.link.boot_id, "pending": dev.pending,
-            "retransmitted": dev.retransmitted, "overflowed": dev.link.overflowed,
-            "window": dev.link.window, "sent": dict(sent.counts),
-            "last_sent": list(sent.last), "faults": {f.value: r for f, r in faults.rates.items()},
-            "once": [f.value for f in faults.once], "injected": dict(faults.injected)}
 
 
 #: The control verbs, with their arguments.
