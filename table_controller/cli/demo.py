@@ -63,8 +63,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         "chip reader (rfidchips://) with a chip registry")
     p.add_argument("--devices", choices=("process", "inline"), default=None,
                    help="the simulated devices as 'sim run' in their own process, worked through "
-                        "its control socket (the default), or inside the demo (the default with "
-                        "--faults, which injects faults frame by frame)")
+                        "its control socket (the default, --faults included), or inside the demo")
     p.add_argument("--no-save", action="store_true",
                    help="do not save the records (the work directory is removed)")
     p.set_defaults(handler=run)

@@ -45,8 +45,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.set_defaults(handler=run_devices)
     ctl = sub.add_parser("ctl", help="send one control verb to a running 'sim run'")
     ctl.add_argument("--dir", required=True, type=Path, help="the directory of 'sim run'")
-    ctl.add_argument("verb", help="draw, shuffle, chips, board, door, unplug, reboot, fault, "
-                                  "state")
+    ctl.add_argument("verb", help="draw, load, tag, shuffle, chips, board, door, status, "
+                                  "unplug, plug, reboot, fault, stall, window, state")
     ctl.add_argument("args", nargs=argparse.REMAINDER, help="the verb's arguments")
     ctl.set_defaults(handler=control)
     dealer = sub.add_parser("dealer", help="practise dealing a hand on the daemon, by keys")

@@ -1,8 +1,10 @@
 """The dealer against the real daemon: simulators over ptys, the feeds and the command endpoint.
 
 :class:`DaemonIO` is the :class:`~.dealer.TableIO` of a :class:`~.rig.SimRig`: cards come out of
-the :class:`~hardware.sim.shoe.SimShoe` (the daemon reads the tag over its pty), chips go on the
-:class:`~hardware.sim.chips.SimChipSensor`, the board goes into the board file the daemon's
+the simulated shoe (``sim run``'s, through its control socket, or an in-process
+:class:`~hardware.sim.shoe.SimShoe`; the daemon reads the tag over its pty), chips go on the
+simulated chip sensors, faults and cables go through :attr:`DaemonIO.hands`
+(:mod:`.devices.hands`), the board goes into the board file the daemon's
 ``sim://camera`` reads, and commands go through a
 :class:`~table_controller.feeds.CommandClient` (CURVE keys made by the rig).
 :class:`DaemonDriver` follows the dealer feed with a :class:`~table_controller.feeds.FeedClient`
@@ -24,8 +26,6 @@ from typing import Any, Protocol
 import zmq
 import zmq.asyncio
 
-from hardware.sim.chips import SimChipSensor
-from hardware.sim.shoe import SimShoe
 from table_controller.engine import Card
 from table_controller.feeds import (
     CommandClient,
@@ -35,7 +35,13 @@ from table_controller.feeds import (
     FeedEvent,
     FeedEventKind,
 )
-from table_controller.simtable.felt import BoardFile, ChipSurface, Felt, FeltError
+from table_controller.simtable.devices.hands import (
+    DeviceHands,
+    feeder_of,
+    hands_of,
+    surface_of,
+)
+from table_controller.simtable.felt import BoardFile, Felt, FeltError
 from table_controller.simtable.rig import RigOptions, SimRig
 
 
@@ -65,36 +71,16 @@ class DaemonIO:
     """
 
     def __init__(self, rig: SimRig, console: CommandClient, *, pace: float = 0.0) -> None:
-        feeder: CardFeeder | None = rig.shoe or rig.feeder or rig.remote_shoe
-        surface: ChipSurface | None = rig.chips or rig.rfid_felt or rig.remote_chips
-        assert feeder is not None and surface is not None, "the rig is not started"
         self.rig = rig
-        self.feeder = feeder
+        self.feeder = feeder_of(rig)
+        surface = surface_of(rig)
+        #: one-shot faults, tags of no card, status frames, cables, counters (either kind of rig)
+        self.hands: DeviceHands = hands_of(rig)
         self.console = console
         self.pace = pace
         cfg = rig.chip_config
         self.felt = Felt(surface, cfg.denominations, cfg.seat_zones, cfg.pot_zone)
         self.board = BoardFile(rig.board_path)
-
-    @property
-    def shoe(self) -> SimShoe:
-        """The reference-protocol shoe simulator (for faults only it has).
-
-        :raises FeltError: on a rig with a PN532 shoe.
-        """
-        if self.rig.shoe is None:
-            raise FeltError("this rig's shoe is a PN532, not the reference shoe")
-        return self.rig.shoe
-
-    @property
-    def chips(self) -> SimChipSensor:
-        """The counting chip sensors' simulator (for faults only it has).
-
-        :raises FeltError: on a rig with an RFID chip reader.
-        """
-        if self.rig.chips is None:
-            raise FeltError("this rig's chips are RFID tags, not the counting sensors")
-        return self.rig.chips
 
     def load_deck(self, cards: Sequence[Card]) -> None:
         """Load the shoe (the shoe scans the deck)."""
@@ -118,17 +104,9 @@ class DaemonIO:
     def shoe_status(self, door_open: bool, empty: bool) -> None:
         """Make the shoe report its door and whether it is empty (dealing scenarios).
 
-        :raises FeltError: for a shoe that reports no status (a PN532).
+        :raises BenchError: for a shoe that reports no status (a PN532).
         """
-        from hardware.link.protocol import MsgType
-        from hardware.shoe.protocol import shoe_status_payload
-
-        shoe = self.rig.shoe
-        if shoe is None:
-            raise FeltError("this shoe (a PN532) reports no door or status")
-        shoe.door_open = door_open
-        shoe.emit(MsgType.SHOE_STATUS,
-                  shoe_status_payload(door_open, empty, shoe.jam, shoe.error))
+        self.hands.shoe_status(door_open=door_open, empty=empty)
 
     def uid_of(self, card: Card) -> str:
         """Return the simulated tag of ``card``."""
@@ -152,17 +130,9 @@ class DaemonIO:
 
     async def unplug(self, device: str, seconds: float) -> None:
         """Pull ``device``'s cable for ``seconds``."""
-        proc = self.rig.device_process
-        if proc is not None and proc.ctl is not None:  # sim run: its control socket
-            proc.ctl("unplug", device, seconds)
-            await asyncio.sleep(seconds + 0.3)
-            return
-        sim = (self.rig.shoe or self.rig.pn532) if device == "shoe" else (
-            self.rig.chips or self.rig.rfid)
-        assert sim is not None, "the rig is not started"
-        sim.unplug()
+        self.hands.unplug(device)
         await asyncio.sleep(seconds)
-        sim.replug()
+        self.hands.replug(device)
         await asyncio.sleep(0.3)
 
     async def pause(self, seconds: float) -> None:

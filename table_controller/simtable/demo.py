@@ -38,6 +38,7 @@ from table_controller.displays.render import render_dealer
 from table_controller.feeds import FeedEvent
 from table_controller.simtable.daemon_io import open_daemon_session
 from table_controller.simtable.dealer import Mistakes, SimDealer, prompt_step
+from table_controller.simtable.devices.hands import hands_of
 from table_controller.simtable.players import Lobby
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.scenario import drive
@@ -115,12 +116,13 @@ class DemoFaults(Mistakes):
         """
         if self.link_faults is not None:
             self.link_faults()
-        shoe = self.rig.shoe
-        if self.rate <= 0 or shoe is None or prompt_step(prompt).get("kind") != "deal_hole":
+        if (self.rate <= 0 or self.rig.options.shoe != "ref"
+                or prompt_step(prompt).get("kind") != "deal_hole"):
             return False
+        hands = hands_of(self.rig)
         roll = self.rng.random()
         if roll < self.rate / 8:
-            shoe.draw_unregistered()
+            hands.draw_unregistered()
             self.injected += 1
             return True
         devices = dealer.last_state.get("devices")
@@ -128,9 +130,9 @@ class DemoFaults(Mistakes):
         if roll < self.rate / 8 + self.rate / 24 and shoe_ok:
             # only a shoe the controller sees as connected: a second unplug before it noticed
             # the first one back would raise nothing, and the skipped card would never come
-            shoe.unplug()
+            hands.unplug("shoe")
             await asyncio.sleep(1.0)
-            shoe.replug()
+            hands.replug("shoe")
             self.unplugs += 1
             return True
         return False
@@ -141,9 +143,9 @@ def _faulty(rig: SimRig, rate: float, rng: random.Random, counter: list[int]
     def maybe() -> None:
         if rate > 0 and rng.random() < rate:
             # the link faults of the reference link (a PN532 has its own, not injected here)
-            sim = rig.shoe if rng.random() < 0.5 else (rig.chips or rig.rfid)
-            if sim is not None:
-                sim.inject(rng.choice(LINK_FAULTS))
+            device = "shoe" if rng.random() < 0.5 else "chips"
+            if device == "chips" or rig.options.shoe == "ref":
+                hands_of(rig).inject(device, rng.choice(LINK_FAULTS))
                 counter[0] += 1
     return maybe
 
@@ -172,8 +174,8 @@ async def run_demo(
     :param shoe: ``"ref"`` or ``"pn532"`` (:class:`~.rig.RigOptions`).
     :param chips: ``"ref"`` or ``"rfid"`` (:class:`~.rig.RigOptions`).
     :param devices: ``"process"`` (``sim run`` as a child process, worked through its control
-        socket) or ``"inline"`` (:class:`~.rig.RigOptions`); ``None``: ``"process"``, or
-        ``"inline"`` with ``faults`` (they are injected into the simulators' next frames).
+        socket, faults included) or ``"inline"`` (:class:`~.rig.RigOptions`); ``None``:
+        ``"process"``.
     """
     from rich.live import Live
 
@@ -191,7 +193,7 @@ async def run_demo(
                             rake_cap=DEMO_RAKE_CAP, camera_level=level,
                             table_id=table_id, name=f"Demo table {table_id}",
                             central_url=central, shoe=shoe, chips=chips,
-                            devices=devices or ("inline" if faults > 0 else "process")),
+                            devices=devices or "process"),
                  keep=keep)
     summary.hand_histories = str(rig.phh_dir)
     summary.journal = str(rig.journal_path)

@@ -9,11 +9,11 @@ reader, with a chip registry of the tags the dealer lays: :mod:`.commodity`), an
 reads the board file the dealer writes (level ``exact``), or, for the other levels, the frames a
 :class:`~hardware.sim.camera_link.BoardRenderer` renders from that file in *this* process (a
 thread), the daemon running only the recognizer on them, as on a real table. With
-``RigOptions(devices="process")`` the shoe and chip sensors are ``table-controller sim run`` in
-``DIR/devices``, a child process (:mod:`.devices.remote`), and the dealer works them through its
-control socket: the devices an integrator uses (the demo does; the scenarios, soaks and tests
-that inject faults frame by frame or read the simulators' counters keep them in-process). It
-then starts
+``RigOptions(devices="process")`` (the default) the shoe and chip sensors are ``table-controller
+sim run`` in ``DIR/devices``, a child process (:mod:`.devices.remote`), and the dealer works them
+through its control socket: the devices an integrator uses, for the demo, the soak, the
+scenarios and the end-to-end tests alike (one-shot faults, counters: :mod:`.devices.hands`);
+``devices="inline"`` keeps them in this process (``sim run`` itself). It then starts
 ``table-controller run --config ...`` as a child process and waits for its ready file. The
 demo, the soak, the scenarios and the end-to-end tests all use it; the daemon can be killed
 (SIGKILL) and started again on the same journal and simulators.
@@ -124,10 +124,11 @@ class RigOptions:
     :param shoe: ``"ref"`` (the reference-protocol shoe) or ``"pn532"`` (a PN532 reader).
     :param chips: ``"ref"`` (counting chip sensors) or ``"rfid"`` (an RFID chip reader and a
         chip registry of the tags the dealer lays).
-    :param devices: ``"inline"`` (the simulators are objects of this process: the scenarios,
-        soaks and tests that inject faults frame by frame reach into them) or ``"process"``
-        (``table-controller sim run`` in ``DIR/devices`` as a child process, worked through its
-        control socket; :attr:`SimRig.shoe` and the other simulator attributes stay ``None``).
+    :param devices: ``"process"`` (the default: ``table-controller sim run`` in
+        ``DIR/devices`` as a child process, worked through its control socket, one-shot faults
+        included: :mod:`.devices.hands`; :attr:`SimRig.shoe` and the other simulator attributes
+        stay ``None``) or ``"inline"`` (the simulators are objects of this process: ``sim run``
+        itself, and the few tests that need what no device offers on its control socket).
     """
 
     seats: int = 6
@@ -153,7 +154,7 @@ class RigOptions:
     central_url: str | None = None
     shoe: str = "ref"
     chips: str = "ref"
-    devices: str = "inline"
+    devices: str = "process"
 
     def __post_init__(self) -> None:
         """Refuse an unknown shoe or chip sensor kind.
@@ -166,6 +167,8 @@ class RigOptions:
             raise RigError(f"chips {self.chips!r} is not one of {', '.join(CHIP_SENSORS)}")
         if self.devices not in DEVICE_MODES:
             raise RigError(f"devices {self.devices!r} is not one of {', '.join(DEVICE_MODES)}")
+        if self.tray is not None and self.devices == "process":
+            raise RigError("sim run takes no tray: give tray with devices='inline'")
 
 
 class SimRig:

@@ -5,7 +5,7 @@
 prompt at a time (:meth:`DealerSession.step`, :meth:`DealerSession.play_until`), so a test can
 do something else between two steps: send a command itself (:meth:`DealerSession.ok`), put a
 bet on a zone (``session.io.felt``), draw a card or a foreign tag (``session.io``,
-``rig.shoe``), unplug a device, kill the daemon, or wait for a condition on the dealer feed
+``session.io.hands``), unplug a device, kill the daemon, or wait for a condition on the dealer feed
 (:meth:`DealerSession.wait`).
 
 Rules this module keeps:

@@ -20,6 +20,7 @@ import zmq.asyncio
 from table_controller.engine import Act, ActionKind, Card, LegalActions
 from table_controller.feeds import Feed, FeedClient, Message, check_no_hole_cards, decode
 from table_controller.journal import EntryKind, Journal, thaw
+from table_controller.simtable.devices.hands import feeder_of, hands_of
 from table_controller.simtable.players import passive
 from table_controller.simtable.rig import SimRig
 from table_controller.simtable.session import DealerSession, dealer_session
@@ -245,7 +246,7 @@ def test_irregularities_through_the_daemon_hold_and_are_resolved(rig: SimRig) ->
                 await d.step()
                 await d.play_until(lambda s: s["kind"] == "deal_hole")
                 # a tag no deck knows: hold, resolve, resume, deal again
-                d.io.shoe.draw_unregistered()
+                d.io.hands.draw_unregistered()
                 await d.wait(lambda: d.prompt["step"]["kind"] == "hold")
                 refused = await d.cmd("resume")
                 assert not refused.accepted and "resolve irregularity 1" in refused.reason
@@ -274,10 +275,10 @@ def test_irregularities_through_the_daemon_hold_and_are_resolved(rig: SimRig) ->
                                          for i in d.state.get("irregularities", [])))
                 assert not d.state["held"]
                 # the chip sensors are unplugged mid-hand: hold; the floor voids the hand
-                d.io.chips.unplug()
+                d.io.hands.unplug("chips")
                 await d.wait(lambda: d.state.get("held") is True, timeout=5.0)
                 assert d.state["devices"]["chips"] == "lost"
-                d.io.chips.replug()
+                d.io.hands.replug("chips")
                 await d.wait(lambda: d.state["devices"]["chips"] == "ok", timeout=5.0)
                 voided = await d.ok("void", reason="chip sensors lost")
                 assert voided.result["refunds"] == {"1": 100, "2": 100, "3": 100}
@@ -332,8 +333,7 @@ def test_card_drawn_while_the_daemon_is_dead_is_not_lost(rig: SimRig) -> None:
 
     arun(deal_two())
     rig.kill()
-    assert rig.shoe is not None
-    rig.shoe.draw()  # the shoe keeps the frame until a host acknowledges it
+    feeder_of(rig).draw()  # the shoe keeps the frame until a host acknowledges it
     rig.start_daemon()
 
     async def check() -> None:
@@ -443,21 +443,20 @@ def test_example_configuration_runs_and_stops_on_sigterm(tmp_path: Path) -> None
 
 def test_a_device_back_while_the_daemon_was_down_is_ok_after_the_restart(rig: SimRig) -> None:
     rig.start_daemon()
-    shoe = rig.shoe
-    assert shoe is not None
+    hands = hands_of(rig)
     probes = iter(range(1000))
 
     async def devices() -> dict[str, str]:
         async with dealer_session(rig, console=f"probe-{next(probes)}") as d:
             return dict((await d.ok("status")).result["devices"])
 
-    shoe.unplug()
+    hands.unplug("shoe")
     deadline = time.monotonic() + 8
     while arun(devices())["shoe"] != "lost":
         assert time.monotonic() < deadline, "the shoe never became lost"
         time.sleep(0.1)
     rig.kill()  # the daemon dies before it sees the shoe come back
-    shoe.replug()
+    hands.replug("shoe")
     rig.start_daemon()  # ready once the links are synced: the shoe said hello
     assert arun(devices())["shoe"] == "ok"
     assert rig.terminate() == 0
@@ -466,8 +465,7 @@ def test_a_device_back_while_the_daemon_was_down_is_ok_after_the_restart(rig: Si
 def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(rig: SimRig) -> None:
     # a power cut during a hand; the shoe's cable is out when the controller comes back
     rig.start_daemon()
-    shoe = rig.shoe
-    assert shoe is not None
+    hands = hands_of(rig)
 
     async def first_half() -> None:
         async with dealing(rig) as d:
@@ -478,7 +476,7 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(ri
 
     arun(first_half())
     rig.kill()
-    shoe.unplug()
+    hands.unplug("shoe")
     t0 = time.monotonic()
     ready = rig.start_daemon()  # starts anyway: journal recovered, the shoe lost
     assert ready["replayed"] > 5
@@ -494,7 +492,7 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(ri
             assert d.prompt["step"]["kind"] == "hold"
             refused = await d.cmd("resume")
             assert not refused.accepted
-            shoe.replug()  # the driver's reopen loop finds it
+            hands.replug("shoe")  # the driver's reopen loop finds it
             await d.wait(lambda: d.state["devices"]["shoe"] == "ok", timeout=8.0)
             await d.ok("resolve", note="shoe plugged back in")
             await d.ok("resume", note="shoe back")

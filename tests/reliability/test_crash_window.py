@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from table_controller.simtable.devices.hands import feeder_of, hands_of
 from table_controller.simtable.rig import RigOptions
 from table_controller.simtable.soak import SyncConsole, post_blinds, run_crash_window, start_rig
 from tests.reliability.counts import COUNTS
@@ -47,21 +48,20 @@ def test_reads_a_device_discarded_hold_the_table() -> None:
     try:
         for seat in (1, 2, 3):
             c.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
-        shoe = rig.shoe
-        assert shoe is not None
+        shoe, hands = feeder_of(rig), hands_of(rig)
         shoe.load_deck([rig.uid(card) for card in rig.profile.cards.values()])
         c.ok({"command": "start"})
         assert post_blinds(c, rig)["kind"] == "deal_hole"
-        shoe.link.window = 1  # the shoe's firmware keeps one unacknowledged frame
-        shoe.unplug()
+        hands.set_window("shoe", 1)  # the shoe's firmware keeps one unacknowledged frame
+        hands.unplug("shoe")
         deadline = time.monotonic() + 5
         while c.status()["devices"]["shoe"] != "lost":
             assert time.monotonic() < deadline, "the unplug was not shown"
             time.sleep(0.05)
         for _ in range(3):
             shoe.draw()
-        assert shoe.link.overflowed == 2
-        shoe.replug()
+        assert hands.counters("shoe").overflowed == 2
+        hands.replug("shoe")
         deadline = time.monotonic() + 8
         while True:
             status = c.status()
@@ -94,8 +94,7 @@ def test_a_resent_read_of_an_earlier_hand_is_not_dealt_again_after_a_restart() -
     try:
         for seat in (1, 2, 3):
             c.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
-        shoe = rig.shoe
-        assert shoe is not None
+        shoe, hands = feeder_of(rig), hands_of(rig)
         deck = [rig.uid(card) for card in rig.profile.cards.values()]
         shoe.load_deck(deck)
         c.ok({"command": "start"})
@@ -107,10 +106,10 @@ def test_a_resent_read_of_an_earlier_hand_is_not_dealt_again_after_a_restart() -
         # the last hole card: journaled and dealt, but the shoe goes deaf and quiet right after
         # sending it (a brown-out), so the ACK never reaches it and it keeps the frame to resend
         before = c.step()
+        hands.stall("shoe", 2.0, after_next=True)
         shoe.draw()
-        shoe.stall(2.0)
         assert wait_step(before)["kind"] == "act"
-        assert shoe.pending == 1
+        assert hands.counters("shoe").pending == 1
         c.ok({"command": "void", "reason": "next hand"})
         shoe.load_deck(list(reversed(deck)))
         c.ok({"command": "start"})
@@ -119,7 +118,7 @@ def test_a_resent_read_of_an_earlier_hand_is_not_dealt_again_after_a_restart() -
         rig.kill()
         rig.start_daemon()
         time.sleep(3.0)  # the shoe wakes up and resends the old read (real I/O)
-        assert shoe.pending == 0
+        assert hands.counters("shoe").pending == 0
         holes = c.snapshot().get("hole_cards")
         assert c.step() == first, f"the old read was dealt again: hole cards {holes}"
     finally:

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from table_controller.feeds import COMMANDS, ClientKeys, Message, decode
+from table_controller.simtable.devices.hands import feeder_of, surface_of
 from table_controller.simtable.felt import Felt
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.soak import (
@@ -105,8 +106,7 @@ def rig() -> Iterator[SimRig]:
             # timer changes (no chip difference pending)
             assert c.command({"command": "start"}).data["accepted"]
             cfg = r.chip_config
-            assert r.chips is not None
-            felt = Felt(r.chips, cfg.denominations, cfg.seat_zones, cfg.pot_zone)
+            felt = Felt(surface_of(r), cfg.denominations, cfg.seat_zones, cfg.pot_zone)
             deadline = time.monotonic() + 10
             while True:
                 step = c.command({"command": "status"}).data["result"]["prompt"]["step"]
@@ -117,8 +117,7 @@ def rig() -> Iterator[SimRig]:
                               + int(step["amount"]))
                 time.sleep(0.1)  # the sensors report over the pty (real I/O)
             # two hole cards out, so a snapshot has something secret to give away
-            shoe = r.shoe
-            assert shoe is not None
+            shoe = feeder_of(r)
             shoe.load_deck([r.uid(card) for card in r.profile.cards.values()])
             for _ in range(2):
                 before = c.command({"command": "status"}).data["result"]["prompt"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.journal import EntryKind, Journal
+from table_controller.simtable.devices.hands import feeder_of
 from table_controller.simtable.rig import RigError, RigOptions, SimRig
 from table_controller.simtable.soak import SyncConsole, post_blinds, start_rig
 
@@ -24,9 +25,7 @@ def _mid_hand(rig: SimRig) -> None:
     try:
         for seat in (1, 2, 3):
             c.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
-        shoe = rig.shoe
-        assert shoe is not None
-        shoe.load_deck([rig.uid(card) for card in rig.profile.cards.values()])
+        feeder_of(rig).load_deck([rig.uid(card) for card in rig.profile.cards.values()])
         c.ok({"command": "start"})
         assert post_blinds(c, rig)["kind"] == "deal_hole"
     finally:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from table_controller.simtable.devices.hands import hands_of
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.soak import SyncConsole, start_rig
 
@@ -33,13 +34,13 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged(rig: SimRig) -> None:
     c = SyncConsole(rig, "restart-unplugged")
     try:
         seat_three(c)
-        assert rig.shoe is not None
-        rig.shoe.unplug()
+        hands = hands_of(rig)
+        hands.unplug("shoe")
         time.sleep(0.5)
         rig.kill()
         rig.start_daemon(timeout=15)  # would raise RigError if a missing port stopped the start
         assert c.status()["devices"]["shoe"] == "lost"
-        rig.shoe.replug()
+        hands.replug("shoe")
         deadline = time.monotonic() + 8
         while c.status()["devices"]["shoe"] != "ok":
             assert time.monotonic() < deadline
@@ -52,15 +53,14 @@ def test_a_device_back_before_a_restart_is_ok_after_it(rig: SimRig) -> None:
     c = SyncConsole(rig, "restart-replugged")
     try:
         seat_three(c)
-        shoe = rig.shoe
-        assert shoe is not None
-        shoe.unplug()
+        hands = hands_of(rig)
+        hands.unplug("shoe")
         deadline = time.monotonic() + 5
         while c.status()["devices"]["shoe"] != "lost":
             assert time.monotonic() < deadline
             time.sleep(0.05)
         rig.kill()  # the daemon dies before it saw the shoe come back
-        shoe.replug()
+        hands.replug("shoe")
         rig.start_daemon()
         time.sleep(1.5)  # heartbeats flow (real I/O)
         health = c.status()["device_health"]["shoe"]

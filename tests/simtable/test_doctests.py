@@ -7,6 +7,7 @@ MODULES = [
     "table_controller.simtable.players",
     "table_controller.simtable.felt",
     "table_controller.displays.view",
+    "table_controller.simtable.devices.faulty",
 ]
 
 

@@ -60,9 +60,37 @@ def test_the_verbs_a_rig_works_the_devices_with(ctl: ControlClient) -> None:
     assert state["chips"]["zones"] == {"3": 100} and state["shoe"]["left"] == 1
 
 
+def test_one_shot_verbs_for_tests(ctl: ControlClient) -> None:
+    """Faults on the next frame only, a tag of no card, a status frame, cables, counters."""
+    ctl("load", "Ah", "Kd", "2c", "3c")
+    assert ctl("fault", "shoe", "duplicate", "once")["once"] == ["duplicate"]
+    ctl("fault", "chips", "corrupt", "next")
+    state = ctl("state")
+    assert state["shoe"]["once"] == ["duplicate"] and state["chips"]["once"] == ["corrupt-crc"]
+    ctl("draw")  # takes the duplicate; the next draw takes nothing
+    ctl("draw")
+    state = ctl("state")
+    assert state["shoe"]["once"] == [] and state["shoe"]["injected"] == {"duplicate": 1}
+    assert state["shoe"]["faults"] == {}  # no rate was set
+    stray = ctl("draw", "unregistered")
+    assert stray["card"] is None and len(stray["uid"]) == 14
+    assert ctl("state")["shoe"]["drawn"][-1] == stray["uid"]
+    assert ctl("status", "door=open", "empty=yes") == {
+        "ok": True, "door": "open", "empty": True, "jam": False, "error": 0}
+    assert ctl("state")["shoe"]["door"] == "open"
+    assert ctl("unplug", "chips")["unplugged_for"] is None
+    assert ctl("state")["chips"]["plugged"] is False
+    assert "unplugged already" in ctl.request("unplug", "chips")["error"]
+    assert ctl("plug", "chips", "reboot")["boot_id"] == 2
+    assert ctl("window", "shoe", 1)["window"] == 1
+    assert ctl("stall", "shoe", 0.05, "next")["after_next"] is True
+    shoe = ctl("state")["shoe"]
+    assert shoe["window"] == 1 and {"pending", "retransmitted", "overflowed"} <= set(shoe)
+
+
 @pytest.mark.parametrize(("verb", "args", "error"), [
     ("draw", ["Zz"], "'Zz' is not a card"),
-    ("draw", ["Ah", "Kd"], "usage: draw [CARD]"),
+    ("draw", ["Ah", "Kd"], "usage: draw [CARD|unregistered]"),
     ("chips", ["99", "100"], "ZONE must be"),
     ("chips", ["3", "-5"], "AMOUNT must be"),
     ("chips", ["3", "lots"], "AMOUNT must be an integer"),
@@ -72,6 +100,19 @@ def test_the_verbs_a_rig_works_the_devices_with(ctl: ControlClient) -> None:
     ("unplug", ["shoe", "0"], "SECONDS must be"),
     ("fault", ["shoe", "gremlins", "0.1"], "fault kind must be one of"),
     ("fault", ["chips", "split", "2"], "RATE must be"),
+    ("fault", ["shoe", "split", "twice"], "RATE must be a number"),
+    ("status", ["door=ajar"], "door must be open or closed"),
+    ("status", ["empty=maybe"], "empty must be yes or no"),
+    ("status", ["colour=red"], "status takes door=, empty=, jam=, error="),
+    ("status", ["door=open", "door=closed"], "door= given twice"),
+    ("status", ["error=300"], "error must be 0..255"),
+    ("plug", ["shoe"], "the shoe is plugged in already"),
+    ("plug", ["chips", "gently"], "the second argument can only be reboot"),
+    ("stall", ["shoe"], "usage: stall shoe|chips SECONDS [next]"),
+    ("stall", ["chips", "0"], "SECONDS must be"),
+    ("stall", ["shoe", "1", "later"], "the third argument can only be next"),
+    ("window", ["shoe", "0"], "FRAMES must be 1..1024"),
+    ("window", ["camera", "5"], "device must be shoe or chips"),
     ("fly", [], "unknown verb 'fly'"),
 ])
 def test_a_bad_verb_or_argument_is_one_line_and_changes_nothing(

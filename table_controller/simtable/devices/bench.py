@@ -25,20 +25,23 @@ import contextlib
 import json
 import random
 import threading
-from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hardware.link.protocol import MsgType
-from hardware.sim.chips import SimChipSensor
+from hardware.shoe.protocol import shoe_status_payload
 from hardware.sim.device import Fault, SimDevice
 from hardware.sim.pn532 import SimPn532
-from hardware.sim.rfidchips import SimRfidChips
-from hardware.sim.shoe import SimShoe
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import TableError
 from table_controller.simtable.commodity import Pn532Feeder, RfidFelt
+from table_controller.simtable.devices.faulty import (
+    BenchChips,
+    BenchRfid,
+    BenchShoe,
+    link_state,
+)
 from table_controller.simtable.felt import BoardFile, FeltError, chips_for
 from table_controller.simtable.rig import CHIP_REGISTRY, SENSOR_ZONES, RigOptions, SimRig
 
@@ -47,99 +50,20 @@ FAULT_NAMES: dict[str, Fault] = {
     **{f.value: f for f in Fault},
     "corrupt": Fault.CORRUPT_CRC, "drop": Fault.DROP_FRAME, "lost-ack": Fault.LOSE_ACK,
 }
+#: The RATE of ``fault`` that means "the next data frame only".
+ONCE = ("once", "next")
 #: What the bench writes in its directory (checked against the manifest before a start).
 ENTRIES = ("shoe", "chips", "board.json", "sim.json", "table.toml", "decks", "chip_zones.toml",
            "keys", "phh", "ctl.sock", CHIP_REGISTRY)
 MANIFEST = ".sim-bench"
-#: The longest a cable may stay out on request (seconds).
+#: The longest a cable may stay out, or a device stall, on request (seconds).
 MAX_UNPLUG = 3600.0
+#: The largest resend buffer a device may be given (frames; the simulators' default).
+MAX_WINDOW = 1024
 
 
 class BenchError(TableError):
     """A verb or its arguments were refused, or the bench cannot start (one line: why)."""
-
-
-class RateFaults:
-    """Faults drawn per data frame at given rates (seeded).
-
-    >>> r = RateFaults(1)
-    >>> r.rates[Fault.DUPLICATE] = 1.0
-    >>> r.draw()
-    [<Fault.DUPLICATE: 'duplicate'>]
-    """
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-        self.rates: dict[Fault, float] = {}
-
-    def draw(self) -> list[Fault]:
-        """Return the faults the next data frame gets."""
-        return [f for f, rate in self.rates.items() if self.rng.random() < rate]
-
-
-class _Sent:
-    """What a device sent: a count per message type and the last few, described."""
-
-    def __init__(self) -> None:
-        self.counts: Counter[str] = Counter()
-        self.last: deque[str] = deque(maxlen=20)
-
-    def record(self, msg_type: int, text: str) -> None:
-        try:
-            name = MsgType(msg_type).name
-        except ValueError:
-            name = f"0x{msg_type:02X}"
-        self.counts[name] += 1
-        self.last.append(f"{name} {text}".strip())
-
-
-class BenchShoe(SimShoe):
-    """A :class:`SimShoe` that injects faults at rates and records what it sent."""
-
-    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = _Sent()
-        self.describe: Callable[[str], str] = str
-        super().__init__(*args, **options)
-
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        text = ""
-        if msg_type == MsgType.CARD_DRAWN and self.drawn:
-            text = self.describe(self.drawn[-1])
-        self.sent.record(msg_type, text)
-        super().emit(msg_type, payload, now)
-
-
-class BenchChips(SimChipSensor):
-    """A :class:`SimChipSensor` that injects faults at rates and records what it sent."""
-
-    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = _Sent()
-        super().__init__(*args, **options)
-
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        self.sent.record(msg_type, "")
-        super().emit(msg_type, payload, now)
-
-
-class BenchRfid(SimRfidChips):
-    """A :class:`SimRfidChips` that injects faults at rates and records what it sent."""
-
-    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = _Sent()
-        super().__init__(*args, **options)
-
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        self.sent.record(msg_type, "")
-        super().emit(msg_type, payload, now)
 
 
 def _int(text: str, what: str, low: int, high: int) -> int:
@@ -192,11 +116,13 @@ class SimBench:
         self.dir = Path(directory).resolve()
         self.seed = seed
         self.options = RigOptions(seats=seats, seed=seed, camera_level="exact",
-                                  device_heartbeat=device_heartbeat, shoe=shoe, chips=chips)
+                                  device_heartbeat=device_heartbeat, shoe=shoe, chips=chips,
+                                  devices="inline")  # the bench *is* the devices' process
         self.rig = SimRig(self.options, workdir=self.dir, keep=True)
         self.profile = self.rig.profile
         self.chip_config = self.rig.chip_config
         self._rng = random.Random(seed ^ 0xD3C)
+        self._tags = random.Random(seed ^ 0x7A6)  # unregistered tags
         self._lock = threading.RLock()
         self._timers: list[threading.Timer] = []
         self.shoe: BenchShoe | None = None
@@ -348,8 +274,14 @@ class SimBench:
         return dev
 
     def _do_draw(self, args: list[str]) -> dict[str, Any]:
-        _arity("draw", args, 0, 1, "[CARD]")
+        _arity("draw", args, 0, 1, "[CARD|unregistered]")
         shoe = self._shoe()
+        if args and args[0].lower() == "unregistered":  # a tag of no card of the deck
+            known = {u.upper() for u in self.profile.cards}
+            while (uid := "04" + self._tags.randbytes(6).hex().upper()) in known:
+                pass
+            shoe.draw_uid(uid)
+            return {"card": None, "uid": uid, "left": len(shoe.remaining)}
         if not shoe.remaining:
             raise BenchError("the shoe is empty: shuffle first")
         if args:
@@ -438,22 +370,58 @@ class SimBench:
         return {"door": args[0]}
 
     def _do_unplug(self, args: list[str]) -> dict[str, Any]:
-        _arity("unplug", args, 2, 2, "shoe|chips SECONDS")
+        _arity("unplug", args, 1, 2, "shoe|chips [SECONDS]")
         dev = self._device(args[0])
-        seconds = _float(args[1], "SECONDS", 0.01, MAX_UNPLUG)
+        seconds = _float(args[1], "SECONDS", 0.01, MAX_UNPLUG) if len(args) > 1 else None
         if not dev.port.plugged:
             raise BenchError(f"the {args[0]} is unplugged already")
         dev.unplug()
+        if seconds is None:  # until ``plug``
+            return {"device": args[0], "unplugged_for": None}
         timer = threading.Timer(seconds, self._replug, (dev,))
         timer.daemon = True
         self._timers.append(timer)
         timer.start()
         return {"device": args[0], "unplugged_for": seconds}
 
+    def _do_plug(self, args: list[str]) -> dict[str, Any]:
+        _arity("plug", args, 1, 2, "shoe|chips [reboot]")
+        dev = self._device(args[0])
+        if len(args) > 1 and args[1] != "reboot":
+            raise BenchError(f"plug: the second argument can only be reboot, got {args[1]!r}")
+        if dev.port.plugged:
+            raise BenchError(f"the {args[0]} is plugged in already")
+        self.rig.guard.prepare()  # keep pty numbers other runs' stale links point to
+        dev.replug(reboot=len(args) > 1)
+        return {"device": args[0], "boot_id": _boot_id(dev)}
+
     def _replug(self, dev: SimDevice | SimPn532, reboot: bool = False) -> None:
         with self._lock:
             if self.board is not None:  # still running
                 dev.replug(reboot=reboot)
+
+    def _do_stall(self, args: list[str]) -> dict[str, Any]:
+        _arity("stall", args, 2, 3, "shoe|chips SECONDS [next]")
+        dev = self._device(args[0])
+        seconds = _float(args[1], "SECONDS", 0.01, MAX_UNPLUG)
+        if len(args) > 2 and args[2] not in ONCE:
+            raise BenchError(f"stall: the third argument can only be next, got {args[2]!r}")
+        if not isinstance(dev, BenchShoe | BenchChips | BenchRfid):
+            raise BenchError("a PN532 shoe cannot stall (it answers polls only)")
+        if len(args) > 2:  # right after the next data frame is out (before its ACK comes)
+            dev.faults.stall_after = seconds
+        else:
+            dev.stall(seconds)
+        return {"device": args[0], "stalled_for": seconds, "after_next": len(args) > 2}
+
+    def _do_window(self, args: list[str]) -> dict[str, Any]:
+        _arity("window", args, 2, 2, "shoe|chips FRAMES")
+        dev = self._device(args[0])
+        frames = _int(args[1], "FRAMES", 1, MAX_WINDOW)
+        if not isinstance(dev, SimDevice):
+            raise BenchError("a PN532 shoe keeps no frames to resend")
+        dev.window = dev.link.window = frames
+        return {"device": args[0], "window": frames}
 
     def _do_reboot(self, args: list[str]) -> dict[str, Any]:
         _arity("reboot", args, 1, 1, "shoe|chips")
@@ -463,27 +431,65 @@ class SimBench:
         return {"device": args[0], "boot_id": _boot_id(dev)}
 
     def _do_fault(self, args: list[str]) -> dict[str, Any]:
-        _arity("fault", args, 3, 3, "shoe|chips KIND RATE")
+        _arity("fault", args, 3, 3, "shoe|chips KIND RATE|once")
         dev = self._device(args[0])
         fault = FAULT_NAMES.get(args[1].lower())
         if fault is None:
             raise BenchError(f"fault kind must be one of {', '.join(sorted(FAULT_NAMES))}, "
                              f"got {args[1]!r}")
-        rate = _float(args[2], "RATE", 0.0, 1.0)
+        once = args[2].lower() in ONCE
+        rate = 0.0 if once else _float(args[2], "RATE", 0.0, 1.0)
         if not isinstance(dev, BenchShoe | BenchChips | BenchRfid):
-            raise BenchError("a PN532 shoe takes no rate faults (its faults are per poll)")
-        if rate:
+            raise BenchError("a PN532 shoe takes no rate faults nor one-shot link faults "
+                             "(its faults are per poll)")
+        if once:
+            dev.faults.once.append(fault)
+        elif rate:
             dev.faults.rates[fault] = rate
         else:
             dev.faults.rates.pop(fault, None)
-        return {"device": args[0], "faults": {f.value: r for f, r in dev.faults.rates.items()}}
+        return {"device": args[0], "faults": {f.value: r for f, r in dev.faults.rates.items()},
+                "once": [f.value for f in dev.faults.once]}
+
+    def _do_status(self, args: list[str]) -> dict[str, Any]:
+        _arity("status", args, 0, 4, "door=open|closed empty=yes|no jam=yes|no error=N")
+        if self.shoe is None:
+            raise BenchError("a PN532 shoe reports no status")
+        given: dict[str, str] = {}
+        for item in args:
+            key, eq, value = item.partition("=")
+            if not eq or key not in ("door", "empty", "jam", "error"):
+                raise BenchError(f"status takes door=, empty=, jam=, error=; got {item!r}")
+            if key in given:
+                raise BenchError(f"status: {key}= given twice")
+            given[key] = value.lower()
+        door = given.get("door")
+        if door is not None and door not in ("open", "closed"):
+            raise BenchError(f"door must be open or closed, got {door!r}")
+        flags = {k: given[k] for k in ("empty", "jam") if k in given}
+        for key, value in flags.items():
+            if value not in ("yes", "no"):
+                raise BenchError(f"{key} must be yes or no, got {value!r}")
+        error = _int(given["error"], "error", 0, 255) if "error" in given else None
+        shoe = self.shoe
+        if door is not None:
+            shoe.door_open = door == "open"
+        if "jam" in flags:
+            shoe.jam = flags["jam"] == "yes"
+        if error is not None:
+            shoe.error = error
+        empty = not shoe.remaining if "empty" not in flags else flags["empty"] == "yes"
+        shoe.emit(MsgType.SHOE_STATUS,
+                  shoe_status_payload(shoe.door_open, empty, shoe.jam, shoe.error))
+        return {"door": "open" if shoe.door_open else "closed", "empty": empty,
+                "jam": shoe.jam, "error": shoe.error}
 
     def _do_state(self, args: list[str]) -> dict[str, Any]:
         _arity("state", args, 0, 0, "")
         assert self.board is not None
         shoe: dict[str, Any]
         if self.shoe is not None:
-            shoe = {**_link_state(self.shoe, self.shoe.faults, self.shoe.sent),
+            shoe = {**link_state(self.shoe, self.shoe.faults, self.shoe.sent),
                     "door": "open" if self.shoe.door_open else "closed"}
         else:
             assert self.pn532 is not None
@@ -495,7 +501,7 @@ class SimBench:
         chips: dict[str, Any]
         if self.chips is not None:
             sensors = self.chips
-            chips = {**_link_state(sensors, sensors.faults, sensors.sent),
+            chips = {**link_state(sensors, sensors.faults, sensors.sent),
                      "zones": {str(z): sensors.value(z) for z in sensors.zones
                                if sensors.zone(z)},
                      "tray": sensors.value("tray")}
@@ -503,7 +509,7 @@ class SimBench:
             assert self.rfid is not None and self.rfid_felt is not None
             values = self.chip_config.denominations
             felt = self.rfid_felt
-            chips = {**_link_state(self.rfid, self.rfid.faults, self.rfid.sent),
+            chips = {**link_state(self.rfid, self.rfid.faults, self.rfid.sent),
                      "zones": {str(z): v for z in SENSOR_ZONES if (v := sum(
                          values[c] * n for c, n in felt.counts(z).items()))},
                      "tags": {str(z): felt.tags(z) for z in SENSOR_ZONES if felt.tags(z)}}
@@ -514,16 +520,12 @@ def _boot_id(dev: SimDevice | SimPn532) -> int | None:
     return dev.link.boot_id if isinstance(dev, SimDevice) else None
 
 
-def _link_state(dev: SimDevice, faults: RateFaults, sent: _Sent) -> dict[str, Any]:
-    return {"plugged": dev.port.plugged, "boot_id": dev.link.boot_id, "pending": dev.pending,
-            "retransmitted": dev.retransmitted, "sent": dict(sent.counts),
-            "last_sent": list(sent.last), "faults": {f.value: r for f, r in faults.rates.items()}}
-
-
 #: The control verbs, with their arguments.
 VERBS: Mapping[str, str] = {
-    "draw": "[CARD]", "load": "CARD...", "tag": "UID", "shuffle": "",
+    "draw": "[CARD|unregistered]", "load": "CARD...", "tag": "UID", "shuffle": "",
     "chips": "ZONE AMOUNT [CODE=COUNT ...]", "board": "SLOT CARD|empty",
-    "door": "open|closed", "unplug": "shoe|chips SECONDS", "reboot": "shoe|chips",
-    "fault": "shoe|chips KIND RATE", "state": "",
+    "door": "open|closed", "status": "[door=open|closed] [empty=yes|no] [jam=yes|no] [error=N]",
+    "unplug": "shoe|chips [SECONDS]", "plug": "shoe|chips [reboot]", "reboot": "shoe|chips",
+    "stall": "shoe|chips SECONDS", "window": "shoe|chips FRAMES",
+    "fault": "shoe|chips KIND RATE|once", "state": "",
 }

@@ -147,6 +147,7 @@ class ControlClient:
             self.sock.close()
             raise
         self._file = self.sock.makefile("rb")
+        self._lock = threading.Lock()  # one request and its reply at a time, whatever thread
 
     def request(self, verb: str, *args: str | int | float) -> dict[str, Any]:
         """Send one request; return the reply."""
@@ -154,8 +155,9 @@ class ControlClient:
 
     def send_line(self, line: bytes) -> dict[str, Any]:
         """Send raw bytes as one request line; return the reply (for tests of bad input)."""
-        self.sock.sendall(line.rstrip(b"\n") + b"\n")
-        reply = self._file.readline()
+        with self._lock:
+            self.sock.sendall(line.rstrip(b"\n") + b"\n")
+            reply = self._file.readline()
         if not reply:
             raise ConnectionError("the control socket closed the connection")
         out: dict[str, Any] = json.loads(reply)

@@ -17,6 +17,7 @@ import zmq.asyncio
 
 from table_controller.feeds import ClientKeys, Message, decode
 from table_controller.simtable.dealer import LIVE_POSTS, prompt_step
+from table_controller.simtable.devices.hands import surface_of
 from table_controller.simtable.felt import Felt
 from table_controller.simtable.rig import SimRig
 from table_controller.simtable.soak.plan import SoakError
@@ -148,8 +149,7 @@ def post_blinds(console: SyncConsole, rig: SimRig, timeout: float = 10.0) -> dic
     :raises SoakError: if the posts do not complete within ``timeout`` seconds.
     """
     cfg = rig.chip_config
-    assert rig.chips is not None
-    felt = Felt(rig.chips, cfg.denominations, cfg.seat_zones, cfg.pot_zone)
+    felt = Felt(surface_of(rig), cfg.denominations, cfg.seat_zones, cfg.pot_zone)
     deadline = time.monotonic() + timeout
     last: tuple[Any, ...] = ()
     while True:

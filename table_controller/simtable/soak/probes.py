@@ -18,6 +18,7 @@ from typing import Any
 import zmq.asyncio
 
 from table_controller.errors import TableError
+from table_controller.simtable.devices.hands import feeder_of, hands_of
 from table_controller.simtable.rig import RigError, RigOptions, SimRig
 from table_controller.simtable.soak.console import (
     SECRET_STATE_KEYS,
@@ -78,8 +79,7 @@ def run_crash_window(attempts: int = 20, *, seed: int = 1, min_delay: float = 0.
                                seed=seed), tcp=True, keep=keep)
     console = SyncConsole(rig, f"crash-window-{os.getpid()}")
     try:
-        shoe = rig.shoe
-        assert shoe is not None
+        shoe, hands = feeder_of(rig), hands_of(rig)
         for seat in (1, 2, 3):
             console.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
         deck = [rig.uid(c) for c in rig.profile.cards.values()]
@@ -104,7 +104,7 @@ def run_crash_window(attempts: int = 20, *, seed: int = 1, min_delay: float = 0.
             time.sleep(delay)
             rig.kill()
             time.sleep(0.05)  # let the simulator read what the host had written
-            acked = shoe.pending == 0
+            acked = hands.counters("shoe").pending == 0
             rep.acked_at_kill += acked
             rig.start_daemon()
             end = time.monotonic() + 3.0
@@ -183,8 +183,7 @@ def run_startup_kills(kills: int = 10, *, seed: int = 1, max_delay: float = 2.0
     try:
         for seat in (1, 2, 3):
             console.ok({"command": "seat", "seat": seat, "player": f"p{seat}", "stack": 10_000})
-        shoe = rig.shoe
-        assert shoe is not None
+        shoe = feeder_of(rig)
         shoe.load_deck([rig.uid(c) for c in rig.profile.cards.values()])
         console.ok({"command": "start"})
         post_blinds(console, rig)

@@ -19,12 +19,13 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from hardware.sim.device import Fault, SimDevice
+from hardware.sim.device import Fault
 from table_controller.engine import Card
 from table_controller.errors import TableError
 from table_controller.feeds import CommandClient, Feed, FeedClient
 from table_controller.simtable.daemon_io import DaemonDriver, DaemonIO
 from table_controller.simtable.dealer import Mistakes, SimDealer, prompt_step
+from table_controller.simtable.devices.hands import DeviceHands, hands_of
 from table_controller.simtable.players import make_players
 from table_controller.simtable.rig import RigError, RigOptions, SimRig
 from table_controller.simtable.soak.console import (
@@ -146,10 +147,10 @@ class _Run:
 
     # -- faults ------------------------------------------------------------------------------
 
-    def sims(self) -> dict[str, SimDevice]:
-        sim = self.rig
-        assert sim.shoe is not None and sim.chips is not None
-        return {"shoe": sim.shoe, "chips": sim.chips}
+    @property
+    def hands(self) -> DeviceHands:
+        """The devices' faults, cables and counters (``sim run``'s control socket, or inline)."""
+        return hands_of(self.rig)
 
     def maybe_link_fault(self, kind: str) -> None:
         if self.opts.link_fault_rate <= 0 or self.rng.random() >= self.opts.link_fault_rate:
@@ -158,22 +159,21 @@ class _Run:
         if device is None:
             return
         fault = self.rng.choice(LINK_FAULTS)
-        self.sims()[device].inject(fault)
+        self.hands.inject(device, fault)
         self.injected[device][fault] += 1
 
     async def maybe_unplug(self) -> None:
         if self.opts.unplug_rate <= 0 or self.rng.random() >= self.opts.unplug_rate:
             return
         device = self.rng.choice(["shoe", "chips"])
-        sim = self.sims()[device]
-        if sim.pending:  # frames under way would arrive after the hold: not this time
+        hands = self.hands
+        if hands.counters(device).pending:  # frames under way would arrive after the hold
             return
         self.report.unplugs += 1
-        sim.unplug()
+        hands.unplug(device)
         lost = await self.wait_device(device, "lost", 5.0)
         await asyncio.sleep(self.opts.unplug_seconds)
-        self.rig.guard.prepare()
-        sim.replug()
+        hands.replug(device)
         back = await self.wait_device(device, "ok", 8.0)
         for _ in range(3):
             if back:
@@ -184,10 +184,9 @@ class _Run:
             if "exclusively lock" not in why:
                 break
             self.report.replugs_stolen += 1
-            sim.unplug()
+            hands.unplug(device)
             await asyncio.sleep(0.1)
-            self.rig.guard.prepare()
-            sim.replug()
+            hands.replug(device)
             back = await self.wait_device(device, "ok", 8.0)
         if lost and back:
             self.report.unplugs_shown += 1
@@ -280,8 +279,7 @@ class _Run:
             if self.driver.prompt.get("id") != handled.get("id"):
                 return
             await self.driver.wait(0.2)
-        shoe = self.rig.shoe
-        if shoe is None or shoe.pending:
+        if self.rig.options.shoe != "ref" or self.hands.counters("shoe").pending:
             return
         if self.io.draws and self.io.draws[-1][1] == step_key(prompt_step(handled)):
             hand, key, code = self.io.draws.pop()
