@@ -59,6 +59,7 @@ from table_controller.feeds.messages import (
     decode,
     table_topic,
 )
+from table_controller.feeds.monitoring import monitor_address
 from table_controller.feeds.security import ClientKeys
 
 
@@ -197,7 +198,7 @@ class FeedClient:
             # a refused handshake is reported by the socket's monitor at once: say so
             self._monitor = sub.get_monitor_socket(
                 zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
+                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, addr=monitor_address())
         sub.setsockopt(zmq.SUBSCRIBE, self.subscription)
         sub.connect(self.feed_endpoint)
         self._sub = sub

@@ -64,6 +64,7 @@ from table_controller.feeds.messages import (
     decode,
     parse_command,
 )
+from table_controller.feeds.monitoring import monitor_address
 from table_controller.feeds.security import CONSOLES_DOMAIN, ClientKeys, CurveServer
 from table_controller.journal import Entry, Journal, thaw
 from table_controller.ratelimit import PeerLimiter, RateLimitedLog
@@ -407,7 +408,8 @@ class CommandClient:
             # waiting out every retry as if the network were down
             self._monitor = sock.get_monitor_socket(
                 zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_SUCCEEDED)
+                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_SUCCEEDED,
+                addr=monitor_address())
         sock.connect(self.endpoint)
         return sock
 
