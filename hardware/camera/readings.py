@@ -71,6 +71,11 @@ class RecognizerParams:
     #: read face at least this much (:func:`hardware.camera.suits.index_positions`): pips a
     #: glare washes out can make the whole face another rank's, the printed index stays.
     rank_index_min: float = -0.5
+    #: The corner indices read on their own against every card (:mod:`hardware.camera.index`):
+    #: a read is refused when, against some card of another rank, the corners that tell the
+    #: two apart put the observation at ``-index_veto`` or beyond (-1 is that card's index).
+    index_check: bool = True
+    index_veto: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)

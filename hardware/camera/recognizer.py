@@ -186,6 +186,24 @@ class BoardRecognizer(CardLocator):
             twin_decided = reading.status == "card"
         if reading.status == "card":
             reading = self._verify(observed, match, reading, twin_decided)
+        if reading.status == "card" and p.index_check:
+            reading = self._check_index(observed(), match, reading)
+        return reading
+
+    def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
+        """Keep a read only if its corner indices do not name another rank.
+
+        Against every card of another rank (not only the close rivals of the whole face: a
+        washed-out four may match the five's face best and the four's only third), the corners
+        that tell the two apart (:meth:`hardware.camera.index.IndexRead.positions`); refused
+        when one of them puts the observation at ``-index_veto`` or beyond.
+        """
+        pos = self.bank.index.read(observed).positions(match.card)
+        others = np.delete(pos.reshape(13, 4), match.card.rank, axis=0).reshape(-1)
+        known = others[~np.isnan(others)]
+        if known.size and float(known.min()) <= -self.params.index_veto:
+            return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
+                               match.score, match.margin, match.discriminant, match.separation)
         return reading
 
     def _verify(
