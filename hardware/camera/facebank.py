@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from hardware.camera.index import IndexBank
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
 from hardware.camera.suits import face_luminance
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
@@ -113,7 +114,9 @@ class FaceBank:
                     rows.append(face_features(view, params.red_weight))
             self.matrices.append(np.stack(rows))
         self.matrix: F32 = self.matrices[0]
-        self._luminance: dict[Card, F32] = {}
+        #: Each face's luminance at the stored size, and its corner indices, computed once.
+        self._luminance: dict[Card, F32] = {c: face_luminance(self.patches[c]) for c in FULL_DECK}
+        self.index = IndexBank(self._luminance)
 
     def luminance(self, card: Card) -> F32:
         """Return the registered face's luminance for :func:`hardware.camera.suits.pair_check`."""

@@ -71,6 +71,15 @@ class RecognizerParams:
     #: read face at least this much (:func:`hardware.camera.suits.index_positions`): pips a
     #: glare washes out can make the whole face another rank's, the printed index stays.
     rank_index_min: float = -0.5
+    #: The corner indices read on their own against every card (:mod:`hardware.camera.index`):
+    #: a read is refused when, against some card of another rank, the corners that tell the
+    #: two apart put the observation at ``-index_veto`` or beyond (-1 is that card's index),
+    #: or at ``-index_veto_close`` when the whole face separated the read from its second-best
+    #: by less than ``index_close_below``.
+    index_check: bool = True
+    index_veto: float = 1.0
+    index_veto_close: float = 0.7
+    index_close_below: float = 0.2
 
 
 @dataclass(frozen=True, slots=True)

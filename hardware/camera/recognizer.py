@@ -186,6 +186,27 @@ class BoardRecognizer(CardLocator):
             twin_decided = reading.status == "card"
         if reading.status == "card":
             reading = self._verify(observed, match, reading, twin_decided)
+        if reading.status == "card" and p.index_check:
+            reading = self._check_index(observed(), match, reading)
+        return reading
+
+    def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
+        """Keep a read only if its corner indices do not name another rank.
+
+        Against every card of another rank (not only the close rivals of the whole face: a
+        washed-out four may match the five's face best and the four's only third), the corners
+        that tell the two apart (:meth:`hardware.camera.index.IndexRead.positions`); refused
+        when one of them puts the observation at ``-index_veto`` or beyond, or at
+        ``-index_veto_close`` when the whole face barely separated the read.
+        """
+        p = self.params
+        pos = self.bank.index.read(observed).positions(match.card)
+        others = np.delete(pos.reshape(13, 4), match.card.rank, axis=0).reshape(-1)
+        known = others[~np.isnan(others)]
+        veto = p.index_veto_close if match.separation < p.index_close_below else p.index_veto
+        if known.size and float(known.min()) <= -veto:
+            return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
+                               match.score, match.margin, match.discriminant, match.separation)
         return reading
 
     def _verify(

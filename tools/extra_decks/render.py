@@ -246,6 +246,14 @@ FRESH_11 = {
     "gnome-atlasnye": ("multi", f"{GNOME}/atlasnye.svgz", gnome_id),
 }
 DESIGNS.update(FRESH_11)
+#: Fresh for the corner-index reader: never looked at before its measurement (benchmark run 12);
+#: the run-11 designs above were used while building it.
+FRESH_12 = {
+    "gnome-anglo-modern": ("multi", f"{GNOME}/anglo_modern.svgz", gnome_id),
+    "kde-konqi-modern": ("multi", f"{KDE}/svg-konqi-modern/konqi.svgz", kde_id),
+    "gnome-slavic-costumes": ("multi", f"{GNOME}/slavic_costumes.svgz", gnome_id),
+}
+DESIGNS.update(FRESH_12)
 
 
 if __name__ == "__main__":

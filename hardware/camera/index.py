@@ -1,0 +1,127 @@
+"""The corner indices read on their own: the rank (and suit) printed in the card's corners.
+
+Rules this module keeps:
+
+1. The templates are the registered faces' own four corners (a box of :data:`INDEX_BOX` at
+   each), cut from their luminance at the stored size once, at registration
+   (:class:`IndexBank`), with each pair of cards' correlation per corner. Which corners hold
+   the index is not assumed: a design may print the rank top-right and the suit bottom-left.
+2. An observed card, turned upright, is cut at the same four corners; each corner is aligned on
+   the mean of all cards' templates there (the search favours no card), refined by a pixel,
+   and correlated with every card's template at that corner.
+3. Against a rival, only the corners where the two cards' templates differ
+   (``1 - correlation >= MIN_GAP``) count, taken together: where the observation lies on the
+   line from the rival's templates (-1) to the read's (+1) (:meth:`IndexRead.position`).
+4. Pure: luminance in, positions out; the recogniser decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from table_controller.engine.cards import FULL_DECK, Card
+
+F32 = npt.NDArray[np.float32]
+
+#: The corner box (fraction of the width, of the height).
+INDEX_BOX = (0.22, 0.3)
+#: The card's own border (stored-patch pixels) left out of each box: felt may show there.
+BORDER = 4
+#: Largest shift (stored-patch pixels) searched when aligning a corner.
+SHIFT_PX = 3
+#: A corner tells two cards apart when their templates there correlate at most 1 - MIN_GAP.
+MIN_GAP = 0.01
+
+
+def _znorm(rows: F32) -> F32:
+    rows = rows - rows.mean(axis=-1, keepdims=True)
+    norm = np.linalg.norm(rows, axis=-1, keepdims=True)
+    return np.asarray(rows / np.maximum(norm, 1e-6), np.float32)
+
+
+def _corners(lum: F32, box: tuple[int, int], margin: int) -> list[F32]:
+    """Cut the four corner boxes (TL, TR, BL, BR) less the border, each grown by ``margin``."""
+    h, w = lum.shape
+    bw, bh = box
+    m = margin
+    return [np.ascontiguousarray(lum[BORDER - m : bh + m, BORDER - m : bw + m]),
+            np.ascontiguousarray(lum[BORDER - m : bh + m, w - bw - m : w - BORDER + m]),
+            np.ascontiguousarray(lum[h - bh - m : h - BORDER + m, BORDER - m : bw + m]),
+            np.ascontiguousarray(lum[h - bh - m : h - BORDER + m, w - bw - m : w - BORDER + m])]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRead:
+    """Each corner's correlation with every card's template (rows: corners; columns: FULL_DECK).
+
+    :param gaps: ``1 - correlation`` between each pair of cards' templates, per corner.
+    """
+
+    scores: F32
+    gaps: F32
+
+    def position(self, card: Card, rival: Card) -> float | None:
+        """Where the corners put the observation between ``rival`` (-1) and ``card`` (+1).
+
+        Over the corners that tell the two apart taken together (each weighs by how much the
+        two templates differ there); None when none does.
+        """
+        pos = float(self.positions(card)[rival.index])
+        return None if np.isnan(pos) else pos
+
+    def positions(self, card: Card) -> F32:
+        """:meth:`position` against every card at once (NaN where no corner tells them apart)."""
+        a = card.index
+        gap = self.gaps[:, a, :]
+        used = gap >= MIN_GAP
+        lead = np.where(used, self.scores[:, a : a + 1] - self.scores, 0.0).sum(axis=0)
+        total = np.where(used, gap, 0.0).sum(axis=0)
+        return np.asarray(np.where(total > 0, lead / np.maximum(total, 1e-6), np.nan),
+                          np.float32)
+
+
+class IndexBank:
+    """The registered faces' corners, ready to be compared with an observed card.
+
+    :param luminances: each card's face luminance at the stored size
+        (:func:`hardware.camera.suits.face_luminance`).
+    """
+
+    def __init__(self, luminances: Mapping[Card, F32]) -> None:
+        h, w = luminances[FULL_DECK[0]].shape
+        self.box = (round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h))
+        per_card = [_corners(luminances[c], self.box, 0) for c in FULL_DECK]
+        self.shape = per_card[0][0].shape
+        #: Per corner: one z-normalised row per card, their means, and the pairwise gaps.
+        self.templates: list[F32] = []
+        self.means: list[F32] = []
+        gaps = []
+        for k in range(4):
+            stack = np.stack([cs[k] for cs in per_card]).astype(np.float32)
+            rows = _znorm(stack.reshape(52, -1))
+            self.templates.append(rows)
+            self.means.append(np.ascontiguousarray(stack.mean(axis=0), np.float32))
+            gaps.append(1.0 - np.einsum("ij,kj->ik", rows, rows))
+        self.gaps: F32 = np.asarray(np.stack(gaps), np.float32)
+
+    def read(self, observed: F32) -> IndexRead:
+        """Compare the four corners of an upright observed luminance with every card's."""
+        th, tw = self.shape
+        rows: list[F32] = []
+        for k, window in enumerate(_corners(observed, self.box, SHIFT_PX)):
+            fit = cv2.matchTemplate(np.asarray(window, np.float32), self.means[k],
+                                    cv2.TM_CCOEFF_NORMED)
+            i = int(np.argmax(fit))
+            cy, cx = i // fit.shape[1], i % fit.shape[1]
+            cuts = [window[y : y + th, x : x + tw].reshape(-1)
+                    for y in range(max(cy - 1, 0), min(cy + 2, fit.shape[0]))
+                    for x in range(max(cx - 1, 0), min(cx + 2, fit.shape[1]))]
+            obs = _znorm(np.stack(cuts).astype(np.float32))
+            # einsum, not @: a BLAS product may spin up threads (slow here).
+            rows.append(np.einsum("ij,kj->ik", self.templates[k], obs).max(axis=1))
+        return IndexRead(np.stack(rows), self.gaps)

@@ -1,0 +1,70 @@
+"""The corner indices read on their own, against every registered card."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch
+from hardware.camera.index import IndexBank
+from hardware.camera.readings import RecognizerParams
+from hardware.camera.suits import face_luminance, observed_luminance
+from table_controller.engine.cards import FULL_DECK, Card
+
+from .conftest import Faces
+
+
+def _bank(faces: Faces) -> IndexBank:
+    return FaceBank.from_faces(faces, RecognizerParams()).index
+
+
+def _observed(face: np.ndarray, rng: np.random.Generator, shift: tuple[int, int]) -> np.ndarray:
+    patch = face_patch(face, STORED_PATCH_SIZE)
+    noisy = np.clip(patch.astype(np.float32) + rng.normal(0, 6, patch.shape), 0, 255)
+    moved = np.roll(np.asarray(noisy, np.uint8), shift, axis=(0, 1))
+    return observed_luminance(np.asarray(cv2.GaussianBlur(moved, (0, 0), 1.0), np.uint8))
+
+
+def test_every_card_is_told_from_every_other_rank(kennard: Faces) -> None:
+    bank = _bank(kennard)
+    rng = np.random.default_rng(12)
+    leans: list[float] = []
+    for i, card in enumerate(FULL_DECK):
+        read = bank.read(_observed(kennard[card], rng, ((i % 3) - 1, (i % 5) - 2)))
+        pos = read.positions(card).reshape(13, 4)
+        others = np.delete(pos, card.rank, axis=0)
+        assert np.nanmin(others) > -0.3, (card, np.nanmin(others))
+        # Read as another rank, the true card's index refuses it.
+        wrong = FULL_DECK[(i + 4) % 52]
+        pos_wrong = read.position(wrong, card)
+        assert pos_wrong is not None and pos_wrong < 0.0, (card, wrong)
+        leans.append(pos_wrong)
+    # Kennard's small indices tell 2, 3 and 4 apart only weakly; most ranks clearly.
+    assert float(np.median(leans)) < -0.5, sorted(leans)
+
+
+def test_the_index_may_sit_in_any_corner(kennard: Faces) -> None:
+    """A design printing its index top-right only (the other corners blank) is read there."""
+    moved: Faces = {}
+    for card, face in kennard.items():
+        h, w = face.shape[:2]
+        ch, cw = int(0.28 * h), int(0.2 * w)
+        out = face.copy()
+        out[:ch, w - cw :] = face[:ch, :cw]
+        out[:ch, :cw] = 255
+        out[h - ch :, w - cw :] = 255
+        moved[card] = out
+    bank = _bank(moved)
+    rng = np.random.default_rng(3)
+    four, five = Card.parse("4d"), Card.parse("5d")
+    read = bank.read(_observed(moved[four], rng, (1, 0)))
+    pos = read.position(five, four)
+    assert pos is not None and pos < -0.3
+    assert (read.position(four, five) or 0.0) > 0.3
+
+
+def test_the_templates_are_the_faces_own_corners(kennard: Faces) -> None:
+    bank = _bank(kennard)
+    lum = face_luminance(face_patch(kennard[Card.parse("Ah")], STORED_PATCH_SIZE))
+    read = bank.read(lum)
+    assert float(read.scores[:, Card.parse("Ah").index].max()) > 0.99
