@@ -10,8 +10,8 @@ Rules this module keeps:
    then queued for publishing (:mod:`.publishing`). A journal write that fails stops the daemon
    (:meth:`~.lifecycle.Daemon.stop` with exit status 3): what was not journaled is never
    published, no ACK is written after it, and a restart replays the journal. The journal's
-   anchor (its second durable write, a witness against a rolled-back file) is written after the
-   publishing, on the next turn of the loop (``_anchor_later``), before the ACKs of the read;
+   anchor (its second durable write, a witness against a rolled-back file) is written once the
+   publisher sent the prompt, on the next turn of the loop (``_anchor_later``), before the ACKs;
    the journal writes it before its next commit anyway, so it is never more than one entry
    behind (which the journal accepts after a crash).
 2. One input at a time: the core is only touched from event-loop callbacks that do not await
