@@ -30,11 +30,19 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from calibration.chips import ChipConfig
-from table_controller.engine import Hand, HandStatus, Phase
+from table_controller.engine import (
+    LIVE_POSTS,
+    AwardStep,
+    CollectStep,
+    Hand,
+    HandStatus,
+    Phase,
+    PostStep,
+)
 from table_controller.errors import CalibrationError
 
 
@@ -100,6 +108,41 @@ class ChipCheck:
         out[self.pot_zone] = 0 if st.phase in (Phase.OVER, Phase.VOID) else \
             sum(p.amount for p in st.pots)
         return out
+
+    def step_want(self, step: PostStep | CollectStep | AwardStep, st: HandStatus,
+                  seats: Collection[int]) -> dict[int, int] | None:
+        """Return what the zones a post, the collection or a push changes read once it is done.
+
+        A live post (a blind, a straddle) lands in the seat's zone, on its bet; the other posts
+        go to the pot zone; the collection empties the zones of the hand's ``seats`` into the
+        pot; a push takes its amount out of the pot.
+
+        :param st: the hand's status before the step.
+        :returns: ``None`` for a live post of a seat without a zone (the sensors cannot see it).
+        """
+        pot_zone = self.pot_zone
+        if isinstance(step, PostStep):
+            if step.kind not in LIVE_POSTS:
+                return {pot_zone: sum(p.amount for p in st.pots) + step.amount}
+            zone = self.seat_zones.get(step.seat)
+            return None if zone is None else {zone: st.bets.get(step.seat, 0) + step.amount}
+        if isinstance(step, CollectStep):
+            want = {z: 0 for s, z in self.seat_zones.items() if s in seats}
+            want[pot_zone] = sum(p.amount for p in step.into_pots)
+            return want
+        return {pot_zone: sum(p.amount for p in st.pots) - step.amount}
+
+    def moved(self, st: HandStatus, want: Mapping[int, int], now: float) -> bool:
+        """Tell whether the sensors saw the chips move for a collection or a push.
+
+        Each zone the step empties or lowers must first have shown what it holds before the
+        step (the bets, the pot: ``st``) and then read ``want``: a zone still at 0 because the
+        report of the chips just bet has not come in is not a collection (a stale reading).
+        """
+        before = self.layout(st)
+        self.refresh(before, now)
+        return all(self.showed(z, before[z]) for z, v in want.items()
+                   if before.get(z, 0) not in (0, v))
 
     def matches(self, expected: Mapping[int, int]) -> bool:
         """Tell whether every zone in ``expected`` was sensed at that value."""

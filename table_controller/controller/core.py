@@ -557,7 +557,6 @@ class TableCore(DeviceInputs):
         chips = self._chips
         if chips is None or self.held:
             return None
-        pot_zone = chips.pot_zone
         for _ in range(64):
             hand = self._hand
             if hand is None:
@@ -566,25 +565,14 @@ class TableCore(DeviceInputs):
             if not isinstance(step, PostStep | CollectStep | AwardStep):
                 return None  # a card, an action or a showdown: never from the chip sensors
             st = hand.status()
-            want: dict[int, int]
-            if isinstance(step, PostStep):
-                if step.kind in LIVE_POSTS:
-                    zone = chips.seat_zones.get(step.seat)
-                    if zone is None:
-                        return st
-                    want = {zone: st.bets.get(step.seat, 0) + step.amount}
-                else:
-                    want = {pot_zone: sum(p.amount for p in st.pots) + step.amount}
-            elif isinstance(step, CollectStep):
-                want = {z: 0 for s, z in chips.seat_zones.items() if s in hand.seats}
-                want[pot_zone] = sum(p.amount for p in step.into_pots)
-            else:
-                want = {pot_zone: sum(p.amount for p in st.pots) - step.amount}
+            want = chips.step_want(step, st, hand.seats)
+            if want is None:
+                return st
             inp = default_input(step)
             assert inp is not None
             if not chips.matches(want):
                 return st
-            if not isinstance(step, PostStep) and not self._chips_moved(st, want, now):
+            if not isinstance(step, PostStep) and not chips.moved(st, want, now):
                 return st
             record = hand.apply(inp)
             out.append(applied_output(hand, record))
@@ -593,18 +581,3 @@ class TableCore(DeviceInputs):
                 self._finish(now, out)
                 return None
         return None
-
-    def _chips_moved(self, st: HandStatus, want: Mapping[int, int], now: float) -> bool:
-        """Tell whether the sensors saw the chips move for a collection or a push.
-
-        Each zone the step empties or lowers must first have shown what it holds before the
-        step (the bets, the pot) and then read ``want``: a zone still at 0 because the report of
-        the chips just bet has not come in is not a collection (a stale reading).
-        """
-        chips = self._chips
-        assert chips is not None
-        before = chips.layout(st)
-        chips.refresh(before, now)
-        return all(chips.showed(z, before[z]) for z, v in want.items()
-                   if before.get(z, 0) not in (0, v))
-

@@ -9,7 +9,11 @@ Rules this module keeps:
 1. Journal first: an input is handled by the core, then journaled (:mod:`.journaling`), and only
    then queued for publishing (:mod:`.publishing`). A journal write that fails stops the daemon
    (:meth:`~.lifecycle.Daemon.stop` with exit status 3): what was not journaled is never
-   published, no ACK is written after it, and a restart replays the journal.
+   published, no ACK is written after it, and a restart replays the journal. The journal's
+   anchor (its second durable write, a witness against a rolled-back file) is written once the
+   publisher sent the prompt, on the next turn of the loop (``_anchor_later``), before the ACKs;
+   the journal writes it before its next commit anyway, so it is never more than one entry
+   behind (which the journal accepts after a crash).
 2. One input at a time: the core is only touched from event-loop callbacks that do not await
    between the core and the journal.
 3. No polling: the core's timer is one ``loop.call_at`` armed for
@@ -70,6 +74,7 @@ class InputPath:
     _wake_for: float | None
     _links: dict[str, str]
     _release_due: bool
+    _anchor_due: bool
     _camera_waiting: bool
 
     if TYPE_CHECKING:  # supplied by Daemon (see its documentation)
@@ -149,6 +154,7 @@ class InputPath:
             return out
         log_outputs(out)
         self._publish(out)
+        self._anchor_later()
         return out
 
     def camera_events(self, events: list[DeviceEvent]) -> None:
@@ -192,6 +198,27 @@ class InputPath:
     def _publish(self, out: list[Output]) -> None:
         if self.publishing and self.publisher is not None:
             self.publisher.put(out)
+
+    def _anchor_later(self) -> None:
+        """Write the journal's deferred anchor on the next turn: the publisher's comes first.
+
+        The publisher, woken by what was just queued, sends the prompt before this runs.
+        Without a running loop (a replay at the start) it is written now.
+        """
+        if self._loop is None:
+            self._sync_anchor()
+        elif not self._anchor_due:
+            self._anchor_due = True
+            self._loop.call_soon(self._sync_anchor)
+
+    def _sync_anchor(self) -> None:
+        self._anchor_due = False
+        if self.exit_code or self.journaler is None:
+            return  # a journal write failed: the daemon stops
+        try:
+            self.journaler.sync_anchor()
+        except JournalError as exc:
+            self._fatal(exc)
 
     # -- the core's timer --------------------------------------------------------------------
 
@@ -275,3 +302,4 @@ class InputPath:
             return
         log_outputs(out)
         self._publish(out)
+        self._anchor_later()

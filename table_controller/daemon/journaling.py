@@ -9,7 +9,10 @@ Rules this module keeps:
    a ``device_event`` entry per input type. A new output type is one line here (and one in
    :mod:`.publishing`); a test checks that every output type has a rule.
 2. Journal first: the caller publishes only what :meth:`Journaler.input` or
-   :meth:`Journaler.outputs` returned from without raising.
+   :meth:`Journaler.outputs` returned from without raising. Those entries are committed
+   durably, their anchor deferred (``Journal.append(..., anchor=False)``): the caller publishes,
+   then calls :meth:`Journaler.sync_anchor` (the journal also writes it before its next commit,
+   so the anchor is never more than one entry behind).
 3. Link faults are journaled at most :data:`LINK_FAULTS_PER_SECOND` a second per device, the
    rest counted in the next entry's ``suppressed_before``.
 4. Every :data:`CHECKPOINT_EVERY` hands, once the entries of the input that ended a hand are
@@ -251,7 +254,7 @@ class Journaler:
         """
         self.journal.append("device_event", {"input": inp.to_dict(),
                                              "text": entry_text(inp, out)},
-                            wall_time=time.time(), mono_time=now)
+                            wall_time=time.time(), mono_time=now, anchor=False)
         self.outputs(out, now)
 
     def outputs(self, out: list[Output], now: float) -> None:
@@ -265,12 +268,19 @@ class Journaler:
             if rule is None:
                 continue
             kind, payload = rule(o)
-            self.journal.append(kind, payload, wall_time=wall, mono_time=now)
+            self.journal.append(kind, payload, wall_time=wall, mono_time=now, anchor=False)
             after = self.after.get(type(o))
             if after is not None:
                 after(o)
         if self.checkpoint is not None and any(isinstance(o, HandEnded) for o in out):
             self._maybe_checkpoint(self.checkpoint, now)
+
+    def sync_anchor(self) -> None:
+        """Write the anchor the last entries deferred (once what they imply is published).
+
+        :raises JournalError: if it cannot be written.
+        """
+        self.journal.sync_anchor()
 
     def _maybe_checkpoint(self, state: Callable[[], dict[str, Any]], now: float) -> None:
         journal = self.journal

@@ -131,6 +131,7 @@ class Daemon(InputPath):
         self._camera_waiting = False
         self._links: dict[str, str] = {}
         self._release_due = False
+        self._anchor_due = False
 
     def now(self) -> float:
         """Return the daemon's monotonic time, never behind the last journaled time."""

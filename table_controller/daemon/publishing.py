@@ -11,6 +11,10 @@ Rules this module keeps:
 3. The prompt first: it is what the dealer waits for. It goes on the dealer feed before any
    other message of the same input, then to the other feeds; the whole ``table_state`` (built
    from the core, the costliest message) goes last, and only when nothing else waits.
+4. After the prompt the publisher yields to the loop once: what the input path queued behind
+   it (the journal's deferred anchor, a durable write during which the CPU is idle, and the
+   read's ACKs) runs before the input's other messages are built, so their encoding does not
+   compete with the prompt's ZeroMQ hop for the CPU (measured in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -167,6 +171,8 @@ class Publisher:
                 continue
             try:
                 await rule(hub, o)
+                if type(o) is Prompt:
+                    await asyncio.sleep(0)  # the anchor and the ACKs queued behind it (rule 4)
             except HoleCardLeak as exc:  # the hub refused it on every feed: a bug, logged
                 log.error("not published (hole card guard): %s", exc)
         if state:

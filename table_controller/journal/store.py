@@ -4,7 +4,8 @@ Rules this module keeps:
 
 1. Every :meth:`Journal.append` is committed durably (SQLite WAL, ``synchronous=FULL``), then
    its head is written durably to the anchor file (:mod:`.anchor`), before it returns. An entry
-   the caller was handed back is on disk; nothing is ever half-written.
+   the caller was handed back is on disk; nothing is ever half-written. ``anchor=False`` defers
+   the anchor to :meth:`Journal.sync_anchor`, the next append or the close (at most one behind).
 2. Sequence numbers start at 1 and go up by exactly one. Entries are never updated or deleted
    (only :mod:`.repair`, a deliberate journaled operator act, cuts a damaged tail).
 3. Every stored field is covered by the hash chain (:mod:`.chain`), in either on-disk schema
@@ -436,16 +437,23 @@ class Journal(JournalReads):
         *,
         wall_time: float,
         mono_time: float,
+        anchor: bool = True,
     ) -> Entry:
         """Append one entry and commit it durably before returning.
 
         :param kind: an :class:`EntryKind` (or its value).
         :param payload: plain JSON data. By convention a ``"text"`` key holds plain words, which
             ``table-controller recall`` prints.
+        :param anchor: ``False``: write the anchor later (rule 1; the caller publishes first).
         :raises JournalError: on a bad kind or payload, a hand bracket out of order (nothing is
             written), or a write failure.
         """
-        return self._append(kind, payload, wall_time, mono_time)
+        return self._append(kind, payload, wall_time, mono_time, anchor)
+
+    def sync_anchor(self) -> None:
+        """Write the anchor an ``append(..., anchor=False)`` deferred (:meth:`.Anchor.sync`)."""
+        if self._anchor is not None:
+            self._anchor.sync()
 
     def append_command(
         self,
@@ -522,6 +530,7 @@ class Journal(JournalReads):
         payload: Mapping[str, Any],
         wall_time: float,
         mono_time: float,
+        anchor: bool = True,
     ) -> Entry:
         self._check_open()
         if self._readonly:
@@ -555,6 +564,7 @@ class Journal(JournalReads):
         digest = entry_hash(prev, seq, k.value, wall_time, mono_time, hand, payload_json)
         row: Row = (seq, k.value, float(wall_time), float(mono_time), hand, payload_json,
                     prev, digest)
+        self.sync_anchor()  # the entry before this one is anchored before this one is written
         c = self._conn
         try:
             c.execute("BEGIN IMMEDIATE")
@@ -580,7 +590,7 @@ class Journal(JournalReads):
             raise JournalError(f"cannot write entry {seq} to {self._path}: {exc}") from exc
         entry = chain.accept(row)
         if self._anchor is not None:
-            self._anchor.write(Head(seq, digest))
+            self._anchor.write(Head(seq, digest), defer=not anchor)
         return entry
 
     def _hints(self, seq: int, hand: int | None) -> str:

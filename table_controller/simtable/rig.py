@@ -58,6 +58,7 @@ from table_controller.engine import Card
 from table_controller.errors import TableError
 from table_controller.feeds import ClientKeys
 from table_controller.simtable.commodity import Pn532Feeder, RfidFelt, bank_registry, chip_bank
+from table_controller.simtable.keys import rig_keys
 
 if TYPE_CHECKING:
     from table_controller.simtable.devices.remote import DeviceProcess, RemoteChips, RemoteShoe
@@ -445,27 +446,8 @@ device_timeout = 2.0
 """ + (f'\n[central]\nurl = "{o.central_url}"\n' if o.central_url else "")
 
     def _make_keys(self) -> None:
-        from table_controller.feeds import create_key_pair
-
-        if self.keys:  # made already (a second attempt)
-            return
-        kdir = self.dir / "keys"
-        if all((kdir / f"{n}.key_secret").exists() for n in ("server", "display", "console")):
-            # made by an earlier start in this directory (``sim run`` again): keep them
-            self.keys = {"server_secret": kdir / "server.key_secret",
-                         "server_public": kdir / "server.key",
-                         "display_secret": kdir / "display.key_secret",
-                         "console_secret": kdir / "console.key_secret"}
-            return
-        for sub in ("displays", "consoles"):
-            (kdir / sub).mkdir(parents=True, exist_ok=True)
-        _, server_secret = create_key_pair(kdir, "server")
-        _, display_secret = create_key_pair(kdir, "display")
-        _, console_secret = create_key_pair(kdir, "console")
-        shutil.copy(kdir / "display.key", kdir / "displays" / "display.key")
-        shutil.copy(kdir / "console.key", kdir / "consoles" / "console.key")
-        self.keys = {"server_secret": server_secret, "server_public": kdir / "server.key",
-                     "display_secret": display_secret, "console_secret": console_secret}
+        if not self.keys:  # else made already (a second attempt)
+            self.keys = rig_keys(self.dir / "keys")
 
     def console_keys(self) -> ClientKeys | None:
         """Return the console's client keys (``None``: no CURVE)."""

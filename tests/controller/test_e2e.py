@@ -20,6 +20,7 @@ import zmq.asyncio
 from table_controller.engine import Act, ActionKind, Card, LegalActions
 from table_controller.feeds import Feed, FeedClient, Message, check_no_hole_cards, decode
 from table_controller.journal import EntryKind, Journal, thaw
+from table_controller.journal.anchor import read_anchor
 from table_controller.simtable.devices.hands import feeder_of, hands_of
 from table_controller.simtable.players import passive
 from table_controller.simtable.rig import SimRig
@@ -230,6 +231,36 @@ def test_kill_9_mid_hand_then_restart_resumes_the_same_hand(rig: SimRig) -> None
         starts = [e for e in j.entries() if e.kind is EntryKind.HAND_START]
         assert len(starts) == 1
         j.verify()
+
+
+def test_the_anchor_of_a_card_read_is_written_once_its_prompt_is_published(
+        rig: SimRig) -> None:
+    """Journal, publish, then the anchor: the card's entry is anchored without another append."""
+    rig.start_daemon()
+
+    async def deal_a_card() -> None:
+        async with dealing(rig) as d:
+            await seat_three(d)
+            await d.wait(lambda: d.prompt["step"]["kind"] == "start_hand")
+            await d.play_until(lambda s: s["kind"] == "deal_hole")
+            before = d.prompt["id"]
+            await d.step()  # the first hole card: one device_event entry, no other
+            await d.wait_after(before)
+            deadline = time.monotonic() + 10.0
+            while True:
+                with contextlib.closing(Journal.open(rig.journal_path, readonly=True)) as j:
+                    last = j.get(j.last_seq)
+                head = read_anchor(rig.journal_path)
+                assert head is not None
+                if head.seq == last.seq:
+                    break
+                assert time.monotonic() < deadline, (head, last.seq)
+                await asyncio.sleep(0.05)
+            assert last.kind is EntryKind.DEVICE_EVENT and "card" in last.payload["text"], last
+            assert head.hash == last.hash
+
+    arun(deal_a_card())
+    assert rig.terminate() == 0
 
 
 def test_irregularities_through_the_daemon_hold_and_are_resolved(rig: SimRig) -> None:

@@ -1,4 +1,8 @@
-"""A real writer process is killed with SIGKILL mid-writes; every acknowledged append survives."""
+"""A real writer process is killed with SIGKILL mid-writes; every acknowledged append survives.
+
+Also with the anchor deferred (``append(..., anchor=False)``, as the daemon's input path does):
+a kill between a commit and its anchor leaves the journal one entry ahead, which is accepted.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from table_controller.journal import Journal
 
 WRITER = r"""
 import sys, time
 from table_controller.journal import Journal, EntryKind
 j = Journal.open(sys.argv[1])
+anchor = sys.argv[2] != "defer"
 i = j.last_seq
 while True:
     i += 1
@@ -23,22 +30,22 @@ while True:
                              wall_time=time.time(), mono_time=time.monotonic())
     elif i % 50 == 1 and j.current_hand is None:
         e = j.append(EntryKind.HAND_START, {"i": i}, wall_time=time.time(),
-                     mono_time=time.monotonic())
+                     mono_time=time.monotonic(), anchor=anchor)
     elif i % 50 == 0 and j.current_hand is not None:
         e = j.append(EntryKind.HAND_END, {"i": i}, wall_time=time.time(),
-                     mono_time=time.monotonic())
+                     mono_time=time.monotonic(), anchor=anchor)
     else:
         e = j.append(EntryKind.DEVICE_EVENT, {"i": i, "pad": "x" * (i % 300)},
-                     wall_time=time.time(), mono_time=time.monotonic())
+                     wall_time=time.time(), mono_time=time.monotonic(), anchor=anchor)
     sys.stdout.write(f"{e.seq} {e.hash}\n")
     sys.stdout.flush()
 """
 
 
-def _run_and_kill(path: Path, acks_wanted: int) -> dict[int, str]:
+def _run_and_kill(path: Path, acks_wanted: int, anchor: str) -> dict[int, str]:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, env=env
+        [sys.executable, "-c", WRITER, str(path), anchor], stdout=subprocess.PIPE, env=env
     )
     acked: dict[int, str] = {}
     assert proc.stdout is not None
@@ -63,11 +70,12 @@ def _run_and_kill(path: Path, acks_wanted: int) -> dict[int, str]:
     return acked
 
 
-def test_sigkill_mid_writes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("anchor", ["now", "defer"])
+def test_sigkill_mid_writes(tmp_path: Path, anchor: str) -> None:
     path = tmp_path / "journal.db"
     total: dict[int, str] = {}
     for round_ in range(3):
-        acked = _run_and_kill(path, acks_wanted=150)
+        acked = _run_and_kill(path, acks_wanted=150, anchor=anchor)
         assert len(acked) >= 150 or round_ > 0
         total.update(acked)
         with Journal.open(path) as j:  # verifies the chain and the head

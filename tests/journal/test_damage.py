@@ -16,6 +16,7 @@ import pytest
 
 from table_controller.errors import JournalDamagedError, JournalError
 from table_controller.journal import Journal
+from table_controller.journal.anchor import Head, read_anchor
 from table_controller.journal.compact import deflate
 from tests.journal.damage import (
     Outcome,
@@ -198,6 +199,45 @@ def test_a_power_cut_before_the_anchor_is_accepted(tmp_path: Path) -> None:
         Journal.open(path)
     with Journal.open(path, readonly=True) as j:  # beside a daemon: not judged
         assert j.last_seq == n + 2
+
+
+def test_a_crash_before_a_deferred_anchor_is_accepted(tmp_path: Path) -> None:
+    """``append(anchor=False)``: a crash before the anchor is written leaves it one behind.
+
+    The crash images are copies taken while the writer is open (the journal committed, the
+    anchor deferred); the next append anchors the entry before it first, so the anchor is never
+    two behind, and an anchor two behind (put back) is still refused.
+    """
+    path = tmp_path / "j.db"
+    with Journal.open(path) as j:
+        fill(j, 1)
+        n = j.last_seq
+        j.append("decision", {"text": "deferred"}, wall_time=1.0, mono_time=1.0, anchor=False)
+        assert read_anchor(path) == Head(n, j.get(n).hash)
+        crash = copy_journal(path, tmp_path / "crash1")  # committed, anchor not yet written
+        old = Path(f"{crash}.anchor").read_bytes()
+        j.append("decision", {"text": "deferred too"}, wall_time=1.0, mono_time=1.0,
+                 anchor=False)
+        anchored = read_anchor(path)  # the entry before is anchored before the next commit
+        assert anchored is not None and anchored.seq == n + 1
+        crash2 = copy_journal(path, tmp_path / "crash2")
+        j.sync_anchor()
+        anchored = read_anchor(path)
+        assert anchored is not None and anchored.seq == n + 2
+        j.append("decision", {"text": "deferred at the close"}, wall_time=1.0, mono_time=1.0,
+                 anchor=False)
+    anchored = read_anchor(path)  # the close writes it
+    assert anchored is not None and anchored.seq == n + 3
+    for image, last in ((crash, n + 1), (crash2, n + 2)):
+        with Journal.open(image) as j:  # one entry ahead of its anchor: a crash, accepted
+            assert j.last_seq == last
+            j.verify()
+    # two ahead is refused: the first crash image's anchor put back after one more append
+    with Journal.open(crash) as j:
+        j.append("decision", {"text": "one more"}, wall_time=1.0, mono_time=1.0, anchor=False)
+    Path(f"{crash}.anchor").write_bytes(old)
+    with pytest.raises(JournalDamagedError, match=f"entries {n + 2}..{n + 2} past its anchor"):
+        Journal.open(crash)
 
 
 def test_accept_damage_of_a_lost_wal(crashed: Path, tmp_path: Path) -> None:
