@@ -880,3 +880,10 @@ def test_a_text_longer_than_a_hand_is_refused_unread() -> None:
     with pytest.raises(PhhError, match="characters"):
         loads(huge)
     assert loads(_BOUNDED_BASE).player_count == 3
+
+
+def test_a_player_of_thousands_of_digits_and_a_huge_exponent_are_phh_errors() -> None:
+    with pytest.raises(PhhError, match="is not a player"):
+        parse_action("p" + "1" * 5000 + " f", 3)
+    with pytest.raises(PhhError, match="toml"):
+        loads(_BOUNDED_BASE + "year = 1e9999999999999999999\n")

@@ -54,7 +54,7 @@ def player_number(word: str, count: int, where: str) -> int:
 
     :raises PhhError: naming ``where`` if it is not one of ``p1..p<count>``.
     """
-    if len(word) < 2 or word[0] != "p" or not word[1:].isdigit():
+    if not 2 <= len(word) <= 4 or word[0] != "p" or not word[1:].isdigit():
         raise PhhError(where, f"{word!r} is not a player (p1..p{count})")
     number = int(word[1:])
     if not 1 <= number <= count:
@@ -452,6 +452,8 @@ def loads(text: str) -> HandHistory:
         raise PhhError("toml", f"nested deeper than {MAX_DEPTH}") from None
     except ValueError as exc:  # an integer of more than 4,300 digits
         raise PhhError("toml", str(exc).splitlines()[0]) from None
+    except ArithmeticError:  # a decimal whose exponent the decimal context cannot hold
+        raise PhhError("toml", "a number out of range") from None
     _check_document(raw)
     return from_mapping(raw)
 
