@@ -2,9 +2,10 @@
 
 Parsers: the feed message decoder (``feeds.decode``), the snapshot endpoint's answer
 (``FeedHub.answer_snapshot_request``), the command endpoint (``CommandServer.handle_raw``, with a
-real journal on a temporary directory) and the configuration loader (``loads_config``). Inputs
-are seeded: random bytes, valid messages mutated (bit flips, cuts, insertions, repeats), and
-crafted ones (deep nesting, integers of thousands of digits, huge floats, ``NaN``, wrong types).
+real journal on a temporary directory), the configuration loader (``loads_config``) and the PHH
+reader (``phh.loads``, a hand read up to replay). Inputs are seeded: random bytes, valid
+messages mutated (bit flips, cuts, insertions, repeats), and crafted ones (deep nesting,
+integers of thousands of digits, huge floats and exponents, ``NaN``, wrong types, huge lists).
 
 An input's answer is *documented* when it is a value or the parser's documented error (a
 ``TableError`` subclass with a one-line message); anything else is counted and the first few
@@ -40,8 +41,9 @@ from table_controller.feeds import (
     decode,
 )
 from table_controller.journal import Journal
+from table_controller.phh import loads as phh_loads
 
-PARSERS = ("messages", "snapshots", "commands", "config")
+PARSERS = ("messages", "snapshots", "commands", "config", "phh")
 
 _VALID_MESSAGE = Message("table_state", 7, "T1", 1.7e9, {
     "hand": 3, "seats": {"1": {"player": "ann", "stack": 1000, "bet": 20}},
@@ -91,6 +93,67 @@ _TOML_HOSTILE: tuple[str, ...] = (
     "[" * 3000 + "]" * 3000, "{a=" * 2000 + "1" + "}" * 2000, '"' + "x" * 1000 + '"',
     "[1, [2, [3, [4]]]]", "true", "0x7fffffffffffffffffff", "1979-05-27T07:32:00Z",
 )
+
+_VALID_PHH = """\
+# a hand as PHH files write it
+variant = "NT"
+ante_trimming_status = true
+antes = [500, 500, 500]
+blinds_or_straddles = [1000, 2000, 0]
+min_bet = 2000
+starting_stacks = [1125600, 2000000, 553500]
+actions = [
+  "d dh p1 Ac2d",  # Ivey
+  "d dh p2 ????",
+  "d dh p3 7h6h",
+  "p3 cbr 7000",
+  "p1 cbr 23000",
+  "p2 f",
+  "p3 cc",
+  "d db Jc3d5c",
+  "p1 cbr 35000",
+  "p3 cc",
+]
+finishing_stacks = [1102600, 1998000, 530500]
+year = 2009
+players = ["Phil Ivey", "Patrik Antonius", "Tom Dwan"]
+"""
+_PHH_HOSTILE: tuple[str, ...] = (
+    "5e1000000", "[5e1000000, 500, 500]", "1e400", "-1e400", "1" * 5000, "1" * 4200,
+    "9" * 40, "[" + "9" * 4000 + ", 1, 1]", "1e-1000000", "inf", "nan", "-inf", "[inf, 1, 1]",
+    "1.5e308", "0.5", "[0.5, 1, 1]", "[" * 3000 + "]" * 3000, "[" * 40 + "1" + "]" * 40,
+    "{a=" * 2000 + "1" + "}" * 2000, "[1, [2, [3, [4]]]]", '"' + "x" * 3000 + '"',
+    "[" + ", ".join(["1"] * 30000) + "]", "[" + ", ".join(['"p1 f"'] * 20000) + "]",
+    "[" + ", ".join(['"p1 cbr ' + "9" * 30 + '"'] * 3) + "]", '["p1 cbr 1e999999"]',
+    '["p1 cbr ' + "7" * 5000 + '"]', "true", "0x7fffffffffffffffffff", "1979-05-27T07:32:00Z",
+    "[" + ", ".join([str(2**63)] * 3) + "]", "[-1, -1, -1]",
+)
+
+
+def phh_inputs(rng: random.Random) -> Callable[[], str]:
+    """A source of hostile PHH texts around a valid hand."""
+    lines = _VALID_PHH.splitlines()
+
+    def one() -> str:
+        r = rng.random()
+        if r < 0.05:
+            return rng.randbytes(rng.randint(0, 300)).decode("latin-1")
+        if r < 0.1:
+            return _VALID_PHH * rng.choice([2, 50, 2000])  # duplicate keys, a huge file
+        text = list(lines)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(text))
+            if "=" in text[i] and rng.random() < 0.7:
+                k = text[i].split("=")[0]
+                text[i] = f"{k}= {rng.choice(_PHH_HOSTILE)}"
+            elif text[i].startswith('  "') and rng.random() < 0.5:
+                text[i] = f"  {rng.choice(_PHH_HOSTILE)},"
+            else:
+                text[i] = _mutate(rng, text[i].encode()).decode("utf-8", "replace")
+        return "\n".join(text)
+
+    return one
+
 
 def _mutate(rng: random.Random, data: bytes) -> bytes:
     b = bytearray(data)
@@ -388,9 +451,25 @@ def fuzz_config(n: int, seed: int) -> Result:
     res.retime(lambda raw: loads_config(str(raw), base_dir=base))
     return res
 
+def fuzz_phh(n: int, seed: int) -> Result:
+    """``phh.loads`` on ``n`` inputs (``PhhError``, one line, is the documented error)."""
+    res, src = Result("phh"), phh_inputs(random.Random(seed))
+    _settled()
+    for _ in range(n):
+        text = src()
+        t0 = _start()
+        try:
+            phh_loads(text)
+        except BaseException as exc:  # counted, not raised
+            _check(res, exc, "", t0, text)
+        else:
+            _check(res, None, "hand", t0, text)
+    res.retime(lambda raw: phh_loads(str(raw)))
+    return res
+
 FUZZERS: dict[str, Callable[[int, int], Result]] = {
     "messages": fuzz_messages, "snapshots": fuzz_snapshots, "commands": fuzz_commands,
-    "config": fuzz_config,
+    "config": fuzz_config, "phh": fuzz_phh,
 }
 
 def main(argv: list[str] | None = None) -> None:

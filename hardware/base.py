@@ -226,6 +226,25 @@ class BoardSource(Protocol):
         ...
 
 
+@runtime_checkable
+class LookTimed(Protocol):
+    """A camera or board source that knows when its frames' producer last looked at the board.
+
+    A camera pipeline may be slow on its own (a renderer, an encoder, a camera's buffer): a
+    frame read now may show the board as it was a while ago. A source that knows it says so,
+    and the daemon counts the camera's time from when the board was looked at, not from when
+    the frame was read (a delay of the camera's producer is not taken for a missing card, and
+    a camera that looks in time but does not see the card still gives ``board_missing``).
+    """
+
+    def looked_at(self) -> float | None:
+        """Return the ``time.monotonic()`` of the latest frame producer's last look, or ``None``.
+
+        ``None``: not known (the reader's own poll time counts).
+        """
+        ...
+
+
 class CameraProfile(Protocol):
     """What a board source needs of a camera profile (``calibration.camera.CameraProfile``)."""
 

@@ -694,7 +694,7 @@ def test_property_played_hand_round_trips_through_phh(seed: int) -> None:
     assert summary(replayed) == summary(played.hand)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(["p1", "p2", "d", "f", "cc", "cbr", "sm", "db", "dh", "100",
                                  "AhKd", "????", "-", "#", "x"]), max_size=5))
 def test_property_parse_action_never_crashes(words: list[str]) -> None:
@@ -719,7 +719,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(
     st.sampled_from(["variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks",
                      "actions", "finishing_stacks", "players", "seats", "ante_trimming_status",
@@ -742,7 +742,7 @@ _ACTIONS = ["d dh p1 AhAd", "d dh p2 KhKd", "d dh p3 ????", "d dh p1 2c", "d db 
             "p3 sm QsQd", "p3 sm ????", "# note", ""]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_ACTIONS), max_size=24))
 def test_property_any_action_list_replays_or_reports(actions: list[str]) -> None:
     hh = loads(make(actions, extra="finishing_stacks = [1000, 1000, 1000]\n"))
@@ -841,3 +841,49 @@ def test_the_fast_toml_reader_reads_every_written_and_stored_hand() -> None:
     for text in texts:
         fast = _fast_toml(text)
         assert fast is not None and fast == tomllib.loads(text, parse_float=Decimal)
+
+
+_BOUNDED_BASE = """\
+variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [100, 100, 100]
+actions = ["d dh p1 AsAd", "d dh p2 ????", "d dh p3 KcKd", "p3 f", "p1 cc", "p2 f"]
+"""
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("antes", "[5e1000000, 500, 500]", "out of range"),  # refused as written, not expanded
+    ("antes", "[" + "9" * 4000 + ", 1, 1]", "out of range"),
+    ("min_bet", "1" * 5000, "toml"),  # past the 4,300 digits an int converts
+    ("min_bet", "1e400", "out of range"),
+    ("starting_stacks", f"[{2**63}, 100, 100]", "out of range"),
+    ("year", "5e1000000", "out of range"),  # an unknown field is bounded too
+    ("year", "[" * 40 + "1" + "]" * 40, "nested deeper than 8"),
+    ("year", "[" * 3000 + "]" * 3000, "nested deeper than 8"),
+    ("event", "{a=" * 2000 + "1" + "}" * 2000, "nested deeper than 8"),
+    ("actions", '["p1 cbr 1e999999"]', "out of range"),
+    ("actions", '["p1 cbr ' + "7" * 5000 + '"]', "not a number"),
+])
+def test_numbers_and_nesting_are_bounded_with_a_phh_error(field: str, value: str,
+                                                           message: str) -> None:
+    lines = [ln for ln in _BOUNDED_BASE.splitlines() if not ln.startswith(f"{field} =")]
+    with pytest.raises(PhhError, match=message):
+        loads("\n".join([*lines, f"{field} = {value}"]))
+
+
+def test_a_text_longer_than_a_hand_is_refused_unread() -> None:
+    from table_controller.phh.reader import MAX_TEXT
+
+    huge = _BOUNDED_BASE + "# " + "x" * MAX_TEXT
+    with pytest.raises(PhhError, match="characters"):
+        loads(huge)
+    assert loads(_BOUNDED_BASE).player_count == 3
+
+
+def test_a_player_of_thousands_of_digits_and_a_huge_exponent_are_phh_errors() -> None:
+    with pytest.raises(PhhError, match="is not a player"):
+        parse_action("p" + "1" * 5000 + " f", 3)
+    with pytest.raises(PhhError, match="toml"):
+        loads(_BOUNDED_BASE + "year = 1e9999999999999999999\n")

@@ -34,7 +34,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hardware.base import BoardCamera, DeviceEvent, DeviceStatus
+from hardware.base import BoardCamera, DeviceEvent, DeviceStatus, LookTimed
 from hardware.camera.deckfit import DeckFitMonitor, DeckFitState
 
 log = logging.getLogger(__name__)
@@ -181,6 +181,14 @@ class FrameBoardSource:
             self._last = board
             events.append(board)
         return events
+
+    def looked_at(self) -> float | None:
+        """When the camera's producer last looked at the board, if the camera knows (else None).
+
+        See :class:`hardware.base.LookTimed`.
+        """
+        camera = self.camera
+        return camera.looked_at() if isinstance(camera, LookTimed) else None
 
     @property
     def mismatch(self) -> DeckMismatch | None:

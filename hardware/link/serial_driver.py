@@ -220,6 +220,11 @@ class SerialDevice(Generic[P]):
             return []
         except OSError as exc:
             return self._lost(exc)
+        if not data and not _still_readable(fd):
+            # a port opened with pyserial's timeout=0 (VMIN=0) reads nothing, rather than
+            # EAGAIN, when nothing is waiting: a second read of one readiness (the loop's
+            # reader after a drain before a timer) is not a vanished device
+            return []
         if not data:
             # a vanished device is always readable and reads nothing (as pyserial says)
             return self._lost(serial.SerialException(
@@ -483,3 +488,12 @@ def driver_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ConfigError(f"unknown driver option(s): {', '.join(unknown)}")
     return dict(options)
+
+
+def _still_readable(fd: int) -> bool:
+    """Tell whether ``fd`` is readable now (a vanished device always is)."""
+    try:
+        ready, _, _ = select.select([fd], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)

@@ -23,7 +23,11 @@ recognizer and stabiliser (:class:`~hardware.camera.source.FrameBoardSource`) re
 it. PNG, not JPEG: lossless, so the daemon recognises exactly the pixels rendered (the same
 results as a render in the daemon's process), and one file replaced with ``os.replace`` is the
 simplest handover a reader can never see half of (a video stream would need a writer and a
-reader kept in step across restarts of either).
+reader kept in step across restarts of either). The renderer's thread also stamps, beside the
+frames, when it last looked at the board (:func:`seen_path`), as a real camera stamps its
+frames with their capture time: the daemon counts the camera's time from those looks, so a
+renderer slowed down by a busy machine (seconds a frame) is a camera that has not looked yet,
+not one that does not see the card (:class:`hardware.base.LookTimed`).
 
 Rules: a file that is missing means an empty board; a file that is not valid board JSON is a
 :class:`~hardware.base.BadFrame` (never raised), and the previous board stands.
@@ -42,6 +46,7 @@ Rules: a file that is missing means an empty board; a file that is not valid boa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -70,7 +75,7 @@ EMPTY: tuple[str | None, ...] = (None,) * 5
 
 
 __all__ = ["BoardFileCamera", "BoardObserved", "BoardRenderer", "FrameFileCamera",
-           "FrameFileSource", "open_board_file", "parse_board", "write_board"]
+           "FrameFileSource", "open_board_file", "parse_board", "seen_path", "write_board"]
 
 
 def write_board(path: str | os.PathLike[str], slots: Sequence[str | None],
@@ -81,6 +86,16 @@ def write_board(path: str | os.PathLike[str], slots: Sequence[str | None],
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump({"slots": list(slots), "occluded": list(occluded)}, fh)
     os.replace(tmp, p)
+
+
+def seen_path(frames: str | os.PathLike[str]) -> str:
+    """Return the file beside a frames file where its renderer stamps its latest look.
+
+    :class:`BoardRenderer`'s thread replaces it after every look (the ``time.monotonic()`` at
+    which it read the board file, a frame rendered from it already written): a renderer slowed
+    down by a busy machine shows as a camera that did not look, not as a card it did not see.
+    """
+    return f"{os.fspath(frames)}.seen"
 
 
 def parse_board(text: str) -> BoardObserved:
@@ -300,6 +315,18 @@ class FrameFileCamera(_WatchedFile):
         super().__init__(url, path)
         self._stamp: tuple[int, int, int] | None = None
 
+    def looked_at(self) -> float | None:
+        """When the frames' renderer last looked at the board (:func:`seen_path`), or ``None``.
+
+        ``None`` when no renderer stamps its looks (the file is missing or not a number): the
+        reader's own poll time counts (:class:`hardware.base.LookTimed`).
+        """
+        try:
+            with open(seen_path(self.path), encoding="ascii") as fh:
+                return float(fh.read(64))
+        except (OSError, ValueError):
+            return None
+
     def read_frame(self, now: float) -> Any | None:
         """Return the frame if the file was replaced since the last read, else ``None``."""
         if not self._opened:
@@ -432,21 +459,36 @@ class BoardRenderer:
 
         def run() -> None:
             while not self._stop.is_set():
+                looked = time.monotonic()
                 try:
-                    self.poll(time.monotonic())
+                    self.poll(looked)
                 except TableError as exc:
                     self.last_error = str(exc)
+                self._stamp_look(looked)
                 self._stop.wait(interval)
 
         self._thread = threading.Thread(target=run, name="board-renderer", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop the thread (a frame being rendered is finished first)."""
+        """Stop the thread (a frame being rendered is finished first) and its look stamps."""
         thread, self._thread = self._thread, None
         if thread is not None:
             self._stop.set()
             thread.join(10.0)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(seen_path(self.frames))
+
+    def _stamp_look(self, looked: float) -> None:
+        """Stamp the time of a look whose frame is written (:func:`seen_path`)."""
+        path = seen_path(self.frames)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "w", encoding="ascii") as fh:
+                fh.write(f"{looked:.6f}")
+            os.replace(tmp, path)
+        except OSError as exc:
+            self.last_error = str(exc)
 
     def close(self) -> None:
         """Stop and release the simulated camera."""

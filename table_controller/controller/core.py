@@ -294,6 +294,12 @@ class TableCore(DeviceInputs):
         return self._board_deadline()
 
     def _unseen_slots(self) -> list[int]:
+        """Return the board slots dealt that the camera does not show (none at the awards)."""
+        # the board is swept while the pots are pushed: the camera may see it empty before the
+        # chip sensors show the pushes done (two paths to the daemon, either order when busy)
+        hand = self._hand
+        if hand is not None and isinstance(hand.expected(), AwardStep):
+            return []
         seen = self.board_seen
         out = []
         for slot in sorted(self._dealt_at):

@@ -18,7 +18,9 @@ Rules this module keeps:
 5. A delay the daemon caused is not blamed on a device: :meth:`DeviceSet.drain` reads what the
    serial devices already sent before a timer judges them, and :class:`CameraClock` counts the
    camera's time in polls of normal length, so a camera window lasts longer when recognition
-   is slowed down by a busy machine (the lag is measured, not taken for a missing card).
+   is slowed down by a busy machine (the lag is measured, not taken for a missing card); a
+   source that knows when its frames' producer looked at the board
+   (:class:`hardware.base.LookTimed`) has the producer's own delay counted as lag too.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import asyncio
 import bisect
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -45,6 +48,7 @@ from hardware.base import (
     DuplicateFrame,
     FramesLost,
     LinkStale,
+    LookTimed,
     PolledDevice,
     Retransmission,
     SequenceGap,
@@ -174,9 +178,16 @@ class CameraClock:
         self._camera: deque[float] = deque(maxlen=CAMERA_SAMPLES)
         self.lag = 0.0
 
-    def looked(self, started: float) -> None:
-        """Record a poll of the camera that started at ``started`` (daemon time)."""
+    def looked(self, started: float, age: float = 0.0) -> None:
+        """Record a poll of the camera that started at ``started`` (daemon time).
+
+        :param age: how long before the poll the frames' producer last looked at the board
+            (:class:`hardware.base.LookTimed`): the poll counts as a look at ``started - age``
+            (never before the previous one), so the producer's own delay is lag too.
+        """
+        started -= max(age, 0.0)
         if self._wall:
+            started = max(started, self._wall[-1])
             step = started - self._wall[-1]
             counted = min(max(step, 0.0), self.cap)
             self.lag += step - counted
@@ -365,7 +376,8 @@ class DeviceSet:
         while True:
             await asyncio.sleep(CAMERA_POLL)
             # recognition may take tens of ms: off the loop; the source is used from here only
-            started = now()
+            started, mono = now(), time.monotonic()
             events = await asyncio.to_thread(cam.poll, started)
-            clock.looked(started)
+            looked = cam.looked_at() if isinstance(cam, LookTimed) else None
+            clock.looked(started, 0.0 if looked is None else mono - looked)
             handle(events)

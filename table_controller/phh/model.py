@@ -95,24 +95,38 @@ class HandHistory:
 
 
 
+#: Largest chip amount a file may hold (2**53 - 1: what every JSON and TOML reader keeps exact).
+MAX_CHIPS = 2**53 - 1
+
+
 def parse_chips(value: object, where: str, *, allow_fraction: bool = False) -> Number:
     """Return a chip amount read from a file (a fraction only when ``allow_fraction``).
 
-    :raises PhhError: naming ``where`` if it is not a known (finite) number of chips.
+    :raises PhhError: naming ``where`` if it is not a known (finite) number of chips, or one
+        beyond :data:`MAX_CHIPS` (checked before any conversion: ``5e1000000`` is refused at
+        once, not expanded).
     """
     if isinstance(value, bool):
         raise PhhError(where, f"expected a number of chips, got {value!r}")
     if isinstance(value, int):
+        if not -MAX_CHIPS <= value <= MAX_CHIPS:
+            raise PhhError(where, "amount out of range (|n| <= 2**53 - 1)")
         return value
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise PhhError(where, f"unknown amount {value} is not supported")
+        if value and value.adjusted() > 15:  # 10**16 > MAX_CHIPS; cheap on any exponent
+            raise PhhError(where, "amount out of range (|n| <= 2**53 - 1)")
+        if value and value.adjusted() < -30:
+            raise PhhError(where, "amount out of range (a fraction finer than 1e-30)")
         if value == value.to_integral_value():
             return int(value)
         if allow_fraction:
             return value
         raise PhhError(where, f"{value} is not a whole number of chips")
     if isinstance(value, str):
+        if len(value) > 64:
+            raise PhhError(where, f"not a number: {value[:20]!r}... ({len(value)} characters)")
         try:
             return parse_chips(Decimal(value), where, allow_fraction=allow_fraction)
         except ArithmeticError as exc:

@@ -1,6 +1,8 @@
 """Reading PHH: parse one action, a file's TOML into a :class:`~.model.HandHistory`, find files.
 
-See the package documentation for the rules (which fields, which shapes are refused).
+See the package documentation for the rules (which fields, which shapes are refused). Any
+text is answered with a hand or a :class:`PhhError` in bounded time (:func:`loads`: the text's
+length, nesting and numbers are bounded before anything is expanded).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from table_controller.engine.cards import FULL_DECK, Card, CardError
 from table_controller.phh.model import (
     KNOWN_FIELDS,
+    MAX_CHIPS,
     HandHistory,
     Number,
     PhhAction,
@@ -51,7 +54,7 @@ def player_number(word: str, count: int, where: str) -> int:
 
     :raises PhhError: naming ``where`` if it is not one of ``p1..p<count>``.
     """
-    if len(word) < 2 or word[0] != "p" or not word[1:].isdigit():
+    if not 2 <= len(word) <= 4 or word[0] != "p" or not word[1:].isdigit():
         raise PhhError(where, f"{word!r} is not a player (p1..p{count})")
     number = int(word[1:])
     if not 1 <= number <= count:
@@ -149,7 +152,8 @@ def _int_list(raw: Mapping[str, Any], name: str, count: int | None) -> tuple[int
         raise PhhError(name, "missing or not an array")
     if count is not None and len(value) != count:
         raise PhhError(name, f"has {len(value)} entries, expected {count} (one per player)")
-    if set(map(type, value)) <= _INT_TYPE:  # the common case: plain integers already
+    if set(map(type, value)) <= _INT_TYPE and (  # the common case: plain integers already
+            not value or (min(value) >= -MAX_CHIPS and max(value) <= MAX_CHIPS)):
         return tuple(value)
     return tuple(whole_chips(v, f"{name}[{i}]") for i, v in enumerate(value))
 
@@ -201,7 +205,8 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         fin = raw["finishing_stacks"]
         if not isinstance(fin, list) or len(fin) != count:
             raise PhhError("finishing_stacks", f"expected an array of {count} numbers")
-        finishing = tuple(fin) if set(map(type, fin)) <= _INT_TYPE else tuple(
+        finishing = tuple(fin) if set(map(type, fin)) <= _INT_TYPE and (
+            min(fin) >= -MAX_CHIPS and max(fin) <= MAX_CHIPS) else tuple(
             parse_chips(v, f"finishing_stacks[{i}]", allow_fraction=True) for i, v in enumerate(fin)
         )
     players: tuple[str, ...] | None = None
@@ -394,20 +399,62 @@ def _fast_toml(text: str) -> dict[str, Any] | None:
         pos = m.end()
 
 
+#: Longest PHH text read, in characters (a hand is about a kilobyte; a long one with
+#: commentary a few).
+MAX_TEXT = 65_536
+#: Deepest nesting of arrays and tables in a hand (PHH writes one level; ``_posts`` two).
+MAX_DEPTH = 8
+
+
+def _check_document(raw: Mapping[str, Any]) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH`, integers beyond ``MAX_CHIPS``, exponents.
+
+    A decimal's exponent must be within 30 of the point (``1e400`` is refused as it is, never
+    expanded). Without recursion, on every field (the unknown ones are kept and written back).
+    """
+    stack: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in raw.items()]
+    while stack:
+        key, value, depth = stack.pop()
+        if isinstance(value, Mapping | list):
+            if depth >= MAX_DEPTH:
+                raise PhhError(key, f"nested deeper than {MAX_DEPTH}")
+            items = value.values() if isinstance(value, Mapping) else value
+            stack.extend((key, v, depth + 1) for v in items)
+        elif type(value) is int and not -MAX_CHIPS <= value <= MAX_CHIPS:
+            raise PhhError(key, "integer out of range (|n| <= 2**53 - 1)")
+        elif (isinstance(value, Decimal) and value.is_finite() and value
+              and not -30 <= value.adjusted() <= 30):
+            raise PhhError(key, f"number out of range ({value:.3E})")
+
+
 def loads(text: str) -> HandHistory:
     """Read one hand from PHH text.
 
     The TOML subset PHH files are written in is read by :func:`_fast_toml` (a quarter less
     time than ``tomllib`` on real hands); any other TOML by ``tomllib``.
 
+    Bounded: a text longer than :data:`MAX_TEXT` characters, nested deeper than
+    :data:`MAX_DEPTH`, or with a chip amount beyond :data:`~.model.MAX_CHIPS` (an integer of
+    thousands of digits, ``5e1000000``) is refused with :class:`PhhError` before it is
+    expanded: every text is answered in time bounded by its (bounded) length.
+
     :raises PhhError: if the text is not TOML, or not a PHH hand we can play.
     """
-    raw = _fast_toml(text)
-    if raw is None:
-        try:
+    if len(text) > MAX_TEXT:
+        raise PhhError("file", f"{len(text):,} characters (a hand has at most {MAX_TEXT:,})")
+    try:
+        raw = _fast_toml(text)
+        if raw is None:
             raw = tomllib.loads(text, parse_float=Decimal)
-        except tomllib.TOMLDecodeError as exc:
-            raise PhhError("toml", str(exc)) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise PhhError("toml", str(exc)) from exc
+    except RecursionError:
+        raise PhhError("toml", f"nested deeper than {MAX_DEPTH}") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise PhhError("toml", str(exc).splitlines()[0]) from None
+    except ArithmeticError:  # a decimal whose exponent the decimal context cannot hold
+        raise PhhError("toml", "a number out of range") from None
+    _check_document(raw)
     return from_mapping(raw)
 
 

@@ -82,3 +82,37 @@ def test_frames_rendered_beside_the_dealer_and_recognised(tmp_path: Path) -> Non
         cam.close()
     finally:
         renderer.close()
+
+
+def test_the_renderers_thread_stamps_its_looks_beside_the_frames(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from hardware.base import LookTimed
+    from hardware.sim.camera_link import seen_path
+
+    board, frames, profile = tmp_path / "board.json", tmp_path / "board.bmp", tmp_path / "p.json"
+    renderer = BoardRenderer(board, frames, level="easy", seed=5)
+    try:
+        renderer.calibrate(profile)
+        cam = open_device(f"sim://camera?frames={frames}", kind="board", profile=profile)
+        assert isinstance(cam, FrameFileSource) and isinstance(cam, LookTimed)
+        cam.open()
+        assert cam.looked_at() is None  # no renderer thread: the reader's poll time counts
+        before = time.monotonic()
+        renderer.start(interval=0.01)
+        stamped = threading.Event()
+        for _ in range(3000):  # an event wait with a generous bound, not a time budget
+            looked = cam.looked_at()
+            if looked is not None and looked >= before:
+                stamped.set()
+                break
+            time.sleep(0.01)
+        assert stamped.is_set()
+        renderer.stop()
+        assert not Path(seen_path(frames)).exists() and cam.looked_at() is None
+        Path(seen_path(frames)).write_text("not a time")
+        assert cam.looked_at() is None  # a stamp that is not a number counts as none
+        cam.close()
+    finally:
+        renderer.close()

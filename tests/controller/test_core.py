@@ -578,3 +578,23 @@ def test_push_waits_for_the_pot_zone_to_show_the_pot() -> None:
     assert h.step()["kind"] == "award"
     h.zone(POT_ZONE, 0)
     assert h.step()["kind"] == "start_hand"
+
+
+def test_a_board_swept_while_the_pots_are_pushed_is_not_missing() -> None:
+    """The camera may see the swept board before the chip sensors show the push done."""
+    h = started()
+    h.core.camera_window = 1.0
+    to_flop(h)
+    h.deal("9s", "Qc", "Jd", "7h")
+    h.board("Qc", "Jd", "7h")
+    h.ok("bet", seat=2, amount=514)
+    h.add(2, 514)
+    h.ok("fold", seat=3)
+    h.ok("fold", seat=1)
+    h.zone(2, 0)  # the uncalled bet goes back to the player
+    assert h.step()["kind"] == "award"
+    h.board(None, None, None)  # swept at the award, the pot not pushed yet
+    assert h.tick(5.0) == []  # past every camera window: nothing is missing
+    h.zone(POT_ZONE, 0)
+    assert h.step()["kind"] == "start_hand"
+    assert not irregularities(h)

@@ -77,3 +77,36 @@ def test_a_due_camera_window_waits_for_camera_time_within_a_limit() -> None:
     devices.camera_clock = slow
     assert devices.camera_behind(13.0, 3.0, 10.0, 14.0)  # the camera is behind: wait
     assert not devices.camera_behind(13.0, 3.0, 10.0, 23.0)  # but not past the limit
+
+
+def test_a_camera_whose_renderer_is_slow_has_not_looked_yet() -> None:
+    """The renderer's own delay is lag: the window waits for its looks, within the limit."""
+    from table_controller.daemon.devices import CameraClock
+
+    devices = DeviceSet(lambda n, e: None, lambda: None)
+    devices.camera_clock = clock = CameraClock(cap=0.1)
+    # the daemon polls every 0.05 s from 10.0 to 14.0 (a stepped clock), but the renderer's
+    # last look was at 10.0: it took over 3 s on the frame after it (a saturated machine)
+    for i in range(81):
+        t = 10.0 + i * 0.05
+        clock.looked(t, age=t - 10.0)
+    assert devices.camera_behind(13.0, 3.0, 10.0, 14.0)  # the card dealt at 10.0: wait
+    assert not devices.camera_behind(13.0, 3.0, 10.0, 23.0)  # a camera that stopped: judged
+    assert clock.lag == pytest.approx(0.0)  # nothing counted at all while it did not look
+
+
+def test_a_camera_that_looks_in_time_but_sees_nothing_is_judged_on_time() -> None:
+    """A real slow camera (looks on time, the card not in its frames) still gives board_missing."""
+    from table_controller.daemon.devices import CameraClock
+
+    devices = DeviceSet(lambda n, e: None, lambda: None)
+    devices.camera_clock = clock = CameraClock(cap=0.1)
+    for i in range(81):  # looks 20 ms before each poll: a camera keeping up
+        clock.looked(10.0 + i * 0.05, age=0.02)
+    assert not devices.camera_behind(13.0, 3.0, 10.0, 13.0)  # due now: the tick judges it
+    assert not devices.camera_behind(13.0, 3.0, 10.0, 14.0)
+    late = CameraClock(cap=0.1)  # a renderer 0.5 s behind all along, but looking steadily
+    for i in range(81):
+        late.looked(10.0 + i * 0.05, age=0.5)
+    devices.camera_clock = late
+    assert not devices.camera_behind(13.5, 3.0, 10.0, 13.6)  # its 3 s of looks are done

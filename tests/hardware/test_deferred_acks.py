@@ -117,3 +117,18 @@ def test_next_deadline_follows_the_link() -> None:
     finally:
         dev.close()
         port.close()
+
+
+def test_a_second_read_of_one_readiness_is_not_a_lost_device() -> None:
+    """The loop's reader after a drain read the data: nothing waits, the port is still there."""
+    from hardware.base import DeviceLost
+
+    port, dev, _ = _rig(defer=False)
+    try:
+        _from_device(port, encode_frame(MsgType.HELLO, 0, HELLO.pack(1, 1, 7, 1)))
+        _read(dev)  # the drain
+        assert not any(isinstance(e, DeviceLost) for e in dev.on_readable())  # the reader
+        assert dev.status().connected
+    finally:
+        dev.close()
+        port.close()
