@@ -16,6 +16,7 @@ from hardware.sim.pn532 import SimPn532
 from hardware.sim.rfidchips import SimRfidChips
 from table_controller.cli import main
 from table_controller.simtable.commodity import Pn532Feeder, RfidFelt, chip_bank
+from table_controller.simtable.devices.hands import hands_of
 from table_controller.simtable.rig import RigError, RigOptions, SimRig
 from table_controller.simtable.session import dealer_session
 from tests.controller.rig import E2E, cards
@@ -47,10 +48,7 @@ def test_three_fast_demo_hands_on_a_pn532_and_rfid_chips_agree(
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[SimRig]:
-    # inline: the foreign-chip test lays a tag of no registered chip on the RFID reader
-    # (SimRfidChips.place), which sim run's control verbs do not offer (``chips`` lays
-    # registered tags only)
-    r = SimRig(replace(E2E, shoe="pn532", chips="rfid", devices="inline"), workdir=tmp_path)
+    r = SimRig(replace(E2E, shoe="pn532", chips="rfid"), workdir=tmp_path)  # sim run's devices
     r.start(daemon=False)
     try:
         yield r
@@ -70,8 +68,7 @@ def test_the_rig_writes_a_registry_of_every_bank_tag(rig: SimRig) -> None:
 
 def test_a_foreign_chip_on_a_stack_holds_the_table_naming_zone_and_tag(rig: SimRig) -> None:
     rig.start_daemon()
-    sim = rig.rfid
-    assert sim is not None
+    hands = hands_of(rig)
 
     async def run() -> Mapping[str, Any]:
         async with dealer_session(rig, decks=[cards(DECK)]) as d:
@@ -81,7 +78,7 @@ def test_a_foreign_chip_on_a_stack_holds_the_table_naming_zone_and_tag(rig: SimR
             await d.step()
             await d.play_until(lambda s: s["kind"] == "act")
             assert not d.state.get("held")
-            sim.place(2, [FOREIGN])  # on the big blind's stack, mid-hand
+            hands.place_tags(2, [FOREIGN])  # on the big blind's stack, mid-hand
             await d.wait(lambda: d.state.get("held") is True, timeout=10.0)
             return (await d.cmd("status")).result
 

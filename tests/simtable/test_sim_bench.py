@@ -113,6 +113,9 @@ def test_one_shot_verbs_for_tests(ctl: ControlClient) -> None:
     ("stall", ["shoe", "1", "later"], "the third argument can only be next"),
     ("window", ["shoe", "0"], "FRAMES must be 1..1024"),
     ("window", ["camera", "5"], "device must be shoe or chips"),
+    ("chiptags", ["3"], "usage: chiptags ZONE UID..."),
+    ("chiptags", ["3", "0433"], "UID must be 4..10 bytes of hex"),
+    ("chiptags", ["3", "04A1B2C3"], "the chip sensors are not RFID readers"),
     ("fly", [], "unknown verb 'fly'"),
 ])
 def test_a_bad_verb_or_argument_is_one_line_and_changes_nothing(
@@ -193,6 +196,10 @@ def test_the_commodity_readers_pn532_shoe_and_rfid_chips(tmp_path: Path) -> None
             assert state["shoe"]["left"] == 51
             assert state["chips"]["zones"] == {"3": 1260} and len(state["chips"]["tags"]["3"]) == 7
             assert ctl("chips", 3, 0) and ctl("state")["chips"]["zones"] == {}
+            # a tag of no registered chip, laid as it is (a foreign chip on the felt)
+            assert ctl("chiptags", 5, "04a1b2c3d4e5f6")["tags"] == ["04A1B2C3D4E5F6"]
+            assert ctl("state")["chips"]["tags"]["5"] == ["04A1B2C3D4E5F6"]
+            assert "must be 4..10 bytes" in ctl.request("chiptags", 5, "xyz")["error"]
             assert ctl.request("door", "open")["error"] == "a PN532 shoe has no door"
             assert "no rate faults" in ctl.request("fault", "shoe", "drop", "0.5")["error"]
             assert ctl("fault", "chips", "drop", "0.5")["faults"] == {"drop-frame": 0.5}

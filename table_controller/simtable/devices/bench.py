@@ -31,7 +31,7 @@ from typing import Any
 
 from hardware.link.protocol import MsgType
 from hardware.shoe.protocol import shoe_status_payload
-from hardware.sim.device import Fault, SimDevice
+from hardware.sim.device import Fault, SimDevice, SimulatorError
 from hardware.sim.pn532 import SimPn532
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import TableError
@@ -314,6 +314,25 @@ class SimBench:
         shoe.draw_uid(uid)
         return {"uid": uid, "card": self._describe(uid)}
 
+    def _do_chiptags(self, args: list[str]) -> dict[str, Any]:
+        """``chiptags ZONE UID...``: lay these RFID tags on a zone, registered chips or not."""
+        if len(args) < 2:
+            raise BenchError(f"usage: chiptags {VERBS['chiptags']}")
+        zone = _int(args[0], "ZONE", min(SENSOR_ZONES), max(SENSOR_ZONES))
+        uids = [a.upper() for a in args[1:]]
+        for uid, given in zip(uids, args[1:], strict=True):
+            if not 8 <= len(uid) <= 20 or len(uid) % 2 or any(
+                    c not in "0123456789ABCDEF" for c in uid):
+                raise BenchError(f"UID must be 4..10 bytes of hex, got {given!r}")
+        if self.rfid is None:
+            raise BenchError("chiptags: the chip sensors are not RFID readers (sim run "
+                             "--chips rfid)")
+        try:
+            self.rfid.place(zone, uids)
+        except SimulatorError as exc:
+            raise BenchError(str(exc)) from None
+        return {"zone": zone, "tags": sorted(self.rfid.tags(zone))}
+
     def _do_shuffle(self, args: list[str]) -> dict[str, Any]:
         _arity("shuffle", args, 0, 0, "")
         self.shuffle()
@@ -512,7 +531,9 @@ class SimBench:
             chips = {**link_state(self.rfid, self.rfid.faults, self.rfid.sent),
                      "zones": {str(z): v for z in SENSOR_ZONES if (v := sum(
                          values[c] * n for c, n in felt.counts(z).items()))},
-                     "tags": {str(z): felt.tags(z) for z in SENSOR_ZONES if felt.tags(z)}}
+                     # what the reader holds: the felt's chips and any tag laid by chiptags
+                     "tags": {str(z): sorted(self.rfid.tags(z)) for z in SENSOR_ZONES
+                              if self.rfid.tags(z)}}
         return {"shoe": shoe, "chips": chips, "board": list(self.board.slots)}
 
 
@@ -523,7 +544,7 @@ def _boot_id(dev: SimDevice | SimPn532) -> int | None:
 #: The control verbs, with their arguments.
 VERBS: Mapping[str, str] = {
     "draw": "[CARD|unregistered]", "load": "CARD...", "tag": "UID", "shuffle": "",
-    "chips": "ZONE AMOUNT [CODE=COUNT ...]", "board": "SLOT CARD|empty",
+    "chips": "ZONE AMOUNT [CODE=COUNT ...]", "chiptags": "ZONE UID...", "board": "SLOT CARD|empty",
     "door": "open|closed", "status": "[door=open|closed] [empty=yes|no] [jam=yes|no] [error=N]",
     "unplug": "shoe|chips [SECONDS]", "plug": "shoe|chips [reboot]", "reboot": "shoe|chips",
     "stall": "shoe|chips SECONDS", "window": "shoe|chips FRAMES",

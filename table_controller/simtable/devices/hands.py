@@ -67,6 +67,10 @@ class DeviceHands(Protocol):
         """Make the shoe read a tag of no card of the deck; return the tag."""
         ...
 
+    def place_tags(self, zone: int, uids: list[str]) -> None:
+        """Lay RFID tags, registered chips or not, on ``zone`` of RFID chip sensors."""
+        ...
+
     def shoe_status(self, *, door_open: bool, empty: bool) -> None:
         """Make the shoe report its door and whether it is empty (a status frame)."""
         ...
@@ -116,6 +120,10 @@ class RemoteHands:
     def draw_unregistered(self) -> str:
         """``draw unregistered``."""
         return str(self.ctl("draw", "unregistered")["uid"])
+
+    def place_tags(self, zone: int, uids: list[str]) -> None:
+        """``chiptags ZONE UID...``."""
+        self.ctl("chiptags", str(zone), *uids)
 
     def shoe_status(self, *, door_open: bool, empty: bool) -> None:
         """``status door=... empty=...``."""
@@ -189,6 +197,12 @@ class InlineHands:
             raise BenchError("the rig is not started")
         feeder.draw_uid(uid)
         return uid
+
+    def place_tags(self, zone: int, uids: list[str]) -> None:
+        """:meth:`~hardware.sim.rfidchips.SimRfidChips.place`."""
+        if self.rig.rfid is None:
+            raise BenchError("chiptags: the chip sensors are not RFID readers")
+        self.rig.rfid.place(zone, uids)
 
     def shoe_status(self, *, door_open: bool, empty: bool) -> None:
         """Send a SHOE_STATUS frame."""
