@@ -29,37 +29,12 @@ from table_controller.config import loads_config
 from table_controller.daemon import Daemon
 from table_controller.journal import Journal
 from table_controller.journal.recall import deck_of, format_hands
-from table_controller.simtable.journal_io import JournaledIO, play_hands
-
-CONFIG = """
-[table]
-id = "B1"
-seats = 6
-[stakes]
-small_blind = 50
-big_blind = 100
-[devices]
-shoe = "sim://shoe"
-chips = "sim://chips"
-camera = "sim://camera"
-[endpoints]
-public = "tcp://127.0.0.1:*"
-dealer = "tcp://127.0.0.1:*"
-surveillance = "tcp://127.0.0.1:*"
-snapshot = "tcp://127.0.0.1:*"
-surveillance_snapshot = "tcp://127.0.0.1:*"
-commands = "tcp://127.0.0.1:*"
-[keys]
-security = "none"
-[journal]
-path = "state/journal.db"
-phh_dir = "state/phh"
-"""
+from table_controller.simtable.journal_io import DAEMON_CONFIG, JournaledIO, play_hands
 
 
 def daemon(base: Path) -> Daemon:
     """A daemon on the journal under ``base`` with its state opened (no devices or sockets)."""
-    d = Daemon(loads_config(CONFIG, base_dir=base), print_ready=False)
+    d = Daemon(loads_config(DAEMON_CONFIG.format(table_id="B1"), base_dir=base), print_ready=False)
     d.open_state()
     return d
 

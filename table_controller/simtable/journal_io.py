@@ -25,6 +25,33 @@ if TYPE_CHECKING:
     from table_controller.daemon import Daemon
 
 
+#: A daemon configuration on simulated devices and loopback endpoints, for in-process daemons.
+DAEMON_CONFIG = """
+[table]
+id = "{table_id}"
+seats = 6
+[stakes]
+small_blind = 50
+big_blind = 100
+[devices]
+shoe = "sim://shoe"
+chips = "sim://chips"
+camera = "sim://camera"
+[endpoints]
+public = "tcp://127.0.0.1:*"
+dealer = "tcp://127.0.0.1:*"
+surveillance = "tcp://127.0.0.1:*"
+snapshot = "tcp://127.0.0.1:*"
+surveillance_snapshot = "tcp://127.0.0.1:*"
+commands = "tcp://127.0.0.1:*"
+[keys]
+security = "none"
+[journal]
+path = "state/journal.db"
+phh_dir = "state/phh"
+"""
+
+
 class JournaledIO(CoreIO):
     """The simulated table on ``daemon``'s core and journal (its state opened, not started).
 

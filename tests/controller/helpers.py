@@ -19,6 +19,7 @@ from table_controller.controller.events import (
     ZoneSeen,
 )
 from table_controller.engine import LIVE_POSTS, Card, TableConfig
+from table_controller.simtable.journal_io import DAEMON_CONFIG
 from table_controller.simtable.rig import pot_zone
 
 if TYPE_CHECKING:
@@ -29,32 +30,6 @@ DECK = sim_deck_profile(1)
 UID = {card.code: uid for uid, card in DECK.items()}
 #: The pot zone of the default chip layout for ten seats (the zones of :func:`chip_config`).
 POT_ZONE = pot_zone(10)
-
-#: A daemon configuration on simulated devices and loopback endpoints, for in-process daemons.
-DAEMON_CONFIG = """
-[table]
-id = "{table_id}"
-seats = 6
-[stakes]
-small_blind = 50
-big_blind = 100
-[devices]
-shoe = "sim://shoe"
-chips = "sim://chips"
-camera = "sim://camera"
-[endpoints]
-public = "tcp://127.0.0.1:*"
-dealer = "tcp://127.0.0.1:*"
-surveillance = "tcp://127.0.0.1:*"
-snapshot = "tcp://127.0.0.1:*"
-surveillance_snapshot = "tcp://127.0.0.1:*"
-commands = "tcp://127.0.0.1:*"
-[keys]
-security = "none"
-[journal]
-path = "state/journal.db"
-phh_dir = "state/phh"
-"""
 
 
 def inprocess_daemon(tmp: Path, table_id: str = "T1") -> Daemon:

@@ -14,7 +14,8 @@ from table_controller.daemon import Daemon
 from table_controller.daemon.recovery import journal_stop
 from table_controller.errors import ConfigError
 from table_controller.journal import EntryKind, Journal
-from tests.controller.helpers import DAEMON_CONFIG, journal_of
+from table_controller.simtable.journal_io import DAEMON_CONFIG
+from tests.controller.helpers import journal_of
 from tests.controller.test_recovery import command
 
 
