@@ -15,6 +15,7 @@ Part 2: the ``hands`` table filled to ``--hands`` rows (default 1,000,000) with 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -25,6 +26,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -184,6 +186,30 @@ def _server() -> tuple[str, dict[str, str] | None]:
     return "postgresql://tc@127.0.0.1:55499/tc_test", env
 
 
+@contextlib.contextmanager
+def scratch_database(given: str | None) -> Iterator[str]:
+    """Yield the URL of a new, empty database, dropped afterwards.
+
+    :param given: a server's URL (``--url``); ``None`` starts a scratch server for the run
+        (``tools/scratch_postgres.sh``) and stops it afterwards.
+    """
+    env = None
+    url = given
+    if url is None:
+        url, env = _server()
+    db = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {db}".encode())
+    try:
+        yield url.rsplit("/", 1)[0] + "/" + db
+    finally:
+        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)".encode())
+        if env is not None:
+            subprocess.run(["bash", str(ROOT / "tools" / "scratch_postgres.sh"), "stop"], env=env,
+                           check=False, stdout=subprocess.DEVNULL)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="bench_central")
     p.add_argument("--url")
@@ -193,15 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--hands", type=int, default=1_000_000)
     args = p.parse_args(argv if argv is not None else [])
-    env = None
-    url = args.url
-    if url is None:
-        url, env = _server()
-    db = f"bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {db}".encode())
-    url = url.rsplit("/", 1)[0] + "/" + db
-    try:
+    with scratch_database(args.url) as url:
         f = ship_floor(url, args.tables, args.procs, args.rate, args.seconds)
         print(f"{args.tables} tables at {args.rate:g} entries/s each for {args.seconds:g} s: "
               f"{f['entries']:.0f} entries, {f['per_second']:.0f} entries/s sustained, lag p50 "
@@ -212,12 +230,6 @@ def main(argv: list[str] | None = None) -> None:
         print(f"hands table {q['hands']:.0f} rows: Ah on the river in the last 8 h: "
               f"{q['found']:.0f} hands in {q['median_ms']:.1f} ms median "
               f"({q['max_ms']:.1f} ms max of 7)")
-    finally:
-        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)".encode())
-        if env is not None:
-            subprocess.run(["bash", str(ROOT / "tools" / "scratch_postgres.sh"), "stop"], env=env,
-                           check=False, stdout=subprocess.DEVNULL)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ import aiohttp
 import psycopg
 from argon2 import PasswordHasher
 
-from benchmarks.bench_central import ROOT, _server, fill_hands
+from benchmarks.bench_central import ROOT, fill_hands, scratch_database
 from table_controller.floorweb.auth import add_user
 from table_controller.floorweb.central import MAX_RESULTS, search_filters
 
@@ -134,27 +133,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hands", type=int, default=1_000_000)
     p.add_argument("--requests", type=int, default=40)
     args = p.parse_args(argv if argv is not None else [])
-    env = None
-    url = args.url
-    if url is None:
-        url, env = _server()
-    db = f"bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {db}".encode())
-    url = url.rsplit("/", 1)[0] + "/" + db
-    try:
+    with scratch_database(args.url) as url:
         rows = bench(url, args.hands, args.requests)
         print(f"GET /hands, {args.requests} requests each, at most {MAX_RESULTS} rows a page:")
         for r in rows:
             print(f"  {r['search']:<32} page p50 {r['p50_ms']:6.1f} ms  p99 {r['p99_ms']:6.1f} "
                   f"ms  (query alone p50 {r['query_p50_ms']:6.1f} ms; {r['found']:>3} rows "
                   f"shown, {r['page_kb']:.0f} KB)")
-    finally:
-        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)".encode())
-        if env is not None:
-            subprocess.run(["bash", str(ROOT / "tools" / "scratch_postgres.sh"), "stop"],
-                           env=env, check=False, stdout=subprocess.DEVNULL)
 
 
 if __name__ == "__main__":
