@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import html
 import secrets
 from collections.abc import Mapping
@@ -76,6 +78,21 @@ class FloorWeb:
         self.address_limit = address_limit or RateLimiter(limit=20, window=300)
         self._ws: set[web.WebSocketResponse] = set()
         self.central = CentralPages(central, self.session, self.page)
+        self._login_key = secrets.token_bytes(32)
+
+    def _login_token(self) -> str:
+        """Make a fresh pre-login token: a nonce and this server's MAC of it."""
+        nonce = secrets.token_urlsafe(18)
+        return f"{nonce}.{self._login_mac(nonce)}"
+
+    def _login_mac(self, nonce: str) -> str:
+        return hmac.new(self._login_key, nonce.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def _login_token_ok(self, token: str) -> bool:
+        """Tell whether ``token`` is one this server made (a cookie set elsewhere is not)."""
+        nonce, dot, mac = token.partition(".")
+        return bool(dot) and len(token) <= 128 and hmac.compare_digest(
+            mac.encode(), self._login_mac(nonce).encode())
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -131,8 +148,14 @@ class FloorWeb:
         return self.page("table.html", user=s.user, role=s.role, csrf=s.csrf, table=table)
 
     async def login_form(self, request: web.Request, error: str = "") -> web.Response:
-        """``GET /login``: the form, with a fresh pre-login CSRF token."""
-        token = secrets.token_urlsafe(24)
+        """``GET /login``: the form, with the browser's pre-login CSRF token (or a fresh one).
+
+        A browser that already holds a well-formed token keeps it, so two login pages open at
+        once (a second tab, or a page that sends itself to the login page while the user opens
+        it) do not overwrite each other's token.
+        """
+        held = request.cookies.get(LOGIN_COOKIE, "")
+        token = held if self._login_token_ok(held) else self._login_token()
         nxt = request.query.get("next", "/")
         resp = self.page("login.html", csrf=token, error=error, next=_local_path(nxt))
         self._cookie(resp, LOGIN_COOKIE, token, 600)
@@ -143,8 +166,8 @@ class FloorWeb:
         form = await request.post()
         cookie = request.cookies.get(LOGIN_COOKIE, "")
         token = str(form.get("csrf", ""))
-        if not self.same_origin(request) or not cookie or not secrets.compare_digest(
-                cookie, token):
+        if not self.same_origin(request) or not self._login_token_ok(cookie) or \
+                not secrets.compare_digest(cookie, token):
             raise web.HTTPForbidden(text="the login form expired or came from another site; "
                                     "reload the login page")
         name = str(form.get("username", ""))[:64]

@@ -178,9 +178,14 @@ class ScenarioMistakes(Mistakes):
             io.lay_board(f.slot if f.slot is not None else 0, None)
         elif f.do == "wrong_bet":
             seat = int(step.get("seat", 0))
-            self._bet_delta[seat] = f.amount if f.amount is not None else 100
+            delta = f.amount if f.amount is not None else 100
+            self._bet_delta[seat] = delta
             await dealer.handle_step(prompt, {})
-            await io.pause(max(f.seconds, 3.0))
+            await io.pause(f.seconds)
+            if delta:
+                # the chip sensors' window must close and hold the table before the dealer
+                # looks at the next prompt: wait for that event, not for a time budget
+                await _until_held(dealer, io, HOLD_WAIT)
         elif f.do == "unknown_tag":
             io.draw_tag("04DEADBEEF0001")
         elif f.do == "second_copy" and f.card is not None:
@@ -199,6 +204,21 @@ class ScenarioMistakes(Mistakes):
         elif f.do in _ISSUE6:
             await _ISSUE6[f.do](io, f.body)
         await io.pause(0.0)
+
+
+#: The longest a fault waits for the hold it causes (seconds of the driver's time); generous,
+#: so a loaded machine is only slower, never wrong.
+HOLD_WAIT = 60.0
+
+
+async def _until_held(dealer: SimDealer, io: FaultIO, limit: float) -> None:
+    """Let time pass until the table is held (or ``limit`` seconds went by)."""
+    waited = 0.0
+    while waited < limit:
+        if (await dealer.send({"command": "status"})).result.get("held"):
+            return
+        await io.pause(0.1)
+        waited += 0.1
 
 
 async def _draw_cards(io: Any, body: Mapping[str, Any]) -> None:

@@ -90,6 +90,35 @@ def test_pages_need_a_login_and_the_cookie_is_safe(floor: LiveFloor) -> None:
     arun(body)
 
 
+def test_two_login_pages_open_at_once_share_one_token(floor: LiveFloor) -> None:
+    """A second login page (another tab, a page sending itself to the login) keeps the first
+    page's token working; a token this server did not make is refused even when cookie and form
+    agree."""
+    async def body() -> None:
+        async with session() as http:
+            async with http.get(f"{floor.url}/login") as r:
+                first = re.search(r'name="csrf" value="([^"]+)"', await r.text())
+            async with http.get(f"{floor.url}/login?next=/table/T1") as r:
+                second = re.search(r'name="csrf" value="([^"]+)"', await r.text())
+            assert first is not None and second is not None
+            assert first.group(1) == second.group(1)
+            r = await http.post(f"{floor.url}/login", allow_redirects=False, data={
+                "username": "ann", "password": PASSWORD, "csrf": first.group(1), "next": "/"})
+            assert r.status == 303
+        async with session() as http:
+            forged = "planted.0123456789abcdef0123456789abcdef"
+            http.cookie_jar.update_cookies({"fw_login": forged})
+            async with http.get(f"{floor.url}/login") as r:
+                fresh = re.search(r'name="csrf" value="([^"]+)"', await r.text())
+            assert fresh is not None and fresh.group(1) != forged
+            r = await http.post(f"{floor.url}/login", allow_redirects=False, data={
+                "username": "ann", "password": PASSWORD, "csrf": forged, "next": "/"},
+                cookies={"fw_login": forged})
+            assert r.status == 403
+
+    arun(body)
+
+
 def test_login_is_rate_limited_per_user(floor: LiveFloor) -> None:
     async def body() -> None:
         async with session() as http:

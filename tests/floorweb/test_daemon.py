@@ -75,6 +75,9 @@ def test_floor_web_follows_a_real_daemon(tmp_path: Path) -> None:
                          timeout=30)
                 assert_no_hole_cards(messages(d))
                 # surveillance: the table page over the CURVE feed, and the journal's recall
+                # (leave the floor page first: it would send itself to the login page once
+                # the session cookie is gone, racing the login below)
+                d.get(f"{url}/login")
                 d.delete_all_cookies()
                 log_in(d, url, "sam", PASSWORD, "/table/T7")
                 wait_for(d, "the surveillance feed", lambda: "surveillance feed: live" in

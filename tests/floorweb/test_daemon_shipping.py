@@ -50,6 +50,10 @@ def test_a_real_daemon_shows_its_shipping_on_the_floor(pg_server: PgServer,  # n
                 wait_for(d, "the table page's shipping line", lambda: "caught up" in
                          d.find_element("id", "shipping").text, timeout=30)
                 # surveillance: the search reads the same store (no hand played yet)
+                # leave the table page first (for the login page, which has no script): the
+                # table page would send itself to the login page once the session cookie is
+                # gone, racing the login below
+                d.get(f"{base}/login")
                 d.delete_all_cookies()
                 log_in(d, base, "sam", PASSWORD, "/hands")
                 d.get(f"{base}/hands?table=T8&go=1")
