@@ -13,7 +13,7 @@ text. Three screens:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich import box
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -312,7 +312,9 @@ _FLOOR_COLUMNS = (("table", "left"), ("hand", "right"), ("stage", "left"), ("pot
                   ("alerts / holds", "left"), ("devices", "left"), ("feed", "left"))
 #: With a table that ships its journal: one more column.
 _SHIPPING_COLUMN = ("journal", "left")
-_ALERTS = 4  # the column that wraps (the others are short)
+#: The columns that wrap when the screen is narrow, by position, with their narrowest width
+#: (alerts and holds, the devices, the journal's shipping line); the others are short.
+_WRAPPING = {4: 14, 5: 9, 7: 12}
 
 #: The shipper's states in the floor's words (``docs/messages.md``, ``shipping``).
 SHIPPING_WORDS = {"caught_up": "caught up", "shipping": "shipping", "starting": "starting",
@@ -356,46 +358,73 @@ class FloorLines:
         self.rows = rows
         self.title = title
         self.columns = tuple(columns)
+        self._gap = "   "
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         columns = self.columns
         widths = [len(head) for head, _ in columns]
+        least = {i: max(m, len(columns[i][0])) for i, m in _WRAPPING.items()
+                 if i < len(widths)}
         for row in self.rows:
             for i, cell in enumerate(row):
                 widths[i] = max(widths[i], cell.cell_len)
-        others = sum(w for i, w in enumerate(widths) if i != _ALERTS) + 3 * len(widths)
-        widths[_ALERTS] = max(14, min(widths[_ALERTS], options.max_width - others))
-        total = sum(widths) + 3 * (len(widths) - 1) + 4
+                if i in least:  # a word is never cut in two
+                    least[i] = max(least[i], *(len(w) for w in cell.plain.split()), 0)
+        # three spaces between columns, two when the screen is too narrow for three
+        gap = 3 if _fit(list(widths), options.max_width, least, 3) else 2
+        _fit(widths, options.max_width, least, gap)
+        self._gap = " " * gap
+        total = sum(widths) + gap * (len(widths) - 1) + 4
         out = Text(no_wrap=True, overflow="crop")
         out.append(self.title.center(total).rstrip() + "\n", style="italic")
-        out.append("  " + "   ".join(head.rjust(w) if just == "right" else head.ljust(w)
-                                     for (head, just), w in zip(columns, widths,
-                                                                strict=True)).rstrip() + "\n",
-                   style="bold")
+        heads = [Text(head, style="bold") for head, _ in columns]
+        for line in _wrapped(console, heads, widths):
+            self._line(out, line, widths)
         out.append(" " + "━" * (total - 2) + "\n")
-        blank = [Text(" " * w) for w in widths]
         for row in self.rows:
-            alerts = row[_ALERTS]
-            extra: list[Text] = []
-            if alerts.cell_len > widths[_ALERTS]:
-                first, *extra = alerts.wrap(console, widths[_ALERTS])
-                row = [*row[:_ALERTS], first, *row[_ALERTS + 1:]]
-            for line in [row] + [[*blank[:_ALERTS], e, *blank[_ALERTS + 1:]] for e in extra]:
-                out.append("  ")
-                for i, cell in enumerate(line):
-                    (_, just), w = columns[i], widths[i]
-                    pad = " " * max(0, w - cell.cell_len)
-                    if just == "right":
-                        out.append(pad)
-                    out.append_text(cell)
-                    if just != "right" and i < len(line) - 1:
-                        out.append(pad)
-                    if i < len(line) - 1:
-                        out.append("   ")
-                out.rstrip()
-                out.append("\n")
+            for line in _wrapped(console, row, widths):
+                self._line(out, line, widths)
         out.rstrip()
         yield out
+
+    def _line(self, out: Text, line: Sequence[Text], widths: Sequence[int]) -> None:
+        out.append("  ")
+        for i, cell in enumerate(line):
+            (_, just), w = self.columns[i], widths[i]
+            pad = " " * max(0, w - cell.cell_len)
+            if just == "right":
+                out.append(pad)
+            out.append_text(cell)
+            if just != "right" and i < len(line) - 1:
+                out.append(pad)
+            if i < len(line) - 1:
+                out.append(self._gap)
+        out.rstrip()
+        out.append("\n")
+
+
+def _fit(widths: list[int], room: int, least: Mapping[int, int], gap: int) -> bool:
+    """Narrow the wrapping columns (widest first, not under ``least``) to fit ``room``.
+
+    :returns: whether the line fits now.
+    """
+    over = 2 + sum(widths) + gap * (len(widths) - 1) - room
+    while over > 0:
+        shrinkable = [i for i, m in least.items() if widths[i] > m]
+        if not shrinkable:
+            return False
+        widths[max(shrinkable, key=lambda i: widths[i])] -= 1
+        over -= 1
+    return True
+
+
+def _wrapped(console: Console, row: Sequence[Text], widths: Sequence[int]) -> list[list[Text]]:
+    """Return the lines of one row: each cell wider than its column wrapped under itself."""
+    cells = [list(c.wrap(console, widths[i])) if c.cell_len > widths[i] else [c]
+             for i, c in enumerate(row)]
+    height = max(len(c) for c in cells)
+    return [[c[k] if k < len(c) else Text(" " * widths[i]) for i, c in enumerate(cells)]
+            for k in range(height)]
 
 
 def render_floor(views: Sequence[TableView], title: str = "Floor") -> RenderableType:

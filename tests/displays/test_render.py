@@ -235,6 +235,21 @@ def test_floor_shows_the_shipping_line_of_the_tables_that_ship() -> None:
     assert "not shipping" not in text_of(render_floor([a, b]), width=170)
 
 
+def test_the_floor_fits_an_80_or_100_column_terminal_by_wrapping_not_cutting() -> None:
+    body = {"status": "retrying", "behind": 41_200, "error": "refused"}
+    held = apply_message(view_from_state({**STATE, "table": "T1", "shipping": body}), "hold",
+                         {"reason": "seat 3's zone shows 150, expected 100"})
+    calm = view_from_state({**STATE, "table": "T2", "shipping": {**body, "status": "caught_up",
+                                                                  "behind": 0}})
+    for width in (80, 100):
+        out = text_of(render_floor([held, calm]), width=width)
+        assert max(len(ln) for ln in out.splitlines()) <= width, out
+        words = set(out.split())  # each word whole, on some line
+        for shown in ("feed", "journal", "live", "caught", "store", "unreachable,",
+                      "retrying", "41,200", "behind", "camera:stale", "HOLD", "expected"):
+            assert shown in words, (width, shown, out)
+
+
 def test_every_irregularity_kind_has_words_for_the_players() -> None:
     """Players are told something plain for every kind the controller can hold the table on."""
     import table_controller.controller.core
