@@ -154,14 +154,14 @@ class ScenarioMistakes(Mistakes):
         elif f.do == "wrong_board_card" and f.card is not None:
             slot = int(step.get("slot", f.slot or 0))
             right = io.draw()
-            await io.pause(0.3)  # the shoe's read reaches the controller first
+            await _until_read(dealer, io, slot, right)  # the shoe's read reaches it first
             io.lay_board(slot, f.card)
             await io.pause(f.seconds)
             io.lay_board(slot, right)
         elif f.do == "wrong_slot":
             slot = int(step.get("slot", 0))
             right = io.draw()
-            await io.pause(0.3)
+            await _until_read(dealer, io, slot, right)
             other = f.slot if f.slot is not None else (slot + 1) % 5
             io.lay_board(other, right)
             await io.pause(f.seconds)
@@ -216,6 +216,21 @@ async def _until_held(dealer: SimDealer, io: FaultIO, limit: float) -> None:
     waited = 0.0
     while waited < limit:
         if (await dealer.send({"command": "status"})).result.get("held"):
+            return
+        await io.pause(0.1)
+        waited += 0.1
+
+
+async def _until_read(dealer: SimDealer, io: FaultIO, slot: int, card: Card) -> None:
+    """Let time pass until the controller has the shoe's read of ``card`` for board ``slot``.
+
+    Also stops when the table is held, or after :data:`HOLD_WAIT` seconds.
+    """
+    waited = 0.0
+    while waited < HOLD_WAIT:
+        status = (await dealer.send({"command": "status"})).result
+        board = status.get("board") or []
+        if status.get("held") or (slot < len(board) and board[slot] == card.code):
             return
         await io.pause(0.1)
         waited += 0.1
