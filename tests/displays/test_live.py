@@ -43,13 +43,13 @@ def test_model_follows_snapshot_updates_loss_and_recovery(tmp_path: Path) -> Non
         v = model.on_event("T1", ev)
         assert v.announcements[-1] == "Seat 1 raises to 300"
         await hub.stop()
-        ev, _ = await next_kind(client, FeedEventKind.LOST, timeout=3)
+        ev, _ = await next_kind(client, FeedEventKind.LOST, timeout=30)
         v = model.on_event("T1", ev)
         assert v.connection == "lost"
         hub2 = FeedHub(ctx, table_id="T1", endpoints=eps, heartbeat_interval=0.1, epoch="e2")
         await hub2.start()
         await hub2.publish(Feed.PUBLIC, "table", {}, state={**STATE, "hand": 4})
-        ev, _ = await next_kind(client, FeedEventKind.RECOVERED, timeout=5)
+        ev, _ = await next_kind(client, FeedEventKind.RECOVERED, timeout=30)
         v = model.on_event("T1", ev)
         assert v.connection == "live" and v.hand == 4
         assert v.announcements[-1] == "connection recovered"

@@ -88,7 +88,7 @@ def test_surveillance_allow_list_and_revocation(keys: dict[str, Path], tmp_path:
                     snap, _ = await next_kind(good, FeedEventKind.SNAPSHOT)
                     assert snap.state == {"hole_cards": {"3": ["Ah", "Kd"]}}
                     for bad in (intruder, plain):
-                        _, before = await next_kind(bad, FeedEventKind.LOST, timeout=3)
+                        _, before = await next_kind(bad, FeedEventKind.LOST, timeout=30)
                         assert before == [] and bad.stats.snapshots == 0
                     await asyncio.sleep(0.1)
                     await hub.publish(Feed.SURVEILLANCE, "x", {"n": 2})

@@ -19,7 +19,7 @@ def no_leaks() -> Iterator[None]:
     threads = set(threading.enumerate())
     fds = _fds()
     yield
-    deadline = time.monotonic() + 2.0
+    deadline = time.monotonic() + 10.0
     while True:
         extra_threads = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
         extra_fds = {fd for fd in _fds() - fds if _is_tty_or_pipe(fd)}

@@ -41,7 +41,7 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged(rig: SimRig) -> None:
         rig.start_daemon(timeout=15)  # would raise RigError if a missing port stopped the start
         assert c.status()["devices"]["shoe"] == "lost"
         hands.replug("shoe")
-        deadline = time.monotonic() + 8
+        deadline = time.monotonic() + 30
         while c.status()["devices"]["shoe"] != "ok":
             assert time.monotonic() < deadline
             time.sleep(0.1)
@@ -55,7 +55,7 @@ def test_a_device_back_before_a_restart_is_ok_after_it(rig: SimRig) -> None:
         seat_three(c)
         hands = hands_of(rig)
         hands.unplug("shoe")
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30
         while c.status()["devices"]["shoe"] != "lost":
             assert time.monotonic() < deadline
             time.sleep(0.05)
