@@ -115,6 +115,30 @@ COLOURED_FELT_FRACTION = 0.6
 #: felt level (median over the felt) is not felt, whatever its ratio. A dealer's skin can be as
 #: red as burgundy felt by the ratio, but is far brighter (green felt keeps the ratio alone).
 FELT_MAX_BRIGHTNESS = 1.3
+#: Printed felt: the thin non-felt structures of the empty board seen at calibration (slot
+#: boxes, lines, a logo's outline) are the print. A structure this thick (canonical px) or
+#: thinner is print; a thicker one (a card left on the board at calibration) is not.
+PRINT_MAX_PX = 9
+#: A printed pixel is read as non-felt in a frame only where non-felt lies on both sides of
+#: the line within this many canonical px (a card lying over it): morphological closing.
+PRINT_CLOSE_PX = 7
+#: The print is grown by this square (canonical px) for the blur and motion of later frames.
+PRINT_GROW = 5
+#: A printed pixel is not felt where the frame differs from the empty board there: its colour
+#: (log B/G and R/G) lies this far outside the empty board's, ...
+PRINT_CHROMA = 0.2
+#: ... or its brightest channel is this much brighter than the empty board's under the local
+#: light (the felt's brightness around it against the empty board's).
+PRINT_BRIGHTER = 1.15
+#: ... both against the empty board's range over this square (canonical px) around the pixel.
+PRINT_RANGE_PX = 5
+#: Window (canonical px) over which the local light is measured on the felt.
+PRINT_LIGHT_WINDOW = 31
+#: A card edge is fitted on its ends clear of the print alone when at least this fraction of
+#: them is clear.
+PRINT_CLEAR_FRACTION = 0.4
+#: Print smaller than this (canonical px, once thinned) is a speck of noise, not print.
+PRINT_MIN_AREA = 30
 
 
 class CardLocator:
@@ -132,6 +156,7 @@ class CardLocator:
         felt_ratio: float,
         params: RecognizerParams | None = None,
         felt_channel: FeltChannel = "green",
+        reference: Image | None = None,
     ) -> None:
         if felt_channel not in _FELT_PLANES:
             raise CalibrationError(
@@ -152,6 +177,74 @@ class CardLocator:
         fraction = 0.45 if felt_channel == "green" else COLOURED_FELT_FRACTION
         self.felt_threshold = max(0.08, fraction * felt_ratio)
         self._ignore = self._ignore_mask()
+        self.printed: Image | None = None
+        if reference is not None:
+            self.printed = self.print_mask(reference)
+        if self.printed is not None and reference is not None:
+            self._print_at = np.nonzero(self.printed)
+            img, not_felt = self._blurred_not_felt(reference)
+            # The empty board's colour range around each printed pixel: a frame's blur or a
+            # line's anti-aliased edge mixes ink and felt, which is no change.
+            k = np.ones((PRINT_RANGE_PX, PRINT_RANGE_PX), np.uint8)
+            planes = self._colour_planes(img)
+            self._print_lo = np.stack([cv2.erode(q, k)[self._print_at] for q in planes[:2]])
+            self._print_hi = np.stack([cv2.dilate(q, k)[self._print_at] for q in planes])
+            felt = (~not_felt & (self._ignore > 0) & (self.printed == 0)).astype(np.float32)
+            self._print_light = self._local_light(img, felt)
+
+    @staticmethod
+    def _colour_planes(img: npt.NDArray[np.float32]) -> list[npt.NDArray[np.float32]]:
+        """Log B/G, log R/G and the brightest channel of a BGR float image."""
+        px = np.maximum(img, 8.0)
+        return [np.log(px[..., 0] / px[..., 1]), np.log(px[..., 2] / px[..., 1]),
+                px.max(axis=2)]
+
+    def _print_colour(self, img: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """At the print's pixels: log B/G, log R/G and the brightest channel (3, n)."""
+        px = np.maximum(img[self._print_at], 8.0)
+        return np.stack([np.log(px[:, 0] / px[:, 1]), np.log(px[:, 2] / px[:, 1]),
+                         px.max(axis=1)]).astype(np.float32)
+
+    def _local_light(
+        self, img: npt.NDArray[np.float32], felt: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """At the print's pixels: the felt channel's mean over the felt around (0: no felt)."""
+        k = PRINT_LIGHT_WINDOW
+        plane = img[..., _FELT_PLANES[self.felt_channel][0]]
+        total = cv2.blur(plane * felt, (k, k))[self._print_at]
+        share = cv2.blur(felt, (k, k))[self._print_at]
+        return np.asarray(np.where(share > 0.05, total / np.maximum(share, 1e-6), 0.0),
+                          np.float32)
+
+    def print_mask(self, reference: Image) -> Image | None:
+        """Return the felt's print (0/255) in the canonical view of the empty board ``reference``.
+
+        Non-felt structures no thicker than :data:`PRINT_MAX_PX` (lines, outlines), grown by
+        :data:`PRINT_GROW` for the blur of later frames; None when there are none (plain felt).
+
+        :raises CalibrationError: if ``reference`` is not a canonical view of this board.
+        """
+        w, h = self.canon_size
+        if reference.shape != (h, w, 3) or reference.dtype != np.uint8:
+            raise CalibrationError(
+                f"board reference has shape {reference.shape} {reference.dtype}, expected "
+                f"{(h, w, 3)} uint8 (the canonical view of this board)"
+            )
+        not_felt = self._not_felt(reference) & self._ignore
+        k = PRINT_MAX_PX
+        wide = np.asarray(cv2.morphologyEx(not_felt, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)),
+                          np.uint8)
+        thin = np.asarray(cv2.dilate(not_felt & ~wide, np.ones((PRINT_GROW, PRINT_GROW),
+                                                                np.uint8)), np.uint8)
+        thin &= ~np.asarray(cv2.dilate(wide, np.ones((3, 3), np.uint8)), np.uint8)
+        # Specks (noise, a dark vignetted corner) are not print.
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(thin, connectivity=8)
+        keep = np.zeros(n, np.uint8)
+        keep[1:] = np.where(stats[1:, cv2.CC_STAT_AREA] >= PRINT_MIN_AREA, 255, 0)
+        printed = keep[labels]
+        if not np.count_nonzero(printed):
+            return None
+        return np.asarray(printed, np.uint8)
 
     def _ignore_mask(self) -> Image:
         """Canonical pixels outside the board area in both axes (the marker corners)."""
@@ -193,6 +286,55 @@ class CardLocator:
         :data:`COLOURED_FELT_FRACTION`, and no brighter than :data:`FELT_MAX_BRIGHTNESS` times
         the frame's felt level).
         """
+        img, not_felt = self._blurred_not_felt(canon)
+        mask = np.where(not_felt, 255, 0).astype(np.uint8) & self._ignore
+        if self.printed is not None:
+            mask = self._unprint(img, not_felt, mask)
+        mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+                          np.uint8)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(mask)
+        cv2.drawContours(filled, contours, -1, 255, -1)
+        return filled
+
+    def _unprint(
+        self, img: npt.NDArray[np.float32], not_felt: npt.NDArray[np.bool_], mask: Image
+    ) -> Image:
+        """``mask`` with the felt's print taken for felt where the frame still shows it.
+
+        A printed pixel is not felt where its colour or brightness changed against the empty
+        board (a card or a hand over the line), or where non-felt lies on both sides of it
+        within :data:`PRINT_CLOSE_PX` (a card's pips or picture over the line).
+        """
+        assert self.printed is not None
+        at = self._print_at
+        felt = (~not_felt & (self._ignore > 0) & (self.printed == 0)).astype(np.float32)
+        light = self._local_light(img, felt)
+        ref_light = self._print_light
+        known = (light > 0) & (ref_light > 0)
+        ratio = light / np.maximum(ref_light, 1e-6)
+        overall = float(np.median(ratio[known])) if np.any(known) else 1.0
+        gain = np.where(known, ratio, overall)
+        now, lo, hi = self._print_colour(img), self._print_lo, self._print_hi
+        changed = ((now[0] < lo[0] - PRINT_CHROMA) | (now[0] > hi[0] + PRINT_CHROMA)
+                   | (now[1] < lo[1] - PRINT_CHROMA) | (now[1] > hi[1] + PRINT_CHROMA)
+                   | (now[2] > PRINT_BRIGHTER * gain * hi[2]))
+        clear = mask & ~self.printed
+        k = PRINT_CLOSE_PX
+        closed = np.asarray(cv2.morphologyEx(clear, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)),
+                            np.uint8)
+        out = clear | (closed & self.printed)
+        out[at[0][changed], at[1][changed]] = 255
+        return out & self._ignore
+
+    def _not_felt(self, canon: Image) -> Image:
+        """Mask (0/255) of the canonical pixels whose colour is not the felt's (unfilled)."""
+        return np.where(self._blurred_not_felt(canon)[1], 255, 0).astype(np.uint8)
+
+    def _blurred_not_felt(
+        self, canon: Image
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """Return the canonical view box-blurred (float), and where its colour is not the felt's."""
         img = cv2.blur(canon, (3, 3)).astype(np.float32)
         ratio = self.felt_ratio(img, self.felt_channel)
         not_felt = ratio < self.felt_threshold
@@ -201,14 +343,7 @@ class CardLocator:
             felt = plane[~not_felt & (self._ignore > 0)]
             if felt.size >= 0.1 * plane.size:
                 not_felt |= plane > FELT_MAX_BRIGHTNESS * float(np.median(felt))
-        mask = np.where(not_felt, 255, 0).astype(np.uint8)
-        mask &= self._ignore
-        mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
-                          np.uint8)
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        filled = np.zeros_like(mask)
-        cv2.drawContours(filled, contours, -1, 255, -1)
-        return filled
+        return np.asarray(img, np.float32), np.asarray(not_felt, np.bool_)
 
     def _merged_with_unknown(
         self, fg: Image, poses: Sequence[CardPose | None], slot: int, unknown: Sequence[int]
@@ -360,11 +495,12 @@ class CardLocator:
         if rows.size < 0.3 * (r1 - r0):
             return None
         rows += r0
-        lfit = _fit_line(rows, left) if np.all(left > 0) else None
-        rfit = _fit_line(rows, right) if np.all(right < w) else None
+        iy = rows.astype(np.intp)
+        li, ri = left.astype(np.intp), right.astype(np.intp)
+        lfit = self._fit_edge(rows, left, iy, li - 1, iy, li) if np.all(left > 0) else None
+        rfit = self._fit_edge(rows, right, iy, ri, iy, ri - 1) if np.all(right < w) else None
         lcut = rcut = None
         if cut is not None:
-            iy = rows.astype(np.intp)
             if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
                 lcut, lfit = _fit_line(rows, left), None
             if np.mean(cut[iy, np.minimum(right.astype(np.intp), w - 1)] > 0) > 0.5:
@@ -378,8 +514,10 @@ class CardLocator:
         if cols.size < 0.3 * (c1 - c0):
             return None
         cols += c0
-        tfit = _fit_line(cols, top) if np.all(top > 0) else None
-        bfit = _fit_line(cols, bottom) if np.all(bottom < h) else None
+        ix = cols.astype(np.intp)
+        ty, by = top.astype(np.intp), bottom.astype(np.intp)
+        tfit = self._fit_edge(cols, top, ty - 1, ix, ty, ix) if np.all(top > 0) else None
+        bfit = self._fit_edge(cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h) else None
         if tfit is None or bfit is None:
             return None
         slope = (tfit[0] + bfit[0]) / 2
@@ -424,6 +562,30 @@ class CardLocator:
             return None
         angle = float(np.degrees(np.arctan(slope)))
         return (inside[0], float(new_cy)), angle, slack
+
+    def _fit_edge(
+        self, along: FloatArray, ends: FloatArray,
+        out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
+        in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
+    ) -> tuple[float, float] | None:
+        """:func:`_fit_line` on a card's run ends, leaving out those on the felt's print.
+
+        ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
+        run. Where a card edge crosses a printed line, the run may end short of the edge or
+        run on along the line; when enough of the edge is clear of the print
+        (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted.
+        """
+        if self.printed is None:
+            return _fit_line(along, ends)
+        pr = self.printed
+        h, w = pr.shape
+        on_print = ((pr[np.clip(out_y, 0, h - 1), np.clip(out_x, 0, w - 1)] > 0)
+                    | (pr[np.clip(in_y, 0, h - 1), np.clip(in_x, 0, w - 1)] > 0))
+        clear = ~on_print
+        n_clear = int(np.count_nonzero(clear))
+        if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
+            return _fit_line(along, ends)
+        return _fit_line(along[clear], ends[clear])
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE

@@ -80,8 +80,9 @@ class BoardRecognizer(CardLocator):
         felt_ratio: float,
         params: RecognizerParams | None = None,
         felt_channel: FeltChannel = "green",
+        reference: Image | None = None,
     ) -> None:
-        super().__init__(world_to_image, geometry, felt_ratio, params, felt_channel)
+        super().__init__(world_to_image, geometry, felt_ratio, params, felt_channel, reference)
         self.bank = bank
 
     def read(self, frame: Image) -> BoardReading:

@@ -102,6 +102,9 @@ def test_profile_round_trip_and_preview(kennard: Faces, tmp_path: Path) -> None:
     loaded = load_profile(path)
     assert np.allclose(loaded.world_to_image, rig.profile.world_to_image)
     assert all(np.array_equal(loaded.patches[c], rig.profile.patches[c]) for c in FULL_DECK)
+    # The empty board's canonical view is kept with the faces (a felt's print is told by it).
+    assert rig.profile.board_reference is not None and loaded.board_reference is not None
+    assert np.array_equal(loaded.board_reference, rig.profile.board_reference)
     preview = draw_preview(S.render(kennard, [], rig.camera, np.random.default_rng(0)).image,
                            loaded)
     assert preview.shape == (1080, 1920, 3)
