@@ -137,6 +137,9 @@ PRINT_LIGHT_WINDOW = 31
 #: A card edge is fitted on its ends clear of the print alone when at least this fraction of
 #: them is clear.
 PRINT_CLEAR_FRACTION = 0.4
+#: An edge with this share of its ends on the print lies along it: where the card's other
+#: edge is clear, that one places the card.
+PRINT_ON_EDGE = 0.6
 #: Print smaller than this (canonical px, once thinned) is a speck of noise, not print.
 PRINT_MIN_AREA = 30
 
@@ -497,8 +500,10 @@ class CardLocator:
         rows += r0
         iy = rows.astype(np.intp)
         li, ri = left.astype(np.intp), right.astype(np.intp)
-        lfit = self._fit_edge(rows, left, iy, li - 1, iy, li) if np.all(left > 0) else None
-        rfit = self._fit_edge(rows, right, iy, ri, iy, ri - 1) if np.all(right < w) else None
+        lfit, lp = (self._fit_edge(rows, left, iy, li - 1, iy, li) if np.all(left > 0)
+                    else (None, 0.0))
+        rfit, rp = (self._fit_edge(rows, right, iy, ri, iy, ri - 1) if np.all(right < w)
+                    else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
             if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
@@ -516,8 +521,12 @@ class CardLocator:
         cols += c0
         ix = cols.astype(np.intp)
         ty, by = top.astype(np.intp), bottom.astype(np.intp)
-        tfit = self._fit_edge(cols, top, ty - 1, ix, ty, ix) if np.all(top > 0) else None
-        bfit = self._fit_edge(cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h) else None
+        tfit, tp = (self._fit_edge(cols, top, ty - 1, ix, ty, ix) if np.all(top > 0)
+                    else (None, 0.0))
+        bfit, bp = (self._fit_edge(cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h)
+                    else (None, 0.0))
+        if self.printed is not None:
+            tfit, bfit = self._clear_pair(tfit, bfit, tp, bp, cx, ch)
         if tfit is None or bfit is None:
             return None
         slope = (tfit[0] + bfit[0]) / 2
@@ -547,7 +556,13 @@ class CardLocator:
         elif lfit is not None and rfit is not None:
             lx, rx = lfit[0] * new_cy + lfit[1], rfit[0] * new_cy + rfit[1]
             width = (rx - lx) * cos
-            if abs(width - cw) <= tol * cw:
+            if abs(width - cw) > tol * cw and (lp >= PRINT_ON_EDGE) != (rp >= PRINT_ON_EDGE):
+                # One side lies along the print, the other is clear: the clear one places it.
+                if lp >= PRINT_ON_EDGE:
+                    hyps.append(rx - width_dx / 2)
+                else:
+                    hyps.append(lx + width_dx / 2)
+            elif abs(width - cw) <= tol * cw:
                 hyps.append((lx + rx) / 2)
             elif width > cw:
                 hyps += [lx + width_dx / 2, rx - width_dx / 2]
@@ -567,25 +582,51 @@ class CardLocator:
         self, along: FloatArray, ends: FloatArray,
         out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
         in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
-    ) -> tuple[float, float] | None:
+    ) -> tuple[tuple[float, float] | None, float]:
         """:func:`_fit_line` on a card's run ends, leaving out those on the felt's print.
 
         ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
         run. Where a card edge crosses a printed line, the run may end short of the edge or
         run on along the line; when enough of the edge is clear of the print
-        (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted.
+        (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit and
+        the share of the ends that lie on the print.
         """
         if self.printed is None:
-            return _fit_line(along, ends)
+            return _fit_line(along, ends), 0.0
         pr = self.printed
         h, w = pr.shape
         on_print = ((pr[np.clip(out_y, 0, h - 1), np.clip(out_x, 0, w - 1)] > 0)
                     | (pr[np.clip(in_y, 0, h - 1), np.clip(in_x, 0, w - 1)] > 0))
         clear = ~on_print
         n_clear = int(np.count_nonzero(clear))
+        share = 1.0 - n_clear / max(ends.size, 1)
         if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
-            return _fit_line(along, ends)
-        return _fit_line(along[clear], ends[clear])
+            return _fit_line(along, ends), share
+        return _fit_line(along[clear], ends[clear]), share
+
+    def _clear_pair(
+        self, first: tuple[float, float] | None, second: tuple[float, float] | None,
+        first_print: float, second_print: float, at: float, size: float,
+    ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+        """Top and bottom edges, one of them rebuilt from the other when it lies on the print.
+
+        When the two do not agree (slope, or the card's height ``size`` at column ``at``) and
+        only one lies along the felt's print (:data:`PRINT_ON_EDGE` of its ends), that one is
+        replaced by the clear edge moved by the card's height.
+        """
+        tol = self.params.size_tolerance
+        if first is not None and second is not None:
+            slope = (first[0] + second[0]) / 2
+            height = ((second[0] - first[0]) * at + second[1] - first[1]) / np.sqrt(1 + slope**2)
+            if abs(first[0] - second[0]) <= 0.06 and abs(height - size) <= tol * size:
+                return first, second
+        if first_print >= PRINT_ON_EDGE > second_print and second is not None:
+            a, b = second
+            return (a, b - size * float(np.sqrt(1 + a * a))), second
+        if second_print >= PRINT_ON_EDGE > first_print and first is not None:
+            a, b = first
+            return first, (a, b + size * float(np.sqrt(1 + a * a)))
+        return first, second
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE
