@@ -263,8 +263,9 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
                    f"(mean {statistics.fmean(rd):.1f}), both {statistics.median(total):.1f} ms "
                    f"median / {statistics.fmean(total):.1f} mean / "
                    f"{np.percentile(total, 99):.1f} ms p99 CPU; {late} frames over the "
-                   f"{1000 / fps:.0f} ms interval; cards matched {recognizer.identified}, kept "
-                   f"{recognizer.reused}; cards {counts.cards}: {counts.correct} read, "
+                   f"{1000 / fps:.0f} ms interval; cards matched "
+                   f"{getattr(recognizer, 'identified', '-')}, kept "
+                   f"{getattr(recognizer, 'reused', '-')}; cards {counts.cards}: {counts.correct} read, "
                    f"{counts.uncertain} not, {counts.wrong} wrong")
     return out
 

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.facebank import PATCH_SIZE
+from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
 from table_controller.errors import CalibrationError
@@ -115,33 +116,6 @@ COLOURED_FELT_FRACTION = 0.6
 #: felt level (median over the felt) is not felt, whatever its ratio. A dealer's skin can be as
 #: red as burgundy felt by the ratio, but is far brighter (green felt keeps the ratio alone).
 FELT_MAX_BRIGHTNESS = 1.3
-#: Printed felt: the thin non-felt structures of the empty board seen at calibration (slot
-#: boxes, lines, a logo's outline) are the print. A structure this thick (canonical px) or
-#: thinner is print; a thicker one (a card left on the board at calibration) is not.
-PRINT_MAX_PX = 9
-#: A printed pixel is read as non-felt in a frame only where non-felt lies on both sides of
-#: the line within this many canonical px (a card lying over it): morphological closing.
-PRINT_CLOSE_PX = 7
-#: The print is grown by this square (canonical px) for the blur and motion of later frames.
-PRINT_GROW = 5
-#: A printed pixel is not felt where the frame differs from the empty board there: its colour
-#: (log B/G and R/G) lies this far outside the empty board's, ...
-PRINT_CHROMA = 0.2
-#: ... or its brightest channel is this much brighter than the empty board's under the local
-#: light (the felt's brightness around it against the empty board's).
-PRINT_BRIGHTER = 1.15
-#: ... both against the empty board's range over this square (canonical px) around the pixel.
-PRINT_RANGE_PX = 5
-#: Window (canonical px) over which the local light is measured on the felt.
-PRINT_LIGHT_WINDOW = 31
-#: A card edge is fitted on its ends clear of the print alone when at least this fraction of
-#: them is clear.
-PRINT_CLEAR_FRACTION = 0.4
-#: An edge with this share of its ends on the print lies along it: where the card's other
-#: edge is clear, that one places the card.
-PRINT_ON_EDGE = 0.6
-#: Print smaller than this (canonical px, once thinned) is a speck of noise, not print.
-PRINT_MIN_AREA = 30
 
 
 class CardLocator:
@@ -180,74 +154,19 @@ class CardLocator:
         fraction = 0.45 if felt_channel == "green" else COLOURED_FELT_FRACTION
         self.felt_threshold = max(0.08, fraction * felt_ratio)
         self._ignore = self._ignore_mask()
-        self.printed: Image | None = None
+        #: The felt's print (:mod:`hardware.camera.feltprint`), None on a plain felt.
+        self.print: FeltPrint | None = None
         if reference is not None:
-            self.printed = self.print_mask(reference)
-        if self.printed is not None and reference is not None:
-            self._print_at = np.nonzero(self.printed)
+            w, h = self.canon_size
+            if reference.shape != (h, w, 3) or reference.dtype != np.uint8:
+                raise CalibrationError(
+                    f"board reference has shape {reference.shape} {reference.dtype}, "
+                    f"expected {(h, w, 3)} uint8 (the canonical view of this board)"
+                )
             img, not_felt = self._blurred_not_felt(reference)
-            # The empty board's colour range around each printed pixel: a frame's blur or a
-            # line's anti-aliased edge mixes ink and felt, which is no change.
-            k = np.ones((PRINT_RANGE_PX, PRINT_RANGE_PX), np.uint8)
-            planes = self._colour_planes(img)
-            self._print_lo = np.stack([cv2.erode(q, k)[self._print_at] for q in planes[:2]])
-            self._print_hi = np.stack([cv2.dilate(q, k)[self._print_at] for q in planes])
-            felt = (~not_felt & (self._ignore > 0) & (self.printed == 0)).astype(np.float32)
-            self._print_light = self._local_light(img, felt)
-
-    @staticmethod
-    def _colour_planes(img: npt.NDArray[np.float32]) -> list[npt.NDArray[np.float32]]:
-        """Log B/G, log R/G and the brightest channel of a BGR float image."""
-        px = np.maximum(img, 8.0)
-        return [np.log(px[..., 0] / px[..., 1]), np.log(px[..., 2] / px[..., 1]),
-                px.max(axis=2)]
-
-    def _print_colour(self, img: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        """At the print's pixels: log B/G, log R/G and the brightest channel (3, n)."""
-        px = np.maximum(img[self._print_at], 8.0)
-        return np.stack([np.log(px[:, 0] / px[:, 1]), np.log(px[:, 2] / px[:, 1]),
-                         px.max(axis=1)]).astype(np.float32)
-
-    def _local_light(
-        self, img: npt.NDArray[np.float32], felt: npt.NDArray[np.float32]
-    ) -> npt.NDArray[np.float32]:
-        """At the print's pixels: the felt channel's mean over the felt around (0: no felt)."""
-        k = PRINT_LIGHT_WINDOW
-        plane = img[..., _FELT_PLANES[self.felt_channel][0]]
-        total = cv2.blur(plane * felt, (k, k))[self._print_at]
-        share = cv2.blur(felt, (k, k))[self._print_at]
-        return np.asarray(np.where(share > 0.05, total / np.maximum(share, 1e-6), 0.0),
-                          np.float32)
-
-    def print_mask(self, reference: Image) -> Image | None:
-        """Return the felt's print (0/255) in the canonical view of the empty board ``reference``.
-
-        Non-felt structures no thicker than :data:`PRINT_MAX_PX` (lines, outlines), grown by
-        :data:`PRINT_GROW` for the blur of later frames; None when there are none (plain felt).
-
-        :raises CalibrationError: if ``reference`` is not a canonical view of this board.
-        """
-        w, h = self.canon_size
-        if reference.shape != (h, w, 3) or reference.dtype != np.uint8:
-            raise CalibrationError(
-                f"board reference has shape {reference.shape} {reference.dtype}, expected "
-                f"{(h, w, 3)} uint8 (the canonical view of this board)"
-            )
-        not_felt = self._not_felt(reference) & self._ignore
-        k = PRINT_MAX_PX
-        wide = np.asarray(cv2.morphologyEx(not_felt, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)),
-                          np.uint8)
-        thin = np.asarray(cv2.dilate(not_felt & ~wide, np.ones((PRINT_GROW, PRINT_GROW),
-                                                                np.uint8)), np.uint8)
-        thin &= ~np.asarray(cv2.dilate(wide, np.ones((3, 3), np.uint8)), np.uint8)
-        # Specks (noise, a dark vignetted corner) are not print.
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(thin, connectivity=8)
-        keep = np.zeros(n, np.uint8)
-        keep[1:] = np.where(stats[1:, cv2.CC_STAT_AREA] >= PRINT_MIN_AREA, 255, 0)
-        printed = keep[labels]
-        if not np.count_nonzero(printed):
-            return None
-        return np.asarray(printed, np.uint8)
+            self.print = FeltPrint.of_empty_board(img, not_felt, self._ignore,
+                                                  _FELT_PLANES[felt_channel][0])
+        self.printed: Image | None = None if self.print is None else self.print.mask
 
     def _ignore_mask(self) -> Image:
         """Canonical pixels outside the board area in both axes (the marker corners)."""
@@ -291,44 +210,14 @@ class CardLocator:
         """
         img, not_felt = self._blurred_not_felt(canon)
         mask = np.where(not_felt, 255, 0).astype(np.uint8) & self._ignore
-        if self.printed is not None:
-            mask = self._unprint(img, not_felt, mask)
+        if self.print is not None:
+            mask = self.print.unprint(img, not_felt, mask)
         mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
                           np.uint8)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         filled = np.zeros_like(mask)
         cv2.drawContours(filled, contours, -1, 255, -1)
         return filled
-
-    def _unprint(
-        self, img: npt.NDArray[np.float32], not_felt: npt.NDArray[np.bool_], mask: Image
-    ) -> Image:
-        """``mask`` with the felt's print taken for felt where the frame still shows it.
-
-        A printed pixel is not felt where its colour or brightness changed against the empty
-        board (a card or a hand over the line), or where non-felt lies on both sides of it
-        within :data:`PRINT_CLOSE_PX` (a card's pips or picture over the line).
-        """
-        assert self.printed is not None
-        at = self._print_at
-        felt = (~not_felt & (self._ignore > 0) & (self.printed == 0)).astype(np.float32)
-        light = self._local_light(img, felt)
-        ref_light = self._print_light
-        known = (light > 0) & (ref_light > 0)
-        ratio = light / np.maximum(ref_light, 1e-6)
-        overall = float(np.median(ratio[known])) if np.any(known) else 1.0
-        gain = np.where(known, ratio, overall)
-        now, lo, hi = self._print_colour(img), self._print_lo, self._print_hi
-        changed = ((now[0] < lo[0] - PRINT_CHROMA) | (now[0] > hi[0] + PRINT_CHROMA)
-                   | (now[1] < lo[1] - PRINT_CHROMA) | (now[1] > hi[1] + PRINT_CHROMA)
-                   | (now[2] > PRINT_BRIGHTER * gain * hi[2]))
-        clear = mask & ~self.printed
-        k = PRINT_CLOSE_PX
-        closed = np.asarray(cv2.morphologyEx(clear, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)),
-                            np.uint8)
-        out = clear | (closed & self.printed)
-        out[at[0][changed], at[1][changed]] = 255
-        return out & self._ignore
 
     def _not_felt(self, canon: Image) -> Image:
         """Mask (0/255) of the canonical pixels whose colour is not the felt's (unfilled)."""
@@ -525,7 +414,7 @@ class CardLocator:
                     else (None, 0.0))
         bfit, bp = (self._fit_edge(cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h)
                     else (None, 0.0))
-        if self.printed is not None:
+        if self.print is not None:
             tfit, bfit = self._clear_pair(tfit, bfit, tp, bp, cx, ch)
         if tfit is None or bfit is None:
             return None
@@ -591,12 +480,9 @@ class CardLocator:
         (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit and
         the share of the ends that lie on the print.
         """
-        if self.printed is None:
+        if self.print is None:
             return _fit_line(along, ends), 0.0
-        pr = self.printed
-        h, w = pr.shape
-        on_print = ((pr[np.clip(out_y, 0, h - 1), np.clip(out_x, 0, w - 1)] > 0)
-                    | (pr[np.clip(in_y, 0, h - 1), np.clip(in_x, 0, w - 1)] > 0))
+        on_print = self.print.on(out_y, out_x) | self.print.on(in_y, in_x)
         clear = ~on_print
         n_clear = int(np.count_nonzero(clear))
         share = 1.0 - n_clear / max(ends.size, 1)
