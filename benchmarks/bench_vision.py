@@ -265,8 +265,8 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
                    f"{np.percentile(total, 99):.1f} ms p99 CPU; {late} frames over the "
                    f"{1000 / fps:.0f} ms interval; cards matched "
                    f"{getattr(recognizer, 'identified', '-')}, kept "
-                   f"{getattr(recognizer, 'reused', '-')}; cards {counts.cards}: {counts.correct} read, "
-                   f"{counts.uncertain} not, {counts.wrong} wrong")
+                   f"{getattr(recognizer, 'reused', '-')}; cards {counts.cards}: "
+                   f"{counts.correct} read, {counts.uncertain} not, {counts.wrong} wrong")
     return out
 
 
