@@ -190,3 +190,21 @@ def test_capture_incomplete(kennard: Faces) -> None:
         capture.patches()
     with pytest.raises(CalibrationError, match="capture slot 7"):
         FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=7)
+
+
+def test_a_board_reference_of_the_wrong_size_is_refused(kennard: Faces, tmp_path: Path) -> None:
+    import hashlib
+    import io
+
+    rig = make_rig(kennard, 13)
+    path = tmp_path / "cam.json"
+    faces_file = save_profile(rig.profile, path)
+    with np.load(faces_file) as npz:
+        arrays = {k: np.asarray(npz[k]) for k in npz.files}
+    arrays["board_reference"] = arrays["board_reference"][:100]
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    faces_file.write_bytes(buf.getvalue())
+    _mutate(path, "faces_sha256", hashlib.sha256(buf.getvalue()).hexdigest())
+    with pytest.raises(CalibrationError, match="board reference has shape"):
+        load_profile(path)
