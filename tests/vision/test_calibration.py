@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -200,7 +201,8 @@ def test_a_board_reference_of_the_wrong_size_is_refused(kennard: Faces, tmp_path
     path = tmp_path / "cam.json"
     faces_file = save_profile(rig.profile, path)
     with np.load(faces_file) as npz:
-        arrays = {k: np.asarray(npz[k]) for k in npz.files}
+        # Any: numpy's savez stub takes its arrays as keyword arguments of any type.
+        arrays: dict[str, Any] = {k: np.asarray(npz[k]) for k in npz.files}
     arrays["board_reference"] = arrays["board_reference"][:100]
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
