@@ -6,6 +6,8 @@ Rules this module keeps:
    top-down view (:data:`CANON_PX_PER_MM`); no marker detection per frame.
 2. A card is located from its straight edges, at the card size the registered faces give; a
    slot with no clean card-sized rectangle has no pose (``"empty"`` or ``"uncertain"``).
+3. A felt's print, learnt from the empty board at calibration (:mod:`hardware.camera.feltprint`),
+   is felt where the frame still shows it; without a print the felt mask is as it always was.
 """
 
 from __future__ import annotations
@@ -218,10 +220,6 @@ class CardLocator:
         filled = np.zeros_like(mask)
         cv2.drawContours(filled, contours, -1, 255, -1)
         return filled
-
-    def _not_felt(self, canon: Image) -> Image:
-        """Mask (0/255) of the canonical pixels whose colour is not the felt's (unfilled)."""
-        return np.where(self._blurred_not_felt(canon)[1], 255, 0).astype(np.uint8)
 
     def _blurred_not_felt(
         self, canon: Image
