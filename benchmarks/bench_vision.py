@@ -20,7 +20,9 @@ the method column names the situation. The design column gives the card size the
 proportions give.
 
 ``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
-read), CPU per frame against the 100 ms of 10 fps.
+read), CPU per frame against the 100 ms of 10 fps; hands dealt in front of a fixed camera
+(:func:`stream_scenes`), for each design of ``BENCH_VISION_STREAM_DECKS`` (default kennard) at
+medium and hard.
 ``BENCH_VISION_SKIP_REPO=1`` leaves out the two repository designs and the wrong-deck runs.
 
 Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
@@ -201,41 +203,70 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
     return ours, base
 
 
-def run_stream(frames: int, seed: int, fps: float = 10.0) -> list[str]:
+def stream_scenes(faces: dict[Card, Image], rng: np.random.Generator, level: S.Level,
+                  cam: S.CameraSetup, frames: int, per_step: int = 10) -> list[S.Scene]:
+    """Frames as a fixed camera sees hands dealt: empty, flop, turn, river, ``per_step`` each.
+
+    The light is drawn once per hand (a room's light does not change between frames); the
+    sensor noise and JPEG are fresh in every frame. The first frame of each step shows the
+    dealer's hand over the board (laying the new cards), the others the board alone.
+    """
+    out: list[S.Scene] = []
+    while len(out) < frames:
+        placements = S.place_cards(rng, S.random_board(rng), level, cam.geometry)
+        pert = S.sample_perturbations(rng, level, cam)
+        for shown in (0, 3, 4, 5):
+            on = [p for p in placements if p.slot < shown]
+            for k in range(per_step):
+                hand = S.random_hand(rng, cam.geometry) if k == 0 and shown else None
+                out.append(S.render(faces, on, cam, rng, pert, hand))
+    return out[:frames]
+
+
+def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard",
+               level: S.Level = S.Level.MEDIUM) -> list[str]:
     """A camera delivering frames continuously: decode (JPEG q90 as MJPEG, and PNG) + read.
 
-    Frames are rendered first (kennard, medium, one calibrated camera), encoded, then fed in
-    order at ``fps`` on the time line: per frame the CPU time of ``cv2.imdecode`` and of
-    ``BoardRecognizer.read``, and whether the two fit in one frame interval.
+    Frames are rendered first (:func:`stream_scenes`, one calibrated camera), encoded, then fed
+    in order at ``fps`` on the time line to one recogniser per encoding: per frame the CPU time
+    of ``cv2.imdecode`` and of ``BoardRecognizer.read``, whether the two fit in one frame
+    interval, how many cards were matched afresh and how many kept their earlier reading
+    (pixels unchanged), and the reads scored against the truth.
     """
-    faces = load_face_folder(face_folder("kennard"))
+    faces = load_face_folder(_folder(design))
     rng = np.random.default_rng(seed)
-    cam = S.make_camera(rng, S.Level.MEDIUM, S.geometry_for_faces(faces))
+    cam = S.make_camera(rng, level, S.geometry_for_faces(faces))
     calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
-    recognizer = calibrate_camera(calib.image, faces).recognizer()
-    images = [S.render_board(faces, S.random_board(rng), rng, S.Level.MEDIUM, cam).image
-              for _ in range(frames)]
+    profile = calibrate_camera(calib.image, faces)
+    scenes = stream_scenes(faces, rng, level, cam, frames)
+    name = Path(design).name or design
     out = []
     for kind, params in (("jpeg q90", [cv2.IMWRITE_JPEG_QUALITY, 90]), ("png", [])):
+        recognizer = profile.recognizer()
         ext = ".jpg" if kind.startswith("jpeg") else ".png"
-        blobs = [cv2.imencode(ext, im, params)[1] for im in images]
+        blobs = [cv2.imencode(ext, sc.image, params)[1] for sc in scenes]
         dec, rd, late = [], [], 0
-        for blob in blobs:
+        counts = Counts()
+        for blob, sc in zip(blobs, scenes, strict=True):
             c0 = time.thread_time()
             frame = np.asarray(cv2.imdecode(blob, cv2.IMREAD_COLOR), np.uint8)
             c1 = time.thread_time()
-            recognizer.read(frame)
+            reading = recognizer.read(frame)
             c2 = time.thread_time()
             dec.append((c1 - c0) * 1000)
             rd.append((c2 - c1) * 1000)
             late += (c2 - c0) > 1.0 / fps
+            _score(sc.truth, [(r.status, r.card) for r in reading.slots], counts)
         total = [a + b for a, b in zip(dec, rd, strict=True)]
-        out.append(f"stream {kind} at {fps:g} fps, {frames} frames: decode "
-                   f"{statistics.median(dec):.1f} ms, read {statistics.median(rd):.1f} ms, "
-                   f"both {statistics.median(total):.1f} ms median / "
+        out.append(f"stream {name} {level.value} {kind} at {fps:g} fps, {frames} frames: decode "
+                   f"{statistics.median(dec):.1f} ms, read {statistics.median(rd):.1f} ms "
+                   f"(mean {statistics.fmean(rd):.1f}), both {statistics.median(total):.1f} ms "
+                   f"median / {statistics.fmean(total):.1f} mean / "
                    f"{np.percentile(total, 99):.1f} ms p99 CPU; {late} frames over the "
-                   f"{1000 / fps:.0f} ms interval; sustainable "
-                   f"{1000 / statistics.median(total):.0f} fps on one core")
+                   f"{1000 / fps:.0f} ms interval; cards matched "
+                   f"{getattr(recognizer, 'identified', '-')}, kept "
+                   f"{getattr(recognizer, 'reused', '-')}; cards {counts.cards}: "
+                   f"{counts.correct} read, {counts.uncertain} not, {counts.wrong} wrong")
     return out
 
 
@@ -320,10 +351,15 @@ def main() -> None:
                 print(sit_rows[-1], flush=True)
     rows += sit_rows
     stream = int(os.environ.get("BENCH_VISION_STREAM", "0"))
+    stream_decks = [d for d in os.environ.get("BENCH_VISION_STREAM_DECKS", "kennard").split(",")
+                    if d]
     if stream:
-        for line in run_stream(stream, seed_base + 9000):
-            extra.append(line)
-            print(line, flush=True)
+        for d_i, design in enumerate(stream_decks):
+            for l_i, level in enumerate(LEVELS):
+                for line in run_stream(stream, seed_base + 9000 + 100 * d_i + 10 * l_i,
+                                       design=design, level=level):
+                    extra.append(line)
+                    print(line, flush=True)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     print(header)
     print("\n".join(rows))

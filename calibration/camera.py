@@ -83,6 +83,9 @@ class CameraProfile:
     :param felt_ratio: the felt's ``(P - max(other two)) / P``, ``P`` its ``felt_channel``.
     :param patches: card -> BGR face patch of ``STORED_PATCH_SIZE``.
     :param source: ``"markers"`` or ``"corners"``.
+    :param board_reference: the empty board at calibration, in the recogniser's canonical view
+        (BGR): a felt's print (slot boxes, lines, a logo) is told from cards against it. None
+        for profiles written before it was kept (the felt is then taken as plain).
     """
 
     image_size: tuple[int, int]
@@ -94,19 +97,20 @@ class CameraProfile:
     patches: Mapping[Card, Image]
     source: str
     felt_channel: FeltChannel = "green"
+    board_reference: Image | None = None
 
     def recognizer(self, params: RecognizerParams | None = None) -> BoardRecognizer:
         """Build a :class:`BoardRecognizer` for this camera and deck."""
         p = params or RecognizerParams()
         return BoardRecognizer(
             self.world_to_image, self.geometry, FaceBank(self.patches, p), self.felt_ratio, p,
-            self.felt_channel,
+            self.felt_channel, self.board_reference,
         )
 
     def face_capture(self, slot: int = 2) -> FaceCapture:
         """Return a :class:`FaceCapture` for this camera and felt."""
         return FaceCapture(self.world_to_image, self.geometry, self.felt_ratio, slot,
-                           felt_channel=self.felt_channel)
+                           felt_channel=self.felt_channel, board_reference=self.board_reference)
 
     def slot_quads_px(self) -> list[FloatArray]:
         """Image quads of the slots (clockwise from top-left), left to right."""
@@ -296,9 +300,11 @@ def calibrate_camera(
     check_corners(board, size, "board area")
     patches = {c: face_patch(faces[c]) for c in FULL_DECK}
     channel, ratio = measure_felt(image, homography, geo)
+    reference = CardLocator(homography, geo, ratio, felt_channel=channel).warp_board(image)
     return CameraProfile(
         image_size=size, geometry=geo, board_corners_px=board, world_to_image=homography,
         felt_ratio=ratio, felt_channel=channel, design=design, patches=patches, source=source,
+        board_reference=reference,
     )
 
 
@@ -366,9 +372,15 @@ def faces_path(profile_path: Path) -> Path:
     return profile_path.with_name(profile_path.stem + ".faces.npz")
 
 
-def _patches_bytes(patches: Mapping[Card, Image]) -> bytes:
+#: Key of the empty board's canonical view in the faces file (beside the 52 card codes).
+BOARD_REFERENCE_KEY = "board_reference"
+
+
+def _patches_bytes(patches: Mapping[Card, Image], reference: Image | None = None) -> bytes:
     buf = io.BytesIO()
     arrays: dict[str, Any] = {c.code: np.ascontiguousarray(patches[c]) for c in FULL_DECK}
+    if reference is not None:
+        arrays[BOARD_REFERENCE_KEY] = np.ascontiguousarray(reference)
     np.savez_compressed(buf, **arrays)
     return buf.getvalue()
 
@@ -376,7 +388,7 @@ def _patches_bytes(patches: Mapping[Card, Image]) -> bytes:
 def save_profile(profile: CameraProfile, path: str | Path) -> Path:
     """Write the profile JSON at ``path`` and its faces beside it; returns the faces path."""
     p = Path(path)
-    data = _patches_bytes(profile.patches)
+    data = _patches_bytes(profile.patches, profile.board_reference)
     fp = faces_path(p)
     fp.write_bytes(data)
     geo = profile.geometry
@@ -506,12 +518,18 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
     data = fp.read_bytes()
     if hashlib.sha256(data).hexdigest() != doc["faces_sha256"]:
         raise CalibrationError(f"faces file {fp.name!r} does not match faces_sha256 (changed?)")
-    patches = _load_patches(data, fp.name)
-    return CameraProfile(
+    patches, reference = _load_patches(data, fp.name)
+    profile = CameraProfile(
         image_size=size, geometry=geometry, board_corners_px=corners, world_to_image=homography,
         felt_ratio=felt, felt_channel=channel, design=doc["design"], patches=patches,
-        source=doc["source"],
+        source=doc["source"], board_reference=reference,
     )
+    if reference is not None:
+        try:
+            CardLocator(homography, geometry, felt, felt_channel=channel, reference=reference)
+        except CalibrationError as exc:
+            raise CalibrationError(f"faces file {fp.name!r}: {exc}") from None
+    return profile
 
 
 def _felt_channel(value: object) -> FeltChannel:
@@ -523,7 +541,8 @@ def _felt_channel(value: object) -> FeltChannel:
     )
 
 
-def _load_patches(data: bytes, name: str) -> dict[Card, Image]:
+def _load_patches(data: bytes, name: str) -> tuple[dict[Card, Image], Image | None]:
+    """Return the 52 patches of a faces file, and the empty board's canonical view if any."""
     shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
@@ -531,6 +550,12 @@ def _load_patches(data: bytes, name: str) -> dict[Card, Image]:
     except (OSError, ValueError) as exc:
         raise CalibrationError(f"faces file {name!r} is not a valid .npz: {exc}") from None
     patches: dict[Card, Image] = {}
+    reference = arrays.pop(BOARD_REFERENCE_KEY, None)
+    if reference is not None and (reference.ndim != 3 or reference.dtype != np.uint8):
+        raise CalibrationError(
+            f"faces file {name!r}: {BOARD_REFERENCE_KEY} has shape {reference.shape} "
+            f"{reference.dtype}, expected a BGR uint8 image"
+        )
     for key, arr in arrays.items():
         try:
             card = Card.parse(key)
@@ -545,7 +570,7 @@ def _load_patches(data: bytes, name: str) -> dict[Card, Image]:
     missing = [c.code for c in FULL_DECK if c not in patches]
     if missing:
         raise CalibrationError(f"faces file {name!r} lacks {' '.join(missing)}")
-    return patches
+    return patches, reference
 
 
 def draw_preview(image: Image, profile: CameraProfile) -> Image:
@@ -580,5 +605,5 @@ def profile_with_patches(profile: CameraProfile, patches: Mapping[Card, Image]) 
         image_size=profile.image_size, geometry=profile.geometry,
         board_corners_px=profile.board_corners_px, world_to_image=profile.world_to_image,
         felt_ratio=profile.felt_ratio, felt_channel=profile.felt_channel, design=profile.design,
-        patches=dict(patches), source=profile.source,
+        patches=dict(patches), source=profile.source, board_reference=profile.board_reference,
     )

@@ -107,11 +107,12 @@ class FaceCapture:
     def __init__(
         self, world_to_image: FloatArray, geometry: BoardGeometry, felt_ratio: float,
         slot: int = 2, *, felt_channel: FeltChannel = "green",
+        board_reference: Image | None = None,
     ) -> None:
         if not 0 <= slot < geometry.slots:
             raise CalibrationError(f"capture slot {slot} is not 0..{geometry.slots - 1}")
         self._locator = CardLocator(world_to_image, geometry, felt_ratio,
-                                    felt_channel=felt_channel)
+                                    felt_channel=felt_channel, reference=board_reference)
         self.slot = slot
         self.card_mm = geometry.card_mm
         self._patches: dict[Card, Image] = {}

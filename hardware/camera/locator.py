@@ -6,6 +6,8 @@ Rules this module keeps:
    top-down view (:data:`CANON_PX_PER_MM`); no marker detection per frame.
 2. A card is located from its straight edges, at the card size the registered faces give; a
    slot with no clean card-sized rectangle has no pose (``"empty"`` or ``"uncertain"``).
+3. A felt's print, learnt from the empty board at calibration (:mod:`hardware.camera.feltprint`),
+   is felt where the frame still shows it; without a print the felt mask is as it always was.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.facebank import PATCH_SIZE
+from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
 from table_controller.errors import CalibrationError
@@ -132,6 +135,7 @@ class CardLocator:
         felt_ratio: float,
         params: RecognizerParams | None = None,
         felt_channel: FeltChannel = "green",
+        reference: Image | None = None,
     ) -> None:
         if felt_channel not in _FELT_PLANES:
             raise CalibrationError(
@@ -152,6 +156,19 @@ class CardLocator:
         fraction = 0.45 if felt_channel == "green" else COLOURED_FELT_FRACTION
         self.felt_threshold = max(0.08, fraction * felt_ratio)
         self._ignore = self._ignore_mask()
+        #: The felt's print (:mod:`hardware.camera.feltprint`), None on a plain felt.
+        self.print: FeltPrint | None = None
+        if reference is not None:
+            w, h = self.canon_size
+            if reference.shape != (h, w, 3) or reference.dtype != np.uint8:
+                raise CalibrationError(
+                    f"board reference has shape {reference.shape} {reference.dtype}, "
+                    f"expected {(h, w, 3)} uint8 (the canonical view of this board)"
+                )
+            img, not_felt = self._blurred_not_felt(reference)
+            self.print = FeltPrint.of_empty_board(img, not_felt, self._ignore,
+                                                  _FELT_PLANES[felt_channel][0])
+        self.printed: Image | None = None if self.print is None else self.print.mask
 
     def _ignore_mask(self) -> Image:
         """Canonical pixels outside the board area in both axes (the marker corners)."""
@@ -193,6 +210,21 @@ class CardLocator:
         :data:`COLOURED_FELT_FRACTION`, and no brighter than :data:`FELT_MAX_BRIGHTNESS` times
         the frame's felt level).
         """
+        img, not_felt = self._blurred_not_felt(canon)
+        mask = np.where(not_felt, 255, 0).astype(np.uint8) & self._ignore
+        if self.print is not None:
+            mask = self.print.unprint(img, not_felt, mask)
+        mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
+                          np.uint8)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(mask)
+        cv2.drawContours(filled, contours, -1, 255, -1)
+        return filled
+
+    def _blurred_not_felt(
+        self, canon: Image
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """Return the canonical view box-blurred (float), and where its colour is not the felt's."""
         img = cv2.blur(canon, (3, 3)).astype(np.float32)
         ratio = self.felt_ratio(img, self.felt_channel)
         not_felt = ratio < self.felt_threshold
@@ -201,14 +233,7 @@ class CardLocator:
             felt = plane[~not_felt & (self._ignore > 0)]
             if felt.size >= 0.1 * plane.size:
                 not_felt |= plane > FELT_MAX_BRIGHTNESS * float(np.median(felt))
-        mask = np.where(not_felt, 255, 0).astype(np.uint8)
-        mask &= self._ignore
-        mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),
-                          np.uint8)
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        filled = np.zeros_like(mask)
-        cv2.drawContours(filled, contours, -1, 255, -1)
-        return filled
+        return np.asarray(img, np.float32), np.asarray(not_felt, np.bool_)
 
     def _merged_with_unknown(
         self, fg: Image, poses: Sequence[CardPose | None], slot: int, unknown: Sequence[int]
@@ -360,11 +385,14 @@ class CardLocator:
         if rows.size < 0.3 * (r1 - r0):
             return None
         rows += r0
-        lfit = _fit_line(rows, left) if np.all(left > 0) else None
-        rfit = _fit_line(rows, right) if np.all(right < w) else None
+        iy = rows.astype(np.intp)
+        li, ri = left.astype(np.intp), right.astype(np.intp)
+        lfit, lp = (self._fit_edge(rows, left, iy, li - 1, iy, li) if np.all(left > 0)
+                    else (None, 0.0))
+        rfit, rp = (self._fit_edge(rows, right, iy, ri, iy, ri - 1) if np.all(right < w)
+                    else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
-            iy = rows.astype(np.intp)
             if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
                 lcut, lfit = _fit_line(rows, left), None
             if np.mean(cut[iy, np.minimum(right.astype(np.intp), w - 1)] > 0) > 0.5:
@@ -378,8 +406,14 @@ class CardLocator:
         if cols.size < 0.3 * (c1 - c0):
             return None
         cols += c0
-        tfit = _fit_line(cols, top) if np.all(top > 0) else None
-        bfit = _fit_line(cols, bottom) if np.all(bottom < h) else None
+        ix = cols.astype(np.intp)
+        ty, by = top.astype(np.intp), bottom.astype(np.intp)
+        tfit, tp = (self._fit_edge(cols, top, ty - 1, ix, ty, ix) if np.all(top > 0)
+                    else (None, 0.0))
+        bfit, bp = (self._fit_edge(cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h)
+                    else (None, 0.0))
+        if self.print is not None:
+            tfit, bfit = self._clear_pair(tfit, bfit, tp, bp, cx, ch)
         if tfit is None or bfit is None:
             return None
         slope = (tfit[0] + bfit[0]) / 2
@@ -409,7 +443,13 @@ class CardLocator:
         elif lfit is not None and rfit is not None:
             lx, rx = lfit[0] * new_cy + lfit[1], rfit[0] * new_cy + rfit[1]
             width = (rx - lx) * cos
-            if abs(width - cw) <= tol * cw:
+            if abs(width - cw) > tol * cw and (lp >= PRINT_ON_EDGE) != (rp >= PRINT_ON_EDGE):
+                # One side lies along the print, the other is clear: the clear one places it.
+                if lp >= PRINT_ON_EDGE:
+                    hyps.append(rx - width_dx / 2)
+                else:
+                    hyps.append(lx + width_dx / 2)
+            elif abs(width - cw) <= tol * cw:
                 hyps.append((lx + rx) / 2)
             elif width > cw:
                 hyps += [lx + width_dx / 2, rx - width_dx / 2]
@@ -424,6 +464,53 @@ class CardLocator:
             return None
         angle = float(np.degrees(np.arctan(slope)))
         return (inside[0], float(new_cy)), angle, slack
+
+    def _fit_edge(
+        self, along: FloatArray, ends: FloatArray,
+        out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
+        in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
+    ) -> tuple[tuple[float, float] | None, float]:
+        """:func:`_fit_line` on a card's run ends, leaving out those on the felt's print.
+
+        ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
+        run. Where a card edge crosses a printed line, the run may end short of the edge or
+        run on along the line; when enough of the edge is clear of the print
+        (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit and
+        the share of the ends that lie on the print.
+        """
+        if self.print is None:
+            return _fit_line(along, ends), 0.0
+        on_print = self.print.on(out_y, out_x) | self.print.on(in_y, in_x)
+        clear = ~on_print
+        n_clear = int(np.count_nonzero(clear))
+        share = 1.0 - n_clear / max(ends.size, 1)
+        if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
+            return _fit_line(along, ends), share
+        return _fit_line(along[clear], ends[clear]), share
+
+    def _clear_pair(
+        self, first: tuple[float, float] | None, second: tuple[float, float] | None,
+        first_print: float, second_print: float, at: float, size: float,
+    ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+        """Top and bottom edges, one of them rebuilt from the other when it lies on the print.
+
+        When the two do not agree (slope, or the card's height ``size`` at column ``at``) and
+        only one lies along the felt's print (:data:`PRINT_ON_EDGE` of its ends), that one is
+        replaced by the clear edge moved by the card's height.
+        """
+        tol = self.params.size_tolerance
+        if first is not None and second is not None:
+            slope = (first[0] + second[0]) / 2
+            height = ((second[0] - first[0]) * at + second[1] - first[1]) / np.sqrt(1 + slope**2)
+            if abs(first[0] - second[0]) <= 0.06 and abs(height - size) <= tol * size:
+                return first, second
+        if first_print >= PRINT_ON_EDGE > second_print and second is not None:
+            a, b = second
+            return (a, b - size * float(np.sqrt(1 + a * a))), second
+        if second_print >= PRINT_ON_EDGE > first_print and first is not None:
+            a, b = first
+            return first, (a, b + size * float(np.sqrt(1 + a * a)))
+        return first, second
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE

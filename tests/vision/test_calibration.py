@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -102,6 +103,9 @@ def test_profile_round_trip_and_preview(kennard: Faces, tmp_path: Path) -> None:
     loaded = load_profile(path)
     assert np.allclose(loaded.world_to_image, rig.profile.world_to_image)
     assert all(np.array_equal(loaded.patches[c], rig.profile.patches[c]) for c in FULL_DECK)
+    # The empty board's canonical view is kept with the faces (a felt's print is told by it).
+    assert rig.profile.board_reference is not None and loaded.board_reference is not None
+    assert np.array_equal(loaded.board_reference, rig.profile.board_reference)
     preview = draw_preview(S.render(kennard, [], rig.camera, np.random.default_rng(0)).image,
                            loaded)
     assert preview.shape == (1080, 1920, 3)
@@ -187,3 +191,22 @@ def test_capture_incomplete(kennard: Faces) -> None:
         capture.patches()
     with pytest.raises(CalibrationError, match="capture slot 7"):
         FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=7)
+
+
+def test_a_board_reference_of_the_wrong_size_is_refused(kennard: Faces, tmp_path: Path) -> None:
+    import hashlib
+    import io
+
+    rig = make_rig(kennard, 13)
+    path = tmp_path / "cam.json"
+    faces_file = save_profile(rig.profile, path)
+    with np.load(faces_file) as npz:
+        # Any: numpy's savez stub takes its arrays as keyword arguments of any type.
+        arrays: dict[str, Any] = {k: np.asarray(npz[k]) for k in npz.files}
+    arrays["board_reference"] = arrays["board_reference"][:100]
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    faces_file.write_bytes(buf.getvalue())
+    _mutate(path, "faces_sha256", hashlib.sha256(buf.getvalue()).hexdigest())
+    with pytest.raises(CalibrationError, match="board reference has shape"):
+        load_profile(path)

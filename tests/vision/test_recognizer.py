@@ -262,3 +262,33 @@ def test_separation_may_be_smaller_when_the_face_matches_closely() -> None:
     loose = Match(card, score=0.95, margin=0.0012, discriminant=0.9, separation=0.03)
     assert decide(loose, p).status == "uncertain"     # 0.03 < 0.2 * sqrt(1 - 0.95^2) = 0.062
     assert decide(close, RecognizerParams(min_separation_residual=1.0)).status == "uncertain"
+
+
+def test_an_unchanged_card_keeps_its_reading_a_changed_one_is_matched_again(
+    kennard: Faces,
+) -> None:
+    """A camera's next frame of the same board: the cards are not matched again.
+
+    Fresh sensor noise leaves each card's pixels where they were; a card put in another's
+    place (same pose, other face) changes them and is matched afresh.
+    """
+    rig = make_rig(kennard, 120, S.Level.MEDIUM)
+    rng = np.random.default_rng(1200)
+    placements = S.place_cards(rng, board("Ah Kd 7c"), S.Level.MEDIUM, rig.camera.geometry)
+    pert = S.Perturbations(noise_sigma=5.0, jpeg_quality=80)
+    rec = rig.profile.recognizer()
+    first = rec.read(S.render(kennard, placements, rig.camera, rng, pert).image)
+    assert first.cards()[:3] == tuple(board("Ah Kd 7c")[:3])
+    assert (rec.identified, rec.reused) == (3, 0)
+    again = rec.read(S.render(kennard, placements, rig.camera, rng, pert).image)
+    assert again.cards() == first.cards()
+    assert (rec.identified, rec.reused) == (3, 3)
+    # The 7 of clubs replaced by the 7 of spades where it lay: matched again, read right.
+    swapped = [*placements[:2], S.Placement(Card.parse("7s"), placements[2].slot,
+                                            placements[2].centre_mm, placements[2].angle_deg)]
+    third = rec.read(S.render(kennard, swapped, rig.camera, rng, pert).image)
+    assert third.cards()[:3] == tuple(board("Ah Kd 7s")[:3])
+    assert (rec.identified, rec.reused) == (4, 5)
+    # A card taken away: its slot reads empty, and nothing is kept for it.
+    fourth = rec.read(S.render(kennard, placements[:2], rig.camera, rng, pert).image)
+    assert fourth.slots[2].status == "empty"
