@@ -15,8 +15,13 @@ Rules this module keeps:
    (:data:`READ_ONLY_COMMANDS`) is journaled as asked, without its answer (a ``status`` reply
    is some kilobytes); resent, it is answered afresh (``replayed: true``).
    The entry names the CURVE key that authenticated the console (the key file's name).
-4. Commands are handled one at a time, in arrival order, and the server yields to the event
-   loop after each one, so no client delays a heartbeat by more than one command.
+4. Commands are handled one at a time, in arrival order (ZeroMQ takes them from the consoles'
+   connections in turn), at most :data:`COMMANDS_PER_TURN` in one turn of the event loop: the
+   server yields to it after each turn, so no client delays a heartbeat or a feed by more than
+   one turn. The read-only commands of a turn are journaled together, in one transaction (a
+   group commit, :meth:`Journal.append_commands`: one disk flush for a turn of ``status``
+   floods, not one each), still before their replies are sent, and before any later command
+   of the turn is journaled.
 5. Handler contract: ``handler(command) -> CommandReply`` decides; it should not change the table
    (the journal entry does not exist yet). ``on_committed(command, reply, entry)`` runs after the
    command is journaled: apply the effect and publish there (journal first,
@@ -40,7 +45,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -66,7 +71,7 @@ from table_controller.feeds.messages import (
 )
 from table_controller.feeds.monitoring import monitor_address
 from table_controller.feeds.security import CONSOLES_DOMAIN, ClientKeys, CurveServer
-from table_controller.journal import Entry, Journal, thaw
+from table_controller.journal import CommandRecord, Entry, Journal, thaw
 from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 log = logging.getLogger(__name__)
@@ -80,11 +85,42 @@ COMMAND_HWM = 100
 READ_ONLY_COMMANDS = frozenset({"status"})
 #: Frames of a command message kept (the first ones and the last, the body).
 MAX_COMMAND_FRAMES = 4
+#: Commands taken from the socket in one turn of the event loop (rule 4).
+COMMANDS_PER_TURN = 32
 
 #: The daemon's decision for one command.
 CommandHandler = Callable[[Command], Awaitable[CommandReply]]
 #: Called after the command and its reply are journaled, before the reply is sent.
 CommittedCallback = Callable[[Command, CommandReply, Entry], Awaitable[None]]
+
+
+#: One command as received: the reply's envelope, the body, the sender's CURVE key.
+ReceivedCommand = tuple[list[bytes], bytes, str | None]
+
+
+@dataclasses.dataclass
+class _Slot:
+    """The reply to one command of a turn (a read-only one's may change at its commit)."""
+
+    message: Message
+    #: a command that changes the table was journaled (or tried to be): the turn ends
+    wrote: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class _ReadOnly:
+    """A read-only command decided and waiting for the turn's group commit (rule 4)."""
+
+    slot: _Slot
+    command: Command
+    reply: CommandReply
+    record: CommandRecord
+
+
+def _waiting(sock: zmq.asyncio.Socket) -> bool:
+    """Whether a message can be read from ``sock`` at once."""
+    events = sock.getsockopt(zmq.EVENTS)
+    return isinstance(events, int) and bool(events & zmq.POLLIN)
 
 
 class CommandServer:
@@ -137,6 +173,9 @@ class CommandServer:
         self.rate_limited = 0
         self.rate = rate
         self._limiter = PeerLimiter(rate, burst)
+        #: The replies of the last turn (:meth:`serve_turn`), in arrival order.
+        self.last_turn: list[tuple[list[bytes], Message]] = []
+        self._carried: list[ReceivedCommand] = []
         self._rlog = RateLimitedLog(log, interval=60.0, burst=5)
 
     async def start(self) -> None:
@@ -195,36 +234,68 @@ class CommandServer:
         assert self._sock is not None
         sock = self._sock
         while True:
-            await asyncio.sleep(0)  # one command, then the event loop (heartbeats, feeds) runs
-            frames, _ = await recv_bounded(sock, MAX_COMMAND_FRAMES)
-            if len(frames) < 2:
-                continue
-            envelope = [frames[0].bytes]
-            body = frames[1:]
-            if len(body) >= 2 and body[0].bytes == b"":
-                envelope.append(b"")
-                body = body[1:]
-            last = body[-1]
-            key: str | None = None
-            if self.curve is not None:
+            await asyncio.sleep(0)  # one turn, then the event loop (heartbeats, feeds) runs
+            turn = list(self._carried)
+            if not turn and (first := await self._receive(sock)) is not None:
+                turn = [first]
+            while len(turn) < COMMANDS_PER_TURN and _waiting(sock):
+                if (more := await self._receive(sock)) is not None:
+                    turn.append(more)
+            self._carried = await self.serve_turn(turn)
+            for envelope, reply in self.last_turn:
                 try:
-                    user = last.get("User-Id")
-                except zmq.ZMQError:
-                    user = None
-                key = user if isinstance(user, str) else None
+                    await sock.send_multipart([*envelope, reply.encode()])
+                except zmq.ZMQError as exc:  # pragma: no cover - peer vanished
+                    self._rlog.warning("send", "cannot send a command reply: %s", exc,
+                                       now=self._mono())
+
+    async def _receive(self, sock: zmq.asyncio.Socket) -> ReceivedCommand | None:
+        """Read one command message: its envelope, body and CURVE key (``None``: no body)."""
+        frames, _ = await recv_bounded(sock, MAX_COMMAND_FRAMES)
+        if len(frames) < 2:
+            return None
+        envelope = [frames[0].bytes]
+        body = frames[1:]
+        if len(body) >= 2 and body[0].bytes == b"":
+            envelope.append(b"")
+            body = body[1:]
+        last = body[-1]
+        key: str | None = None
+        if self.curve is not None:
             try:
-                reply = await self.handle_raw(last.bytes, key)
+                user = last.get("User-Id")
+            except zmq.ZMQError:
+                user = None
+            key = user if isinstance(user, str) else None
+        return envelope, last.bytes, key
+
+    async def serve_turn(self, turn: Sequence[ReceivedCommand]) -> list[ReceivedCommand]:
+        """Handle one turn's commands in order; their replies are then in :attr:`last_turn`.
+
+        The read-only commands are journaled together (rule 4); a command that changes the
+        table ends the turn (its own commit: at most two per turn).
+
+        :returns: the commands left for the next turn (after one that changes the table).
+        """
+        pending: list[_ReadOnly] = []
+        slots: list[tuple[list[bytes], _Slot]] = []
+        left: list[ReceivedCommand] = []
+        for i, (envelope, raw, key) in enumerate(turn):
+            try:
+                slot = await self._handle(raw, key, pending)
             except Exception as exc:  # keep serving: one bad command must not stop the endpoint
                 self._rlog.error("internal", "command endpoint failed on a message",
                                  now=self._mono(), exc_info=True)
-                reply = self._reply(0, None, CommandReply(
+                slot = _Slot(self._reply(0, None, CommandReply(
                     False, f"not recorded, nothing changed: internal error: "
-                           f"{type(exc).__name__}"))
-            try:
-                await sock.send_multipart([*envelope, reply.encode()])
-            except zmq.ZMQError as exc:  # pragma: no cover - peer vanished
-                self._rlog.warning("send", "cannot send a command reply: %s", exc,
-                                   now=self._mono())
+                           f"{type(exc).__name__}")))
+            slots.append((envelope, slot))
+            if slot.wrote:
+                left = list(turn[i + 1:])
+                break
+        await self._flush(pending)
+        self.last_turn = [(envelope, slot.message) for envelope, slot in slots]
+        return left
 
     def _reply(
         self, seq: int, console: str | None, reply: CommandReply, *, command: str | None = None
@@ -241,6 +312,18 @@ class CommandServer:
         :param key: the sender's CURVE public key (z85), or ``None`` without CURVE.
         :returns: the reply message to send.
         """
+        pending: list[_ReadOnly] = []
+        slot = await self._handle(raw, key, pending)
+        await self._flush(pending)
+        return slot.message
+
+    async def _handle(self, raw: bytes, key: str | None, pending: list[_ReadOnly]) -> _Slot:
+        """Handle one command; a read-only one is left in ``pending`` to journal (rule 4)."""
+        out = await self._answer(raw, key, pending)
+        return out if isinstance(out, _Slot) else _Slot(out)
+
+    async def _answer(self, raw: bytes, key: str | None,
+                      pending: list[_ReadOnly]) -> Message | _Slot:
         if self.curve is not None and not self.curve.consoles.allows(key):
             return self._reply(0, None, CommandReply(False, "not authorised: unknown console key"))
         try:
@@ -265,6 +348,8 @@ class CommandServer:
             return self._reply(msg.seq, msg.console, CommandReply(
                 False, f"wrong table: this is table {self.table_id!r}, not {msg.table[:64]!r}"))
         body = dict(msg.data)
+        if any(r.record.console == msg.console and r.record.seq == msg.seq for r in pending):
+            await self._flush(pending)  # the same command again in one turn: the first is stored
         stored = self.journal.stored_command(msg.console, msg.seq)
         if stored is not None:
             command, reply_data = stored
@@ -292,8 +377,14 @@ class CommandServer:
             cmd = Command(msg.console, msg.seq, name, args, key, msg.ts)
             reply = await self._decide(cmd)
         recorded = reply.to_data()
+        out = self._reply(msg.seq, msg.console, reply, command=str(body.get("command")))
         if cmd is not None and cmd.name in READ_ONLY_COMMANDS:
-            recorded = {**recorded, "result": {}, "read_only": True}
+            slot = _Slot(out)
+            pending.append(_ReadOnly(slot, cmd, reply, CommandRecord(
+                msg.console, msg.seq, body, {**recorded, "result": {}, "read_only": True},
+                self._key_name(key))))
+            return slot
+        await self._flush(pending)  # journal order is arrival order
         try:
             entry = self.journal.append_command(
                 msg.console, msg.seq, body, recorded,
@@ -302,14 +393,39 @@ class CommandServer:
         except JournalError as exc:
             self._rlog.error("journal", "cannot journal command %s/%s: %s", msg.console, msg.seq,
                              exc, now=self._mono())
-            return self._reply(msg.seq, msg.console, CommandReply(
-                False, f"not recorded, nothing changed: journal error: {exc}"))
+            return _Slot(self._reply(msg.seq, msg.console, CommandReply(
+                False, f"not recorded, nothing changed: journal error: {exc}")), wrote=True)
         self.handled += 1
-        out = self._reply(msg.seq, msg.console, reply, command=str(body.get("command")))
         if cmd is not None and self.on_committed is not None:
             # applied before the next command is read: commands take effect in arrival order
             await self._commit(cmd, reply, entry)
-        return out
+        return _Slot(out, wrote=True)
+
+    async def _flush(self, pending: list[_ReadOnly]) -> None:
+        """Journal the read-only commands waiting in ``pending`` in one transaction (rule 4).
+
+        Then each one's ``on_committed`` runs, in order; on a journal error each is answered
+        with it instead (not recorded).
+        """
+        if not pending:
+            return
+        batch = list(pending)
+        pending.clear()
+        try:
+            entries = self.journal.append_commands([r.record for r in batch],
+                                                   wall_time=self._wall(), mono_time=self._mono())
+        except JournalError as exc:
+            first = batch[0].record
+            self._rlog.error("journal", "cannot journal command %s/%s: %s", first.console,
+                             first.seq, exc, now=self._mono())
+            for r in batch:
+                r.slot.message = self._reply(r.record.seq, r.record.console, CommandReply(
+                    False, f"not recorded, nothing changed: journal error: {exc}"))
+            return
+        self.handled += len(batch)
+        if self.on_committed is not None:
+            for r, entry in zip(batch, entries, strict=True):
+                await self._commit(r.command, r.reply, entry)
 
     def _key_name(self, key: str | None) -> str | None:
         """Name the console's CURVE key for the journal: its file name, else the key itself."""
