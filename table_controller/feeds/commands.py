@@ -375,6 +375,10 @@ class CommandServer:
             reply = CommandReply(False, f"bad command: {exc}")
         else:
             cmd = Command(msg.console, msg.seq, name, args, key, msg.ts)
+            if name not in READ_ONLY_COMMANDS:
+                # the reads before it are journaled and applied first: it is decided on the
+                # table they left, and journaled after them (arrival order)
+                await self._flush(pending)
             reply = await self._decide(cmd)
         recorded = reply.to_data()
         out = self._reply(msg.seq, msg.console, reply, command=str(body.get("command")))
@@ -384,7 +388,7 @@ class CommandServer:
                 msg.console, msg.seq, body, {**recorded, "result": {}, "read_only": True},
                 self._key_name(key))))
             return slot
-        await self._flush(pending)  # journal order is arrival order
+        await self._flush(pending)  # journal order is arrival order (a bad command's too)
         try:
             entry = self.journal.append_command(
                 msg.console, msg.seq, body, recorded,

@@ -81,8 +81,11 @@ def test_a_command_that_changes_the_table_ends_the_turn_after_the_reads_before_i
 ) -> None:
     journal = _journal(tmp_path / "j.sqlite")
     order: list[tuple[str, int]] = []
+    applied_when_decided: list[int] = []
 
     async def handler(cmd: Command) -> CommandReply:
+        if cmd.name == "raise":  # decided on the table the reads before it left
+            applied_when_decided.append(len(order))
         return CommandReply(True)
 
     async def on_committed(cmd: Command, reply: CommandReply, entry: object) -> None:
@@ -98,6 +101,7 @@ def test_a_command_that_changes_the_table_ends_the_turn_after_the_reads_before_i
         # the two reads share one commit, journaled before the raise; the rest waits
         assert journal.commits == [2, 1]
         assert order == [("status", 1), ("status", 2), ("raise", 3)]
+        assert applied_when_decided == [2]
         assert [r.seq for _e, r in server.last_turn] == [1, 2, 3]
         assert left == turn[3:]
         assert await server.serve_turn(left) == []
