@@ -46,7 +46,7 @@ import zmq
 import zmq.asyncio
 
 from table_controller.feeds import ClientKeys, Message, create_key_pair
-from table_controller.feeds.commands import CommandClient
+from table_controller.feeds.console_client import CommandClient
 from table_controller.simtable.daemon_io import open_daemon_session
 from table_controller.simtable.dealer import SimDealer
 from table_controller.simtable.keys import rig_keys

@@ -3,7 +3,7 @@
 Public API (see :mod:`table_controller.journal.store`):
 
 - :class:`Journal` — ``Journal.open(path)``, ``append(kind, payload, wall_time=, mono_time=)``,
-  ``append_command(...)``, ``append_commands(records)`` (a group commit),
+  ``append_command(...)``, ``append_commands(records)`` (a group commit; :mod:`.records`),
   ``reply_for(console_id, seq)``, ``entries(since=)``, ``last_seq``,
   ``verify()``, ``current_hand``, ``hand_entries(n)``, ``recent_hands(n=10)``.
   ``last_of(kind)``, ``config_for(seq)``, ``append_checkpoint(state, ...)``,

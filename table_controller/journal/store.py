@@ -53,7 +53,6 @@ import math
 import os
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -73,6 +72,7 @@ from table_controller.journal.chain import (
     thaw,
 )
 from table_controller.journal.reads import JournalReads
+from table_controller.journal.records import CommandRecord, command_payloads
 
 __all__ = [
     "GENESIS_HASH", "CommandRecord", "Entry", "EntryKind", "HandRecord", "Journal",
@@ -109,18 +109,6 @@ CREATE TABLE IF NOT EXISTS replies (
 DROP INDEX IF EXISTS entries_hand
 """
 
-
-
-@dataclass(frozen=True)
-class CommandRecord:
-    """A dealer command and its reply, to journal (:meth:`Journal.append_commands`)."""
-
-    console: str
-    seq: int
-    command: Mapping[str, Any]
-    reply: Mapping[str, Any]
-    #: the name of the CURVE key that authenticated the console
-    key: str | None = None
 
 
 def lock_writer(path: Path) -> int:
@@ -501,22 +489,8 @@ class Journal(JournalReads):
         :raises JournalError: if a ``(console, seq)`` is already recorded or given twice, on a
             bad payload, or on a write failure.
         """
-        payloads: list[tuple[EntryKind | str, Mapping[str, Any]]] = []
-        given: set[tuple[str, int]] = set()
-        for r in records:
-            if not r.console or not isinstance(r.console, str):
-                raise JournalError(f"console id must be a non-empty string, got {r.console!r}")
-            if isinstance(r.seq, bool) or not isinstance(r.seq, int) or r.seq < 0:
-                raise JournalError(f"command seq must be an integer >= 0, got {r.seq!r}")
-            if (r.console, r.seq) in self._chain.commands or (r.console, r.seq) in given:
-                raise JournalError(f"reply for console {r.console!r} seq {r.seq} already stored")
-            given.add((r.console, r.seq))
-            canonical_json(r.reply)
-            payload: dict[str, Any] = {"console": r.console, "seq": r.seq,
-                                       "command": r.command, "reply": r.reply}
-            if r.key is not None:
-                payload["key"] = r.key
-            payloads.append((EntryKind.DEALER_COMMAND, payload))
+        payloads: list[tuple[EntryKind | str, Mapping[str, Any]]] = [
+            (EntryKind.DEALER_COMMAND, p) for p in command_payloads(records, self._chain.commands)]
         return self._append_many(payloads, wall_time, mono_time)
 
     def append_checkpoint(self, state: Mapping[str, Any], *, wall_time: float,
