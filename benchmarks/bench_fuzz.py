@@ -1,6 +1,8 @@
 """Hostile input: a million inputs per parser, counting undocumented exceptions and the slowest.
 
-Parsers: the feed message decoder (``feeds.decode``), the snapshot endpoint's answer
+Parsers: the serial devices' framed links (the shoe's and the chip tray's ``HostLink``, the
+PN532 poller), the line readers (``LineReaderProtocol``, both formats), the feed message
+decoder (``feeds.decode``), the snapshot endpoint's answer
 (``FeedHub.answer_snapshot_request``), the command endpoint (``CommandServer.handle_raw``, with a
 real journal on a temporary directory), the configuration loader (``loads_config``) and the PHH
 reader (``phh.loads``, a hand read up to replay). Inputs are seeded: random bytes, valid
@@ -8,8 +10,11 @@ messages mutated (bit flips, cuts, insertions, repeats), and crafted ones (deep 
 integers of thousands of digits, huge floats and exponents, ``NaN``, wrong types, huge lists).
 
 An input's answer is *documented* when it is a value or the parser's documented error (a
-``TableError`` subclass with a one-line message); anything else is counted and the first few
-are printed. ``python -m benchmarks.bench_fuzz [-n N] [--parser NAME]``.
+``TableError`` subclass with a one-line message; for the serial parsers, which never raise on
+input, a list of ``DeviceEvent`` s, a bad frame being one); anything else is counted and the
+first few are printed. A serial input is a stream cut into random reads, fed to a protocol
+that lives across inputs (as a port's does), its timers run after each.
+``python -m benchmarks.bench_fuzz [-n N] [--parser NAME]``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,13 @@ from pathlib import Path
 
 import zmq.asyncio
 
+from hardware.base import DeviceEvent
+from hardware.chips.protocol import ChipsProtocol, zone_report_payload
+from hardware.lines.protocol import LineReaderProtocol, encode_id12, encode_reader_line
+from hardware.link.protocol import DeviceLink, MsgType
+from hardware.pn532.frames import ACK_FRAME, NACK_FRAME, encode_response
+from hardware.pn532.protocol import Pn532Poller
+from hardware.shoe.protocol import ShoeProtocol, card_drawn_payload
 from table_controller.config import loads_config
 from table_controller.errors import TableError
 from table_controller.feeds import (
@@ -43,7 +55,7 @@ from table_controller.feeds import (
 from table_controller.journal import Journal
 from table_controller.phh import loads as phh_loads
 
-PARSERS = ("messages", "snapshots", "commands", "config", "phh")
+PARSERS = ("serial", "lines", "messages", "snapshots", "commands", "config", "phh")
 
 _VALID_MESSAGE = Message("table_state", 7, "T1", 1.7e9, {
     "hand": 3, "seats": {"1": {"player": "ann", "stack": 1000, "bet": 20}},
@@ -467,8 +479,107 @@ def fuzz_phh(n: int, seed: int) -> Result:
     res.retime(lambda raw: phh_loads(str(raw)))
     return res
 
+class _Port:
+    """A serial protocol on one port: ``feed(data, now)`` and ``take_outgoing()``."""
+
+    def __init__(self, name: str, proto: ShoeProtocol | ChipsProtocol | Pn532Poller
+                 | LineReaderProtocol, streams: list[bytes]) -> None:
+        self.name, self.streams = name, streams
+        self.feed, self.tick, self.take_outgoing = proto.feed, proto.tick, proto.take_outgoing
+
+
+def _link_streams(rng: random.Random, kind: int) -> list[bytes]:
+    """Valid device streams (a HELLO, then a few sequenced frames) of a shoe or a chip tray."""
+    out = []
+    for boot in range(200):
+        dev = DeviceLink(kind=kind, boot_id=boot + 1)
+        wire = [dev.hello()]
+        for i in range(rng.randint(1, 5)):
+            if kind == 1:
+                wire.append(dev.send(MsgType.CARD_DRAWN, card_drawn_payload(
+                    rng.randbytes(rng.choice([4, 7, 10])).hex().upper(), i), 0.0))
+            else:
+                wire.append(dev.send(MsgType.ZONE_REPORT, zone_report_payload(
+                    rng.randrange(255), {rng.randrange(256): rng.randint(1, 65535)}), 0.0))
+        out.append(b"".join(wire))
+    return out
+
+
+def _serial_ports(rng: random.Random, lines: bool) -> list[_Port]:
+    if lines:
+        reader, id12 = LineReaderProtocol("reader"), LineReaderProtocol("id12")
+        uids = [rng.randbytes(5).hex().upper() for _ in range(100)]
+        return [_Port("reader", reader,
+                      [b"".join(encode_reader_line(u) for u in uids[i:i + 3]) for i in range(98)]),
+                _Port("id12", id12,
+                      [b"".join(encode_id12(u) for u in uids[i:i + 3]) for i in range(98)])]
+    shoe, chips, pn532 = ShoeProtocol(), ChipsProtocol(), Pn532Poller()
+    pn532.reset(0.0)  # the port opened: the poller wakes and configures the PN532
+    answers = [ACK_FRAME + encode_response(0x4A, b"\x00"), ACK_FRAME + encode_response(
+        0x4A, b"\x01\x01\x00\x04\x08\x04" + rng.randbytes(4)), NACK_FRAME,
+               ACK_FRAME + encode_response(0x02, b"\x32\x01\x06\x07")]
+    return [_Port("shoe", shoe, _link_streams(rng, 1)),
+            _Port("chips", chips, _link_streams(rng, 2)), _Port("pn532", pn532, answers)]
+
+
+def _stream_input(rng: random.Random, port: _Port) -> bytes:
+    r = rng.random()
+    if r < 0.2:
+        return rng.randbytes(rng.randint(0, 600))
+    valid = rng.choice(port.streams)
+    if r < 0.8:
+        return _mutate(rng, valid)
+    if r < 0.9:  # a long run without a delimiter, then a valid stream
+        return rng.choice([b"\x01", b"\xff", b"A", b"\x02"]) * rng.choice([81, 300, 5000]) + valid
+    return rng.randbytes(rng.randint(1, 40)) + valid + rng.randbytes(rng.randint(1, 40))
+
+
+def _fuzz_serial(name: str, n: int, seed: int, lines: bool) -> Result:
+    rng = random.Random(seed)
+    res, ports, now = Result(name), _serial_ports(rng, lines), 0.0
+    _settled()
+    for i in range(n):
+        port = ports[i % len(ports)]
+        raw = _stream_input(rng, port)
+        reads, at = [], 0
+        while at < len(raw):
+            step = rng.choice([1, 3, 16, 64, 256, 4096])
+            reads.append(raw[at:at + step])
+            at += step
+        now += 0.01
+        t0 = _start()
+        try:
+            got = 0
+            for chunk in reads:
+                events = port.feed(chunk, now)
+                if not isinstance(events, list) or not all(
+                        isinstance(e, DeviceEvent) for e in events):
+                    raise TypeError(f"{port.name} answered {events!r:.200}")
+                got += len(events)
+            got += len(port.tick(now))
+            port.take_outgoing()
+        except BaseException as exc:  # counted, not raised
+            _check(res, exc, "", t0, raw)
+        else:
+            _check(res, None, "events" if got else "nothing", t0, raw)
+    retime_ports = _serial_ports(random.Random(seed), lines)
+    res.retime(lambda raw: [p.feed(_as_bytes(raw), now) for p in retime_ports])
+    return res
+
+
+def fuzz_serial(n: int, seed: int) -> Result:
+    """The serial devices' framed links (shoe, chip tray) and the PN532 poller on ``n`` inputs."""
+    return _fuzz_serial("serial", n, seed, lines=False)
+
+
+def fuzz_lines(n: int, seed: int) -> Result:
+    """The line readers (``reader`` and ``id12`` formats) on ``n`` inputs."""
+    return _fuzz_serial("lines", n, seed, lines=True)
+
+
 FUZZERS: dict[str, Callable[[int, int], Result]] = {
-    "messages": fuzz_messages, "snapshots": fuzz_snapshots, "commands": fuzz_commands,
+    "serial": fuzz_serial, "lines": fuzz_lines, "messages": fuzz_messages,
+    "snapshots": fuzz_snapshots, "commands": fuzz_commands,
     "config": fuzz_config, "phh": fuzz_phh,
 }
 

@@ -9,8 +9,8 @@ sockets; the one simulated dealer plays ``--hands`` hands):
 - **hostile**: a separate process runs ``--clients`` unauthenticated clients at full speed for
   the whole run, in turn: subscribers sending 1 MB subscriptions to the public and dealer feeds
   (and reconnecting), 64 MB snapshot requests, malformed and deeply nested snapshot requests,
-  garbage and failed handshakes on the command endpoint; and one *allowed* console pipelines
-  ``--commands`` ``status`` commands at once.
+  garbage and failed handshakes on the command endpoint; and one *allowed* console (its own
+  key: the rate limit is per key) pipelines ``--commands`` ``status`` commands at once.
 
 Measured in both runs: the daemon's RSS (``VmRSS`` sampled every 50 ms; ``VmHWM`` at the end),
 the longest gap between two messages of the public feed as seen by a legitimate subscriber
@@ -34,6 +34,7 @@ import dataclasses
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,10 +45,11 @@ from pathlib import Path
 import zmq
 import zmq.asyncio
 
-from table_controller.feeds import Message
-from table_controller.feeds.commands import CommandClient
+from table_controller.feeds import ClientKeys, Message, create_key_pair
+from table_controller.feeds.console_client import CommandClient
 from table_controller.simtable.daemon_io import open_daemon_session
 from table_controller.simtable.dealer import SimDealer
+from table_controller.simtable.keys import rig_keys
 from table_controller.simtable.players import Lobby
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.scenario import drive
@@ -78,15 +80,30 @@ class RunResult:
     own_lag_max_ms: float = 0.0
     feed_messages: int = 0
     probe_ms: list[float] = field(default_factory=list)
+    #: when each probe was sent (monotonic), beside :attr:`probe_ms`
+    probe_at: list[float] = field(default_factory=list)
     probe_failures: int = 0
     flood_answers: dict[str, int] = field(default_factory=dict)
     flood_seconds: float = 0.0
+    #: when the flood began and ended (monotonic)
+    flood_window: tuple[float, float] = (0.0, 0.0)
     hands: int = 0
     chips_agree: bool = False
     phh: dict[str, str] = field(default_factory=dict)
     attack_sent: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def during_flood(self) -> str:
+        """The probe's reply times while the flood was being answered (p50, p99, max)."""
+        start, end = self.flood_window
+        p = sorted(ms for at, ms in zip(self.probe_at, self.probe_ms, strict=True)
+                   if start <= at <= end)
+        if not p:
+            return "no probe during the flood"
+        p99 = p[min(len(p) - 1, int(len(p) * 0.99))]
+        return (f"status reply during the flood p50 {statistics.median(p):.1f} p99 {p99:.1f} "
+                f"max {p[-1]:.1f} ms (n={len(p)})")
 
     def line(self) -> str:
         p = sorted(self.probe_ms)
@@ -167,6 +184,7 @@ async def _probe(rig: SimRig, ctx: zmq.asyncio.Context, res: RunResult) -> None:
             try:
                 await client.send("status")
                 res.probe_ms.append((time.monotonic() - t0) * 1000)
+                res.probe_at.append(t0)
             except Exception:  # a timeout is a failed probe, counted
                 res.probe_failures += 1
             await asyncio.sleep(max(0.0, PROBE_EVERY - (time.monotonic() - t0)))
@@ -174,11 +192,30 @@ async def _probe(rig: SimRig, ctx: zmq.asyncio.Context, res: RunResult) -> None:
         await client.close()
 
 
+def _flood_keys(rig: SimRig) -> None:
+    """Give the flood its own allowed console key (before the daemon starts).
+
+    The rate limit is per console key: a flood on the dealer's own key would be the dealer
+    flooding itself (its commands refused by the limit its flood used up).
+    """
+    kdir = rig.dir / "keys"
+    rig_keys(kdir)  # the rig's keys, which its start then finds and keeps
+    create_key_pair(kdir, "flood")
+    shutil.copy(kdir / "flood.key", kdir / "consoles" / "flood.key")
+
+
+def _flood_client_keys(rig: SimRig) -> ClientKeys | None:
+    if rig.console_keys() is None:
+        return None
+    kdir = rig.dir / "keys"
+    return ClientKeys.from_files(kdir / "flood.key_secret", kdir / "server.key")
+
+
 async def _flood(rig: SimRig, ctx: zmq.asyncio.Context, n: int, res: RunResult) -> None:
-    """An allowed console pipelining ``n`` status commands; count its answers."""
+    """An allowed console (its own key) pipelining ``n`` status commands; count its answers."""
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0
-    keys = rig.console_keys()
+    keys = _flood_client_keys(rig)
     if keys is not None:
         keys.apply(sock)
     sock.connect(rig.endpoints["commands"])
@@ -202,6 +239,7 @@ async def _flood(rig: SimRig, ctx: zmq.asyncio.Context, n: int, res: RunResult) 
     finally:
         sock.close(linger=0)
         res.flood_seconds = time.monotonic() - t0
+        res.flood_window = (t0, time.monotonic())
 
 
 # -- the attackers (their own process) ---------------------------------------------------------
@@ -279,6 +317,8 @@ async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
     """Play ``hands`` hands on a fresh simulated table, hostile or quiet; measure."""
     res = RunResult(name)
     rig = SimRig(dataclasses.replace(TABLE, seed=seed))
+    if rig.options.security == "curve":
+        _flood_keys(rig)  # in both runs: the same keys, the same table
     started_at = time.monotonic()
     await asyncio.to_thread(rig.start)
     assert rig.process is not None
@@ -365,7 +405,8 @@ def main(argv: list[str] | None = None) -> None:
                                   args.commands))
     print(hostile.line(), flush=True)
     print(f"  flood of {args.commands} status commands from an allowed console: "
-          f"{hostile.flood_answers} in {hostile.flood_seconds:.1f} s")
+          f"{hostile.flood_answers} in {hostile.flood_seconds:.1f} s; "
+          f"{hostile.during_flood()}")
     print(f"  attackers ({args.clients} clients) sent: {hostile.attack_sent}")
     same = quiet.phh == hostile.phh and len(quiet.phh) == args.hands
     print(f"  hands: quiet {quiet.hands}, hostile {hostile.hands}; hand histories "

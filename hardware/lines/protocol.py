@@ -12,8 +12,9 @@ not a lost one, so :meth:`LineReaderProtocol.tick` reports nothing, and a reader
 left to :class:`hardware.shoe.resolver.TagResolver`.
 
 Rules: never raises on input; every unusable line or frame becomes a
-:class:`~hardware.base.BadFrame` naming it; buffers are bounded (``max_line``), and an overlong run
-is reported once and discarded up to the next terminator.
+:class:`~hardware.base.BadFrame` naming it (ID-12: a run of damaged frames, each starting one
+byte after the last, is one, naming the first and how many followed); buffers are bounded
+(``max_line``), and an overlong run is reported once and discarded up to the next terminator.
 
 >>> p = LineReaderProtocol("reader")
 >>> p.feed(b"READER|04a1b2c3d4\r\nREAD", now=1.0)
@@ -37,6 +38,8 @@ FORMATS = ("reader", "id12")
 STX, ETX, CR, LF = 0x02, 0x03, 0x0D, 0x0A
 ID12_LEN = 16
 _HEX_UID = re.compile(rb"(?:[0-9A-Fa-f]{2}){4,10}")
+#: An ID-12 frame's shape (its checksum aside).
+_ID12_SHAPE = re.compile(rb"\x02[0-9A-Fa-f]{12}\r\n\x03")
 
 
 def encode_reader_line(uid: str, prefix: str = "READER|") -> bytes:
@@ -151,28 +154,53 @@ class LineReaderProtocol:
     def _feed_id12(self, data: bytes, now: float) -> list[DeviceEvent]:
         out: list[DeviceEvent] = []
         buf = self._buf + data
+        at = 0  # scanned up to here (an index, not a copy per byte: a run of STX stays linear)
+        damaged, first_bad = 0, BadFrame("")  # a run of damaged frames is one bad frame
         while True:
-            start = buf.find(STX)
+            start = buf.find(STX, at)
             if start < 0:
-                if buf.strip(b"\r\n\x03"):
-                    out.append(BadFrame(f"{len(buf)} bytes outside an STX frame", buf[:32]))
-                buf = b""
+                rest = buf[at:]
+                if rest.strip(b"\r\n\x03"):
+                    out.append(BadFrame(f"{len(rest)} bytes outside an STX frame", rest[:32]))
+                at = len(buf)
                 break
-            if buf[:start].strip(b"\r\n\x03"):
-                out.append(BadFrame(f"{start} bytes outside an STX frame", buf[:start][:32]))
-            buf = buf[start:]
-            if len(buf) < ID12_LEN:
+            junk = buf[at:start]
+            if junk.strip(b"\r\n\x03"):
+                self._end_run(out, damaged, first_bad)
+                damaged = 0
+                out.append(BadFrame(f"{start - at} bytes outside an STX frame", junk[:32]))
+            at = start
+            if len(buf) - at < ID12_LEN:
                 break
-            frame = buf[:ID12_LEN]
+            frame = buf[at:at + ID12_LEN]
+            if damaged and not _ID12_SHAPE.fullmatch(frame):  # the run goes on (cheap check)
+                damaged += 1
+                at += 1
+                continue
             reason = self._check_id12(frame)
             if reason is None:
+                self._end_run(out, damaged, first_bad)
+                damaged = 0
                 out.append(CardDrawn(frame[1:11].decode("ascii").upper(), None, now))
-                buf = buf[ID12_LEN:]
+                at += ID12_LEN
             else:
-                out.append(BadFrame(reason, frame))
-                buf = buf[1:]
+                if not damaged:
+                    first_bad = BadFrame(reason, frame)
+                damaged += 1
+                at += 1
+        self._end_run(out, damaged, first_bad)
+        buf = buf[at:]
         self._buf = buf[-self.max_line :] if len(buf) > self.max_line else buf
         return out
+
+    @staticmethod
+    def _end_run(out: list[DeviceEvent], damaged: int, first: BadFrame) -> None:
+        """Report a run of ``damaged`` consecutive damaged frames, the first being ``first``."""
+        if damaged == 1:
+            out.append(first)
+        elif damaged:
+            out.append(BadFrame(f"{first.reason} (and {damaged - 1} more damaged frames "
+                                "starting in the next bytes)", first.raw))
 
     @staticmethod
     def _check_id12(frame: bytes) -> str | None:

@@ -243,6 +243,8 @@ def _decode_at(buf: bytes) -> tuple[int, Item | None]:
     used = head + n + 1
     if body == bytes([TFI_ERROR]):
         return used, ErrorFrame()
+    if not body:  # LEN 0 with good checksums: no frame identifier
+        return used, BadFrame("empty frame (no frame identifier)", buf[:8])
     if body[0] not in (TFI_HOST, TFI_PN532):
         return used, BadFrame(f"unknown frame identifier {body[0]:02X}", body[:32])
     return used, InfoFrame(body[0], bytes(body[1:]))

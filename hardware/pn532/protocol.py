@@ -117,6 +117,13 @@ _S, _T = PollState, Trigger
 TRANSITIONS: dict[tuple[PollState, Trigger], PollState] = {
     (_S.CLOSED, _T.OPENED): _S.AWAIT_ACK,
     (_S.CLOSED, _T.LOST): _S.CLOSED,
+    # bytes read while the port is closed (before its loss was noticed, or before it opened):
+    # ignored, nothing is in flight
+    (_S.CLOSED, _T.ACK): _S.CLOSED,
+    (_S.CLOSED, _T.NACK): _S.CLOSED,
+    (_S.CLOSED, _T.RESPONSE): _S.CLOSED,
+    (_S.CLOSED, _T.DAMAGED): _S.CLOSED,
+    (_S.CLOSED, _T.ERROR): _S.CLOSED,
     (_S.IDLE, _T.SEND): _S.AWAIT_ACK,
     (_S.IDLE, _T.ACK): _S.IDLE,  # stray, ignored
     (_S.IDLE, _T.NACK): _S.IDLE,

@@ -41,7 +41,7 @@ from table_controller.cli.console_text import (
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
-    from table_controller.feeds.commands import CommandClient
+    from table_controller.feeds.console_client import CommandClient
 
 __all__ = ["ConsoleSession", "LineError", "help_text", "parse_line", "register", "run"]
 
@@ -199,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     import zmq.asyncio
 
     from table_controller.errors import TableError
-    from table_controller.feeds.commands import CommandClient
+    from table_controller.feeds.console_client import CommandClient
     from table_controller.feeds.security import ClientKeys
 
     endpoint, table, timeout = args.connect, args.table, args.timeout

@@ -6,8 +6,9 @@ Public API:
   snapshot endpoints (Clone pattern), heartbeats, hole-card redaction and guard.
 - :class:`FeedClient` (:mod:`.client`) — what a display uses: subscribe, snapshot, gap detection,
   lost / recovered.
-- :class:`CommandServer`, :class:`CommandClient` (:mod:`.commands`) — the dealer command endpoint
-  with idempotent replies stored in the journal, and its Lazy Pirate client.
+- :class:`CommandServer` (:mod:`.commands`), :class:`CommandClient` (:mod:`.console_client`) — the
+  dealer command endpoint with idempotent replies stored in the journal, and its Lazy Pirate
+  client.
 - :class:`CurveServer`, :class:`KeyAllowList`, :class:`ClientKeys`, :func:`create_key_pair`
   (:mod:`.security`).
 - Messages (:mod:`.messages`): :class:`Message`, :func:`decode`, :class:`Feed`, :func:`redact`,
@@ -24,11 +25,11 @@ from table_controller.feeds.client import (
     FeedEventKind,
 )
 from table_controller.feeds.commands import (
-    CommandClient,
     CommandHandler,
     CommandServer,
     CommittedCallback,
 )
+from table_controller.feeds.console_client import CommandClient
 from table_controller.feeds.hub import FeedEndpoints, FeedHub
 from table_controller.feeds.messages import (
     COMMANDS,

@@ -1,4 +1,4 @@
-"""The dealer command endpoint (ROUTER) and its client (Lazy Pirate), with idempotent replies.
+"""The dealer command endpoint (ROUTER) with idempotent replies; the client: :mod:`.console_client`.
 
 Rules this module keeps:
 
@@ -15,8 +15,13 @@ Rules this module keeps:
    (:data:`READ_ONLY_COMMANDS`) is journaled as asked, without its answer (a ``status`` reply
    is some kilobytes); resent, it is answered afresh (``replayed: true``).
    The entry names the CURVE key that authenticated the console (the key file's name).
-4. Commands are handled one at a time, in arrival order, and the server yields to the event
-   loop after each one, so no client delays a heartbeat by more than one command.
+4. Commands are handled one at a time, in arrival order (ZeroMQ takes them from the consoles'
+   connections in turn), at most :data:`COMMANDS_PER_TURN` in one turn of the event loop: the
+   server yields to it after each turn, so no client delays a heartbeat or a feed by more than
+   one turn. The read-only commands of a turn are journaled together, in one transaction (a
+   group commit, :meth:`Journal.append_commands`: one disk flush for a turn of ``status``
+   floods, not one each), still before their replies are sent, and before any later command
+   of the turn is journaled.
 5. Handler contract: ``handler(command) -> CommandReply`` decides; it should not change the table
    (the journal entry does not exist yet). ``on_committed(command, reply, entry)`` runs after the
    command is journaled: apply the effect and publish there (journal first,
@@ -40,7 +45,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -49,25 +54,27 @@ import zmq.asyncio
 
 from table_controller.errors import JournalError, TableError
 from table_controller.feeds.bounded import recv_bounded
+from table_controller.feeds.console_client import CommandClient
 from table_controller.feeds.messages import (
     MAX_CONSOLE_ID,
-    MAX_MESSAGE_BYTES,
     MAX_REQUEST_BYTES,
     Command,
     CommandError,
     CommandReply,
-    CommandTimeout,
     FeedError,
-    KeyRefused,
     Message,
     MessageError,
     decode,
     parse_command,
 )
-from table_controller.feeds.monitoring import monitor_address
-from table_controller.feeds.security import CONSOLES_DOMAIN, ClientKeys, CurveServer
-from table_controller.journal import Entry, Journal, thaw
+from table_controller.feeds.security import CONSOLES_DOMAIN, CurveServer
+from table_controller.journal import CommandRecord, Entry, Journal, thaw
 from table_controller.ratelimit import PeerLimiter, RateLimitedLog
+
+__all__ = [
+    "COMMANDS_PER_TURN", "COMMAND_BURST", "COMMAND_HWM", "COMMAND_RATE", "READ_ONLY_COMMANDS",
+    "CommandClient", "CommandHandler", "CommandServer", "CommittedCallback", "ReceivedCommand",
+]
 
 log = logging.getLogger(__name__)
 
@@ -80,11 +87,42 @@ COMMAND_HWM = 100
 READ_ONLY_COMMANDS = frozenset({"status"})
 #: Frames of a command message kept (the first ones and the last, the body).
 MAX_COMMAND_FRAMES = 4
+#: Commands taken from the socket in one turn of the event loop (rule 4).
+COMMANDS_PER_TURN = 32
 
 #: The daemon's decision for one command.
 CommandHandler = Callable[[Command], Awaitable[CommandReply]]
 #: Called after the command and its reply are journaled, before the reply is sent.
 CommittedCallback = Callable[[Command, CommandReply, Entry], Awaitable[None]]
+
+
+#: One command as received: the reply's envelope, the body, the sender's CURVE key.
+ReceivedCommand = tuple[list[bytes], bytes, str | None]
+
+
+@dataclasses.dataclass
+class _Slot:
+    """The reply to one command of a turn (a read-only one's may change at its commit)."""
+
+    message: Message
+    #: a command that changes the table was journaled (or tried to be): the turn ends
+    wrote: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class _ReadOnly:
+    """A read-only command decided and waiting for the turn's group commit (rule 4)."""
+
+    slot: _Slot
+    command: Command
+    reply: CommandReply
+    record: CommandRecord
+
+
+def _waiting(sock: zmq.asyncio.Socket) -> bool:
+    """Whether a message can be read from ``sock`` at once."""
+    events = sock.getsockopt(zmq.EVENTS)
+    return isinstance(events, int) and bool(events & zmq.POLLIN)
 
 
 class CommandServer:
@@ -137,6 +175,9 @@ class CommandServer:
         self.rate_limited = 0
         self.rate = rate
         self._limiter = PeerLimiter(rate, burst)
+        #: The replies of the last turn (:meth:`serve_turn`), in arrival order.
+        self.last_turn: list[tuple[list[bytes], Message]] = []
+        self._carried: list[ReceivedCommand] = []
         self._rlog = RateLimitedLog(log, interval=60.0, burst=5)
 
     async def start(self) -> None:
@@ -195,36 +236,68 @@ class CommandServer:
         assert self._sock is not None
         sock = self._sock
         while True:
-            await asyncio.sleep(0)  # one command, then the event loop (heartbeats, feeds) runs
-            frames, _ = await recv_bounded(sock, MAX_COMMAND_FRAMES)
-            if len(frames) < 2:
-                continue
-            envelope = [frames[0].bytes]
-            body = frames[1:]
-            if len(body) >= 2 and body[0].bytes == b"":
-                envelope.append(b"")
-                body = body[1:]
-            last = body[-1]
-            key: str | None = None
-            if self.curve is not None:
+            await asyncio.sleep(0)  # one turn, then the event loop (heartbeats, feeds) runs
+            turn = list(self._carried)
+            if not turn and (first := await self._receive(sock)) is not None:
+                turn = [first]
+            while len(turn) < COMMANDS_PER_TURN and _waiting(sock):
+                if (more := await self._receive(sock)) is not None:
+                    turn.append(more)
+            self._carried = await self.serve_turn(turn)
+            for envelope, reply in self.last_turn:
                 try:
-                    user = last.get("User-Id")
-                except zmq.ZMQError:
-                    user = None
-                key = user if isinstance(user, str) else None
+                    await sock.send_multipart([*envelope, reply.encode()])
+                except zmq.ZMQError as exc:  # pragma: no cover - peer vanished
+                    self._rlog.warning("send", "cannot send a command reply: %s", exc,
+                                       now=self._mono())
+
+    async def _receive(self, sock: zmq.asyncio.Socket) -> ReceivedCommand | None:
+        """Read one command message: its envelope, body and CURVE key (``None``: no body)."""
+        frames, _ = await recv_bounded(sock, MAX_COMMAND_FRAMES)
+        if len(frames) < 2:
+            return None
+        envelope = [frames[0].bytes]
+        body = frames[1:]
+        if len(body) >= 2 and body[0].bytes == b"":
+            envelope.append(b"")
+            body = body[1:]
+        last = body[-1]
+        key: str | None = None
+        if self.curve is not None:
             try:
-                reply = await self.handle_raw(last.bytes, key)
+                user = last.get("User-Id")
+            except zmq.ZMQError:
+                user = None
+            key = user if isinstance(user, str) else None
+        return envelope, last.bytes, key
+
+    async def serve_turn(self, turn: Sequence[ReceivedCommand]) -> list[ReceivedCommand]:
+        """Handle one turn's commands in order; their replies are then in :attr:`last_turn`.
+
+        The read-only commands are journaled together (rule 4); a command that changes the
+        table ends the turn (its own commit: at most two per turn).
+
+        :returns: the commands left for the next turn (after one that changes the table).
+        """
+        pending: list[_ReadOnly] = []
+        slots: list[tuple[list[bytes], _Slot]] = []
+        left: list[ReceivedCommand] = []
+        for i, (envelope, raw, key) in enumerate(turn):
+            try:
+                slot = await self._handle(raw, key, pending)
             except Exception as exc:  # keep serving: one bad command must not stop the endpoint
                 self._rlog.error("internal", "command endpoint failed on a message",
                                  now=self._mono(), exc_info=True)
-                reply = self._reply(0, None, CommandReply(
+                slot = _Slot(self._reply(0, None, CommandReply(
                     False, f"not recorded, nothing changed: internal error: "
-                           f"{type(exc).__name__}"))
-            try:
-                await sock.send_multipart([*envelope, reply.encode()])
-            except zmq.ZMQError as exc:  # pragma: no cover - peer vanished
-                self._rlog.warning("send", "cannot send a command reply: %s", exc,
-                                   now=self._mono())
+                           f"{type(exc).__name__}")))
+            slots.append((envelope, slot))
+            if slot.wrote:
+                left = list(turn[i + 1:])
+                break
+        await self._flush(pending)
+        self.last_turn = [(envelope, slot.message) for envelope, slot in slots]
+        return left
 
     def _reply(
         self, seq: int, console: str | None, reply: CommandReply, *, command: str | None = None
@@ -241,6 +314,18 @@ class CommandServer:
         :param key: the sender's CURVE public key (z85), or ``None`` without CURVE.
         :returns: the reply message to send.
         """
+        pending: list[_ReadOnly] = []
+        slot = await self._handle(raw, key, pending)
+        await self._flush(pending)
+        return slot.message
+
+    async def _handle(self, raw: bytes, key: str | None, pending: list[_ReadOnly]) -> _Slot:
+        """Handle one command; a read-only one is left in ``pending`` to journal (rule 4)."""
+        out = await self._answer(raw, key, pending)
+        return out if isinstance(out, _Slot) else _Slot(out)
+
+    async def _answer(self, raw: bytes, key: str | None,
+                      pending: list[_ReadOnly]) -> Message | _Slot:
         if self.curve is not None and not self.curve.consoles.allows(key):
             return self._reply(0, None, CommandReply(False, "not authorised: unknown console key"))
         try:
@@ -265,6 +350,8 @@ class CommandServer:
             return self._reply(msg.seq, msg.console, CommandReply(
                 False, f"wrong table: this is table {self.table_id!r}, not {msg.table[:64]!r}"))
         body = dict(msg.data)
+        if any(r.record.console == msg.console and r.record.seq == msg.seq for r in pending):
+            await self._flush(pending)  # the same command again in one turn: the first is stored
         stored = self.journal.stored_command(msg.console, msg.seq)
         if stored is not None:
             command, reply_data = stored
@@ -290,10 +377,20 @@ class CommandServer:
             reply = CommandReply(False, f"bad command: {exc}")
         else:
             cmd = Command(msg.console, msg.seq, name, args, key, msg.ts)
+            if name not in READ_ONLY_COMMANDS:
+                # the reads before it are journaled and applied first: it is decided on the
+                # table they left, and journaled after them (arrival order)
+                await self._flush(pending)
             reply = await self._decide(cmd)
         recorded = reply.to_data()
+        out = self._reply(msg.seq, msg.console, reply, command=str(body.get("command")))
         if cmd is not None and cmd.name in READ_ONLY_COMMANDS:
-            recorded = {**recorded, "result": {}, "read_only": True}
+            slot = _Slot(out)
+            pending.append(_ReadOnly(slot, cmd, reply, CommandRecord(
+                msg.console, msg.seq, body, {**recorded, "result": {}, "read_only": True},
+                self._key_name(key))))
+            return slot
+        await self._flush(pending)  # journal order is arrival order (a bad command's too)
         try:
             entry = self.journal.append_command(
                 msg.console, msg.seq, body, recorded,
@@ -302,14 +399,39 @@ class CommandServer:
         except JournalError as exc:
             self._rlog.error("journal", "cannot journal command %s/%s: %s", msg.console, msg.seq,
                              exc, now=self._mono())
-            return self._reply(msg.seq, msg.console, CommandReply(
-                False, f"not recorded, nothing changed: journal error: {exc}"))
+            return _Slot(self._reply(msg.seq, msg.console, CommandReply(
+                False, f"not recorded, nothing changed: journal error: {exc}")), wrote=True)
         self.handled += 1
-        out = self._reply(msg.seq, msg.console, reply, command=str(body.get("command")))
         if cmd is not None and self.on_committed is not None:
             # applied before the next command is read: commands take effect in arrival order
             await self._commit(cmd, reply, entry)
-        return out
+        return _Slot(out, wrote=True)
+
+    async def _flush(self, pending: list[_ReadOnly]) -> None:
+        """Journal the read-only commands waiting in ``pending`` in one transaction (rule 4).
+
+        Then each one's ``on_committed`` runs, in order; on a journal error each is answered
+        with it instead (not recorded).
+        """
+        if not pending:
+            return
+        batch = list(pending)
+        pending.clear()
+        try:
+            entries = self.journal.append_commands([r.record for r in batch],
+                                                   wall_time=self._wall(), mono_time=self._mono())
+        except JournalError as exc:
+            first = batch[0].record
+            self._rlog.error("journal", "cannot journal command %s/%s: %s", first.console,
+                             first.seq, exc, now=self._mono())
+            for r in batch:
+                r.slot.message = self._reply(r.record.seq, r.record.console, CommandReply(
+                    False, f"not recorded, nothing changed: journal error: {exc}"))
+            return
+        self.handled += len(batch)
+        if self.on_committed is not None:
+            for r, entry in zip(batch, entries, strict=True):
+                await self._commit(r.command, r.reply, entry)
 
     def _key_name(self, key: str | None) -> str | None:
         """Name the console's CURVE key for the journal: its file name, else the key itself."""
@@ -338,178 +460,3 @@ class CommandServer:
         except Exception:
             self._rlog.error("committed", "on_committed failed for %s", cmd, now=self._mono(),
                              exc_info=True)
-
-
-class CommandClient:
-    """Send dealer commands reliably (the ZeroMQ guide's Lazy Pirate).
-
-    Each command gets the next sequence number; on a timeout the socket is closed and reopened
-    and the *same* command with the *same* seq is sent again, so the daemon applies it once.
-
-    :param ctx: an asyncio context.
-    :param endpoint: the command endpoint.
-    :param table_id: the table the commands are for.
-    :param console_id: this console's id (unique per console session; idempotency key).
-    :param keys: CURVE client keys (required in production).
-    :param timeout: seconds to wait for a reply before resending.
-    :param retries: how many times to send before giving up.
-    :param first_seq: sequence number of the first command.
-    """
-
-    def __init__(
-        self,
-        ctx: zmq.asyncio.Context,
-        endpoint: str,
-        *,
-        table_id: str,
-        console_id: str,
-        keys: ClientKeys | None = None,
-        timeout: float = 2.5,
-        retries: int = 3,
-        first_seq: int = 1,
-        wall_clock: Callable[[], float] = time.time,
-    ) -> None:
-        if not console_id or len(console_id) > MAX_CONSOLE_ID:
-            raise FeedError(f"console id must be 1..{MAX_CONSOLE_ID} characters, got "
-                            f"{console_id!r}")
-        if retries < 1 or timeout <= 0:
-            raise FeedError(f"retries must be >= 1 and timeout > 0, got {retries}, {timeout}")
-        self.ctx = ctx
-        self.endpoint = endpoint
-        self.table_id = table_id
-        self.console_id = console_id
-        self.keys = keys
-        self.timeout = timeout
-        self.retries = retries
-        self._seq = first_seq
-        self._wall = wall_clock
-        self._sock: zmq.asyncio.Socket | None = None
-        self._monitor: zmq.asyncio.Socket | None = None
-        self.resends = 0
-
-    @property
-    def next_seq(self) -> int:
-        """Sequence number the next command will carry."""
-        return self._seq
-
-    def reserve_seq(self) -> int:
-        """Take the next sequence number (for a caller that sends with :meth:`resend`)."""
-        seq = self._seq
-        self._seq += 1
-        return seq
-
-    def _open(self) -> zmq.asyncio.Socket:
-        sock = self.ctx.socket(zmq.REQ)
-        sock.linger = 0
-        sock.maxmsgsize = MAX_MESSAGE_BYTES
-        if self.keys is not None:
-            self.keys.apply(sock)
-            # the socket monitor reports a refused CURVE handshake at once: say so, instead of
-            # waiting out every retry as if the network were down
-            self._monitor = sock.get_monitor_socket(
-                zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_SUCCEEDED,
-                addr=monitor_address())
-        sock.connect(self.endpoint)
-        return sock
-
-    def _close_socket(self) -> None:
-        if self._monitor is not None:
-            self._monitor.close(linger=0)
-            self._monitor = None
-        if self._sock is not None:
-            self._sock.close(linger=0)
-            self._sock = None
-
-    async def _check_handshake(self) -> None:
-        """Raise :class:`KeyRefused` if the monitor saw the table refuse the handshake."""
-        from zmq.utils.monitor import parse_monitor_message
-
-        mon = self._monitor
-        while mon is not None and await mon.poll(0):
-            event = parse_monitor_message(await mon.recv_multipart())["event"]
-            if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                continue
-            self._close_socket()
-            if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
-                raise KeyRefused(
-                    f"the table at {self.endpoint} refused this console's key: its .key file "
-                    "is not in the table's keys.consoles_dir (ask a technician to add it)")
-            raise KeyRefused(
-                f"the CURVE handshake with {self.endpoint} failed: the --server-key is not the "
-                "table's server.key, or the endpoint is not a table's command endpoint")
-
-    async def close(self) -> None:
-        """Close the socket (idempotent)."""
-        self._close_socket()
-
-    async def __aenter__(self) -> CommandClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def send(self, command: str, **args: Any) -> CommandReply:
-        """Send ``command`` with its arguments and return the reply.
-
-        :raises CommandTimeout: if no reply came after every retry (the command may or may not
-            have been applied; resend it with :meth:`resend` and the same seq to find out).
-        """
-        return await self.request({"command": command, **args})
-
-    async def request(self, body: Mapping[str, Any]) -> CommandReply:
-        """Send a command body (``{"command": ..., ...}``) with the next seq.
-
-        :raises CommandTimeout: if no reply came after every retry.
-        """
-        return await self.resend(self.reserve_seq(), body)
-
-    async def resend(self, seq: int, body: Mapping[str, Any]) -> CommandReply:
-        """Send a command body with a given seq (for example after :class:`CommandTimeout`).
-
-        :raises CommandTimeout: if no reply came after every retry.
-        :raises KeyRefused: if the table refused this console's CURVE key (said at once).
-        """
-        msg = Message("command", seq, self.table_id, self._wall(), dict(body), self.console_id)
-        raw = msg.encode()
-        for attempt in range(self.retries):
-            if self._sock is None:
-                self._sock = self._open()
-            if attempt:
-                self.resends += 1
-            await self._sock.send(raw)
-            deadline = asyncio.get_running_loop().time() + self.timeout
-            while True:
-                wait = deadline - asyncio.get_running_loop().time()
-                # wake at least every 0.1 s to look at the handshake's fate
-                slice_ms = int(min(max(wait, 0.0), 0.1) * 1000) + 1
-                if wait > 0 and not await self._sock.poll(slice_ms):
-                    await self._check_handshake()
-                    assert self._sock is not None
-                    continue
-                if wait <= 0:
-                    await self._check_handshake()
-                    # Lazy Pirate: the REQ socket is stuck; throw it away and try again
-                    self._close_socket()
-                    break
-                reply_raw = await self._sock.recv()
-                try:
-                    reply = decode(reply_raw)
-                except MessageError as exc:
-                    raise FeedError(f"bad reply from {self.endpoint}: {exc}") from exc
-                if reply.type != "reply":
-                    raise FeedError(f"bad reply from {self.endpoint}: type {reply.type!r}")
-                if reply.seq != seq and reply.console is not None:
-                    continue
-                return CommandReply.from_data(
-                    reply.data, replayed=bool(reply.data.get("replayed", False))
-                )
-        raise CommandTimeout(
-            f"no reply from {self.endpoint} to command {seq} after {self.retries} tries "
-            f"of {self.timeout:g} s"
-        )

@@ -3,7 +3,8 @@
 Public API (see :mod:`table_controller.journal.store`):
 
 - :class:`Journal` — ``Journal.open(path)``, ``append(kind, payload, wall_time=, mono_time=)``,
-  ``append_command(...)``, ``reply_for(console_id, seq)``, ``entries(since=)``, ``last_seq``,
+  ``append_command(...)``, ``append_commands(records)`` (a group commit; :mod:`.records`),
+  ``reply_for(console_id, seq)``, ``entries(since=)``, ``last_seq``,
   ``verify()``, ``current_hand``, ``hand_entries(n)``, ``recent_hands(n=10)``.
   ``last_of(kind)``, ``config_for(seq)``, ``append_checkpoint(state, ...)``,
   ``last_checkpoint()``, ``verified_from``, ``schema``; ``Journal.open(path, full=True)``
@@ -20,6 +21,7 @@ Hand histories (PHH) are :mod:`table_controller.phh`, not journal code.
 
 from table_controller.journal.store import (
     GENESIS_HASH,
+    CommandRecord,
     Entry,
     EntryKind,
     HandRecord,
@@ -30,6 +32,7 @@ from table_controller.journal.store import (
 
 __all__ = [
     "GENESIS_HASH",
+    "CommandRecord",
     "Entry",
     "EntryKind",
     "HandRecord",

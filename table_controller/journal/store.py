@@ -52,7 +52,7 @@ import json
 import math
 import os
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -72,10 +72,11 @@ from table_controller.journal.chain import (
     thaw,
 )
 from table_controller.journal.reads import JournalReads
+from table_controller.journal.records import CommandRecord, command_payloads
 
 __all__ = [
-    "GENESIS_HASH", "Entry", "EntryKind", "HandRecord", "Journal", "canonical_json",
-    "entry_hash", "thaw",
+    "GENESIS_HASH", "CommandRecord", "Entry", "EntryKind", "HandRecord", "Journal",
+    "canonical_json", "entry_hash", "thaw",
 ]
 
 #: Version of the on-disk schema of a journal created now (:mod:`.layout`); a journal of a
@@ -475,18 +476,22 @@ class Journal(JournalReads):
         :raises JournalError: if ``(console_id, seq)`` is already recorded (answer it from
             :meth:`reply_for` instead), on a bad payload, or on a write failure.
         """
-        if not console_id or not isinstance(console_id, str):
-            raise JournalError(f"console id must be a non-empty string, got {console_id!r}")
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            raise JournalError(f"command seq must be an integer >= 0, got {seq!r}")
-        if (console_id, seq) in self._chain.commands:
-            raise JournalError(f"reply for console {console_id!r} seq {seq} already stored")
-        canonical_json(reply)
-        payload: dict[str, Any] = {"console": console_id, "seq": seq, "command": command,
-                                   "reply": reply}
-        if key is not None:
-            payload["key"] = key
-        return self._append(EntryKind.DEALER_COMMAND, payload, wall_time, mono_time)
+        return self.append_commands([CommandRecord(console_id, seq, command, reply, key)],
+                                    wall_time=wall_time, mono_time=mono_time)[0]
+
+    def append_commands(self, records: Sequence[CommandRecord], *, wall_time: float,
+                        mono_time: float) -> list[Entry]:
+        """Journal several dealer commands (as :meth:`append_command`) in one transaction.
+
+        One commit and one anchor write for all of them (a group commit): the entries are on
+        disk together, in the order given, or none is (a refused record writes nothing).
+
+        :raises JournalError: if a ``(console, seq)`` is already recorded or given twice, on a
+            bad payload, or on a write failure.
+        """
+        payloads: list[tuple[EntryKind | str, Mapping[str, Any]]] = [
+            (EntryKind.DEALER_COMMAND, p) for p in command_payloads(records, self._chain.commands)]
+        return self._append_many(payloads, wall_time, mono_time)
 
     def append_checkpoint(self, state: Mapping[str, Any], *, wall_time: float,
                           mono_time: float) -> Entry:
@@ -532,49 +537,70 @@ class Journal(JournalReads):
         mono_time: float,
         anchor: bool = True,
     ) -> Entry:
+        return self._append_many([(kind, payload)], wall_time, mono_time, anchor)[0]
+
+    def _append_many(
+        self,
+        items: Sequence[tuple[EntryKind | str, Mapping[str, Any]]],
+        wall_time: float,
+        mono_time: float,
+        anchor: bool = True,
+    ) -> list[Entry]:
+        """Append ``items`` in one transaction; the chain and the anchor follow its commit."""
         self._check_open()
         if self._readonly:
             raise JournalError(f"journal {self._path} is open read-only")
-        try:
-            k = EntryKind(kind)
-        except ValueError:
-            kinds = ", ".join(x.value for x in EntryKind)
-            raise JournalError(f"unknown entry kind {kind!r} (one of {kinds})") from None
-        if not isinstance(payload, Mapping):
-            raise JournalError(f"payload must be a mapping, got {type(payload).__name__}")
         for name, t in (("wall_time", wall_time), ("mono_time", mono_time)):
             if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
                 raise JournalError(f"{name} must be a finite number, got {t!r}")
-        payload_json = canonical_json(payload)
         chain = self._chain
-        if k is EntryKind.CHECKPOINT and chain.open_hand is not None:
-            raise JournalError(f"checkpoint while hand {chain.open_hand} is open")
-        if k is EntryKind.HAND_START:
-            if chain.open_hand is not None:
-                raise JournalError(
-                    f"hand start while hand {chain.open_hand} is open (end it first)"
-                )
-            hand: int | None = chain.last_hand + 1
-        else:
-            if k is EntryKind.HAND_END and chain.open_hand is None:
-                raise JournalError("hand end with no hand open")
-            hand = chain.open_hand
-        seq = chain.count + 1
-        prev = chain.head
-        digest = entry_hash(prev, seq, k.value, wall_time, mono_time, hand, payload_json)
-        row: Row = (seq, k.value, float(wall_time), float(mono_time), hand, payload_json,
-                    prev, digest)
-        self.sync_anchor()  # the entry before this one is anchored before this one is written
+        seq, prev = chain.count, chain.head
+        open_hand, last_hand = chain.open_hand, chain.last_hand
+        rows: list[tuple[Row, EntryKind]] = []
+        hand: int | None
+        for kind, payload in items:
+            try:
+                k = EntryKind(kind)
+            except ValueError:
+                kinds = ", ".join(x.value for x in EntryKind)
+                raise JournalError(f"unknown entry kind {kind!r} (one of {kinds})") from None
+            if not isinstance(payload, Mapping):
+                raise JournalError(f"payload must be a mapping, got {type(payload).__name__}")
+            payload_json = canonical_json(payload)
+            if k is EntryKind.CHECKPOINT and open_hand is not None:
+                raise JournalError(f"checkpoint while hand {open_hand} is open")
+            if k is EntryKind.HAND_START:
+                if open_hand is not None:
+                    raise JournalError(
+                        f"hand start while hand {open_hand} is open (end it first)"
+                    )
+                last_hand = last_hand + 1
+                open_hand = hand = last_hand
+            else:
+                if k is EntryKind.HAND_END and open_hand is None:
+                    raise JournalError("hand end with no hand open")
+                hand = open_hand
+                if k is EntryKind.HAND_END:
+                    open_hand = None
+            seq += 1
+            digest = entry_hash(prev, seq, k.value, wall_time, mono_time, hand, payload_json)
+            rows.append(((seq, k.value, float(wall_time), float(mono_time), hand, payload_json,
+                          prev, digest), k))
+            prev = digest
+        if not rows:
+            return []
+        self.sync_anchor()  # the entry before these is anchored before they are written
         c = self._conn
         try:
             c.execute("BEGIN IMMEDIATE")
             try:
-                c.execute(layout.insert_sql(self._schema), layout.stored(self._schema, row))
+                for row, k in rows:
+                    c.execute(layout.insert_sql(self._schema), layout.stored(self._schema, row))
+                    if k is EntryKind.CHECKPOINT:
+                        c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
+                                  "('checkpoints', ?)", (self._hints(row[0], row[4]),))
                 c.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(seq),))
-                c.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (digest,))
-                if k is EntryKind.CHECKPOINT:
-                    c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
-                              "('checkpoints', ?)", (self._hints(seq, hand),))
+                c.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (prev,))
                 c.execute("COMMIT")
             except BaseException:
                 # SQLite may have rolled back already (a full disk does): the original error
@@ -584,14 +610,15 @@ class Journal(JournalReads):
                         c.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
+            first = rows[0][0][0]
             if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "full" in str(exc):
-                raise JournalError(f"cannot write entry {seq} to {self._path}: the disk is "
+                raise JournalError(f"cannot write entry {first} to {self._path}: the disk is "
                                    "full (free space on it, then restart)") from exc
-            raise JournalError(f"cannot write entry {seq} to {self._path}: {exc}") from exc
-        entry = chain.accept(row)
+            raise JournalError(f"cannot write entry {first} to {self._path}: {exc}") from exc
+        entries = [chain.accept(row) for row, _k in rows]
         if self._anchor is not None:
-            self._anchor.write(Head(seq, digest), defer=not anchor)
-        return entry
+            self._anchor.write(Head(seq, prev), defer=not anchor)
+        return entries
 
     def _hints(self, seq: int, hand: int | None) -> str:
         """Return the ``meta`` hint with checkpoint ``seq`` added (the last :data:`_HINTS`)."""

@@ -17,7 +17,7 @@ from table_controller.feeds import (
     KeyRefused,
     create_key_pair,
 )
-from table_controller.feeds.commands import CommandClient
+from table_controller.feeds.console_client import CommandClient
 from table_controller.journal import Journal
 from tests.feeds.helpers import arun
 

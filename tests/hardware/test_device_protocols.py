@@ -251,6 +251,21 @@ def test_id12_whole_bytewise_garbage_checksum() -> None:
     assert any("checksum mismatch" in r for r in reasons)
 
 
+def test_id12_a_run_of_damaged_frames_is_one_bad_frame() -> None:
+    # a noisy line of STX bytes: each byte opens a damaged frame; one report for the run, and
+    # the frame after it is read
+    out = LineReaderProtocol("id12").feed(b"\x02" * 5000 + encode_id12("0102030405"), 1.0)
+    assert out[1:] == [CardDrawn("0102030405", None, 1.0)]
+    assert isinstance(out[0], BadFrame) and "not hex" in out[0].reason
+    assert "4999 more damaged frames" in out[0].reason
+    # a damaged frame alone is reported as before (then the bytes after its STX)
+    single = LineReaderProtocol("id12").feed(b"\x02zz" + encode_id12("0102030405"), 1.0)
+    assert [type(e) for e in single] == [BadFrame, BadFrame, CardDrawn]
+    first, outside = (e for e in single if isinstance(e, BadFrame))
+    assert "not hex" in first.reason and "more damaged" not in first.reason
+    assert "2 bytes outside an STX frame" in outside.reason
+
+
 @given(st.binary(max_size=300))
 def test_line_readers_never_raise(data: bytes) -> None:
     for fmt in ("reader", "id12"):

@@ -353,3 +353,26 @@ def test_transition_table() -> None:
     p = Pn532Poller()
     with pytest.raises(ProtocolError, match="no transition"):
         p._fire(Trigger.SEND)  # CLOSED: nothing may be sent before the port opens
+
+
+def test_frames_while_the_port_is_closed_are_ignored() -> None:
+    # before the port opens, and after its loss: whatever was read is no exception
+    stream = (ACK_FRAME + NACK_FRAME + ERROR_FRAME + encode_response(0x4A, b"\x00")
+              + b"\x00\x00\xff\x02\xfe\xd5\x00\x2b\x00")
+    never_opened = Pn532Poller()
+    assert all(isinstance(e, DeviceEvent) for e in never_opened.feed(stream, 1.0))
+    assert never_opened.poll_state is PollState.CLOSED and never_opened.take_outgoing() == b""
+    lost = Pn532Poller()
+    lost.reset(0.0)
+    lost.mark_lost()
+    lost.take_outgoing()
+    assert all(isinstance(e, DeviceEvent) for e in lost.feed(stream, 2.0))
+    assert lost.poll_state is PollState.CLOSED and lost.take_outgoing() == b""
+
+
+@pytest.mark.parametrize("frame", ["0000FF000000", "0000FFFFFF00000000"])
+def test_an_empty_frame_is_a_bad_frame(frame: str) -> None:
+    # LEN 0 (normal or extended) with good checksums: no frame identifier to read
+    items = FrameDecoder().feed(bytes.fromhex(frame) + ACK_FRAME)
+    assert isinstance(items[0], BadFrame) and "empty frame" in items[0].reason
+    assert items[1:] == [Ack()]
