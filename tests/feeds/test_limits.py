@@ -309,6 +309,10 @@ def test_pipelined_commands_do_not_stall_the_event_loop(tmp_path: Path) -> None:
                 await _heartbeat(sub)
                 console = ctx.socket(zmq.DEALER)
                 console.sndhwm = 0
+                # the console reads its replies only after sending all 3,000: its own queue
+                # must hold them (the server's queue to one console is bounded, and ZeroMQ
+                # drops what a console does not take in time)
+                console.rcvhwm = 0
                 console.connect(server.bound)
                 n = 3000
                 for seq in range(1, n + 1):
