@@ -237,17 +237,17 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
 #: One token of the TOML subset PHH files use (see :func:`_fast_toml`).
 _TOKEN = re.compile(
     r'[ \t]*(?:(?P<str>"[^"\\\x00-\x1f\x7f]*"|\'[^\'\x00-\x08\x0a-\x1f\x7f]*\')'
-    r'|(?P<float>-?(?:0|[1-9]\d*)\.\d+)(?![\w.:-])|(?P<int>-?(?:0|[1-9]\d*))(?![\w.:-])'
+    r'|(?P<float>-?(?:0|[1-9][0-9]*)\.[0-9]+)(?![\w.:-])|(?P<int>-?(?:0|[1-9][0-9]*))(?![\w.:-])'
     r'|(?P<bool>true|false)(?!\w)|(?P<punct>[\[\],])|(?P<comment>#[^\n\x00-\x08\x0a-\x1f\x7f]*)'
     r'|(?P<nl>\r?\n)|(?P<end>\Z))')
 _KEY = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
 
 
 _STR = r"'[^'\x00-\x08\x0a-\x1f\x7f]*'" + r'|"[^"\\\x00-\x1f\x7f]*"'
-_INT = r"-?(?:0|[1-9]\d*)"
+_INT = r"-?(?:0|[1-9][0-9]*)"  # ASCII digits only (``\d`` would take any script's)
 _LINE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)")
 _INT_ONLY = re.compile(_INT)
-_DECIMAL_ONLY = re.compile(_INT + r"\.\d+")
+_DECIMAL_ONLY = re.compile(_INT + r"\.[0-9]+")
 _STR_ONLY = re.compile(_STR)
 _INTS = re.compile(rf"\[[ \t]*(?:{_INT}[ \t]*,[ \t]*)*(?:{_INT}[ \t]*,?[ \t]*)?\]")
 _STRS = re.compile(rf"\[[ \t]*(?:(?:{_STR})[ \t]*,[ \t]*)*(?:(?:{_STR})[ \t]*,?[ \t]*)?\]")
@@ -262,13 +262,18 @@ def _line_toml(text: str) -> dict[str, Any] | None:
     of such strings, on one line, without a comment after the value; comment lines and blank
     lines between. Anything else returns ``None`` (the caller reads the text token by token).
 
+    What it returns is within the bounds :func:`_check_document` keeps (one level of arrays,
+    integers within ``MAX_CHIPS``, decimal exponents within 30): a value beyond them returns
+    ``None`` too, and the caller's slower path reports it.
+
     >>> _line_toml("a = [1, 2]" + chr(10) + "b = ['p1 f', 'p2 cc']")
     {'a': [1, 2], 'b': ['p1 f', 'p2 cc']}
-    >>> _line_toml("a = [1, 'x']") is None
-    True
+    >>> _line_toml("a = [1, 'x']") is None, _line_toml("a = 9007199254740992") is None
+    (True, True)
     """
     out: dict[str, Any] = {}
     line_match, str_items = _LINE.fullmatch, _STR_ONLY.findall
+    ints_match, strs_match = _INTS.fullmatch, _STRS.fullmatch
     for line in text.split("\n"):
         if line[-1:] == "\r":
             line = line[:-1]
@@ -280,15 +285,28 @@ def _line_toml(text: str) -> dict[str, Any] | None:
         m = line_match(line)
         if m is None:
             return None
-        key, value = m.group(1), m.group(2)
+        key, value = m.groups()
         if key in out or not value:
             return None
         first = value[0]
         if first == "[":
-            if _INTS.fullmatch(value):
-                out[key] = [int(x) for x in value[1:-1].split(",") if x.strip(" \t")]
-            elif _STRS.fullmatch(value):
-                out[key] = [s[1:-1] for s in str_items(value)]
+            if ints_match(value):
+                inner = value[1:-1].rstrip(" \t")
+                if inner[-1:] == ",":  # a trailing comma
+                    inner = inner[:-1]
+                # int() takes the spaces around each item; the pattern allowed nothing else
+                ints = list(map(int, inner.split(","))) if inner.strip(" \t") else []
+                if ints and (min(ints) < -MAX_CHIPS or max(ints) > MAX_CHIPS):
+                    return None
+                out[key] = ints
+            elif strs_match(value):
+                # no quote inside a string of the other kind: the items sit between the quotes
+                if '"' not in value:
+                    out[key] = value.split("'")[1::2]
+                elif "'" not in value:
+                    out[key] = value.split('"')[1::2]
+                else:
+                    out[key] = [s[1:-1] for s in str_items(value)]
             else:
                 return None
         elif first == "'" or first == '"':
@@ -298,9 +316,15 @@ def _line_toml(text: str) -> dict[str, Any] | None:
         elif value == "true" or value == "false":
             out[key] = value == "true"
         elif _INT_ONLY.fullmatch(value):
-            out[key] = int(value)
+            number = int(value)
+            if not -MAX_CHIPS <= number <= MAX_CHIPS:
+                return None
+            out[key] = number
         elif _DECIMAL_ONLY.fullmatch(value):
-            out[key] = Decimal(value)
+            decimal = Decimal(value)
+            if decimal and not -30 <= decimal.adjusted() <= 30:
+                return None
+            out[key] = decimal
         else:
             return None
     return out
@@ -324,8 +348,11 @@ def _fast_toml(text: str) -> dict[str, Any] | None:
     (True, True)
     """
     lines = _line_toml(text)
-    if lines is not None:
-        return lines
+    return lines if lines is not None else _token_toml(text)
+
+
+def _token_toml(text: str) -> dict[str, Any] | None:
+    """Read the TOML subset of :func:`_fast_toml` token by token; ``None`` for anything else."""
     out: dict[str, Any] = {}
     pos = 0
     key_match, token = _KEY.match, _TOKEN.match
@@ -431,7 +458,9 @@ def loads(text: str) -> HandHistory:
     """Read one hand from PHH text.
 
     The TOML subset PHH files are written in is read by :func:`_fast_toml` (a quarter less
-    time than ``tomllib`` on real hands); any other TOML by ``tomllib``.
+    time than ``tomllib`` on real hands); any other TOML by ``tomllib``. What the line reader
+    (:func:`_line_toml`) returns is bounded already; anything else is walked by
+    :func:`_check_document`.
 
     Bounded: a text longer than :data:`MAX_TEXT` characters, nested deeper than
     :data:`MAX_DEPTH`, or with a chip amount beyond :data:`~.model.MAX_CHIPS` (an integer of
@@ -443,9 +472,12 @@ def loads(text: str) -> HandHistory:
     if len(text) > MAX_TEXT:
         raise PhhError("file", f"{len(text):,} characters (a hand has at most {MAX_TEXT:,})")
     try:
-        raw = _fast_toml(text)
+        raw = _line_toml(text)
+        bounded = raw is not None  # the line reader keeps the bounds itself: no second walk
         if raw is None:
-            raw = tomllib.loads(text, parse_float=Decimal)
+            raw = _token_toml(text)
+            if raw is None:
+                raw = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as exc:
         raise PhhError("toml", str(exc)) from exc
     except RecursionError:
@@ -454,7 +486,8 @@ def loads(text: str) -> HandHistory:
         raise PhhError("toml", str(exc).splitlines()[0]) from None
     except ArithmeticError:  # a decimal whose exponent the decimal context cannot hold
         raise PhhError("toml", "a number out of range") from None
-    _check_document(raw)
+    if not bounded:
+        _check_document(raw)
     return from_mapping(raw)
 
 
