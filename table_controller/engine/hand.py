@@ -307,9 +307,10 @@ class Hand(HandFixes):
     def expected(self) -> Step:
         """Return the next physical step the table waits for."""
         st = self._st
-        if st.step is None:
-            st.step = expected_step(self, st)
-        return st.step
+        step = st.step
+        if step is None:
+            step = st.step = EXPECTED[st.phase](self, st)  # expected_step, inlined
+        return step
 
     def check(self, inp: Input) -> RuleError | None:
         """Return the error ``apply(inp)`` would raise, or None; changes nothing."""

@@ -19,6 +19,8 @@ from table_controller.engine import (
     AwardStep,
     BoardStep,
     BurnStep,
+    Collect,
+    CollectStep,
     Deal,
     DealHoleStep,
     ExtraPost,
@@ -29,6 +31,10 @@ from table_controller.engine import (
     Input,
     LegalActions,
     Muck,
+    Post,
+    PostKind,
+    PostStep,
+    Push,
     RakeRule,
     Show,
     ShowStep,
@@ -263,6 +269,11 @@ class _Refused(Exception):
 
 
 _UNKNOWN = Deal(None)
+_COLLECT = Collect()
+_PUSHES = tuple(Push(i) for i in range(10))
+"""One (immutable) ``Push`` input per pot index (a hand of ten seats has at most ten pots)."""
+_POSTS: dict[tuple[int, PostKind], Post] = {}
+"""One (immutable) ``Post`` input per seat and kind (a few dozen in all)."""
 _DEAL_OF: dict[Card, Deal] = {card: Deal(card) for card in FULL_DECK}
 """One (immutable) ``Deal`` input per card, made once."""
 
@@ -303,15 +314,7 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
             step = expected()
             kind = type(step)
             action = None
-            if kind is DealHoleStep:  # every hole card still to deal, in one call
-                deal_steps = hand.deal_steps
-                deals = []
-                for hole_step in deal_steps[deal_steps.index(step):]:  # type: ignore[arg-type]
-                    cards = holes.get(player_of[hole_step.seat], ())
-                    card = cards[hole_step.round - 1] if hole_step.round <= len(cards) else None
-                    deals.append(_DEAL_OF[card] if card is not None else _UNKNOWN)
-                apply_all(deals)
-            elif kind is ActStep:
+            if kind is ActStep:
                 assert isinstance(step, ActStep)
                 if bet_i >= n_bets:
                     raise ReplayError(None, "phh",
@@ -345,11 +348,31 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                 assert isinstance(step, ShowStep)
                 inp, action = show_input(step.seat)  # the file's cards, or a muck
                 apply_(inp)
+            elif kind is PostStep:
+                assert isinstance(step, PostStep)
+                post = _POSTS.get((step.seat, step.kind))
+                if post is None:
+                    post = _POSTS[(step.seat, step.kind)] = Post(step.seat, step.kind)
+                apply_(post)
+            elif kind is CollectStep:
+                apply_(_COLLECT)
+            elif kind is AwardStep:
+                assert isinstance(step, AwardStep)
+                index = step.pot_index
+                apply_(_PUSHES[index] if index < len(_PUSHES) else Push(index))
+            elif kind is DealHoleStep:  # every hole card still to deal, in one call
+                deal_steps = hand.deal_steps
+                deals = []
+                for hole_step in deal_steps[deal_steps.index(step):]:  # type: ignore[arg-type]
+                    cards = holes.get(player_of[hole_step.seat], ())
+                    card = cards[hole_step.round - 1] if hole_step.round <= len(cards) else None
+                    deals.append(_DEAL_OF[card] if card is not None else _UNKNOWN)
+                apply_all(deals)
             elif kind is HandOverStep:
                 break
-            else:
-                answer = default_input(step)  # posts, the collection, the pushes
-                if answer is None:  # pragma: no cover - the engine's Step union is closed
+            else:  # pragma: no cover - the engine's Step union is closed
+                answer = default_input(step)
+                if answer is None:
                     raise ReplayError(None, "phh", f"unexpected step {step!r}")
                 apply_(answer)
     except RuleError as exc:
