@@ -365,8 +365,8 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                 deals = []
                 for hole_step in deal_steps[deal_steps.index(step):]:  # type: ignore[arg-type]
                     cards = holes.get(player_of[hole_step.seat], ())
-                    card = cards[hole_step.round - 1] if hole_step.round <= len(cards) else None
-                    deals.append(_DEAL_OF[card] if card is not None else _UNKNOWN)
+                    hole = cards[hole_step.round - 1] if hole_step.round <= len(cards) else None
+                    deals.append(_DEAL_OF[hole] if hole is not None else _UNKNOWN)
                 apply_all(deals)
             elif kind is HandOverStep:
                 break
