@@ -11,8 +11,10 @@ import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
+from itertools import repeat
+from operator import is_
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from table_controller.engine.cards import FULL_DECK, Card, CardError
 from table_controller.phh.model import (
@@ -159,6 +161,7 @@ def _int_list(raw: Mapping[str, Any], name: str, count: int | None) -> tuple[int
 
 
 _INT_TYPE = frozenset({int})
+_STR_TYPE = frozenset({str})
 
 
 def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
@@ -189,17 +192,19 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if not isinstance(trimming, bool):
         raise PhhError("ante_trimming_status", f"expected true or false, got {trimming!r}")
     actions_raw = raw.get("actions")
-    if not isinstance(actions_raw, list) or not all(isinstance(a, str) for a in actions_raw):
+    if not isinstance(actions_raw, list) or not (
+            set(map(type, actions_raw)) <= _STR_TYPE
+            or all(isinstance(a, str) for a in actions_raw)):
         raise PhhError("actions", "missing or not an array of strings")
-    parsed: list[PhhAction] = []
-    known = _PARSED.get
-    for i, text in enumerate(actions_raw):
-        action = known((text, count), _MISS)  # parse_action's cache, asked first: no "where"
-        if action is _MISS:
-            action = parse_action(text, count, f"actions[{i}]")
-        if action is not None:
-            parsed.append(action)  # type: ignore[arg-type]
-    actions = tuple(parsed)
+    # parse_action's cache asked first for every action at once (no "where", no Python loop)
+    found: list[object] = list(map(_PARSED.get, zip(actions_raw, repeat(count)), repeat(_MISS)))
+    if any(map(is_, found, repeat(_MISS))):
+        for i, text in enumerate(actions_raw):  # in order: the first bad action is named
+            if found[i] is _MISS:
+                found[i] = parse_action(text, count, f"actions[{i}]")
+    if any(map(is_, found, repeat(None))):  # no-ops (commentary only) are left out
+        found = [a for a in found if a is not None]
+    actions = cast("tuple[PhhAction, ...]", tuple(found))
     finishing: tuple[Number, ...] | None = None
     if "finishing_stacks" in raw:
         fin = raw["finishing_stacks"]

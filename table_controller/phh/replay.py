@@ -278,6 +278,15 @@ _DEAL_OF: dict[Card, Deal] = {card: Deal(card) for card in FULL_DECK}
 """One (immutable) ``Deal`` input per card, made once."""
 
 
+def _hole_deals(cards: list[Card | None] | None) -> tuple[Deal, Deal]:
+    """Return the two hole-card inputs of a player (its cards, or face down when unknown)."""
+    if not cards:
+        return _UNKNOWN, _UNKNOWN
+    first, second = cards  # two exactly (_script checks)
+    return (_DEAL_OF[first] if first is not None else _UNKNOWN,
+            _DEAL_OF[second] if second is not None else _UNKNOWN)
+
+
 def _drive(hand: Hand, script: _Script, seats: Sequence[int],
            player_of: Mapping[int, int]) -> None:
     """Feed the engine what the file says until the hand is over (the replay loop, rule 4).
@@ -362,12 +371,9 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                 apply_(_PUSHES[index] if index < len(_PUSHES) else Push(index))
             elif kind is DealHoleStep:  # every hole card still to deal, in one call
                 deal_steps = hand.deal_steps
-                deals = []
-                for hole_step in deal_steps[deal_steps.index(step):]:  # type: ignore[arg-type]
-                    cards = holes.get(player_of[hole_step.seat], ())
-                    hole = cards[hole_step.round - 1] if hole_step.round <= len(cards) else None
-                    deals.append(_DEAL_OF[hole] if hole is not None else _UNKNOWN)
-                apply_all(deals)
+                dealt = {seat: _hole_deals(holes.get(player)) for seat, player in player_of.items()}
+                apply_all([dealt[hole_step.seat][hole_step.round - 1]
+                           for hole_step in deal_steps[deal_steps.index(step):]])  # type: ignore[arg-type]
             elif kind is HandOverStep:
                 break
             else:  # pragma: no cover - the engine's Step union is closed
