@@ -36,6 +36,8 @@ _CARD_OF: dict[str, Card | None] = {c.code: c for c in FULL_DECK} | {"??": None}
 
 
 def _parse_cards(text: str, where: str) -> tuple[Card | None, ...]:
+    if len(text) == 4 and text[:2] in _CARD_OF and text[2:] in _CARD_OF:  # hole cards, shows
+        return _CARD_OF[text[:2]], _CARD_OF[text[2:]]
     if len(text) % 2:
         raise PhhError(where, f"not a list of cards: {text!r}")
     out: list[Card | None] = []

@@ -468,6 +468,8 @@ def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
     expected = hh.finishing_stacks
     if expected is None:
         return ReplayResult(NO_EXPECTED, ours, None)
+    if ours == expected:  # the common case: one comparison of the tuples
+        return ReplayResult(MATCHED, ours, expected)
     diffs: dict[int, Number] = {
         i + 1: o - e for i, (o, e) in enumerate(zip(ours, expected, strict=True)) if o != e
     }
