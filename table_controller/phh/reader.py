@@ -31,6 +31,8 @@ from table_controller.phh.model import (
 #: Verbs of a player's action and of the dealer's.
 _VERBS_PLAYER = frozenset({"f", "cc", "cbr", "sm"})
 _VERBS_DEALER = frozenset({"dh", "db"})
+#: Player number by its word, ``p1`` to ``p10`` (others go through :func:`player_number`).
+_PLAYER_OF = {f"p{i}": i for i in range(1, 11)}
 #: Card by its two characters, as PHH writes them ("??" = unknown).
 _CARD_OF: dict[str, Card | None] = {c.code: c for c in FULL_DECK} | {"??": None}
 
@@ -114,7 +116,9 @@ def _parse_action(text: str, player_count: int) -> PhhAction | None:
     where = ""  # parse_action names the action in the error
     if words[0] == "d":
         if len(words) == 4 and words[1] == "dh":
-            dealt = player_number(words[2], player_count, where)
+            dealt = _PLAYER_OF.get(words[2], 0)
+            if not 0 < dealt <= player_count:
+                dealt = player_number(words[2], player_count, where)
             cards = _parse_cards(words[3], where)
             return PhhAction(0, dealt, "dh", cards, text=clean)
         if len(words) == 3 and words[1] == "db":
@@ -123,7 +127,9 @@ def _parse_action(text: str, player_count: int) -> PhhAction | None:
                 raise PhhError(where, "board cards must be known")
             return PhhAction(0, 0, "db", cards, text=clean)
         raise PhhError(where, "dealer actions are 'd dh pN CARDS' and 'd db CARDS'")
-    actor = player_number(words[0], player_count, where)
+    actor = _PLAYER_OF.get(words[0], 0)
+    if not 0 < actor <= player_count:
+        actor = player_number(words[0], player_count, where)
     verb = words[1] if len(words) > 1 else ""
     if verb not in _VERBS_PLAYER:
         if verb in _VERBS_DEALER:
@@ -181,11 +187,11 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if not 2 <= count <= 10:
         raise PhhError("starting_stacks", f"{count} players; a table has 2 to 10")
     stacks = _int_list(raw, "starting_stacks", count)
-    if any(s <= 0 for s in stacks):
+    if min(stacks) <= 0:  # (2 to 10 of them)
         raise PhhError("starting_stacks", "every starting stack must be positive")
     antes = _int_list(raw, "antes", count)
     blinds = _int_list(raw, "blinds_or_straddles", count)
-    if any(a < 0 for a in antes) or any(b < 0 for b in blinds):
+    if min(antes) < 0 or min(blinds) < 0:
         raise PhhError("antes", "antes and blinds must not be negative")
     if "min_bet" not in raw:
         raise PhhError("min_bet", "missing")
@@ -221,7 +227,7 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         names = raw["players"]
         if not isinstance(names, list) or len(names) != count:
             raise PhhError("players", f"expected an array of {count} names")
-        players = tuple(str(n) for n in names)
+        players = tuple(map(str, names))
     seats: tuple[int, ...] | None = None
     if "seats" in raw:
         seats = _int_list(raw, "seats", count)
