@@ -464,7 +464,7 @@ def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
     """
     seats = engine_seats(hh)
     final = hand.final_stacks  # (not a whole status: its step text alone costs more)
-    ours = tuple(final[s] for s in seats)
+    ours = tuple(map(final.__getitem__, seats))
     expected = hh.finishing_stacks
     if expected is None:
         return ReplayResult(NO_EXPECTED, ours, None)
