@@ -274,8 +274,9 @@ _PUSHES = tuple(Push(i) for i in range(10))
 """One (immutable) ``Push`` input per pot index (a hand of ten seats has at most ten pots)."""
 _POSTS: dict[tuple[int, PostKind], Post] = {}
 """One (immutable) ``Post`` input per seat and kind (a few dozen in all)."""
-_DEAL_OF: dict[Card, Deal] = {card: Deal(card) for card in FULL_DECK}
-"""One (immutable) ``Deal`` input per card, made once."""
+_DEALS: tuple[Deal, ...] = tuple(Deal(card) for card in FULL_DECK)
+"""One (immutable) ``Deal`` input per card, made once, by :attr:`Card.index` (a list index
+costs less than hashing the card)."""
 
 
 def _hole_deals(cards: list[Card | None] | None) -> tuple[Deal, Deal]:
@@ -283,8 +284,8 @@ def _hole_deals(cards: list[Card | None] | None) -> tuple[Deal, Deal]:
     if not cards:
         return _UNKNOWN, _UNKNOWN
     first, second = cards  # two exactly (_script checks)
-    return (_DEAL_OF[first] if first is not None else _UNKNOWN,
-            _DEAL_OF[second] if second is not None else _UNKNOWN)
+    return (_DEALS[first.rank * 4 + first.suit] if first is not None else _UNKNOWN,
+            _DEALS[second.rank * 4 + second.suit] if second is not None else _UNKNOWN)
 
 
 def _drive(hand: Hand, script: _Script, seats: Sequence[int],
@@ -351,7 +352,7 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                     raise ReplayError(None, "phh",
                                       f"the file ends before board card {step.slot + 1}")
                 card, action = board_cards[step.slot]
-                apply_(_DEAL_OF[card])
+                apply_(_DEALS[card.rank * 4 + card.suit])
                 n_board += 1
             elif kind is ShowStep:
                 assert isinstance(step, ShowStep)
