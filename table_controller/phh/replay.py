@@ -41,6 +41,7 @@ from table_controller.engine import (
 )
 from table_controller.engine.answers import default_input
 from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.engine.frozen import quick_init
 from table_controller.errors import DuplicateCardError, IntegrityError, RuleError, TableError
 from table_controller.phh.model import (
     EXTRA_POST_LIVE,
@@ -425,6 +426,7 @@ MATCHED, ODD_CHIP, MISMATCHED, NO_EXPECTED, ERROR = (
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
     """One hand replayed: our stacks (``p1..pN``), the file's, and how they compare.
