@@ -287,8 +287,9 @@ def _line_toml(text: str) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     line_match, str_items = _LINE.fullmatch, _STR_ONLY.findall
     ints_match, strs_match = _INTS.fullmatch, _STRS.fullmatch
+    crlf = "\r" in text  # the CR of a CRLF line end is dropped (any other: not this reader)
     for line in text.split("\n"):
-        if line[-1:] == "\r":
+        if crlf and line[-1:] == "\r":
             line = line[:-1]
         line = line.strip(" \t")
         if not line or line[0] == "#":
