@@ -33,6 +33,7 @@ from typing import TypeVar, cast
 
 T = TypeVar("T")
 
+
 def quick_init(cls: type[T]) -> type[T]:
     """Give a frozen, slotted dataclass an ``__init__`` that sets its slots directly.
 
