@@ -810,13 +810,20 @@ def test_written_hands_carry_seats_table_hand_time_and_rake_and_pokerkit_loads_t
     "a = ['p1 f', \"p2 cc\"]\n", "a = [1, 'x']\n", "a=1\n  b = [ ]\n", "a = [1,]\nb = [-0]\n",
     "a = ['x'] # c\n", "# c\n\na = 'it''s'\n", "a = 'x\\y'\n", 'a = "x\\y"\n', "a = [1,\n2]\n",
     "a = 0.5\nb = -1.25\nc = true\n", "a = [0.5]\n", "a = 1\rb = 2\n",
+    # digits of other scripts are not TOML; values beyond the bounds leave the line reader
+    "a = 1\u0661\n", "a = [1\u0661]\n", "a = 1.\u0661\n", "a = [ 1 , -2 ,]\n",
+    "a = 9007199254740992\n", "a = [1, -9007199254740992]\n", "a = [9007199254740991]\n",
+    "a = 0.00000000000000000000000000000000001\n", "a = ['x\"y', 'z']\n", "a = [\"x'y\"]\n",
 ])
 def test_the_fast_toml_reader_agrees_with_tomllib_or_steps_aside(text: str) -> None:
-    """The PHH TOML subset reads exactly as ``tomllib``; anything else falls back to it."""
+    """The PHH TOML subset reads exactly as ``tomllib``; anything else falls back to it.
+
+    What the line reader returns is within the bounds (``loads`` walks only the others).
+    """
     import tomllib
     from decimal import Decimal
 
-    from table_controller.phh.reader import _fast_toml
+    from table_controller.phh.reader import _check_document, _fast_toml, _line_toml
 
     fast = _fast_toml(text)
     try:
@@ -824,6 +831,10 @@ def test_the_fast_toml_reader_agrees_with_tomllib_or_steps_aside(text: str) -> N
     except tomllib.TOMLDecodeError:
         slow = None
     assert fast is None or fast == slow
+    lines = _line_toml(text)
+    assert lines is None or lines == slow
+    if lines is not None:
+        _check_document(lines)
 
 
 def test_the_fast_toml_reader_reads_every_written_and_stored_hand() -> None:

@@ -110,6 +110,12 @@ class HandConfigError(RuleError):
 
 
 _DEAL_STEPS: dict[tuple[int, int], DealHoleStep] = {}
+_SEATINGS: dict[tuple[tuple[int, ...], int, bool, int | None, int | None],
+                tuple[int | None, int, tuple[int, ...], tuple[DealHoleStep, ...]]] = {}
+"""Per seating (seats, button, blind options): the blinds' seats, the clockwise order from the
+button and the hole-card steps (all immutable: a table deals the same seating many times)."""
+_POST_STEPS: dict[tuple[int, PostKind, int], PostStep] = {}
+"""The (immutable) post steps made so far, shared: a table posts the same blinds hand after hand."""
 
 
 def _deal_step(seat: int, round: int) -> DealHoleStep:
@@ -168,19 +174,25 @@ class Hand(HandFixes):
             raise HandConfigError("config", "antes cannot be negative")
         self.seats: tuple[int, ...] = tuple(seats)
         self.button = config.button
-        self.sb_seat, self.bb_seat = self._blind_seats()
+        key = (self.seats, config.button, config.no_small_blind, config.sb_seat, config.bb_seat)
+        seating = _SEATINGS.get(key)
+        if seating is None:  # worked out once per seating (the checks raise here, as before)
+            sb_seat, bb_seat = self._blind_seats()
+            clockwise = _rotate_after(seats, self.button)
+            steps = [_deal_step(s, 1) for s in clockwise] + [_deal_step(s, 2) for s in clockwise]
+            seating = (sb_seat, bb_seat, clockwise, tuple(steps))
+            if len(_SEATINGS) >= 10_000:
+                _SEATINGS.clear()
+            _SEATINGS[key] = seating
+        self.sb_seat, self.bb_seat, clockwise, deal_steps = seating
         self.straddle_seat = self._straddle_seat()
         """The seat that straddles this hand (rule 1a), or ``None``."""
         self.starting_stacks: dict[int, int] = {s: config.stacks[s] for s in seats}
         self.total = sum(self.starting_stacks.values())
-        clockwise = _rotate_after(seats, self.button)  # clockwise from the button
-        self.postflop_order: tuple[int, ...] = clockwise
+        self.postflop_order: tuple[int, ...] = clockwise  # clockwise from the button
         """The seats clockwise from the button: deal order and action order after the flop."""
-        steps = _DEAL_STEPS
-        self.deal_steps: list[DealHoleStep] = [
-            steps.get((s, 1)) or _deal_step(s, 1) for s in clockwise]
+        self.deal_steps: list[DealHoleStep] = list(deal_steps)
         """The hole-card steps in deal order (round 1 around the table, then round 2)."""
-        self.deal_steps += [steps.get((s, 2)) or _deal_step(s, 2) for s in clockwise]
         stacks = dict(self.starting_stacks)
         posts = self._posts(stacks)
         opener_after, level = self.bb_seat, config.big_blind
@@ -269,7 +281,13 @@ class Hand(HandFixes):
                 amount = stack
             if amount:
                 stacks[seat] = stack - amount
-                out.append(PostStep(seat, kind, amount))
+                key = (seat, kind, amount)
+                step = _POST_STEPS.get(key)
+                if step is None:
+                    if len(_POST_STEPS) >= 10_000:
+                        _POST_STEPS.clear()
+                    step = _POST_STEPS[key] = PostStep(seat, kind, amount)
+                out.append(step)
         return out
 
     # -- queries -----------------------------------------------------------------------------
@@ -307,9 +325,10 @@ class Hand(HandFixes):
     def expected(self) -> Step:
         """Return the next physical step the table waits for."""
         st = self._st
-        if st.step is None:
-            st.step = expected_step(self, st)
-        return st.step
+        step = st.step
+        if step is None:
+            step = st.step = EXPECTED[st.phase](self, st)  # expected_step, inlined
+        return step
 
     def check(self, inp: Input) -> RuleError | None:
         """Return the error ``apply(inp)`` would raise, or None; changes nothing."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from table_controller.engine.cards import Card
+from table_controller.engine.frozen import quick_init
 
 # --------------------------------------------------------------------------------------------
 # Enums
@@ -159,6 +160,7 @@ class ExtraPost:
     amount: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandConfig:
     """Everything needed to start one hand.
@@ -307,6 +309,7 @@ class BoardStep:
     slot: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ActStep:
     """``seat`` must act; ``legal`` lists its options."""
@@ -315,6 +318,7 @@ class ActStep:
     legal: LegalActions
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PotView:
     """One pot: its chips and the seats that can win it (index 0 = main pot)."""
@@ -327,6 +331,7 @@ class PotView:
         return {"amount": self.amount, "eligible": list(self.eligible)}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CollectStep:
     """The betting round is over: move the bets into the pots and return uncalled bets.
@@ -339,6 +344,7 @@ class CollectStep:
     returned: Mapping[int, int]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ShowStep:
     """``seat`` must show (or muck) its hand; seats are asked in showdown order."""
@@ -346,6 +352,7 @@ class ShowStep:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class AwardStep:
     """Push pot ``pot_index``: ``rake`` to the house, ``payouts`` to the winners.
@@ -360,6 +367,7 @@ class AwardStep:
     rake: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandOverStep:
     """The hand is over; ``final_stacks`` are the chips of each dealt seat."""
@@ -375,6 +383,7 @@ Step = (PostStep | DealHoleStep | BurnStep | BoardStep | ActStep | CollectStep |
 # Inputs
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Post:
     """``seat`` posted its forced bet (``kind`` optional: the first pending post of the seat)."""
@@ -394,6 +403,7 @@ class Deal:
     card: Card | None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Act:
     """``seat`` acts. For BET / RAISE, ``to`` is the seat's total bet for the round."""
@@ -408,6 +418,7 @@ class Collect:
     """The dealer moved the bets into the pot(s)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Show:
     """``seat`` tables its hand; ``cards`` empty = the hole cards dealt to it (if known)."""
@@ -416,6 +427,7 @@ class Show:
     cards: tuple[Card, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Muck:
     """``seat`` throws its hand away at the showdown (it forfeits every pot)."""

@@ -125,6 +125,9 @@ def split(amount: int, winners: Collection[int],
     """
     if not winners:
         raise ValueError("a pot needs at least one winner")
+    if len(winners) == 1:  # the common case (a hand won by folds): the whole pot, no odd chip
+        (seat,) = winners
+        return {seat: amount}, ()
     order = clockwise_from_button(winners, button)
     share, odd = divmod(amount, len(order))
     payouts = {s: share + (1 if i < odd else 0) for i, s in enumerate(order)}

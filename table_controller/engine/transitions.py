@@ -256,13 +256,14 @@ def _on_act(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
         raise RuleError("out-of-turn", f"seat {seat} acted out of turn: it is seat "
                         f"{step.seat}'s turn")
     rnd = st.round
-    kind, to = rnd.resolve(step.legal, inp.kind, inp.to)
     stacks = st.stacks
     added = 0
-    if kind is _FOLD:
+    kind = inp.kind
+    if kind is _FOLD:  # always legal (resolve would return it as it is)
         st.folded.add(seat)
         st.live = st.live - {seat}
     else:
+        kind, to = rnd.resolve(step.legal, kind, inp.to)
         added = rnd.act(seat, kind, to)
         stacks[seat] -= added
     street = st.street

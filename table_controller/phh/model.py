@@ -13,6 +13,7 @@ from typing import Any
 
 from table_controller.engine import PostKind
 from table_controller.engine.cards import Card
+from table_controller.engine.frozen import quick_init
 from table_controller.errors import TableError
 
 #: Chip amounts as written in a file: whole chips, or a fraction (Pluribus ties).
@@ -47,6 +48,7 @@ class PhhError(TableError):
         self.message = message
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PhhAction:
     """One parsed entry of ``actions``.
@@ -71,6 +73,7 @@ class PhhAction:
     text: str = ""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HandHistory:
     """One no-limit hold'em hand in PHH terms (player order ``p1..pN``, see the package rules)."""

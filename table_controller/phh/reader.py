@@ -11,8 +11,10 @@ import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
+from itertools import repeat
+from operator import is_
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from table_controller.engine.cards import FULL_DECK, Card, CardError
 from table_controller.phh.model import (
@@ -29,11 +31,15 @@ from table_controller.phh.model import (
 #: Verbs of a player's action and of the dealer's.
 _VERBS_PLAYER = frozenset({"f", "cc", "cbr", "sm"})
 _VERBS_DEALER = frozenset({"dh", "db"})
+#: Player number by its word, ``p1`` to ``p10`` (others go through :func:`player_number`).
+_PLAYER_OF = {f"p{i}": i for i in range(1, 11)}
 #: Card by its two characters, as PHH writes them ("??" = unknown).
 _CARD_OF: dict[str, Card | None] = {c.code: c for c in FULL_DECK} | {"??": None}
 
 
 def _parse_cards(text: str, where: str) -> tuple[Card | None, ...]:
+    if len(text) == 4 and text[:2] in _CARD_OF and text[2:] in _CARD_OF:  # hole cards, shows
+        return _CARD_OF[text[:2]], _CARD_OF[text[2:]]
     if len(text) % 2:
         raise PhhError(where, f"not a list of cards: {text!r}")
     out: list[Card | None] = []
@@ -110,7 +116,9 @@ def _parse_action(text: str, player_count: int) -> PhhAction | None:
     where = ""  # parse_action names the action in the error
     if words[0] == "d":
         if len(words) == 4 and words[1] == "dh":
-            dealt = player_number(words[2], player_count, where)
+            dealt = _PLAYER_OF.get(words[2], 0)
+            if not 0 < dealt <= player_count:
+                dealt = player_number(words[2], player_count, where)
             cards = _parse_cards(words[3], where)
             return PhhAction(0, dealt, "dh", cards, text=clean)
         if len(words) == 3 and words[1] == "db":
@@ -119,7 +127,9 @@ def _parse_action(text: str, player_count: int) -> PhhAction | None:
                 raise PhhError(where, "board cards must be known")
             return PhhAction(0, 0, "db", cards, text=clean)
         raise PhhError(where, "dealer actions are 'd dh pN CARDS' and 'd db CARDS'")
-    actor = player_number(words[0], player_count, where)
+    actor = _PLAYER_OF.get(words[0], 0)
+    if not 0 < actor <= player_count:
+        actor = player_number(words[0], player_count, where)
     verb = words[1] if len(words) > 1 else ""
     if verb not in _VERBS_PLAYER:
         if verb in _VERBS_DEALER:
@@ -159,6 +169,7 @@ def _int_list(raw: Mapping[str, Any], name: str, count: int | None) -> tuple[int
 
 
 _INT_TYPE = frozenset({int})
+_STR_TYPE = frozenset({str})
 
 
 def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
@@ -176,11 +187,11 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if not 2 <= count <= 10:
         raise PhhError("starting_stacks", f"{count} players; a table has 2 to 10")
     stacks = _int_list(raw, "starting_stacks", count)
-    if any(s <= 0 for s in stacks):
+    if min(stacks) <= 0:  # (2 to 10 of them)
         raise PhhError("starting_stacks", "every starting stack must be positive")
     antes = _int_list(raw, "antes", count)
     blinds = _int_list(raw, "blinds_or_straddles", count)
-    if any(a < 0 for a in antes) or any(b < 0 for b in blinds):
+    if min(antes) < 0 or min(blinds) < 0:
         raise PhhError("antes", "antes and blinds must not be negative")
     if "min_bet" not in raw:
         raise PhhError("min_bet", "missing")
@@ -189,17 +200,19 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if not isinstance(trimming, bool):
         raise PhhError("ante_trimming_status", f"expected true or false, got {trimming!r}")
     actions_raw = raw.get("actions")
-    if not isinstance(actions_raw, list) or not all(isinstance(a, str) for a in actions_raw):
+    if not isinstance(actions_raw, list) or not (
+            set(map(type, actions_raw)) <= _STR_TYPE
+            or all(isinstance(a, str) for a in actions_raw)):
         raise PhhError("actions", "missing or not an array of strings")
-    parsed: list[PhhAction] = []
-    known = _PARSED.get
-    for i, text in enumerate(actions_raw):
-        action = known((text, count), _MISS)  # parse_action's cache, asked first: no "where"
-        if action is _MISS:
-            action = parse_action(text, count, f"actions[{i}]")
-        if action is not None:
-            parsed.append(action)  # type: ignore[arg-type]
-    actions = tuple(parsed)
+    # parse_action's cache asked first for every action at once (no "where", no Python loop)
+    found: list[object] = list(map(_PARSED.get, zip(actions_raw, repeat(count)), repeat(_MISS)))
+    if any(map(is_, found, repeat(_MISS))):
+        for i, text in enumerate(actions_raw):  # in order: the first bad action is named
+            if found[i] is _MISS:
+                found[i] = parse_action(text, count, f"actions[{i}]")
+    if any(map(is_, found, repeat(None))):  # no-ops (commentary only) are left out
+        found = [a for a in found if a is not None]
+    actions = cast("tuple[PhhAction, ...]", tuple(found))
     finishing: tuple[Number, ...] | None = None
     if "finishing_stacks" in raw:
         fin = raw["finishing_stacks"]
@@ -214,7 +227,7 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
         names = raw["players"]
         if not isinstance(names, list) or len(names) != count:
             raise PhhError("players", f"expected an array of {count} names")
-        players = tuple(str(n) for n in names)
+        players = tuple(map(str, names))
     seats: tuple[int, ...] | None = None
     if "seats" in raw:
         seats = _int_list(raw, "seats", count)
@@ -237,17 +250,17 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
 #: One token of the TOML subset PHH files use (see :func:`_fast_toml`).
 _TOKEN = re.compile(
     r'[ \t]*(?:(?P<str>"[^"\\\x00-\x1f\x7f]*"|\'[^\'\x00-\x08\x0a-\x1f\x7f]*\')'
-    r'|(?P<float>-?(?:0|[1-9]\d*)\.\d+)(?![\w.:-])|(?P<int>-?(?:0|[1-9]\d*))(?![\w.:-])'
+    r'|(?P<float>-?(?:0|[1-9][0-9]*)\.[0-9]+)(?![\w.:-])|(?P<int>-?(?:0|[1-9][0-9]*))(?![\w.:-])'
     r'|(?P<bool>true|false)(?!\w)|(?P<punct>[\[\],])|(?P<comment>#[^\n\x00-\x08\x0a-\x1f\x7f]*)'
     r'|(?P<nl>\r?\n)|(?P<end>\Z))')
 _KEY = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
 
 
 _STR = r"'[^'\x00-\x08\x0a-\x1f\x7f]*'" + r'|"[^"\\\x00-\x1f\x7f]*"'
-_INT = r"-?(?:0|[1-9]\d*)"
+_INT = r"-?(?:0|[1-9][0-9]*)"  # ASCII digits only (``\d`` would take any script's)
 _LINE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)")
 _INT_ONLY = re.compile(_INT)
-_DECIMAL_ONLY = re.compile(_INT + r"\.\d+")
+_DECIMAL_ONLY = re.compile(_INT + r"\.[0-9]+")
 _STR_ONLY = re.compile(_STR)
 _INTS = re.compile(rf"\[[ \t]*(?:{_INT}[ \t]*,[ \t]*)*(?:{_INT}[ \t]*,?[ \t]*)?\]")
 _STRS = re.compile(rf"\[[ \t]*(?:(?:{_STR})[ \t]*,[ \t]*)*(?:(?:{_STR})[ \t]*,?[ \t]*)?\]")
@@ -262,15 +275,21 @@ def _line_toml(text: str) -> dict[str, Any] | None:
     of such strings, on one line, without a comment after the value; comment lines and blank
     lines between. Anything else returns ``None`` (the caller reads the text token by token).
 
+    What it returns is within the bounds :func:`_check_document` keeps (one level of arrays,
+    integers within ``MAX_CHIPS``, decimal exponents within 30): a value beyond them returns
+    ``None`` too, and the caller's slower path reports it.
+
     >>> _line_toml("a = [1, 2]" + chr(10) + "b = ['p1 f', 'p2 cc']")
     {'a': [1, 2], 'b': ['p1 f', 'p2 cc']}
-    >>> _line_toml("a = [1, 'x']") is None
-    True
+    >>> _line_toml("a = [1, 'x']") is None, _line_toml("a = 9007199254740992") is None
+    (True, True)
     """
     out: dict[str, Any] = {}
     line_match, str_items = _LINE.fullmatch, _STR_ONLY.findall
+    ints_match, strs_match = _INTS.fullmatch, _STRS.fullmatch
+    crlf = "\r" in text  # the CR of a CRLF line end is dropped (any other: not this reader)
     for line in text.split("\n"):
-        if line[-1:] == "\r":
+        if crlf and line[-1:] == "\r":
             line = line[:-1]
         line = line.strip(" \t")
         if not line or line[0] == "#":
@@ -280,15 +299,28 @@ def _line_toml(text: str) -> dict[str, Any] | None:
         m = line_match(line)
         if m is None:
             return None
-        key, value = m.group(1), m.group(2)
+        key, value = m.groups()
         if key in out or not value:
             return None
         first = value[0]
         if first == "[":
-            if _INTS.fullmatch(value):
-                out[key] = [int(x) for x in value[1:-1].split(",") if x.strip(" \t")]
-            elif _STRS.fullmatch(value):
-                out[key] = [s[1:-1] for s in str_items(value)]
+            if ints_match(value):
+                inner = value[1:-1].rstrip(" \t")
+                if inner[-1:] == ",":  # a trailing comma
+                    inner = inner[:-1]
+                # int() takes the spaces around each item; the pattern allowed nothing else
+                ints = list(map(int, inner.split(","))) if inner.strip(" \t") else []
+                if ints and (min(ints) < -MAX_CHIPS or max(ints) > MAX_CHIPS):
+                    return None
+                out[key] = ints
+            elif strs_match(value):
+                # no quote inside a string of the other kind: the items sit between the quotes
+                if '"' not in value:
+                    out[key] = value.split("'")[1::2]
+                elif "'" not in value:
+                    out[key] = value.split('"')[1::2]
+                else:
+                    out[key] = [s[1:-1] for s in str_items(value)]
             else:
                 return None
         elif first == "'" or first == '"':
@@ -298,9 +330,15 @@ def _line_toml(text: str) -> dict[str, Any] | None:
         elif value == "true" or value == "false":
             out[key] = value == "true"
         elif _INT_ONLY.fullmatch(value):
-            out[key] = int(value)
+            number = int(value)
+            if not -MAX_CHIPS <= number <= MAX_CHIPS:
+                return None
+            out[key] = number
         elif _DECIMAL_ONLY.fullmatch(value):
-            out[key] = Decimal(value)
+            decimal = Decimal(value)
+            if decimal and not -30 <= decimal.adjusted() <= 30:
+                return None
+            out[key] = decimal
         else:
             return None
     return out
@@ -324,8 +362,11 @@ def _fast_toml(text: str) -> dict[str, Any] | None:
     (True, True)
     """
     lines = _line_toml(text)
-    if lines is not None:
-        return lines
+    return lines if lines is not None else _token_toml(text)
+
+
+def _token_toml(text: str) -> dict[str, Any] | None:
+    """Read the TOML subset of :func:`_fast_toml` token by token; ``None`` for anything else."""
     out: dict[str, Any] = {}
     pos = 0
     key_match, token = _KEY.match, _TOKEN.match
@@ -431,7 +472,9 @@ def loads(text: str) -> HandHistory:
     """Read one hand from PHH text.
 
     The TOML subset PHH files are written in is read by :func:`_fast_toml` (a quarter less
-    time than ``tomllib`` on real hands); any other TOML by ``tomllib``.
+    time than ``tomllib`` on real hands); any other TOML by ``tomllib``. What the line reader
+    (:func:`_line_toml`) returns is bounded already; anything else is walked by
+    :func:`_check_document`.
 
     Bounded: a text longer than :data:`MAX_TEXT` characters, nested deeper than
     :data:`MAX_DEPTH`, or with a chip amount beyond :data:`~.model.MAX_CHIPS` (an integer of
@@ -443,9 +486,12 @@ def loads(text: str) -> HandHistory:
     if len(text) > MAX_TEXT:
         raise PhhError("file", f"{len(text):,} characters (a hand has at most {MAX_TEXT:,})")
     try:
-        raw = _fast_toml(text)
+        raw = _line_toml(text)
+        bounded = raw is not None  # the line reader keeps the bounds itself: no second walk
         if raw is None:
-            raw = tomllib.loads(text, parse_float=Decimal)
+            raw = _token_toml(text)
+            if raw is None:
+                raw = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as exc:
         raise PhhError("toml", str(exc)) from exc
     except RecursionError:
@@ -454,7 +500,8 @@ def loads(text: str) -> HandHistory:
         raise PhhError("toml", str(exc).splitlines()[0]) from None
     except ArithmeticError:  # a decimal whose exponent the decimal context cannot hold
         raise PhhError("toml", "a number out of range") from None
-    _check_document(raw)
+    if not bounded:
+        _check_document(raw)
     return from_mapping(raw)
 
 

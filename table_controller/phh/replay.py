@@ -19,6 +19,8 @@ from table_controller.engine import (
     AwardStep,
     BoardStep,
     BurnStep,
+    Collect,
+    CollectStep,
     Deal,
     DealHoleStep,
     ExtraPost,
@@ -29,12 +31,17 @@ from table_controller.engine import (
     Input,
     LegalActions,
     Muck,
+    Post,
+    PostKind,
+    PostStep,
+    Push,
     RakeRule,
     Show,
     ShowStep,
 )
 from table_controller.engine.answers import default_input
 from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.engine.frozen import quick_init
 from table_controller.errors import DuplicateCardError, IntegrityError, RuleError, TableError
 from table_controller.phh.model import (
     EXTRA_POST_LIVE,
@@ -263,8 +270,23 @@ class _Refused(Exception):
 
 
 _UNKNOWN = Deal(None)
-_DEAL_OF: dict[Card, Deal] = {card: Deal(card) for card in FULL_DECK}
-"""One (immutable) ``Deal`` input per card, made once."""
+_COLLECT = Collect()
+_PUSHES = tuple(Push(i) for i in range(10))
+"""One (immutable) ``Push`` input per pot index (a hand of ten seats has at most ten pots)."""
+_POSTS: dict[tuple[int, PostKind], Post] = {}
+"""One (immutable) ``Post`` input per seat and kind (a few dozen in all)."""
+_DEALS: tuple[Deal, ...] = tuple(Deal(card) for card in FULL_DECK)
+"""One (immutable) ``Deal`` input per card, made once, by :attr:`Card.index` (a list index
+costs less than hashing the card)."""
+
+
+def _hole_deals(cards: list[Card | None] | None) -> tuple[Deal, Deal]:
+    """Return the two hole-card inputs of a player (its cards, or face down when unknown)."""
+    if not cards:
+        return _UNKNOWN, _UNKNOWN
+    first, second = cards  # two exactly (_script checks)
+    return (_DEALS[first.rank * 4 + first.suit] if first is not None else _UNKNOWN,
+            _DEALS[second.rank * 4 + second.suit] if second is not None else _UNKNOWN)
 
 
 def _drive(hand: Hand, script: _Script, seats: Sequence[int],
@@ -303,15 +325,7 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
             step = expected()
             kind = type(step)
             action = None
-            if kind is DealHoleStep:  # every hole card still to deal, in one call
-                deal_steps = hand.deal_steps
-                deals = []
-                for hole_step in deal_steps[deal_steps.index(step):]:  # type: ignore[arg-type]
-                    cards = holes.get(player_of[hole_step.seat], ())
-                    card = cards[hole_step.round - 1] if hole_step.round <= len(cards) else None
-                    deals.append(_DEAL_OF[card] if card is not None else _UNKNOWN)
-                apply_all(deals)
-            elif kind is ActStep:
+            if kind is ActStep:
                 assert isinstance(step, ActStep)
                 if bet_i >= n_bets:
                     raise ReplayError(None, "phh",
@@ -339,17 +353,34 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                     raise ReplayError(None, "phh",
                                       f"the file ends before board card {step.slot + 1}")
                 card, action = board_cards[step.slot]
-                apply_(_DEAL_OF[card])
+                apply_(_DEALS[card.rank * 4 + card.suit])
                 n_board += 1
             elif kind is ShowStep:
                 assert isinstance(step, ShowStep)
                 inp, action = show_input(step.seat)  # the file's cards, or a muck
                 apply_(inp)
+            elif kind is PostStep:
+                assert isinstance(step, PostStep)
+                post = _POSTS.get((step.seat, step.kind))
+                if post is None:
+                    post = _POSTS[(step.seat, step.kind)] = Post(step.seat, step.kind)
+                apply_(post)
+            elif kind is CollectStep:
+                apply_(_COLLECT)
+            elif kind is AwardStep:
+                assert isinstance(step, AwardStep)
+                index = step.pot_index
+                apply_(_PUSHES[index] if index < len(_PUSHES) else Push(index))
+            elif kind is DealHoleStep:  # every hole card still to deal, in one call
+                deal_steps = hand.deal_steps
+                dealt = {seat: _hole_deals(holes.get(player)) for seat, player in player_of.items()}
+                apply_all([dealt[hole_step.seat][hole_step.round - 1]
+                           for hole_step in deal_steps[deal_steps.index(step):]])  # type: ignore[arg-type]
             elif kind is HandOverStep:
                 break
-            else:
-                answer = default_input(step)  # posts, the collection, the pushes
-                if answer is None:  # pragma: no cover - the engine's Step union is closed
+            else:  # pragma: no cover - the engine's Step union is closed
+                answer = default_input(step)
+                if answer is None:
                     raise ReplayError(None, "phh", f"unexpected step {step!r}")
                 apply_(answer)
     except RuleError as exc:
@@ -395,6 +426,7 @@ MATCHED, ODD_CHIP, MISMATCHED, NO_EXPECTED, ERROR = (
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
     """One hand replayed: our stacks (``p1..pN``), the file's, and how they compare.
@@ -435,10 +467,12 @@ def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
     """
     seats = engine_seats(hh)
     final = hand.final_stacks  # (not a whole status: its step text alone costs more)
-    ours = tuple(final[s] for s in seats)
+    ours = tuple(map(final.__getitem__, seats))
     expected = hh.finishing_stacks
     if expected is None:
         return ReplayResult(NO_EXPECTED, ours, None)
+    if ours == expected:  # the common case: one comparison of the tuples
+        return ReplayResult(MATCHED, ours, expected)
     diffs: dict[int, Number] = {
         i + 1: o - e for i, (o, e) in enumerate(zip(ours, expected, strict=True)) if o != e
     }

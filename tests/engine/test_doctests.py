@@ -15,6 +15,7 @@ MODULES = [
     "table_controller.engine.table",
     "table_controller.engine.straddle",
     "table_controller.engine.corrections",
+    "table_controller.engine.frozen",
 ]
 
 
