@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import itertools
 import os
 import shutil
 import sqlite3
@@ -47,7 +48,7 @@ def files(path: Path) -> list[Path]:
     return [p for p in archive_files(path) if not p.name.endswith(".pending")]
 
 
-def test_archiving_moves_old_days_into_sealed_files_and_the_chain_goes_on(tmp_path):
+def test_archiving_moves_old_days_into_sealed_files_and_the_chain_goes_on(tmp_path: Path) -> None:
     path, before = archived(tmp_path)
     names = [p.name for p in files(path)]
     assert names == ["journal-2026-11-01.db", "journal-2026-11-02.db", "journal-2026-11-03.db"]
@@ -62,7 +63,7 @@ def test_archiving_moves_old_days_into_sealed_files_and_the_chain_goes_on(tmp_pa
         recs = j.archives
         assert [r.file for r in recs] == names
         assert recs[0].first == 1 and recs[0].prev_hash == "0" * 64
-        for a, b in zip(recs, recs[1:], strict=False):
+        for a, b in itertools.pairwise(recs):
             assert b.first == a.last + 1 and b.prev_hash == a.last_hash
         assert j.verified_from == recs[-1].last + 1  # the live file starts at a checkpoint
         assert j.get(recs[-1].last + 1).kind is EntryKind.CHECKPOINT
@@ -74,7 +75,7 @@ def test_archiving_moves_old_days_into_sealed_files_and_the_chain_goes_on(tmp_pa
         conn.close()
 
 
-def test_every_read_reads_across_archives(tmp_path):
+def test_every_read_reads_across_archives(tmp_path: Path) -> None:
     path, before = archived(tmp_path)
     with Journal.open(path, readonly=True) as j:
         assert [h.hand for h in j.recent_hands(10)] == list(range(11, 21))
@@ -92,7 +93,8 @@ def test_every_read_reads_across_archives(tmp_path):
     assert snapshot(path)[:len(before)] == before
 
 
-def test_recall_and_verify_commands_across_archives(tmp_path, capsys):
+def test_recall_and_verify_commands_across_archives(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from table_controller.cli import main
 
     path = tmp_path / "t" / "journal.db"
@@ -113,12 +115,11 @@ def test_recall_and_verify_commands_across_archives(tmp_path, capsys):
     assert "nothing to archive" in capsys.readouterr().out
 
 
-def test_archiving_is_refused_where_it_cannot_be(tmp_path):
+def test_archiving_is_refused_where_it_cannot_be(tmp_path: Path) -> None:
     path = tmp_path / "journal.db"
     build(path, 2)
-    with Journal.open(path) as j:
-        with pytest.raises(JournalError, match="before a checkpoint"):
-            j.archive([3], at=AT, wall_time=1.0, mono_time=1.0)  # not a checkpoint
+    with Journal.open(path) as j, pytest.raises(JournalError, match="before a checkpoint"):
+        j.archive([3], at=AT, wall_time=1.0, mono_time=1.0)  # not a checkpoint
     with Journal.open(path, readonly=True) as j, pytest.raises(JournalError, match="read-only"):
         j.archive([22], at=AT, wall_time=1.0, mono_time=1.0)
 
@@ -127,26 +128,26 @@ def test_archiving_is_refused_where_it_cannot_be(tmp_path):
 
 def _refused(path: Path, name: str, *, full: bool = True) -> str:
     """Open the journal (and, with ``full``, verify it); return the one-line refusal."""
-    with pytest.raises(JournalDamagedError) as err:
-        with Journal.open(path, readonly=True, full=full) as j:
-            if not full:
-                for rec in j.archives:
-                    j.hand_entries(rec.hands[0] if rec.hands else 1)
+    with pytest.raises(JournalDamagedError) as err, \
+            Journal.open(path, readonly=True, full=full) as j:
+        if not full:
+            for rec in j.archives:
+                j.hand_entries(rec.hands[0] if rec.hands else 1)
     msg = str(err.value)
     assert name in msg and "\n" not in msg, msg
     return msg
 
 
-def test_a_deleted_archive_is_refused_at_open(tmp_path):
+def test_a_deleted_archive_is_refused_at_open(tmp_path: Path) -> None:
     path, _ = archived(tmp_path)
     victim = files(path)[1]
     victim.unlink()
     assert "is missing" in _refused(path, victim.name, full=False)
-    with pytest.raises(JournalDamagedError, match="journal-2026-11-02.db"):
+    with pytest.raises(JournalDamagedError, match=r"journal-2026-11-02\.db"):
         Journal.open(path).close()  # the daemon does not start
 
 
-def test_a_flipped_bit_in_an_archive_is_refused_when_read_and_by_verify(tmp_path):
+def test_a_flipped_bit_in_an_archive_is_refused_when_read_and_by_verify(tmp_path: Path) -> None:
     path, _ = archived(tmp_path)
     victim = files(path)[0]
     os.chmod(victim, 0o644)
@@ -157,7 +158,7 @@ def test_a_flipped_bit_in_an_archive_is_refused_when_read_and_by_verify(tmp_path
     assert "altered" in _refused(path, victim.name, full=False)  # reading a hand in it
 
 
-def test_a_truncated_archive_is_refused_at_open(tmp_path):
+def test_a_truncated_archive_is_refused_at_open(tmp_path: Path) -> None:
     path, _ = archived(tmp_path)
     victim = files(path)[2]
     os.chmod(victim, 0o644)
@@ -166,7 +167,7 @@ def test_a_truncated_archive_is_refused_at_open(tmp_path):
     assert "truncated" in _refused(path, victim.name, full=False)
 
 
-def test_two_swapped_archives_are_refused_at_open(tmp_path):
+def test_two_swapped_archives_are_refused_at_open(tmp_path: Path) -> None:
     path, _ = archived(tmp_path)
     a, b = files(path)[1:3]
     tmp = a.with_name("x")
@@ -206,7 +207,7 @@ def _forge(victim: Path, *, keep_header: bool) -> None:
         c.close()
 
 
-def test_a_rehashed_forgery_is_refused(tmp_path):
+def test_a_rehashed_forgery_is_refused(tmp_path: Path) -> None:
     path, _ = archived(tmp_path)
     victim = files(path)[1]
     original = tmp_path / "original.db"
@@ -222,7 +223,7 @@ def test_a_rehashed_forgery_is_refused(tmp_path):
     assert "altered" in _refused(path, victim.name, full=False)
 
 
-def test_a_live_journal_rolled_back_past_an_archive_entry_is_refused(tmp_path):
+def test_a_live_journal_rolled_back_past_an_archive_entry_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "journal.db"
     build(path, 3)
     old = tmp_path / "old"
@@ -234,7 +235,7 @@ def test_a_live_journal_rolled_back_past_an_archive_entry_is_refused(tmp_path):
                   wall_time=1.0, mono_time=1e6)
     # the database put back alone: its anchor says it is rolled back
     shutil.copy2(old / path.name, path)
-    with pytest.raises(JournalDamagedError, match="rolled back|not recorded"):
+    with pytest.raises(JournalDamagedError, match=r"rolled back|not recorded"):
         Journal.open(path).close()
     # database and anchor put back: the archives it does not record give it away
     shutil.copy2(old / f"{path.name}.anchor", f"{path}.anchor")
@@ -242,7 +243,7 @@ def test_a_live_journal_rolled_back_past_an_archive_entry_is_refused(tmp_path):
     assert "not recorded" in msg
 
 
-def test_an_archive_from_another_journal_is_refused(tmp_path):
+def test_an_archive_from_another_journal_is_refused(tmp_path: Path) -> None:
     path, _ = archived(tmp_path)
     other = tmp_path / "o" / "journal.db"
     with Journal.open(other) as j:  # another table's journal
@@ -277,7 +278,7 @@ with Journal.open(sys.argv[1]) as j:
 
 
 @pytest.mark.parametrize("at", [*STEPS, "torn"])
-def test_a_kill_at_any_step_leaves_the_old_or_the_new_state(tmp_path, at):
+def test_a_kill_at_any_step_leaves_the_old_or_the_new_state(tmp_path: Path, at: str) -> None:
     path = tmp_path / "journal.db"
     build(path, 3)
     before = snapshot(path)
@@ -310,7 +311,7 @@ def test_a_kill_at_any_step_leaves_the_old_or_the_new_state(tmp_path, at):
 
 # -- gaming days and the daemon's own archiving ------------------------------------------------
 
-def test_gaming_days_start_at_the_configured_hour():
+def test_gaming_days_start_at_the_configured_hour() -> None:
     at = parse_hour("06:00")
     assert gaming_day(day_time(DAY0, 23.99), at) == DAY0
     assert gaming_day(day_time(DAY0, 24.0), at) == DAY0 + datetime.timedelta(days=1)
@@ -329,7 +330,7 @@ class SteppedWall:
         return self.t
 
 
-def test_the_daemon_archives_once_a_gaming_day_ended_between_hands_only(tmp_path):
+def test_the_daemon_archives_once_a_gaming_day_ended_between_hands_only(tmp_path: Path) -> None:
     from table_controller.daemon.journaling import Journaler
 
     path = tmp_path / "journal.db"
@@ -359,7 +360,7 @@ def test_the_daemon_archives_once_a_gaming_day_ended_between_hands_only(tmp_path
     assert Journal.open(path, readonly=True, full=True).last_hand == 7
 
 
-def test_archive_at_is_read_from_the_configuration():
+def test_archive_at_is_read_from_the_configuration() -> None:
     import tomllib
 
     from table_controller.config import parse_config
@@ -374,11 +375,11 @@ def test_archive_at_is_read_from_the_configuration():
     assert parse_config(data, base_dir=Path("/b")).journal.archive_at is None
     for bad in ("5.30", 6):
         data["journal"]["archive_at"] = bad
-        with pytest.raises(ConfigError, match="journal.archive_at"):
+        with pytest.raises(ConfigError, match=r"journal\.archive_at"):
             parse_config(data, base_dir=Path("/b"))
 
 
-def test_an_archive_record_reads_back(tmp_path):
+def test_an_archive_record_reads_back(tmp_path: Path) -> None:
     rec = ArchiveRecord("j-2026-11-01.db", "2026-11-01", 1, 9, (1, 2), "0" * 64, "a" * 64,
                         "b" * 64, 4096)
     assert ArchiveRecord.from_json(rec.to_json(), "x") == rec
