@@ -19,11 +19,15 @@ Rules this module keeps:
    the daemon writes a checkpoint once a gaming day has ended, between hands, and cuts there,
    so its archives hold one gaming day each; ``journal archive --before DATE`` cuts at the
    last checkpoint of each gaming day before ``DATE`` (:meth:`JournalArchiving.cuts_before`).
+4. After archiving, the live file is shrunk (``VACUUM``) when no reader holds it; it is one
+   atomic SQLite operation that changes no entry.
 """
 
 from __future__ import annotations
 
 import datetime
+import logging
+import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,6 +44,8 @@ from table_controller.journal.archive import (
 )
 from table_controller.journal.chain import Entry, EntryKind, Row
 from table_controller.journal.verifying import JournalVerify
+
+log = logging.getLogger(__name__)
 
 #: The steps of one archiving, in order (named to a ``step`` observer: crash tests).
 STEPS = ("written", "recorded", "renamed")
@@ -103,7 +109,23 @@ class JournalArchiving(JournalVerify):
         done = []
         for cut in cuts:
             done.append(self._archive_one(cut, at, wall_time, mono_time, step))
+        if done:
+            self._shrink()
         return done
+
+    def _shrink(self) -> None:
+        """Give the pages of the archived rows back to the file system (best effort, rule 4).
+
+        A reader beside the writer (a shipper) may hold the database: then the pages stay free
+        for the next entries, and the next archiving tries again.
+        """
+        try:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.execute("VACUUM")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            log.info("journal %s: not shrunk after archiving (%s); its free pages are reused",
+                     self._path, exc)
 
     def _archive_one(self, cut: int, at: datetime.time, wall_time: float, mono_time: float,
                      step: Callable[[str], None]) -> ArchiveRecord:
