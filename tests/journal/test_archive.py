@@ -389,3 +389,34 @@ def test_an_archive_record_reads_back(tmp_path: Path) -> None:
     p = tmp_path / "f"
     p.write_bytes(b"abc")
     assert sha256_of(p) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_the_floor_recall_page_reads_an_archived_hand(tmp_path: Path) -> None:
+    from table_controller.floorweb.app import read_recall
+
+    path, _ = archived(tmp_path)
+    assert "Hand 2 - started" in read_recall(path, "2")
+    assert "Hand 20 - started" in read_recall(path, "")
+    victim = files(path)[0]
+    os.chmod(victim, 0o644)
+    data = bytearray(victim.read_bytes())
+    data[len(data) - 700] ^= 0x10
+    victim.write_bytes(bytes(data))
+    assert "recall failed" in read_recall(path, "2") and victim.name in read_recall(path, "2")
+
+
+def test_a_reader_opened_before_the_archiving_reads_on_across_it(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    build(path, 3)
+    before = snapshot(path)
+    with Journal.open(path, readonly=True) as reader:  # a shipper beside the daemon
+        assert [(e.seq, e.hash) for e in reader.entries(until=10)] == before[:10]
+        with Journal.open(path) as j:
+            j.archive(j.cuts_before(DAY0 + datetime.timedelta(days=2), AT), at=AT,
+                      wall_time=1.0, mono_time=1e6)
+            play_day(j, DAY0 + datetime.timedelta(days=2), 1, start_hour=12)
+            last = j.last_seq
+        got = [(e.seq, e.hash) for e in reader.entries(since=10)]
+        assert got[:len(before) - 10] == before[10:]
+        assert got[-1][0] == last and len(reader.archives) == 2
+        assert reader.hand_entries(1).hand == 1

@@ -191,3 +191,16 @@ def test_an_old_anchor_put_back_on_a_checkpointed_journal_is_refused(tmp_path: P
     anchor.write_bytes(old)
     with pytest.raises(JournalDamagedError, match=r"past its anchor|does not match"):
         Journal.open(path).close()
+
+
+def test_a_full_replay_across_archive_files_equals_a_restart_from_the_checkpoint(
+        tmp_path: Path) -> None:
+    import datetime
+
+    path = played(tmp_path, 25, seed=4)
+    with Journal.open(path) as j:
+        cuts = [e.seq for e in j.entries() if e.kind is EntryKind.CHECKPOINT]
+        done = j.archive(cuts, at=datetime.time(6, 0), wall_time=1.0, mono_time=1e9)
+        assert [r.hands for r in done] == [(1, 10), (11, 20)]
+    # (the copies in compare_restarts take the archive files too: they are in the folder)
+    compare_restarts(tmp_path, more_hands=5, seed=4)
