@@ -44,6 +44,9 @@ from table_controller.journal.chain import (
 )
 from table_controller.journal.chain import archives_of as archives_of_entry
 
+#: Archive files a journal keeps open at most (each verified one keeps its chain in memory).
+OPEN_ARCHIVES = 8
+
 
 class JournalReads:
     """The read paths of :class:`~.store.Journal` (a mixin: the journal owns the state)."""
@@ -71,9 +74,12 @@ class JournalReads:
 
     def _archive(self, rec: ArchiveRecord) -> ArchiveFile:
         """Return archive ``rec``, open (checked cheaply: :func:`.archive.check_present`)."""
-        f = self._files.get(rec.file)
+        f = self._files.pop(rec.file, None)
         if f is None:
-            f = self._files[rec.file] = ArchiveFile(check_present(self._path, rec), rec)
+            f = ArchiveFile(check_present(self._path, rec), rec)
+            if len(self._files) >= OPEN_ARCHIVES:  # the least recently used one is closed
+                self._files.pop(next(iter(self._files))).close()
+        self._files[rec.file] = f  # (the most recently used last)
         return f
 
     def _close_archives(self) -> None:

@@ -28,7 +28,7 @@ from table_controller.journal.anchor import Anchor, Head, check_anchor
 from table_controller.journal.archive import (
     PENDING,
     archive_files,
-    file_of,
+    check_present,
     fsync_dir,
     records_of,
 )
@@ -81,15 +81,12 @@ class JournalVerify(JournalReads):
                 f"archive {path} is not recorded by journal {self._path} (the journal was "
                 "rolled back past its archive entry, or the file was put there)")
         for rec in self._records:
-            self._archive(rec)  # opened and checked cheaply
-            path = file_of(self._path, rec)
+            path = check_present(self._path, rec)  # checked cheaply (opened when read)
             if path.name.endswith(PENDING) and not self._readonly:
-                self._files.pop(rec.file).close()
                 os.replace(path, self._path.parent / rec.file)
                 fsync_dir(self._path.parent)
                 log.warning("archive %s: renamed from %s (an archiving interrupted after it "
                             "was recorded)", rec.file, path.name)
-                self._archive(rec)
 
     def _check_anchor(self, head: Head | None) -> None:
         """Check the verified chain against the anchor read before it (rules 1 and 3)."""

@@ -420,3 +420,64 @@ def test_a_reader_opened_before_the_archiving_reads_on_across_it(tmp_path: Path)
         assert got[:len(before) - 10] == before[10:]
         assert got[-1][0] == last and len(reader.archives) == 2
         assert reader.hand_entries(1).hand == 1
+
+
+def test_damage_in_the_live_file_of_an_archived_journal_can_be_accepted(tmp_path: Path) -> None:
+    from table_controller.journal.repair import accept_damage
+
+    path, before = archived(tmp_path)
+    with Journal.open(path) as j:
+        floor = j.archives[-1].last
+        play_day(j, DAY0 + datetime.timedelta(days=DAYS - 1), 2, start_hour=12)
+        head = j.last_seq
+    conn = sqlite3.connect(path)  # the live file's tail cut, its head rewritten
+    conn.execute("DELETE FROM entries WHERE seq > ?", (head - 5,))
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(head - 5),))
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalDamagedError, match="truncated"):
+        Journal.open(path).close()
+    done = accept_damage(path, reason="test", operator="tester", wall_time=1.0, mono_time=1e7)
+    assert done.kept == head - 5 and done.lost_to == head  # (what its anchor recorded)
+    with Journal.open(path, full=True) as j:
+        assert j.archives[-1].last == floor
+        assert [(e.seq, e.hash) for e in j.entries(until=floor)] == before[:floor]
+        assert j.last_of(EntryKind.OPERATOR) is not None
+    # a cut that takes the archive entries too cannot be accepted: the backup is put back
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM entries WHERE seq > ?", (floor + 2,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(JournalError, match="took its archive entry"):
+        accept_damage(path, reason="test", operator="tester", wall_time=1.0, mono_time=1e8)
+
+
+def test_damage_in_an_archive_is_not_accepted_but_put_back(tmp_path: Path) -> None:
+    from table_controller.journal.repair import accept_damage
+
+    path, _ = archived(tmp_path)
+    victim = files(path)[0]
+    saved = victim.read_bytes()
+    victim.unlink()
+    with pytest.raises(JournalError, match="from the backup"):
+        accept_damage(path, reason="test", operator="tester", wall_time=1.0, mono_time=1.0)
+    victim.write_bytes(saved)  # put back from the backup: it verifies again
+    assert Journal.open(path, readonly=True, full=True).last_hand == 20
+
+
+def test_many_archives_read_with_few_files_open(tmp_path: Path) -> None:
+    from table_controller.journal.reads import OPEN_ARCHIVES
+
+    path = tmp_path / "journal.db"
+    build(path, OPEN_ARCHIVES + 4, hands=3)
+    before = snapshot(path)
+    with Journal.open(path) as j:
+        j.archive(j.cuts_before(DAY0 + datetime.timedelta(days=OPEN_ARCHIVES + 3), AT),
+                  at=AT, wall_time=1.0, mono_time=1e6)
+        assert len(j.archives) == OPEN_ARCHIVES + 3
+    with Journal.open(path, readonly=True) as j:
+        for h in range(1, j.last_hand + 1):
+            assert j.hand_entries(h).complete
+        assert [(e.seq, e.hash) for e in j.entries()][:len(before)] == before
+        assert len(os.listdir(f"/proc/{os.getpid()}/fd")) < 200
+    assert snapshot(path)[:len(before)] == before
