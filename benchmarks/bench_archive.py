@@ -11,7 +11,8 @@ as ``journal archive --before``). Printed side by side, on the same hands in the
 - ``recall --hands 10`` (a read-only open and the last ten hands in words);
 - ``recall --hand N`` of a hand of the first gaming day (in the oldest archive);
 - ``journal verify`` (``Journal.open(readonly=True, full=True)``: every entry of every file);
-- bytes a hand on disk (every file, the WAL folded in), and the time the archiving took.
+- bytes a hand on disk (every file, the WAL folded in), the time archiving the month at once
+  took, and the daemon's daily archiving of the last day (a checkpoint, then one archive).
 
 Targets: restart and ``recall --hands 10`` as with one file (under 1 s whatever the age),
 at most 10 KB a hand.
@@ -125,15 +126,32 @@ def main() -> None:
         shutil.copytree(state, many / "state", ignore=shutil.ignore_patterns("*.lock", "phh"))
         path = many / "state" / "journal.db"
         t0 = time.perf_counter()
-        with Journal.open(path) as j:
+        with Journal.open(path) as j:  # once: the whole month (a journal from before)
             last = DAY0 + datetime.timedelta(days=args.days - 1)
             done = j.archive(j.cuts_before(last, AT), at=AT, wall_time=time.time(),
                              mono_time=time.monotonic())
             first_day = done[0].hands
         took = time.perf_counter() - t0
         live = path.stat().st_size
-        print(f"archived into {len(done)} files in {took:.1f} s (first: {done[0].file}, "
+        print(f"archived into {len(done)} files at once in {took:.1f} s (first: {done[0].file}, "
               f"hands {first_day}; live file {live / 1e6:.1f} MB)", flush=True)
+        daily = root / "daily"  # the daemon's daily archiving: the last day, between hands
+        days = []
+        for _ in range(args.repeat):
+            if daily.exists():
+                shutil.rmtree(daily)
+            shutil.copytree(many, daily)
+            with Journal.open(daily / "state" / "journal.db") as j:
+                found = j.last_checkpoint()
+                assert found is not None
+                t0 = time.perf_counter()
+                cut = j.append_checkpoint(found[1], wall_time=time.time(),
+                                          mono_time=time.monotonic())
+                one = j.archive([cut.seq], at=AT, wall_time=time.time(),
+                                mono_time=time.monotonic())
+                days.append(time.perf_counter() - t0)
+        print(f"the daemon's daily archiving (checkpoint + archive of one day, "
+              f"{one[0].last - one[0].first + 1} entries): {_med(days)}", flush=True)
         old = first_day[0] + 3 if first_day else 1
         for name, src in (("one file", single), (f"{len(done)} archives", many)):
             p = src / "state" / "journal.db"

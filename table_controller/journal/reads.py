@@ -313,7 +313,8 @@ class JournalReads:
                 hi = end if hi is None else min(hi, end)
         if hi is not None and hi <= lo:
             return
-        if max(lo, self._floor) < self._chain.base and \
+        live = max(lo, self._floor)  # (the entries up to the floor are archived: rule 4)
+        if live < self._chain.base and (hi is None or hi > live) and \
                 not (hi == lo + 1 and self._chain.known(hi)):
             self._complete()  # entries before the verified window (one pinned entry is known)
         if lo > self._chain.count:
