@@ -313,7 +313,8 @@ class Journaler:
             return []
         cut = journal.append_checkpoint(self.checkpoint(), wall_time=wall, mono_time=now)
         self._checkpointed = journal.last_hand
-        done = journal.archive([cut.seq], at=at, wall_time=wall, mono_time=now)
+        done = journal.archive([cut.seq], at=at, wall_time=wall, mono_time=now,
+                               day=today - datetime.timedelta(days=1))
         self._live_day = today
         for rec in done:
             log.info("journal: entries %d..%d archived to %s (gaming day %s)", rec.first,

@@ -91,13 +91,16 @@ class JournalArchiving(JournalVerify):
         return sorted(last.values())
 
     def archive(self, cuts: Sequence[int], *, at: datetime.time, wall_time: float,
-                mono_time: float, step: Callable[[str], None] = _no_step
-                ) -> list[ArchiveRecord]:
+                mono_time: float, step: Callable[[str], None] = _no_step,
+                day: datetime.date | None = None) -> list[ArchiveRecord]:
         """Archive the live entries before each checkpoint of ``cuts`` (rules 1 and 2).
 
         :param cuts: sequence numbers of ``checkpoint`` entries, increasing.
         :param at: the hour gaming days start (names the files).
         :param step: told each step's name (:data:`STEPS`) once it is durable.
+        :param day: the gaming day a single cut closes (names its file; default: the gaming day
+            of the last entry archived). The daemon names the day that ended, though the hand
+            it cut after may have ended in the next one.
         :returns: the new archives' records.
         :raises JournalError: on a read-only journal, a cut that is not a later checkpoint, or a
             write failure; :class:`~table_controller.errors.JournalDamagedError` if an entry to
@@ -107,8 +110,10 @@ class JournalArchiving(JournalVerify):
         if self._readonly:
             raise JournalError(f"journal {self._path} is open read-only")
         done = []
+        if day is not None and len(cuts) != 1:
+            raise JournalError("a gaming day names the archive of one cut")
         for cut in cuts:
-            done.append(self._archive_one(cut, at, wall_time, mono_time, step))
+            done.append(self._archive_one(cut, at, wall_time, mono_time, step, day))
         if done:
             self._shrink()
         return done
@@ -128,7 +133,8 @@ class JournalArchiving(JournalVerify):
                      self._path, exc)
 
     def _archive_one(self, cut: int, at: datetime.time, wall_time: float, mono_time: float,
-                     step: Callable[[str], None]) -> ArchiveRecord:
+                     step: Callable[[str], None], closes: datetime.date | None
+                     ) -> ArchiveRecord:
         floor = self._floor
         if not floor + 1 < cut <= self.last_seq or self.get(cut).kind is not EntryKind.CHECKPOINT:
             raise JournalError(f"journal {self._path}: cannot archive before entry {cut} (an "
@@ -139,7 +145,7 @@ class JournalArchiving(JournalVerify):
             self._chain.check(row)
             rows.append(row)
         last = self.get(cut - 1)
-        day = gaming_day(last.wall_time, at).isoformat()
+        day = (closes or gaming_day(last.wall_time, at)).isoformat()
         taken = [r.file for r in self._records] + \
             [p.name.removesuffix(PENDING) for p in archive_files(self._path)]
         name = archive_name(self._path, day, taken)

@@ -346,7 +346,7 @@ def test_the_daemon_archives_once_a_gaming_day_ended_between_hands_only(tmp_path
         assert jr.between_hands(3.0) == []
         j.append(EntryKind.HAND_END, {}, wall_time=wall.t, mono_time=4.0)
         done = jr.between_hands(5.0)
-        assert [r.file for r in done] == ["journal-2026-11-02.db"]  # its last entry's day
+        assert [r.file for r in done] == ["journal-2026-11-01.db"]  # the day that ended
         assert done[0].hands == (1, 5)
         assert j.get(done[0].last + 1).kind is EntryKind.CHECKPOINT
         assert jr.between_hands(6.0) == []  # once a day
@@ -355,7 +355,7 @@ def test_the_daemon_archives_once_a_gaming_day_ended_between_hands_only(tmp_path
         assert jr.between_hands(7.0) == []
         wall.t = day_time(DAY0, 48.1)
         done = jr.between_hands(8.0)
-        assert len(done) == 1 and done[0].hands == (6, 7)
+        assert [(r.file, r.hands) for r in done] == [("journal-2026-11-02.db", (6, 7))]
         assert len(j.archives) == 2
     assert Journal.open(path, readonly=True, full=True).last_hand == 7
 
