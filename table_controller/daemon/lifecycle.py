@@ -357,13 +357,18 @@ class Daemon(InputPath):
     async def _archive_days(self) -> None:
         """Archive the gaming days that ended while no hand was (:meth:`.Journaler.between_hands`).
 
-        A journal that cannot be written stops the daemon (exit 3), as during play.
+        A journal that cannot be written stops the daemon (exit 3), as during play; one found
+        damaged while archiving stops it too (exit 4, as at a start).
         """
         while True:
             await asyncio.sleep(ARCHIVE_CHECK)
             assert self.journaler is not None
             try:
                 self.journaler.between_hands(self.now())
+            except JournalDamagedError as exc:
+                log.critical("journal damaged, stopping: %s", exc)
+                self.stop(EXIT_DAMAGED)
+                return
             except JournalError as exc:
                 self._fatal(exc)
                 return

@@ -7,7 +7,9 @@ Rules this module keeps:
    the caller was handed back is on disk; nothing is ever half-written. ``anchor=False`` defers
    the anchor to :meth:`Journal.sync_anchor`, the next append or the close (at most one behind).
 2. Sequence numbers start at 1 and go up by exactly one. Entries are never updated or deleted
-   (only :mod:`.repair`, a deliberate journaled operator act, cuts a damaged tail).
+   (only :mod:`.repair`, a deliberate journaled operator act, cuts a damaged tail), but old
+   ones move, unchanged, into sealed archive files (:mod:`.archiving`, :mod:`.archive`; an
+   ``archive`` entry records each), which every read and verification goes across.
 3. Every stored field is covered by the hash chain (:mod:`.chain`), in either on-disk schema
    (:mod:`.layout`: a journal is created in :data:`SCHEMA_VERSION`, an older one keeps its
    own until ``journal migrate``, :func:`.repair.migrate`). :meth:`Journal.verify`
@@ -17,7 +19,8 @@ Rules this module keeps:
    naming the file and the first bad sequence number. :meth:`Journal.open` does the same, but
    on a journal with checkpoints it verifies from a checkpoint at least :data:`WINDOW_HANDS`
    hands back (rule 7), so an open does not grow with the journal; every read before it
-   verifies the whole chain first (:mod:`.reads`), and ``journal verify`` always does.
+   verifies the whole chain first (:mod:`.reads`), and ``journal verify`` always does
+   (:mod:`.verifying`; with archives, every file).
 4. Every read checks each row against the verified chain (and verifies rows appended since, for
    a read-only handle beside the daemon); lookups (a command's reply, a hand's entries) come
    from the chain in memory, never from an SQLite index or side table. An SQLite error while
