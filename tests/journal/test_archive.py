@@ -481,3 +481,22 @@ def test_many_archives_read_with_few_files_open(tmp_path: Path) -> None:
         assert [(e.seq, e.hash) for e in j.entries()][:len(before)] == before
         assert len(os.listdir(f"/proc/{os.getpid()}/fd")) < 200
     assert snapshot(path)[:len(before)] == before
+
+
+def test_journal_verify_names_a_damaged_archive_with_exit_status_4(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table_controller.cli import main
+
+    path, _ = archived(tmp_path)
+    victim = files(path)[1]
+    os.chmod(victim, 0o644)
+    data = bytearray(victim.read_bytes())
+    data[len(data) - 900] ^= 0x01
+    victim.write_bytes(bytes(data))
+    assert main(["journal", "verify", "--journal", str(path)]) == 4
+    err = capsys.readouterr().err.strip()
+    assert victim.name in err and "altered" in err and "\n" not in err
+    assert main(["recall", "--journal", str(path), "--hands", "3"]) == 0  # the live file: fine
+    capsys.readouterr()
+    assert main(["recall", "--journal", str(path), "--hand", "5"]) == 1  # in that archive
+    assert victim.name in capsys.readouterr().err
