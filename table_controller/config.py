@@ -21,6 +21,7 @@ configuration on simulated devices.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import math
 import re
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from table_controller.errors import ConfigError
+from table_controller.journal.archive import parse_hour
 
 if TYPE_CHECKING:
     from table_controller.controller.house_rules import HouseRules
@@ -136,10 +138,16 @@ class KeysSection:
 
 @dataclass(frozen=True, slots=True)
 class JournalSection:
-    """``[journal]``: where the journal and the PHH hand histories are written."""
+    """``[journal]``: where the journal and the PHH hand histories are written.
+
+    ``archive_at`` (``"HH:MM"``, local time, or ``"off"``, the default): the hour gaming days
+    start; once one has ended the daemon archives its entries, between hands
+    (:mod:`table_controller.journal.archiving`).
+    """
 
     path: Path
     phh_dir: Path
+    archive_at: datetime.time | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,7 +512,13 @@ def parse_config(data: Mapping[str, Any], *, base_dir: Path, source: Path | None
     s.finish()
 
     s = sec("journal")
-    journal = JournalSection(path=s.required_path("path"), phh_dir=s.required_path("phh_dir"))
+    archive_at = s.optional_string("archive_at")
+    try:
+        at = None if archive_at in (None, "off") else parse_hour(str(archive_at))
+    except ValueError as exc:
+        raise ConfigError(f"journal.archive_at: {exc} (or \"off\")") from None
+    journal = JournalSection(path=s.required_path("path"), phh_dir=s.required_path("phh_dir"),
+                             archive_at=at)
     s.finish()
 
     s = sec("timing", required=False)

@@ -22,6 +22,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--journal", type=Path, help="journal file (default: from --config)")
     p.add_argument("--config", type=Path, help="table configuration naming the journal")
     p.add_argument("--hands", type=int, default=10, metavar="N", help="how many hands (10)")
+    p.add_argument("--hand", type=int, metavar="N",
+                   help="show hand number N instead (read from its archive file if archived)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(handler=run)
 
@@ -62,7 +64,10 @@ def _run(args: argparse.Namespace) -> int:
             print(f"recall: --hands must be >= 1, got {args.hands}", file=sys.stderr)
             return 1
         with Journal.open(path, readonly=True) as journal:
-            hands = journal.recent_hands(args.hands) if journal.last_hand else []
+            if args.hand is not None:
+                hands = [journal.hand_entries(args.hand)]
+            else:
+                hands = journal.recent_hands(args.hands) if journal.last_hand else []
 
             def decks(record: HandRecord) -> Deck | None:
                 return deck_of(journal.config_for(record.entries[0].seq)) or configured

@@ -18,6 +18,11 @@ Rules this module keeps:
 4. Every :data:`CHECKPOINT_EVERY` hands, once the entries of the input that ended a hand are
    written and no hand is open, a ``checkpoint`` entry holds the state recovery would rebuild
    (:func:`.recovery.checkpoint_state`): a restart replays only what follows it.
+5. Once a gaming day has ended (``[journal] archive_at``), at the first moment no hand is open
+   (a hand's end, or :meth:`Journaler.between_hands`, which the daemon calls every
+   :data:`ARCHIVE_CHECK` seconds), a checkpoint is written and the entries before it are
+   archived (:mod:`table_controller.journal.archiving`). Never during a hand. The wall clock
+   is passed in (``wall``).
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from table_controller.controller.events import (
     ZoneTags,
 )
 from table_controller.journal import EntryKind, Journal
+from table_controller.journal.archive import ArchiveRecord, gaming_day
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +80,8 @@ LINK_FAULTS_PER_SECOND = 5
 READ_MEMORY = 8192
 #: A checkpoint is journaled every this many hands (rule 4).
 CHECKPOINT_EVERY = 10
+#: Seconds between the daemon's checks whether a gaming day has ended (rule 5).
+ARCHIVE_CHECK = 60.0
 #: Reads a checkpoint keeps for the resend filter (those a shoe may resend after a restart:
 #: the last hands' reads, never acknowledged if the daemon died at once).
 CHECKPOINT_READS = 256
@@ -233,13 +241,21 @@ class Journaler:
         PHH file of a hand that ended).
     :param checkpoint: returns the state to checkpoint (rule 4); ``None``: no checkpoints.
     :param every: hands between checkpoints.
+    :param archive_at: the hour gaming days start: archive once one has ended (rule 5;
+        ``None``: never, or without checkpoints).
+    :param wall: the wall clock (seconds since the epoch).
     """
 
     def __init__(self, journal: Journal,
                  after: Mapping[type, Callable[[Any], None]] | None = None, *,
                  checkpoint: Callable[[], dict[str, Any]] | None = None,
-                 every: int = CHECKPOINT_EVERY) -> None:
+                 every: int = CHECKPOINT_EVERY, archive_at: datetime.time | None = None,
+                 wall: Callable[[], float] = time.time) -> None:
         self.journal = journal
+        self.wall = wall
+        self.archive_at = archive_at if checkpoint is not None else None
+        #: The gaming day the live journal was last found to start in (rule 5).
+        self._live_day: datetime.date | None = None
         self.after = dict(after or {})
         self._faults: dict[str, tuple[float, int, int]] = {}
         self.checkpoint = checkpoint
@@ -254,7 +270,7 @@ class Journaler:
         """
         self.journal.append("device_event", {"input": inp.to_dict(),
                                              "text": entry_text(inp, out)},
-                            wall_time=time.time(), mono_time=now, anchor=False)
+                            wall_time=self.wall(), mono_time=now, anchor=False)
         self.outputs(out, now)
 
     def outputs(self, out: list[Output], now: float) -> None:
@@ -262,7 +278,7 @@ class Journaler:
 
         :raises JournalError: if a write fails.
         """
-        wall = time.time()
+        wall = self.wall()
         for o in out:
             rule = JOURNAL_RULES[type(o)]
             if rule is None:
@@ -274,6 +290,36 @@ class Journaler:
                 after(o)
         if self.checkpoint is not None and any(isinstance(o, HandEnded) for o in out):
             self._maybe_checkpoint(self.checkpoint, now)
+            self.between_hands(now)
+
+    def between_hands(self, now: float) -> list[ArchiveRecord]:
+        """Archive the entries of the gaming days that have ended, if no hand is open (rule 5).
+
+        :param now: the monotonic time.
+        :returns: the archives made (none: a hand is open, or the day has not ended).
+        :raises JournalError: if a write fails.
+        """
+        journal, at = self.journal, self.archive_at
+        if at is None or self.checkpoint is None or journal.current_hand is not None:
+            return []
+        wall = self.wall()
+        today = gaming_day(wall, at)
+        if self._live_day is None:
+            since = journal.live_since()
+            if since is None:
+                return []
+            self._live_day = gaming_day(since, at)
+        if self._live_day >= today:
+            return []
+        cut = journal.append_checkpoint(self.checkpoint(), wall_time=wall, mono_time=now)
+        self._checkpointed = journal.last_hand
+        done = journal.archive([cut.seq], at=at, wall_time=wall, mono_time=now,
+                               day=today - datetime.timedelta(days=1))
+        self._live_day = today
+        for rec in done:
+            log.info("journal: entries %d..%d archived to %s (gaming day %s)", rec.first,
+                     rec.last, rec.file, rec.day)
+        return done
 
     def sync_anchor(self) -> None:
         """Write the anchor the last entries deferred (once what they imply is published).
@@ -287,7 +333,7 @@ class Journaler:
         if journal.current_hand is not None or journal.last_hand - self._checkpointed < \
                 self.every:
             return
-        journal.append_checkpoint(state(), wall_time=time.time(), mono_time=now)
+        journal.append_checkpoint(state(), wall_time=self.wall(), mono_time=now)
         self._checkpointed = journal.last_hand
 
     def link_fault(self, device: str, event: DeviceEvent, now: float) -> None:
@@ -309,7 +355,7 @@ class Journaler:
         }
         if suppressed:
             payload["suppressed_before"] = suppressed
-        self.journal.append("decision", payload, wall_time=time.time(), mono_time=now)
+        self.journal.append("decision", payload, wall_time=self.wall(), mono_time=now)
         self._faults[device] = (start, written + 1, 0)
 
     def device_alert(self, device: str, kind: str, text: str, data: Mapping[str, Any],
@@ -319,7 +365,7 @@ class Journaler:
         :raises JournalError: if a write fails.
         """
         self.journal.append("decision", {"text": text, "device_alert": {
-            "device": device, "kind": kind, **data}}, wall_time=time.time(), mono_time=now)
+            "device": device, "kind": kind, **data}}, wall_time=self.wall(), mono_time=now)
 
 
 def write_phh(ended: HandEnded, phh_dir: Path, players: Mapping[int, str], table_id: str, *,

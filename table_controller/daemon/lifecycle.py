@@ -48,7 +48,7 @@ from table_controller.controller.events import (
 )
 from table_controller.daemon.devices import DeviceSet
 from table_controller.daemon.inputs import InputPath
-from table_controller.daemon.journaling import Journaler, ReadMemory, write_phh
+from table_controller.daemon.journaling import ARCHIVE_CHECK, Journaler, ReadMemory, write_phh
 from table_controller.daemon.publishing import Publisher
 from table_controller.daemon.recorded import decision_config
 from table_controller.daemon.recovery import (
@@ -224,7 +224,8 @@ class Daemon(InputPath):
             self.journal.close()
             raise
         self.journaler = Journaler(self.journal, after={HandEnded: self._hand_ended},
-                                   checkpoint=lambda: checkpoint_state(core, self.reads))
+                                   checkpoint=lambda: checkpoint_state(core, self.reads),
+                                   archive_at=cfg.journal.archive_at)
         self.publisher = Publisher(core, self.devices.statuses,
                                    {"table": cfg.table.id, "name": cfg.table.name,
                                     "phh_dir": str(cfg.journal.phh_dir),
@@ -288,6 +289,8 @@ class Daemon(InputPath):
         stack.push_async_callback(hub.stop)
         publisher = asyncio.create_task(self.publisher.run(hub))
         stack.push_async_callback(_cancel, publisher)
+        if cfg.journal.archive_at is not None:
+            stack.push_async_callback(_cancel, asyncio.create_task(self._archive_days()))
         self.publishing = True
         self.publisher.put([])  # the recovered snapshot
         if (status_path := self.central_status_path()) is not None:  # shipping on the feeds
@@ -350,6 +353,25 @@ class Daemon(InputPath):
         if done.inputs:
             self.feed(Restarted(), self.now())
         return done.inputs
+
+    async def _archive_days(self) -> None:
+        """Archive the gaming days that ended while no hand was (:meth:`.Journaler.between_hands`).
+
+        A journal that cannot be written stops the daemon (exit 3), as during play; one found
+        damaged while archiving stops it too (exit 4, as at a start).
+        """
+        while True:
+            await asyncio.sleep(ARCHIVE_CHECK)
+            assert self.journaler is not None
+            try:
+                self.journaler.between_hands(self.now())
+            except JournalDamagedError as exc:
+                log.critical("journal damaged, stopping: %s", exc)
+                self.stop(EXIT_DAMAGED)
+                return
+            except JournalError as exc:
+                self._fatal(exc)
+                return
 
     def _hand_ended(self, ended: HandEnded) -> None:
         if not ended.voided:

@@ -9,10 +9,13 @@ Public API (see :mod:`table_controller.journal.store`):
   ``last_of(kind)``, ``config_for(seq)``, ``append_checkpoint(state, ...)``,
   ``last_checkpoint()``, ``verified_from``, ``schema``; ``Journal.open(path, full=True)``
   verifies every entry (otherwise from a checkpoint at least ``WINDOW_HANDS`` hands back);
-  ``Journal.open(path, schema=1)`` creates a journal of the old on-disk schema (tests).
+  ``Journal.open(path, schema=1)`` creates a journal of the old on-disk schema (tests);
+  ``archive(cuts, at=, wall_time=, mono_time=)``, ``cuts_before(day, at)``, ``archives``,
+  ``live_since()`` (daily archive files, :mod:`.archiving`).
 - :class:`Entry`, :class:`EntryKind`, :class:`HandRecord`.
 - The hash chain (:mod:`.chain`), the read paths (:mod:`.reads`), the anchor beside the file
-  (:mod:`.anchor`), the on-disk schemas (:mod:`.layout`, :mod:`.compact`), accepting a
+  (:mod:`.anchor`), the archive files (:mod:`.archive`, :mod:`.archiving`), the verification
+  (:mod:`.verifying`), the on-disk schemas (:mod:`.layout`, :mod:`.compact`), accepting a
   damaged journal and migrating an old schema (:mod:`.repair`). Damage raises
   :class:`~table_controller.errors.JournalDamagedError`.
 

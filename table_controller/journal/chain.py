@@ -59,6 +59,9 @@ class EntryKind(StrEnum):
     #: The table's state between hands (recovery starts from the last one), with a summary
     #: of the chain before it (an open verifies from a checkpoint, not from entry 1).
     CHECKPOINT = "checkpoint"
+    #: Entries moved into a sealed archive file (:mod:`.archive`): the payload lists every
+    #: archive of the journal so far (file, sequence range, hashes, SHA-256 of the file).
+    ARCHIVE = "archive"
 
     def describe(self) -> str:
         """Plain words, e.g. ``"device event"``."""
@@ -202,6 +205,8 @@ class Chain:
         self.last_of: dict[EntryKind, int] = {}
         #: seq of every ``config`` entry, in order.
         self.configs: list[int] = []
+        #: The ``archives`` list of the last ``archive`` entry accepted (``None``: none seen).
+        self.archives: tuple[Mapping[str, Any], ...] | None = None
 
     @classmethod
     def resumed(cls, where: str, summary: Mapping[str, Any], prev_hash: str) -> Chain:
@@ -333,6 +338,11 @@ class Chain:
             if key is not None and key not in self.commands:
                 self.commands[key] = seq
                 self.last_command[key[0]] = max(key[1], self.last_command.get(key[0], -1))
+        if k is EntryKind.ARCHIVE:
+            try:
+                self.archives = archives_of(self._entry(row))
+            except JournalDamagedError:
+                raise self.bad(seq, "an archive entry without its list of archives") from None
         self.last_of[k] = seq
         if k is EntryKind.CONFIG:
             self.configs.append(seq)
@@ -367,6 +377,17 @@ class Chain:
         if not isinstance(data, dict):
             raise self.bad(seq, "payload is not a JSON object")
         return Entry(seq, EntryKind(kind), wall, mono, hand, freeze(data), prev_hash, digest)
+
+
+def archives_of(entry: Entry) -> tuple[Mapping[str, Any], ...]:
+    """Return the ``archives`` list of an ``archive`` entry (records as read-only mappings).
+
+    :raises JournalDamagedError: if the payload has no list of records.
+    """
+    records = entry.payload.get("archives")
+    if not isinstance(records, tuple) or not all(isinstance(r, Mapping) for r in records):
+        raise JournalDamagedError(f"archive entry {entry.seq} has no list of archives")
+    return records
 
 
 def _command_key(payload: Mapping[str, Any]) -> tuple[str, int] | None:

@@ -36,7 +36,7 @@ CURRENT = 2
 #: Schema 2's kind codes: the kind of code ``i`` is ``KIND_CODES[i]`` (fixed: only appended to).
 KIND_CODES: tuple[str, ...] = (
     "device_event", "dealer_command", "decision", "hold", "resolution", "hand_start",
-    "hand_end", "config", "start", "stop", "operator", "checkpoint",
+    "hand_end", "config", "start", "stop", "operator", "checkpoint", "archive",
 )
 _CODE_OF = {kind: i for i, kind in enumerate(KIND_CODES)}
 assert set(KIND_CODES) == {k.value for k in EntryKind}, "every kind needs a schema 2 code"

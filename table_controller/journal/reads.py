@@ -9,10 +9,15 @@ Rules this module keeps (the journal's rule 4, :mod:`.store`):
 3. A journal opened from a checkpoint knows the entries before it only by their pins: a read
    that needs any other one verifies the whole chain first (:meth:`JournalReads._complete`),
    once; recent hands, the last entry of each kind and the configurations never need it.
+4. Entries moved into archive files (:mod:`.archive`) are read from them, across files, in
+   order: a row the verified chain knows is checked against it; any other against the chain
+   of its archive, verified whole (SHA-256 and every entry) the first time it is used. A hand
+   is in one file (archives are cut at checkpoints, between hands).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -20,6 +25,13 @@ from typing import Any
 
 from table_controller.errors import JournalDamagedError, JournalError
 from table_controller.journal import layout
+from table_controller.journal.archive import (
+    ArchiveFile,
+    ArchiveRecord,
+    check_present,
+    read_rows,
+    records_of,
+)
 from table_controller.journal.chain import (
     GENESIS_HASH,
     Chain,
@@ -30,8 +42,10 @@ from table_controller.journal.chain import (
     Row,
     thaw,
 )
+from table_controller.journal.chain import archives_of as archives_of_entry
 
-_BATCH = 1000
+#: Archive files a journal keeps open at most (each verified one keeps its chain in memory).
+OPEN_ARCHIVES = 8
 
 
 class JournalReads:
@@ -43,6 +57,76 @@ class JournalReads:
     _chain: Chain
     #: The file's schema (:mod:`.layout`).
     _schema: int
+    #: The journal's archives, oldest first (:mod:`.archive`).
+    _records: tuple[ArchiveRecord, ...]
+    #: The archives opened so far, by file name.
+    _files: dict[str, ArchiveFile]
+
+    @property
+    def _floor(self) -> int:
+        """The last archived entry (0: none); the live file holds the entries after it."""
+        return self._records[-1].last if self._records else 0
+
+    @property
+    def archives(self) -> tuple[ArchiveRecord, ...]:
+        """The journal's archive files, oldest first (:mod:`.archive`)."""
+        return self._records
+
+    def _archive(self, rec: ArchiveRecord) -> ArchiveFile:
+        """Return archive ``rec``, open (checked cheaply: :func:`.archive.check_present`)."""
+        f = self._files.pop(rec.file, None)
+        if f is None:
+            f = ArchiveFile(check_present(self._path, rec), rec)
+            if len(self._files) >= OPEN_ARCHIVES:  # the least recently used one is closed
+                self._files.pop(next(iter(self._files))).close()
+        self._files[rec.file] = f  # (the most recently used last)
+        return f
+
+    def _close_archives(self) -> None:
+        for f in self._files.values():
+            f.close()
+        self._files.clear()
+
+    def _adopt_archives(self) -> None:
+        """Take the archives a daemon made since this reader opened (verified by catch-up).
+
+        :raises JournalDamagedError: if the new list does not match the verified chain.
+        """
+        try:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'archives'").fetchone()
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise self._unreadable(exc) from exc
+        if row is None:
+            return
+        try:
+            raw = json.loads(str(row[0]))
+        except ValueError:
+            raise JournalDamagedError(f"journal {self._path}: its list of archives is "
+                                      "damaged") from None
+        records = records_of(raw, str(self._path))
+        if len(records) > len(self._records):
+            self._records = records
+            self._catch_up()
+
+    def _match_archives(self) -> None:
+        """Check the verified chain's list of archives against the one being used.
+
+        :raises JournalDamagedError: if they differ.
+        """
+        recorded = self._chain.archives
+        if recorded is None:
+            seq = self._chain.last_of.get(EntryKind.ARCHIVE)
+            if seq is None:
+                if self._records:
+                    raise JournalDamagedError(
+                        f"journal {self._path} lists archives but has no archive entry "
+                        "(rolled back past it?)")
+                return
+            recorded = archives_of_entry(self.get(seq))
+        if records_of(recorded, str(self._path)) != self._records:
+            raise JournalDamagedError(
+                f"journal {self._path}: its list of archives does not match its last archive "
+                f"entry {self._chain.last_of.get(EntryKind.ARCHIVE)} (altered)")
 
     def _check_open(self) -> None:
         raise NotImplementedError
@@ -75,10 +159,14 @@ class JournalReads:
         if at is None and self._readonly:
             self._catch_up()
             at = self._chain.commands.get((console_id, seq))
-        if at is None and not self._chain.complete and \
-                seq <= self._chain.last_command.get(console_id, -1):
-            self._complete()  # an old command: its entry is before the verified window
-            at = self._chain.commands.get((console_id, seq))
+        if at is None and seq <= self._chain.last_command.get(console_id, -1):
+            if self._chain.base > self._floor:
+                self._complete()  # an old command: its entry is before the verified window
+                at = self._chain.commands.get((console_id, seq))
+            for rec in reversed(self._records):  # an older one: in an archive
+                if at is not None:
+                    break
+                at = self._archive(rec).chain().commands.get((console_id, seq))
         return None if at is None else self.get(at)
 
     def reply_for(self, console_id: str, seq: int) -> dict[str, Any] | None:
@@ -132,6 +220,8 @@ class JournalReads:
             return GENESIS_HASH
         if self._chain.known(seq) and seq <= self._chain.count:
             return self._chain.digest(seq)
+        if self._records and seq == self._floor:
+            return self._records[-1].last_hash  # the live file's first entry chains to it
         row = self._conn.execute("SELECT hash FROM entries WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             return None
@@ -141,51 +231,57 @@ class JournalReads:
         return digest if isinstance(digest, str) else None
 
     def _row(self, seq: int) -> Row | None:
-        """Return stored row ``seq`` as it is, unchecked (``None`` if there is none)."""
+        """Return stored row ``seq`` of the live file as it is, unchecked (``None``: none)."""
         raw = self._conn.execute(f"SELECT {layout.COLUMNS[self._schema]} FROM entries "
                                  "WHERE seq = ?", (seq,)).fetchall()
         return next(layout.rows(self._schema, raw, self._stored_hash), None)
 
     def _rows(self, lo: int, hi: int | None) -> Iterator[Row]:
-        """Yield the stored rows ``lo < seq <= hi`` in order, checking none is missing."""
-        sql = f"SELECT {layout.COLUMNS[self._schema]} FROM entries WHERE seq > ?"
-        if hi is not None:
-            sql += " AND seq <= ?"
-        sql += f" ORDER BY seq LIMIT {_BATCH}"
-        expected = lo + 1
-        last: tuple[int, str | None] | None = None
+        """Yield the stored rows ``lo < seq <= hi`` in order, across files (rule 4)."""
+        for rec in self._records:
+            if rec.last <= lo:
+                continue
+            if hi is not None and rec.first > hi:
+                return
+            yield from self._archive(rec).rows(lo, hi)
+            lo = rec.last
+        lo = max(lo, self._floor)
+        if hi is not None and hi <= lo:
+            return
+        yield from read_rows(self._conn, self._schema, lo, hi, lambda: self._chain.count,
+                             self._stored_hash, self._chain.bad, self._unreadable)
 
-        def prev_of(seq: int) -> str | None:
-            if last is not None and last[0] == seq:
-                return last[1]
-            return self._stored_hash(seq)
+    def _checked(self, row: Row) -> Entry:
+        """Check a row read (rule 4): against the verified chain, else its archive's."""
+        seq = row[0]
+        if isinstance(seq, int) and seq <= self._floor and not self._chain.known(seq):
+            rec = next(r for r in self._records if r.holds(seq))
+            return self._archive(rec).chain().check(row)
+        try:
+            return self._chain.check(row)
+        except NotVerified:
+            self._complete()
+            return self._chain.check(row)
 
-        while True:
-            params = (expected - 1,) if hi is None else (expected - 1, hi)
-            try:
-                rows = list(layout.rows(self._schema, self._conn.execute(sql, params).fetchall(),
-                                        prev_of))
-            except (sqlite3.Error, UnicodeDecodeError) as exc:
-                raise self._unreadable(exc) from exc
-            if rows:
-                last = (rows[-1][0], rows[-1][7])
-            for row in rows:
-                if row[0] != expected:
-                    raise self._chain.bad(expected, f"entry {expected} is missing "
-                                                    f"(next is {row[0]!r})")
-                yield row
-                expected += 1
-            known = self._chain.count if hi is None else min(hi, self._chain.count)
-            if expected <= known and not rows:
-                raise self._chain.bad(expected,
-                                      f"entries {expected}..{known} are gone (truncated)")
-            if len(rows) < _BATCH and expected > known:
-                break
+    def _hand_span(self, hand: int) -> tuple[int, int | None] | None:
+        """Return where hand ``hand`` is (its first and last entry), or ``None``."""
+        span = self._chain.hands.get(hand)
+        if span is not None or not 0 < hand <= self._chain.last_hand:
+            return span
+        rec = next((r for r in self._records if r.holds_hand(hand)), None)
+        if rec is not None:
+            return self._archive(rec).chain().hands.get(hand)
+        if self._chain.base > self._floor:
+            self._complete()  # an old hand: before the verified window
+        return self._chain.hands.get(hand)
 
     def _catch_up(self, upto: int | None = None) -> None:
         """Verify the rows appended (by a writer beside this handle) up to ``upto``."""
         for row in self._rows(self._chain.count, upto):
             self._chain.check(row)
+        if self._chain.archives is not None and \
+                records_of(self._chain.archives, str(self._path)) != self._records:
+            self._match_archives()  # (raises: the list differs from the verified one)
 
     def entries(
         self, since: int = 0, *, until: int | None = None, hand: int | None = None
@@ -202,14 +298,13 @@ class JournalReads:
         :raises JournalDamagedError: if a row is missing, altered or unreadable.
         """
         self._check_open()
+        if self._readonly:
+            self._adopt_archives()
         lo, hi = max(0, since), until
         if hand is not None:
             if hand not in self._chain.hands and self._readonly:
                 self._catch_up()
-            if hand not in self._chain.hands and not self._chain.complete and \
-                    0 < hand <= self._chain.last_hand:
-                self._complete()  # an old hand: before the verified window
-            span = self._chain.hands.get(hand)
+            span = self._hand_span(hand)
             if span is None:
                 return
             start, end = span
@@ -218,16 +313,14 @@ class JournalReads:
                 hi = end if hi is None else min(hi, end)
         if hi is not None and hi <= lo:
             return
-        if lo < self._chain.base and not (hi == lo + 1 and self._chain.known(hi)):
+        live = max(lo, self._floor)  # (the entries up to the floor are archived: rule 4)
+        if live < self._chain.base and (hi is None or hi > live) and \
+                not (hi == lo + 1 and self._chain.known(hi)):
             self._complete()  # entries before the verified window (one pinned entry is known)
         if lo > self._chain.count:
             self._catch_up(lo)
         for row in self._rows(lo, hi):
-            try:
-                entry = self._chain.check(row)
-            except NotVerified:  # pragma: no cover - the window was completed above
-                self._complete()
-                entry = self._chain.check(row)
+            entry = self._checked(row)
             if hand is not None and entry.hand != hand:
                 return
             yield entry

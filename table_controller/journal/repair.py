@@ -19,9 +19,11 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,7 @@ from typing import Any
 from table_controller.errors import JournalDamagedError, JournalError
 from table_controller.journal import layout
 from table_controller.journal.anchor import Anchor, Head, anchor_path, read_anchor
-from table_controller.journal.chain import Chain, EntryKind, Row
+from table_controller.journal.chain import GENESIS_HASH, Chain, EntryKind, Row
 from table_controller.journal.store import Journal, lock_writer
 
 
@@ -74,6 +76,7 @@ def _prefix(path: Path) -> tuple[list[Row], int]:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:
         return rows, 0
+    floor, last_hash = _archived(conn)
     try:
         try:
             highest = int(conn.execute("SELECT MAX(seq) FROM entries").fetchone()[0] or 0)
@@ -85,16 +88,19 @@ def _prefix(path: Path) -> tuple[list[Row], int]:
             select = f"SELECT {layout.COLUMNS[schema]} FROM entries WHERE seq = ?"
         except (sqlite3.Error, UnicodeDecodeError, TypeError, ValueError, KeyError):
             return rows, highest
-        seq = 1
+        seq = floor + 1
         while True:
             try:
                 raw = conn.execute(select, (seq,)).fetchall()
             except (sqlite3.Error, UnicodeDecodeError):
                 break
-            row = next(layout.rows(schema, raw, lambda _s: chain.head), None)
+            row = next(layout.rows(schema, raw, _const(
+                chain.head if seq > floor + 1 else last_hash)), None)
             if row is None:
                 break
             try:
+                if seq == floor + 1 and floor:
+                    chain = _resumed(path, row)
                 chain.accept(row)
             except JournalDamagedError:
                 break
@@ -103,6 +109,30 @@ def _prefix(path: Path) -> tuple[list[Row], int]:
     finally:
         conn.close()
     return rows, highest
+
+
+def _const(value: str) -> Callable[[int], str]:
+    return lambda _seq: value
+
+
+def _archived(conn: sqlite3.Connection) -> tuple[int, str]:
+    """Return the last archived entry and its hash (``0`` and the genesis hash: none)."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'archives'").fetchone()
+        records = json.loads(row[0]) if row is not None else []
+        return int(records[-1]["last"]), str(records[-1]["last_hash"])
+    except (sqlite3.Error, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError):
+        return 0, GENESIS_HASH
+
+
+def _resumed(path: Path, row: Row) -> Chain:
+    """Return the chain of an archived journal's live file, from its first entry."""
+    try:
+        summary = json.loads(row[5])["chain"]
+    except (ValueError, TypeError, KeyError):
+        raise JournalDamagedError(f"journal {path}: its first entry is not a checkpoint") \
+            from None
+    return Chain.resumed(str(path), summary, str(row[6]))
 
 
 def accept_damage(path: str | os.PathLike[str], *, reason: str, operator: str,
@@ -123,12 +153,15 @@ def accept_damage(path: str | os.PathLike[str], *, reason: str, operator: str,
         damage = str(exc)
     else:
         raise JournalError(f"journal {p} verifies: there is no damage to accept")
+    if damage.startswith("archive "):
+        raise JournalError(f"the damage is in an archive file, not in journal {p}: put that "
+                           f"file back from the backup (archives never change): {damage}")
     lock = lock_writer(p)
     try:
         head = _anchor_or_none(p)
         evidence = _evidence(p)
         rows, highest = _prefix(p)
-        kept = len(rows)
+        kept = rows[-1][0] if rows else _archived_of(p)
         lost_to = max(highest, head.seq if head is not None else 0, kept)
         _rebuild(p, rows)
     finally:
@@ -184,7 +217,7 @@ def migrate(path: str | os.PathLike[str], *, reason: str, operator: str,
     try:
         evidence = _evidence(p, f"schema{old}")
         rows, _ = _prefix(p)
-        if len(rows) != count:  # pragma: no cover - it verified a moment ago, under no writer
+        if (rows[-1][0] if rows else 0) != count:  # pragma: no cover - verified, no writer
             raise JournalError(f"journal {p} changed while being migrated")
         _rebuild(p, rows)
     finally:
@@ -212,8 +245,35 @@ def _last_mono(rows: list[Row]) -> float:
     return float(rows[-1][3]) if rows else 0.0
 
 
+def _archived_of(path: Path) -> int:
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return _archived(conn)[0]
+    finally:
+        conn.close()
+
+
 def _rebuild(path: Path, rows: list[Row]) -> None:
-    """Write ``rows`` into a new journal file and put it in place of ``path`` (with an anchor)."""
+    """Write ``rows`` into a new journal file and put it in place of ``path`` (with an anchor).
+
+    The rows of an archived journal start after its last archive (its list of archives is
+    kept).
+    """
+    old = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        archives = old.execute("SELECT value FROM meta WHERE key = 'archives'").fetchone()
+        floor = _archived(old)[0]
+    except (sqlite3.Error, UnicodeDecodeError):
+        archives, floor = None, 0
+    finally:
+        old.close()
+    if floor and not rows:
+        raise JournalError(f"journal {path}: its first entry (the checkpoint after its last "
+                           "archive) is damaged: put the journal back from the backup")
+    if floor and not any(r[1] == EntryKind.ARCHIVE.value for r in rows):
+        raise JournalError(f"journal {path}: the damage took its archive entry (the record of "
+                           "its archive files): put the journal back from the backup")
+    head_seq = rows[-1][0] if rows else 0
     tmp = path.with_name(path.name + ".rebuild")
     for suffix in ("", "-wal", "-shm"):
         Path(f"{tmp}{suffix}").unlink(missing_ok=True)
@@ -226,14 +286,17 @@ def _rebuild(path: Path, rows: list[Row]) -> None:
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(layout.insert_sql(schema), [layout.stored(schema, r) for r in rows])
         last = rows[-1] if rows else None
-        conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(len(rows)),))
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(head_seq),))
+        if archives is not None:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('archives', ?)",
+                         (str(archives[0]),))
         if last is not None:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (last[7],))
         conn.execute("COMMIT")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
-    Anchor(tmp, Head(len(rows), rows[-1][7] if rows else "0" * 64)).close()
+    Anchor(tmp, Head(head_seq, rows[-1][7] if rows else "0" * 64)).close()
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     os.replace(tmp, path)

@@ -7,7 +7,9 @@ Rules this module keeps:
    the caller was handed back is on disk; nothing is ever half-written. ``anchor=False`` defers
    the anchor to :meth:`Journal.sync_anchor`, the next append or the close (at most one behind).
 2. Sequence numbers start at 1 and go up by exactly one. Entries are never updated or deleted
-   (only :mod:`.repair`, a deliberate journaled operator act, cuts a damaged tail).
+   (only :mod:`.repair`, a deliberate journaled operator act, cuts a damaged tail), but old
+   ones move, unchanged, into sealed archive files (:mod:`.archiving`, :mod:`.archive`; an
+   ``archive`` entry records each), which every read and verification goes across.
 3. Every stored field is covered by the hash chain (:mod:`.chain`), in either on-disk schema
    (:mod:`.layout`: a journal is created in :data:`SCHEMA_VERSION`, an older one keeps its
    own until ``journal migrate``, :func:`.repair.migrate`). :meth:`Journal.verify`
@@ -17,7 +19,8 @@ Rules this module keeps:
    naming the file and the first bad sequence number. :meth:`Journal.open` does the same, but
    on a journal with checkpoints it verifies from a checkpoint at least :data:`WINDOW_HANDS`
    hands back (rule 7), so an open does not grow with the journal; every read before it
-   verifies the whole chain first (:mod:`.reads`), and ``journal verify`` always does.
+   verifies the whole chain first (:mod:`.reads`), and ``journal verify`` always does
+   (:mod:`.verifying`; with archives, every file).
 4. Every read checks each row against the verified chain (and verifies rows appended since, for
    a read-only handle beside the daemon); lookups (a command's reply, a hand's entries) come
    from the chain in memory, never from an SQLite index or side table. An SQLite error while
@@ -27,7 +30,8 @@ Rules this module keeps:
    while a hand is open, or a ``hand_end`` with none open, is refused (and changes nothing).
 6. A dealer command and its reply are one entry (:meth:`Journal.append_command`), keyed by
    ``(console_id, seq)``: a resent command is answered from :meth:`Journal.reply_for`, even
-   after a restart, and never applied twice.
+   after a restart, and never applied twice. :meth:`Journal.append_commands` commits several
+   (the read-only commands of one turn of the command endpoint) in one transaction.
 
 7. A ``checkpoint`` entry (:meth:`Journal.append_checkpoint`) is written between hands only. It
    holds the caller's state (the table, for recovery), a hash of it, and the chain's summary
@@ -52,14 +56,16 @@ import json
 import math
 import os
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from table_controller.errors import JournalDamagedError, JournalError
 from table_controller.journal import layout
-from table_controller.journal.anchor import Anchor, Head, anchor_path, check_anchor, read_anchor
+from table_controller.journal.anchor import Anchor, Head, anchor_path, read_anchor
+from table_controller.journal.archive import ArchiveFile, ArchiveRecord
+from table_controller.journal.archiving import JournalArchiving
 from table_controller.journal.chain import (
     GENESIS_HASH,
     Chain,
@@ -71,11 +77,12 @@ from table_controller.journal.chain import (
     entry_hash,
     thaw,
 )
-from table_controller.journal.reads import JournalReads
 from table_controller.journal.records import CommandRecord, command_payloads
+from table_controller.journal.verifying import WINDOW_HANDS
 
 __all__ = [
-    "GENESIS_HASH", "CommandRecord", "Entry", "EntryKind", "HandRecord", "Journal",
+    "GENESIS_HASH", "WINDOW_HANDS", "CommandRecord", "Entry", "EntryKind", "HandRecord",
+    "Journal",
     "canonical_json", "entry_hash", "thaw",
 ]
 
@@ -84,9 +91,6 @@ __all__ = [
 SCHEMA_VERSION = layout.CURRENT
 #: Version of the checkpoint entry's payload.
 CHECKPOINT_VERSION = 1
-#: An open verifies from a checkpoint at least this many hands before the last one (rule 3):
-#: ``recall --hands 10`` then reads verified entries only.
-WINDOW_HANDS = 10
 #: Checkpoints kept in the ``meta`` hint.
 _HINTS = 8
 
@@ -124,7 +128,7 @@ def lock_writer(path: Path) -> int:
     return fd
 
 
-class Journal(JournalReads):
+class Journal(JournalArchiving):
     """The journal of one table. Open it with :meth:`Journal.open`; use it from one thread.
 
     >>> import tempfile, os
@@ -151,6 +155,8 @@ class Journal(JournalReads):
         #: Created by this open (no anchor expected yet).
         self._fresh = False
         self._closed = False
+        self._records: tuple[ArchiveRecord, ...] = ()
+        self._files: dict[str, ArchiveFile] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -207,10 +213,13 @@ class Journal(JournalReads):
         journal = cls(conn, p, readonly=readonly, lock_fd=lock_fd, schema=schema)
         try:
             journal._setup()
+            journal._load_archives()
+            journal._check_files()
             if full:
                 journal.verify()
             else:
                 journal._verify_recent()
+                journal._match_archives()
             if anchored:
                 journal._check_anchor(head)
         except JournalError:
@@ -263,22 +272,11 @@ class Journal(JournalReads):
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def _check_anchor(self, head: Head | None) -> None:
-        """Check the verified chain against the anchor read before it (rules 1 and 3)."""
-        if head is not None and not self._chain.known(head.seq):
-            self._complete()  # an anchor older than the verified window (an old one put back?)
-        chain = self._chain
-        expected = self._meta("anchored") == "1" and not self._fresh
-        if check_anchor(self._path, head, chain.count, chain.digest, expected=expected,
-                        readonly=self._readonly):
-            self._conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('anchored', '1')")
-            self._anchor = Anchor(self._path, Head(chain.count, chain.head))
-
     def close(self) -> None:
         """Close the database (idempotent)."""
         if not self._closed:
             self._closed = True
+            self._close_archives()
             self._conn.close()
             if self._anchor is not None:
                 self._anchor.close()
@@ -339,95 +337,6 @@ class Journal(JournalReads):
         before = [c for c in configs if c <= seq]
         at = before[-1] if before else (configs[0] if configs else None)
         return None if at is None else self.get(at)
-
-    # -- verification ------------------------------------------------------------------------
-
-    def verify(self) -> int:
-        """Check the database, the whole chain, the sequence numbers, the hand brackets, the head.
-
-        Also restores the in-memory chain (head, hands, commands) from disk.
-
-        :returns: the number of entries verified.
-        :raises JournalDamagedError: naming the first bad sequence number.
-        """
-        self._check_open()
-        # one read transaction: a daemon appending meanwhile (recall beside it) is not seen
-        try:
-            self._conn.execute("BEGIN")
-            try:
-                return self._verify()
-            finally:
-                self._conn.execute("COMMIT")
-        except (sqlite3.Error, UnicodeDecodeError) as exc:
-            raise self._unreadable(exc) from exc
-
-    def _verify_recent(self) -> None:
-        """Verify from the checkpoint the ``meta`` hint names (rule 7), else everything."""
-        try:
-            self._conn.execute("BEGIN")
-            try:
-                base = self._base()
-                if base is None:
-                    self._verify()
-                else:
-                    self._verify(base)
-            finally:
-                self._conn.execute("COMMIT")
-        except (sqlite3.Error, UnicodeDecodeError) as exc:
-            raise self._unreadable(exc) from exc
-
-    def _base(self) -> tuple[Row, Chain] | None:
-        """Return the checkpoint row to verify from, and the chain it resumes, or ``None``."""
-        try:
-            hints = [(int(seq), int(hand)) for seq, hand in json.loads(
-                self._meta("checkpoints") or "[]")]
-        except (ValueError, TypeError):
-            return None  # a damaged hint: verify everything (which finds the damage)
-        if not hints:
-            return None
-        newest = max(hand for _, hand in hints)
-        old = [seq for seq, hand in hints if hand <= newest - WINDOW_HANDS]
-        if not old:
-            return None
-        row = self._row(max(old))
-        if row is None or row[1] != EntryKind.CHECKPOINT.value or not isinstance(row[5], str):
-            return None
-        try:
-            summary = json.loads(row[5])["chain"]
-            if not isinstance(summary, dict) or summary.get("count") != row[0] - 1:
-                return None
-        except (ValueError, TypeError, KeyError):
-            return None
-        return row, Chain.resumed(str(self._path), summary, str(row[6]))
-
-    def _complete(self) -> None:
-        """Verify the whole chain (a read before the window of a journal opened recently)."""
-        if not self._chain.complete:
-            self.verify()
-
-    def _verify(self, base: tuple[Row, Chain] | None = None) -> int:
-        if base is None:
-            problems = [str(r[0]) for r in self._conn.execute("PRAGMA quick_check(5)")]
-            if problems != ["ok"]:
-                raise JournalDamagedError(f"journal {self._path} is damaged (SQLite check: "
-                                          f"{'; '.join(problems)[:300]})")
-            chain = Chain(str(self._path))
-        else:
-            chain = base[1]
-        for row in self._rows(chain.count, None):
-            chain.add(row)
-        count = chain.count
-        head_seq = self._meta("head_seq")
-        head_hash = self._meta("head_hash")
-        if head_seq != str(count) or head_hash != chain.head:
-            raise chain.bad(
-                count + 1 if head_seq is not None and head_seq.isdigit() and int(head_seq) > count
-                else max(count, 1),
-                f"truncated or altered: the head records entry {head_seq}, "
-                f"the log ends at entry {count}",
-            )
-        self._chain = chain
-        return count
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -536,8 +445,9 @@ class Journal(JournalReads):
         wall_time: float,
         mono_time: float,
         anchor: bool = True,
+        also: Callable[[sqlite3.Connection], None] | None = None,
     ) -> Entry:
-        return self._append_many([(kind, payload)], wall_time, mono_time, anchor)[0]
+        return self._append_many([(kind, payload)], wall_time, mono_time, anchor, also)[0]
 
     def _append_many(
         self,
@@ -545,6 +455,7 @@ class Journal(JournalReads):
         wall_time: float,
         mono_time: float,
         anchor: bool = True,
+        also: Callable[[sqlite3.Connection], None] | None = None,
     ) -> list[Entry]:
         """Append ``items`` in one transaction; the chain and the anchor follow its commit."""
         self._check_open()
@@ -601,6 +512,8 @@ class Journal(JournalReads):
                                   "('checkpoints', ?)", (self._hints(row[0], row[4]),))
                 c.execute("UPDATE meta SET value = ? WHERE key = 'head_seq'", (str(seq),))
                 c.execute("UPDATE meta SET value = ? WHERE key = 'head_hash'", (prev,))
+                if also is not None:
+                    also(c)  # in the same transaction (an archiving: :mod:`.archiving`)
                 c.execute("COMMIT")
             except BaseException:
                 # SQLite may have rolled back already (a full disk does): the original error

@@ -191,3 +191,52 @@ def test_an_old_anchor_put_back_on_a_checkpointed_journal_is_refused(tmp_path: P
     anchor.write_bytes(old)
     with pytest.raises(JournalDamagedError, match=r"past its anchor|does not match"):
         Journal.open(path).close()
+
+
+def test_a_full_replay_across_archive_files_equals_a_restart_from_the_checkpoint(
+        tmp_path: Path) -> None:
+    import datetime
+
+    path = played(tmp_path, 25, seed=4)
+    with Journal.open(path) as j:
+        cuts = [e.seq for e in j.entries() if e.kind is EntryKind.CHECKPOINT]
+        done = j.archive(cuts, at=datetime.time(6, 0), wall_time=1.0, mono_time=1e9)
+        assert [r.hands for r in done] == [(1, 10), (11, 20)]
+    # (the copies in compare_restarts take the archive files too: they are in the folder)
+    compare_restarts(tmp_path, more_hands=5, seed=4)
+
+
+def test_the_daemon_archives_a_gaming_day_at_a_hand_end_and_restarts_from_after_it(
+        tmp_path: Path) -> None:
+    import datetime
+    import time
+
+    from table_controller.journal.archive import archive_files, day_start, gaming_day
+
+    at = datetime.time(6, 0)
+
+    class Wall:  # the daemon's wall clock, stepped (its start entries are journaled now)
+        t = time.time()
+
+        def __call__(self) -> float:
+            self.t += 0.01
+            return self.t
+
+    d = inprocess_daemon(tmp_path)
+    assert d.journaler is not None
+    wall = Wall()
+    today = gaming_day(wall.t, at)
+    d.journaler.archive_at, d.journaler.wall = at, wall
+    d.recover()
+    io = JournaledIO(d)
+    play_hands(io, 12, seed=5)
+    assert archive_files(journal_of(d).path) == []
+    assert d.journaler.between_hands(0.0) == []  # the day has not ended
+    wall.t = day_start(today + datetime.timedelta(days=1), at) + 1800  # the next gaming day
+    play_hands(io, 3, seed=6)  # archived at the first hand's end
+    j = journal_of(d)
+    [rec] = j.archives
+    assert rec.hands == (1, 13) and rec.day == today.isoformat()  # the day that ended
+    assert j.current_hand is None and j.get(rec.last + 1).kind is EntryKind.CHECKPOINT
+    j.close()
+    compare_restarts(tmp_path, more_hands=3, seed=5)
