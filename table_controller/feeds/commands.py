@@ -73,6 +73,7 @@ from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 __all__ = [
     "COMMANDS_PER_TURN", "COMMAND_BURST", "COMMAND_HWM", "COMMAND_RATE", "READ_ONLY_COMMANDS",
+    "REPLY_HWM",
     "CommandClient", "CommandHandler", "CommandServer", "CommittedCallback", "ReceivedCommand",
 ]
 
@@ -83,6 +84,10 @@ COMMAND_RATE = 200.0
 COMMAND_BURST = 400
 #: Commands queued per console connection before ZeroMQ stops reading from it.
 COMMAND_HWM = 100
+#: Replies queued per console connection; past it ZeroMQ drops the replies to a console that
+#: does not read them (it times out and resends; an applied command is answered again from
+#: the journal, never applied twice).
+REPLY_HWM = 1000
 #: Commands that change nothing: journaled without their answer (rule 3).
 READ_ONLY_COMMANDS = frozenset({"status"})
 #: Frames of a command message kept (the first ones and the last, the body).
@@ -191,7 +196,7 @@ class CommandServer:
         sock.linger = 0
         sock.maxmsgsize = MAX_REQUEST_BYTES
         sock.rcvhwm = COMMAND_HWM
-        sock.sndhwm = COMMAND_HWM
+        sock.sndhwm = REPLY_HWM
         if self.curve is not None:
             self.curve.secure(sock, CONSOLES_DOMAIN)
         try:
