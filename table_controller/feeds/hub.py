@@ -63,7 +63,7 @@ from table_controller.feeds.messages import (
     topic,
 )
 from table_controller.feeds.security import DISPLAYS_DOMAIN, CurveServer
-from table_controller.feeds.wire import card_code, prepare, wire
+from table_controller.feeds.wire import card_code, has_hole_card_key, prepare, wire
 from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 log = logging.getLogger(__name__)
@@ -166,6 +166,7 @@ class FeedHub:
         self.epoch = epoch or os.urandom(8).hex()
         self._sndhwm = sndhwm
         self._sockets: dict[str, zmq.asyncio.Socket] = {}
+        self._senders: dict[str, zmq.Socket[bytes]] = {}
         self._bound: dict[str, str] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._seq = dict.fromkeys(Feed, 0)
@@ -255,10 +256,16 @@ class FeedHub:
             sock.close(linger=0)
             raise FeedError(f"cannot bind the {name} endpoint {endpoint}: {exc}") from exc
         self._sockets[name] = sock
+        if kind == zmq.XPUB:
+            # sends go through a plain (blocking-API) view of the same socket: an XPUB never
+            # waits to send, so the asyncio wrapper's future and event checks per send buy
+            # nothing (its recv, for the subscriptions, stays on the asyncio socket)
+            self._senders[name] = zmq.Socket.shadow(sock.underlying)
         last = sock.last_endpoint
         self._bound[name] = last.decode() if isinstance(last, bytes) else str(last)
 
     def _close_sockets(self) -> None:
+        self._senders.clear()
         for sock in self._sockets.values():
             sock.close(linger=0)
         self._sockets.clear()
@@ -344,17 +351,40 @@ class FeedHub:
         :raises HoleCardLeak: if a public or dealer copy leaks (nothing is sent or changed).
         :raises FeedError: if the hub is not running or a body is not plain JSON.
         """
+        return self.send_now(items, mtype)
+
+    def send_now(
+        self,
+        items: Mapping[Feed, tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+        mtype: str,
+    ) -> dict[Feed, Message]:
+        """:meth:`broadcast_to` without the event loop: sent when this returns, in item order.
+
+        A feed socket never waits to send (a subscriber whose queue is full loses the message,
+        as a PUB socket does), so nothing is awaited: a caller that must not yield between its
+        journal commit and the send (the daemon's prompt) sends here.
+
+        :raises HoleCardLeak: if a public or dealer copy leaks (nothing is sent or changed).
+        :raises FeedError: if the hub is not running or a body is not plain JSON.
+        """
         if not self._running:
             raise FeedError("the feed hub is not running")
         prepared: dict[Feed, tuple[Message, bytes, Mapping[str, Any] | None]] = {}
         ts = self._wall()
         # the same data (and state) for several redacted feeds, or for several plain ones, is
-        # redacted, checked and encoded once (the objects are alive for the whole call)
+        # redacted, checked and encoded once (the objects are alive for the whole call); a plain
+        # copy of data whose redacted copy has no hole-card key is that copy (redact changed
+        # nothing), so it is not encoded again
         done: dict[tuple[bool, int, int], tuple[dict[str, Any], str, Mapping[str, Any] | None]]
         done = {}
         for feed, (data, state) in items.items():
-            key = (feed in REDACTED_FEEDS, id(data), id(state))
+            redacted = feed in REDACTED_FEEDS
+            key = (redacted, id(data), id(state))
             got = done.get(key)
+            if got is None and not redacted and state is None:
+                same = done.get((True, id(data), id(state)))
+                if same is not None and not has_hole_card_key(same[1]):
+                    got = done[key] = same
             if got is None:
                 got = done[key] = prepare(feed, mtype, data, state, self._secret)
             out, text, new_state = got
@@ -369,9 +399,9 @@ class FeedHub:
                 self._state[feed] = new_state
             self._last_sent[feed] = now
         for feed, (_msg, body, _state) in prepared.items():
-            sock = self._sockets.get(feed.value)
-            if sock is not None:  # None only while revoke_display rebinds: clients see a gap
-                await sock.send_multipart([frame, body])
+            sender = self._senders.get(feed.value)
+            if sender is not None:  # None only while revoke_display rebinds: clients see a gap
+                sender.send_multipart([frame, body], zmq.NOBLOCK)
         return {feed: p[0] for feed, p in prepared.items()}
 
     # -- heartbeats --------------------------------------------------------------------------
@@ -395,9 +425,9 @@ class FeedHub:
             {"epoch": self.epoch, "interval": self.heartbeat_interval},
         )
         self._last_sent[feed] = self._mono() if now is None else now
-        sock = self._sockets.get(feed.value)
-        if sock is not None:  # None only while revoke_display rebinds
-            await sock.send_multipart([topic(self.table_id, "heartbeat"), msg.encode()])
+        sender = self._senders.get(feed.value)
+        if sender is not None:  # None only while revoke_display rebinds
+            sender.send_multipart([topic(self.table_id, "heartbeat"), msg.encode()], zmq.NOBLOCK)
         return msg
 
     async def _heartbeat_loop(self) -> None:
@@ -563,6 +593,7 @@ class FeedHub:
                     await task
         for name in ("surveillance", "surveillance_snapshot"):
             endpoint = self._bound[name]
+            self._senders.pop(name, None)
             self._sockets.pop(name).close(linger=0)
             for attempt in range(50):
                 try:

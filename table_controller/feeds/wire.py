@@ -15,6 +15,7 @@ from typing import Any
 
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.feeds.messages import (
+    HOLE_CARD_KEYS,
     PROTOCOL_VERSION,
     REDACTED_FEEDS,
     Feed,
@@ -60,6 +61,23 @@ def wire(mtype: str, seq: int, table: str, ts: float, data_json: str) -> bytes:
 
 
 _CODES = frozenset(c.code for c in FULL_DECK)
+_HOLE_KEYS_JSON = tuple(f'"{k}":' for k in sorted(HOLE_CARD_KEYS))
+
+
+def has_hole_card_key(text: str) -> bool:
+    """Tell whether encoded data may hold a hole-card key (``False``: surely none).
+
+    Every key of the data is in its JSON text as ``"key":`` (a hole-card key is plain ASCII,
+    written as itself), so data whose text has none of them has no hole-card key, and
+    :func:`~table_controller.feeds.messages.redact` leaves it as it is: its redacted copy is
+    its plain copy.
+
+    >>> has_hole_card_key('{"seat":3,"hole_cards":{"3":["??","??"]}}')
+    True
+    >>> has_hole_card_key('{"text":"Deal the flop"}')
+    False
+    """
+    return any(k in text for k in _HOLE_KEYS_JSON)
 
 
 def card_code(card: Card | str) -> str:
