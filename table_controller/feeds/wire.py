@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import lru_cache
+from math import isfinite
 from typing import Any
 
 from table_controller.engine.cards import FULL_DECK, Card
@@ -50,11 +52,23 @@ def encode_json(value: Any, what: str) -> str:
         raise FeedError(f"{what} message data is not plain JSON: {exc}") from exc
 
 
+@lru_cache(maxsize=256)
+def _json_str(text: str) -> str:
+    return json.dumps(text)
+
+
 def wire(mtype: str, seq: int, table: str, ts: float, data_json: str) -> bytes:
     """Return the bytes :meth:`Message.encode` gives, around data already encoded.
 
+    A plain ``int`` sequence number and a finite ``float`` or ``int`` time are written as
+    ``json.dumps`` writes them (``repr``), the type and table as it writes strings (cached);
+    anything else takes ``json.dumps`` itself.
+
     :raises FeedError: for a ``ts`` that is not a finite number.
     """
+    if type(seq) is int and (type(ts) is int or (type(ts) is float and isfinite(ts))):
+        return (f'{{"v":{PROTOCOL_VERSION},"type":{_json_str(mtype)},"seq":{seq!r},'
+                f'"table":{_json_str(table)},"ts":{ts!r},"data":{data_json}}}').encode()
     head = encode_json(
         {"v": PROTOCOL_VERSION, "type": mtype, "seq": seq, "table": table, "ts": ts}, mtype)
     return f'{head[:-1]},"data":{data_json}}}'.encode()
