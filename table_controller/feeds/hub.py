@@ -42,7 +42,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -112,6 +112,27 @@ class FeedEndpoints:
         )
 
 
+def _sent(done: Awaitable[object]) -> None:
+    """Take the outcome of a feed socket's send, which is done when it returns.
+
+    An XPUB never waits to send (a subscriber whose queue is full loses the message), so the
+    asyncio socket's send is finished before it returns; its failure is raised here, as an
+    ``await`` would. The send goes through the asyncio socket, not a plain view of it: after
+    a send it checks the socket's events for the subscription reader (ZeroMQ's descriptor is
+    edge-triggered: a send may take the edge a new subscription would have given).
+    """
+    if isinstance(done, asyncio.Future):
+        if done.done():
+            done.result()
+        else:  # pragma: no cover - an XPUB does not wait; kept for a socket that would
+            done.add_done_callback(_log_failed_send)
+
+
+def _log_failed_send(done: asyncio.Future[object]) -> None:  # pragma: no cover - see _sent
+    if not done.cancelled() and done.exception() is not None:
+        log.error("feed send failed: %s", done.exception())
+
+
 class FeedHub:
     """Publishes the table to its audiences and serves snapshots.
 
@@ -166,7 +187,6 @@ class FeedHub:
         self.epoch = epoch or os.urandom(8).hex()
         self._sndhwm = sndhwm
         self._sockets: dict[str, zmq.asyncio.Socket] = {}
-        self._senders: dict[str, zmq.Socket[bytes]] = {}
         self._bound: dict[str, str] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._seq = dict.fromkeys(Feed, 0)
@@ -256,16 +276,10 @@ class FeedHub:
             sock.close(linger=0)
             raise FeedError(f"cannot bind the {name} endpoint {endpoint}: {exc}") from exc
         self._sockets[name] = sock
-        if kind == zmq.XPUB:
-            # sends go through a plain (blocking-API) view of the same socket: an XPUB never
-            # waits to send, so the asyncio wrapper's future and event checks per send buy
-            # nothing (its recv, for the subscriptions, stays on the asyncio socket)
-            self._senders[name] = zmq.Socket.shadow(sock.underlying)
         last = sock.last_endpoint
         self._bound[name] = last.decode() if isinstance(last, bytes) else str(last)
 
     def _close_sockets(self) -> None:
-        self._senders.clear()
         for sock in self._sockets.values():
             sock.close(linger=0)
         self._sockets.clear()
@@ -399,9 +413,9 @@ class FeedHub:
                 self._state[feed] = new_state
             self._last_sent[feed] = now
         for feed, (_msg, body, _state) in prepared.items():
-            sender = self._senders.get(feed.value)
-            if sender is not None:  # None only while revoke_display rebinds: clients see a gap
-                sender.send_multipart([frame, body], zmq.NOBLOCK)
+            sock = self._sockets.get(feed.value)
+            if sock is not None:  # None only while revoke_display rebinds: clients see a gap
+                _sent(sock.send_multipart([frame, body]))
         return {feed: p[0] for feed, p in prepared.items()}
 
     # -- heartbeats --------------------------------------------------------------------------
@@ -425,9 +439,9 @@ class FeedHub:
             {"epoch": self.epoch, "interval": self.heartbeat_interval},
         )
         self._last_sent[feed] = self._mono() if now is None else now
-        sender = self._senders.get(feed.value)
-        if sender is not None:  # None only while revoke_display rebinds
-            sender.send_multipart([topic(self.table_id, "heartbeat"), msg.encode()], zmq.NOBLOCK)
+        sock = self._sockets.get(feed.value)
+        if sock is not None:  # None only while revoke_display rebinds
+            _sent(sock.send_multipart([topic(self.table_id, "heartbeat"), msg.encode()]))
         return msg
 
     async def _heartbeat_loop(self) -> None:
@@ -593,7 +607,6 @@ class FeedHub:
                     await task
         for name in ("surveillance", "surveillance_snapshot"):
             endpoint = self._bound[name]
-            self._senders.pop(name, None)
             self._sockets.pop(name).close(linger=0)
             for attempt in range(50):
                 try:
