@@ -5,17 +5,23 @@ simulation rig, :class:`~table_controller.simtable.rig.SimRig`, with the end-to-
 settings: TCP endpoints, CURVE, no rake; the one simulated dealer,
 :class:`~table_controller.simtable.session.DealerSession`, stepped between the timed cards):
 
-- **card -> prompt**: from the moment the simulated shoe writes a ``CARD_DRAWN`` frame to its pty
-  until a subscriber of the dealer feed receives the next ``prompt`` (pty read, parse, core, one
-  journal commit, publish, ZeroMQ hop);
+- **card -> prompt**: from the moment the simulated shoe (``sim run``, its own process) writes a
+  ``CARD_DRAWN`` frame to its pty (its ``time.monotonic()`` just before the write, given in the
+  control reply) until a subscriber process of the dealer feed receives the next ``prompt``
+  (a blocking SUB socket, its own process, stamping each message as it arrives: pty read,
+  parse, core, one journal commit, publish, ZeroMQ hop). The old measure, from before the
+  dealer's draw request (the control socket's round trip to ``sim run`` included) until the
+  dealer's own asyncio SUB socket has the prompt, is printed beside it;
 - **bare costs**, sampled between the cards, apart from the daemon's own work (after the
   daemon's ``table_state`` following the prompt arrived, and a pause): a 16-byte frame across
   processes over an ``os.openpty`` pair, one journal commit (SQLite WAL, synchronous=FULL) of a
   like entry on the same disk, as the daemon commits a card (its anchor deferred: the daemon
   writes the anchor after the prompt, so the anchor's write is timed apart and not in the sum),
-  one ZeroMQ PUB -> SUB hop on 127.0.0.1. The three are added *per sample* (the bare cost of
-  one card), and the daemon's p99 is compared with the p99 of those sums (a sum of
-  per-component p99s would overstate the bare cost);
+  one ZeroMQ PUB -> SUB hop on 127.0.0.1 to a blocking SUB socket in another process, stamped
+  as it arrives, as the prompt is (the dealer feed has no CURVE, so neither has the hop; the
+  old hop, both sockets in this process, is printed beside it). The three are added *per
+  sample* (the bare cost of one card), and the daemon's p99 is compared with the p99 of those
+  sums (a sum of per-component p99s would overstate the bare cost);
 - cards are drawn :data:`GAP` seconds after the daemon went quiet (a dealer takes longer), and
   hands are played until at least ``--samples`` cards (default 2,000) were timed;
 - the daemon's RSS (``VmRSS``, ``VmHWM``) on a running table after the hands.
@@ -29,6 +35,7 @@ import argparse
 import asyncio
 import os
 import random
+import select
 import statistics
 import subprocess
 import sys
@@ -41,7 +48,7 @@ import zmq
 import zmq.asyncio
 
 from hardware.sim.pty import raw_pty
-from table_controller.engine import FULL_DECK
+from table_controller.engine import FULL_DECK, Card
 from table_controller.feeds import decode, topic
 from table_controller.journal import Journal
 from table_controller.simtable.rig import RigOptions, SimRig
@@ -69,6 +76,43 @@ while True:
     out.write(repr(t).encode() + b"\n")
     out.flush()
 """
+
+#: A subscriber process: a blocking SUB socket on ``argv[1]`` stamping each message as it
+#: arrives (``time.monotonic()``, one clock for the machine's processes), then one line
+#: ``STAMP TYPE ID`` (the message's type and ``data.id``, 0 when it has none) on stdout.
+_SUB_CHILD = r"""
+import json, sys, time
+import zmq
+ctx = zmq.Context()
+sock = ctx.socket(zmq.SUB)
+sock.linger = 0
+sock.rcvtimeo = 30000
+sock.setsockopt(zmq.SUBSCRIBE, b"")
+sock.connect(sys.argv[1])
+out = sys.stdout.buffer
+while True:
+    try:
+        frames = sock.recv_multipart()
+    except zmq.Again:
+        break
+    t = time.monotonic()
+    if frames[0] == b"quit":
+        break
+    try:
+        msg = json.loads(frames[-1])
+        kind = str(msg.get("type", "?"))
+        data = msg.get("data")
+        ident = data.get("id", 0) if isinstance(data, dict) else 0
+    except ValueError:
+        kind, ident = "?", 0
+    out.write(f"{t!r} {kind} {ident if isinstance(ident, int) else 0}\n".encode())
+    out.flush()
+"""
+
+
+def _subscriber(endpoint: str) -> subprocess.Popen[bytes]:
+    """Start a :data:`_SUB_CHILD` on ``endpoint``."""
+    return subprocess.Popen([sys.executable, "-c", _SUB_CHILD, endpoint], stdout=subprocess.PIPE)
 
 
 def pct(values: list[float], p: float) -> float:
@@ -98,12 +142,27 @@ class Bare:
         self.sub.linger = 0
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.connect(f"tcp://127.0.0.1:{port}")
+        # the hop as the prompt makes it: to a blocking SUB socket in another process
+        self.xpub = self.ctx.socket(zmq.PUB)
+        self.xpub.linger = 0
+        xport = self.xpub.bind_to_random_port("tcp://127.0.0.1")
+        self.hop_child = _subscriber(f"tcp://127.0.0.1:{xport}")
+        assert self.hop_child.stdout is not None
+        self.hop_out = self.hop_child.stdout
+        while True:  # slow joiner: publish until the subscriber has one
+            self.xpub.send_multipart([b"warmup", b"{}"])
+            if select.select([self.hop_out], [], [], 0.05)[0]:
+                break
         time.sleep(0.3)
+        while select.select([self.hop_out], [], [], 0)[0]:
+            os.read(self.hop_out.fileno(), 65536)  # the warm-up lines (the pipe is not buffered)
         self.pty: list[float] = []
         self.commit: list[float] = []
         self.hop: list[float] = []
+        self.hop_local: list[float] = []
         self.anchor: list[float] = []
         self.total: list[float] = []
+        self.total_local: list[float] = []
 
     def sample(self) -> None:
         frame = bytes(range(15)) + b"\x00"
@@ -122,15 +181,25 @@ class Bare:
         self.anchor.append(time.perf_counter() - t0)
         body = (b'{"v":1,"type":"prompt","seq":1,"table":"T1","ts":0,"data":{"id":1,'
                 b'"text":"Deal the second hole card to seat 3","step":{"kind":"deal_hole"}}}')
+        t0 = time.monotonic()
+        self.xpub.send_multipart([b"T1/prompt", body])
+        line = self.hop_out.readline()
+        self.hop.append(float(line.split()[0]) - t0)
         t0 = time.perf_counter()
         self.pub.send_multipart([b"T1/prompt", body])
         self.sub.recv_multipart()
-        self.hop.append(time.perf_counter() - t0)
+        self.hop_local.append(time.perf_counter() - t0)
         self.total.append(self.pty[-1] + self.commit[-1] + self.hop[-1])
+        self.total_local.append(self.pty[-1] + self.commit[-1] + self.hop_local[-1])
 
     def close(self) -> None:
         os.write(self.master, b"q")
         self.child.wait(5)
+        self.xpub.send_multipart([b"quit", b""])
+        try:
+            self.hop_child.wait(5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - the quit was lost
+            self.hop_child.kill()
         for fd in (self.master, self.slave):
             os.close(fd)
         self.journal.close()
@@ -153,17 +222,67 @@ def _shuffled(rng: random.Random) -> list[Any]:
     return order
 
 
+class Timed:
+    """The card -> prompt samples of one run (seconds)."""
+
+    def __init__(self) -> None:
+        #: frame written -> the subscriber process has the prompt (the measure)
+        self.latency: list[float] = []
+        #: the old measure: draw request -> the dealer's asyncio socket has the prompt
+        self.latency_old: list[float] = []
+        #: draw request -> frame written (the control socket's round trip, in the old measure)
+        self.request: list[float] = []
+
+
+class _Stamps:
+    """The lines of a :data:`_SUB_CHILD`, read in the event loop.
+
+    Lines of messages sent before a card (the dealer's other steps) are skipped by the card's
+    wait: it takes the first prompt newer than the one before the card, then the next table
+    state (the daemon sends it last).
+    """
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    async def next(self) -> tuple[float, str, int]:
+        line = await asyncio.wait_for(self.reader.readline(), 30.0)
+        if not line:
+            raise RuntimeError("the subscriber process stopped")
+        t, kind, ident = line.split()
+        return float(t), kind.decode(), int(ident)
+
+
 async def _play(rig: SimRig, d: DealerSession, ctx: zmq.asyncio.Context, bare: Bare | None,
-                hands: int, seed: int, samples: int = 0) -> list[float]:
+                hands: int, seed: int, samples: int = 0) -> Timed:
     """Play ``hands`` hands, and more until ``samples`` cards were timed."""
     tap = ctx.socket(zmq.SUB)
     tap.linger = 0
     tap.setsockopt(zmq.SUBSCRIBE, topic(rig.options.table_id, "prompt"))
     tap.setsockopt(zmq.SUBSCRIBE, topic(rig.options.table_id, "table_state"))
     tap.connect(rig.endpoints["dealer"])
+    child = _subscriber(rig.endpoints["dealer"])
+    assert child.stdout is not None
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), child.stdout)
+    stamps = _Stamps(reader)
     await asyncio.sleep(0.3)
+    try:
+        return await _play_cards(rig, d, tap, stamps, bare, hands, seed, samples)
+    finally:
+        tap.close(linger=0)
+        transport.close()
+        child.kill()
+        child.wait(5)
+
+
+async def _play_cards(rig: SimRig, d: DealerSession, tap: zmq.asyncio.Socket, stamps: _Stamps,
+                      bare: Bare | None, hands: int, seed: int, samples: int) -> Timed:
     rng = random.Random(seed)
-    latencies: list[float] = []
+    timed = Timed()
+    latencies = timed.latency
     for seat in (1, 2, 3):
         await d.ok("seat", seat=seat, player=f"p{seat}", stack=10_000)
     played = 0
@@ -181,24 +300,40 @@ async def _play(rig: SimRig, d: DealerSession, ctx: zmq.asyncio.Context, bare: B
             while await tap.poll(0):
                 await tap.recv_multipart()
             t0 = time.monotonic()
-            card = d.io.draw()
+            card, written = _draw(rig, d)
             while True:
                 frames = await tap.recv_multipart()
                 t1 = time.monotonic()
                 msg = decode(frames[-1])
                 if msg.type == "prompt" and int(msg.data["id"]) > before:
                     break
-            latencies.append(t1 - t0)
+            while True:
+                t2, kind, ident = await stamps.next()
+                if kind == "prompt" and ident > before:
+                    break
+            timed.latency_old.append(t1 - t0)
+            written = t0 if written is None else written
+            timed.request.append(written - t0)
+            latencies.append(t2 - written)
             while decode((await tap.recv_multipart())[-1]).type != "table_state":
                 pass  # the daemon's work for this card ends with the table state
+            while (await stamps.next())[1] != "table_state":
+                pass
             if step["kind"] == "board":
                 d.io.lay_board(int(step["slot"]), card)
             await d.wait_after(int(before))
             if bare is not None:
                 await asyncio.sleep(GAP)
                 bare.sample()
-    tap.close(linger=0)
-    return latencies
+    return timed
+
+
+def _draw(rig: SimRig, d: DealerSession) -> tuple[Card | None, float | None]:
+    """Draw the top card; return it and when the shoe wrote its frame (``None``: not known)."""
+    if rig.remote_shoe is None:
+        return d.io.draw(), None
+    uid, written = rig.remote_shoe.draw_timed()
+    return rig.profile.card(uid), written
 
 
 def run(hands: int = 12, seed: int = 7, samples: int = 2000) -> dict[str, Any]:
@@ -213,7 +348,7 @@ def run(hands: int = 12, seed: int = 7, samples: int = 2000) -> dict[str, Any]:
             assert rig.process is not None
             pid = rig.process.pid
 
-            async def main() -> tuple[list[float], dict[str, int]]:
+            async def main() -> tuple[Timed, dict[str, int]]:
                 ctx = zmq.asyncio.Context()
                 try:
                     async with dealer_session(rig, console="bench", ctx=ctx) as d:
@@ -228,13 +363,15 @@ def run(hands: int = 12, seed: int = 7, samples: int = 2000) -> dict[str, Any]:
                 finally:
                     ctx.destroy(linger=0)
 
-            latencies, mem = asyncio.run(main())
+            timed, mem = asyncio.run(main())
             code = rig.terminate()
         finally:
             rig.stop()
             bare.close()
-    return {"latency": latencies, "pty": bare.pty, "commit": bare.commit, "hop": bare.hop,
-            "anchor": bare.anchor, "total": bare.total, "rss": mem, "exit": code, "hands": played}
+    return {"latency": timed.latency, "latency_old": timed.latency_old,
+            "request": timed.request, "pty": bare.pty, "commit": bare.commit, "hop": bare.hop,
+            "hop_local": bare.hop_local, "anchor": bare.anchor, "total": bare.total,
+            "total_local": bare.total_local, "rss": mem, "exit": code, "hands": played}
 
 
 def run_camera_rss(level: str = "medium", hands: int = 6, seed: int = 7) -> dict[str, Any]:
@@ -326,11 +463,17 @@ def report(r: dict[str, Any]) -> str:
                 f"{pct(xs, 99) * 1e3:.3f} |")
 
     lines = ["| path | samples | p50 ms | p99 ms |", "| --- | ---: | ---: | ---: |",
-             row("card frame -> prompt (daemon)", r["latency"]),
+             row("card frame written -> prompt at a subscriber process (daemon)",
+                 r["latency"]),
+             row("(old: draw request -> prompt in the dealer's asyncio loop)", r["latency_old"]),
+             row("(draw request -> frame written: the control socket's round trip)",
+                 r["request"]),
              row("bare: pty frame across processes", r["pty"]),
              row("bare: journal commit (WAL, FULL)", r["commit"]),
-             row("bare: ZeroMQ PUB -> SUB hop", r["hop"]),
+             row("bare: ZeroMQ PUB -> SUB hop to a subscriber process", r["hop"]),
+             row("(old bare hop: PUB -> SUB in one process)", r["hop_local"]),
              row("bare: the three, added per sample", r["total"]),
+             row("(old bare sum, with the hop in one process)", r["total_local"]),
              row("(anchor write, after the prompt: not in the sum)", r["anchor"])]
     bare50 = statistics.median(r["total"])
     bare99 = pct(r["total"], 99)
@@ -340,6 +483,10 @@ def report(r: dict[str, Any]) -> str:
                  f"{bare99 * 1e3:.3f} ms; daemon p99 / bare p99 = {p99 / bare99:.2f} "
                  f"(target <= 1.5: {'met' if p99 <= 1.5 * bare99 else 'NOT met'})")
     lines.append(f"daemon p50 / bare p50 = {statistics.median(r['latency']) / bare50:.2f}")
+    old50, old99 = statistics.median(r["total_local"]), pct(r["total_local"], 99)
+    lines.append(f"old measure (request -> asyncio loop, hop in one process): p99 ratio "
+                 f"{pct(r['latency_old'], 99) / old99:.2f}, p50 ratio "
+                 f"{statistics.median(r['latency_old']) / old50:.2f}")
     m = r["rss"]
     lines.append(f"daemon RSS after {r['hands']} hands: {m.get('VmRSS', 0) / 1024:.1f} MB "
                  f"(peak {m.get('VmHWM', 0) / 1024:.1f} MB; target < 200 MB); "

@@ -227,6 +227,19 @@ class BoardSource(Protocol):
 
 
 @runtime_checkable
+class QuickPoll(Protocol):
+    """A board source whose :meth:`BoardSource.poll` is quick enough for the event loop.
+
+    A board file read by a ``stat`` (and, when it changed, a small JSON read) takes
+    microseconds: handing it to a worker thread every poll costs the loop more (a thread
+    wake-up, a future, a wake-up of the loop) than the poll itself. A source that recognises
+    camera frames is not quick and does not say so.
+    """
+
+    quick_poll: bool
+
+
+@runtime_checkable
 class LookTimed(Protocol):
     """A camera or board source that knows when its frames' producer last looked at the board.
 

@@ -164,6 +164,8 @@ class BoardFileCamera(_WatchedFile):
     """
 
     _what = "camera board file directory"
+    #: a ``stat`` per poll: run on the daemon's loop (:class:`hardware.base.QuickPoll`)
+    quick_poll = True
 
     def __init__(self, url: str, path: str) -> None:
         super().__init__(url, path)

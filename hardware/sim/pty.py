@@ -22,6 +22,7 @@ import contextlib
 import errno
 import os
 import tempfile
+import time
 import tty
 
 
@@ -52,6 +53,9 @@ class PtyPort:
         self._slave: int | None = None
         self._out = b""
         self.plugs = 0
+        #: ``time.monotonic()`` just before the last :meth:`write` wrote (benchmarks time a
+        #: frame from it); ``None`` before the first
+        self.written_at: float | None = None
         self.plug()
 
     @property
@@ -98,6 +102,7 @@ class PtyPort:
         if self._master is None:
             return
         self._out += data
+        self.written_at = time.monotonic()
         self.flush()
 
     def flush(self) -> None:

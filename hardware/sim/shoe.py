@@ -83,6 +83,8 @@ class SimShoe(SimDevice):
         self._deck: deque[str] = deque()
         self._loaded: tuple[str, ...] = ()
         self.drawn: list[str] = []
+        #: ``time.monotonic()`` just before the last card's frame was written to the port
+        self.card_written_at: float | None = None
         self._last: tuple[str, int] | None = None
         self.door_open = False
         self.jam = False
@@ -155,6 +157,7 @@ class SimShoe(SimDevice):
             self.drawn.append(uid)
             self._last = (uid, ms)
             self.emit(MsgType.CARD_DRAWN, card_drawn_payload(uid, ms), t)
+            self.card_written_at = self.port.written_at
 
     def repeat_read(self, now: float | None = None) -> None:
         """Make the reader report the last draw again, with the same shoe time.

@@ -14,7 +14,8 @@ Rules this module keeps:
    before ready; a polled reader (a PN532 shoe) writes its commands at once and is never
    waited for.
 4. No timer here: each device's own deadlines drive its ticks (:mod:`hardware.link.aio`); the
-   board source is polled at its own pace, in a worker thread.
+   board source is polled at its own pace, in a worker thread (on the loop for a quick one,
+   :class:`~hardware.base.QuickPoll`).
 5. A delay the daemon caused is not blamed on a device: :meth:`DeviceSet.drain` reads what the
    serial devices already sent before a timer judges them, and :class:`CameraClock` counts the
    camera's time in polls of normal length, so a camera window lasts longer when recognition
@@ -50,6 +51,7 @@ from hardware.base import (
     LinkStale,
     LookTimed,
     PolledDevice,
+    QuickPoll,
     Retransmission,
     SequenceGap,
     ShoeStatus,
@@ -370,14 +372,20 @@ class DeviceSet:
 
     async def camera_loop(self, now: Callable[[], float],
                           handle: Callable[[list[DeviceEvent]], None]) -> None:
-        """Poll the board source at its pace, off the loop; hand its events to ``handle``."""
+        """Poll the board source at its pace; hand its events to ``handle``.
+
+        A source that recognises frames is polled off the loop (recognition may take tens of
+        ms); a quick one (:class:`~hardware.base.QuickPoll`: a board file's ``stat``) on the
+        loop, without a thread hand-off twenty times a second.
+        """
         cam, clock = self.camera, self.camera_clock
         assert cam is not None and clock is not None
+        quick = isinstance(cam, QuickPoll) and cam.quick_poll
         while True:
             await asyncio.sleep(CAMERA_POLL)
-            # recognition may take tens of ms: off the loop; the source is used from here only
+            # the source is used from here only
             started, mono = now(), time.monotonic()
-            events = await asyncio.to_thread(cam.poll, started)
+            events = cam.poll(started) if quick else await asyncio.to_thread(cam.poll, started)
             looked = cam.looked_at() if isinstance(cam, LookTimed) else None
             clock.looked(started, 0.0 if looked is None else mono - looked)
             handle(events)

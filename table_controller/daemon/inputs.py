@@ -7,13 +7,17 @@ all come here, in event-loop callbacks.
 Rules this module keeps:
 
 1. Journal first: an input is handled by the core, then journaled (:mod:`.journaling`), and only
-   then queued for publishing (:mod:`.publishing`). A journal write that fails stops the daemon
-   (:meth:`~.lifecycle.Daemon.stop` with exit status 3): what was not journaled is never
-   published, no ACK is written after it, and a restart replays the journal. The journal's
+   then queued for publishing (:mod:`.publishing`; its prompt is sent at once when the
+   publisher is idle, before the core's timer is armed and the operator's log written). A
+   journal write that fails stops the daemon (:meth:`~.lifecycle.Daemon.stop` with exit
+   status 3): what was not journaled is never published, no ACK is written after it, and a
+   restart replays the journal. The journal's
    anchor (its second durable write, a witness against a rolled-back file) is written once the
    publisher sent the prompt, on the next turn of the loop (``_anchor_later``), before the ACKs;
    the journal writes it before its next commit anyway, so it is never more than one entry
-   behind (which the journal accepts after a crash).
+   behind (which the journal accepts after a crash). A prompt the publisher sent at once is
+   followed by the anchor at once, in the same callback: the CPU is idle during its write
+   while the prompt crosses to the dealer.
 2. One input at a time: the core is only touched from event-loop callbacks that do not await
    between the core and the journal.
 3. No polling: the core's timer is one ``loop.call_at`` armed for
@@ -144,17 +148,21 @@ class InputPath:
             log.info("read %s already journaled: dropped", inp)
             return []
         out = core.handle(inp, now)
-        self._arm()
         if isinstance(inp, Tick) and not out:
+            self._arm()
             return out
         try:
             journaler.input(inp, out, now)
         except JournalError as exc:
+            self._arm()
             self._fatal(exc)
             return out
+        if self._publish(out):  # the prompt left, now: the anchor at once, the CPU idle
+            self._sync_anchor()    # while the prompt crosses to the dealer
+        else:
+            self._anchor_later()
+        self._arm()  # what is not needed for the prompt comes after it
         log_outputs(out)
-        self._publish(out)
-        self._anchor_later()
         return out
 
     def camera_events(self, events: list[DeviceEvent]) -> None:
@@ -195,9 +203,11 @@ class InputPath:
         log_outputs([alert])
         self._publish([alert])
 
-    def _publish(self, out: list[Output]) -> None:
+    def _publish(self, out: list[Output]) -> bool:
+        """Queue ``out`` for the feeds; tell whether its prompt was sent already."""
         if self.publishing and self.publisher is not None:
-            self.publisher.put(out)
+            return self.publisher.put(out)
+        return False
 
     def _anchor_later(self) -> None:
         """Write the journal's deferred anchor on the next turn: the publisher's comes first.
@@ -300,6 +310,8 @@ class InputPath:
         except JournalError as exc:
             self._fatal(exc)
             return
+        if self._publish(out):
+            self._sync_anchor()
+        else:
+            self._anchor_later()
         log_outputs(out)
-        self._publish(out)
-        self._anchor_later()

@@ -15,6 +15,12 @@ Rules this module keeps:
    it (the journal's deferred anchor, a durable write during which the CPU is idle, and the
    read's ACKs) runs before the input's other messages are built, so their encoding does not
    compete with the prompt's ZeroMQ hop for the CPU (measured in ``docs/benchmarks.md``).
+5. The prompt leaves with its journal commit: when the publisher is idle (nothing queued or
+   being sent, so every earlier output is on the feeds), :meth:`Publisher.put` sends the
+   prompt itself, at once (:meth:`FeedHub.send_now`), and queues the input's other outputs for
+   the task; otherwise the prompt waits its turn in the queue. Either way the feeds see the
+   journal's order, and the prompt is never sent before its input's entries are committed (the
+   daemon puts only journaled outputs).
 """
 
 from __future__ import annotations
@@ -62,11 +68,19 @@ def publish_rule(cls: type[_O]) -> Callable[[Callable[[FeedHub, _O], Awaitable[N
     return register
 
 
+#: The feeds a prompt goes to, the dealer's first: it waits for it.
+PROMPT_FEEDS = (Feed.DEALER, Feed.PUBLIC, Feed.SURVEILLANCE)
+
+
+def send_prompt(hub: FeedHub, o: Prompt) -> None:
+    """Send a prompt to every feed now, the dealer's first (one body for them all)."""
+    data = o.to_dict()
+    hub.send_now({f: (data, None) for f in PROMPT_FEEDS}, "prompt")
+
+
 @publish_rule(Prompt)
 async def _prompt(hub: FeedHub, o: Prompt) -> None:
-    # the dealer waits for it: its feed is sent first; one call, so the body is redacted,
-    # checked and encoded once for the dealer and public feeds
-    await hub.broadcast("prompt", o.to_dict(), feeds=(Feed.DEALER, Feed.PUBLIC, Feed.SURVEILLANCE))
+    send_prompt(hub, o)
 
 
 @publish_rule(Announcement)
@@ -139,25 +153,53 @@ class Publisher:
         self.statuses = statuses
         self.extra = dict(extra)
         self.hub: FeedHub | None = None
-        self.queue: asyncio.Queue[list[Output]] = asyncio.Queue()
+        #: what is queued, and whether its prompt was sent already (rule 5)
+        self.queue: asyncio.Queue[tuple[list[Output], bool]] = asyncio.Queue()
+        self._idle = False
 
-    def put(self, out: list[Output]) -> None:
-        """Queue journaled outputs (an empty list: the table state alone)."""
-        self.queue.put_nowait(out)
+    def put(self, out: list[Output]) -> bool:
+        """Queue journaled outputs (an empty list: the table state alone).
+
+        A prompt among them is sent before this returns when the publisher is idle (rule 5).
+
+        :returns: whether a prompt was sent (or refused by the hole-card guard) now.
+        """
+        hub = self.hub
+        if hub is not None and self._idle and self.queue.empty():
+            for i, o in enumerate(out):
+                if type(o) is Prompt:
+                    try:
+                        hub.set_secret_cards(self.core.secret_cards())
+                        send_prompt(hub, o)
+                    except HoleCardLeak as exc:  # refused on every feed: a bug, logged
+                        log.error("not published (hole card guard): %s", exc)
+                    except TableError as exc:  # as a failed send of the whole input
+                        log.error("publishing failed: %s", exc)
+                        return True
+                    self.queue.put_nowait(([*out[:i], *out[i + 1:]], True))
+                    return True
+        self.queue.put_nowait((out, False))
+        return False
 
     def take_all(self) -> list[Output]:
         """Remove and return what is queued, not sent (for tests and in-process use)."""
         out: list[Output] = []
         while not self.queue.empty():
-            out.extend(self.queue.get_nowait())
+            out.extend(self.queue.get_nowait()[0])
         return out
 
     async def run(self, hub: FeedHub) -> None:
         """Send what is queued, in order, until cancelled."""
         self.hub = hub
         while True:
-            out = await self.queue.get()
+            self._idle = True
             try:
+                out, prompt_sent = await self.queue.get()
+            finally:
+                self._idle = False
+            try:
+                if prompt_sent:
+                    await asyncio.sleep(0)  # the anchor and the ACKs queued behind it (rule 4)
                 await self.send(hub, out, state=self.queue.empty())
             except TableError as exc:
                 log.error("publishing failed: %s", exc)

@@ -42,7 +42,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -63,7 +63,7 @@ from table_controller.feeds.messages import (
     topic,
 )
 from table_controller.feeds.security import DISPLAYS_DOMAIN, CurveServer
-from table_controller.feeds.wire import card_code, prepare, wire
+from table_controller.feeds.wire import card_code, has_hole_card_key, prepare, wire
 from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,27 @@ class FeedEndpoints:
             endpoints.public, endpoints.dealer, endpoints.surveillance, endpoints.snapshot,
             endpoints.surveillance_snapshot,
         )
+
+
+def _sent(done: Awaitable[object]) -> None:
+    """Take the outcome of a feed socket's send, which is done when it returns.
+
+    An XPUB never waits to send (a subscriber whose queue is full loses the message), so the
+    asyncio socket's send is finished before it returns; its failure is raised here, as an
+    ``await`` would. The send goes through the asyncio socket, not a plain view of it: after
+    a send it checks the socket's events for the subscription reader (ZeroMQ's descriptor is
+    edge-triggered: a send may take the edge a new subscription would have given).
+    """
+    if isinstance(done, asyncio.Future):
+        if done.done():
+            done.result()
+        else:  # pragma: no cover - an XPUB does not wait; kept for a socket that would
+            done.add_done_callback(_log_failed_send)
+
+
+def _log_failed_send(done: asyncio.Future[object]) -> None:  # pragma: no cover - see _sent
+    if not done.cancelled() and done.exception() is not None:
+        log.error("feed send failed: %s", done.exception())
 
 
 class FeedHub:
@@ -344,17 +365,40 @@ class FeedHub:
         :raises HoleCardLeak: if a public or dealer copy leaks (nothing is sent or changed).
         :raises FeedError: if the hub is not running or a body is not plain JSON.
         """
+        return self.send_now(items, mtype)
+
+    def send_now(
+        self,
+        items: Mapping[Feed, tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+        mtype: str,
+    ) -> dict[Feed, Message]:
+        """:meth:`broadcast_to` without the event loop: sent when this returns, in item order.
+
+        A feed socket never waits to send (a subscriber whose queue is full loses the message,
+        as a PUB socket does), so nothing is awaited: a caller that must not yield between its
+        journal commit and the send (the daemon's prompt) sends here.
+
+        :raises HoleCardLeak: if a public or dealer copy leaks (nothing is sent or changed).
+        :raises FeedError: if the hub is not running or a body is not plain JSON.
+        """
         if not self._running:
             raise FeedError("the feed hub is not running")
         prepared: dict[Feed, tuple[Message, bytes, Mapping[str, Any] | None]] = {}
         ts = self._wall()
         # the same data (and state) for several redacted feeds, or for several plain ones, is
-        # redacted, checked and encoded once (the objects are alive for the whole call)
+        # redacted, checked and encoded once (the objects are alive for the whole call); a plain
+        # copy of data whose redacted copy has no hole-card key is that copy (redact changed
+        # nothing), so it is not encoded again
         done: dict[tuple[bool, int, int], tuple[dict[str, Any], str, Mapping[str, Any] | None]]
         done = {}
         for feed, (data, state) in items.items():
-            key = (feed in REDACTED_FEEDS, id(data), id(state))
+            redacted = feed in REDACTED_FEEDS
+            key = (redacted, id(data), id(state))
             got = done.get(key)
+            if got is None and not redacted and state is None:
+                same = done.get((True, id(data), id(state)))
+                if same is not None and not has_hole_card_key(same[1]):
+                    got = done[key] = same
             if got is None:
                 got = done[key] = prepare(feed, mtype, data, state, self._secret)
             out, text, new_state = got
@@ -371,7 +415,7 @@ class FeedHub:
         for feed, (_msg, body, _state) in prepared.items():
             sock = self._sockets.get(feed.value)
             if sock is not None:  # None only while revoke_display rebinds: clients see a gap
-                await sock.send_multipart([frame, body])
+                _sent(sock.send_multipart([frame, body]))
         return {feed: p[0] for feed, p in prepared.items()}
 
     # -- heartbeats --------------------------------------------------------------------------
@@ -397,7 +441,7 @@ class FeedHub:
         self._last_sent[feed] = self._mono() if now is None else now
         sock = self._sockets.get(feed.value)
         if sock is not None:  # None only while revoke_display rebinds
-            await sock.send_multipart([topic(self.table_id, "heartbeat"), msg.encode()])
+            _sent(sock.send_multipart([topic(self.table_id, "heartbeat"), msg.encode()]))
         return msg
 
     async def _heartbeat_loop(self) -> None:

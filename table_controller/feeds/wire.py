@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import lru_cache
+from math import isfinite
 from typing import Any
 
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.feeds.messages import (
+    HOLE_CARD_KEYS,
     PROTOCOL_VERSION,
     REDACTED_FEEDS,
     Feed,
@@ -49,17 +52,46 @@ def encode_json(value: Any, what: str) -> str:
         raise FeedError(f"{what} message data is not plain JSON: {exc}") from exc
 
 
+@lru_cache(maxsize=256)
+def _json_str(text: str) -> str:
+    return json.dumps(text)
+
+
 def wire(mtype: str, seq: int, table: str, ts: float, data_json: str) -> bytes:
     """Return the bytes :meth:`Message.encode` gives, around data already encoded.
 
+    A plain ``int`` sequence number and a finite ``float`` or ``int`` time are written as
+    ``json.dumps`` writes them (``repr``), the type and table as it writes strings (cached);
+    anything else takes ``json.dumps`` itself.
+
     :raises FeedError: for a ``ts`` that is not a finite number.
     """
+    if type(seq) is int and (type(ts) is int or (type(ts) is float and isfinite(ts))):
+        return (f'{{"v":{PROTOCOL_VERSION},"type":{_json_str(mtype)},"seq":{seq!r},'
+                f'"table":{_json_str(table)},"ts":{ts!r},"data":{data_json}}}').encode()
     head = encode_json(
         {"v": PROTOCOL_VERSION, "type": mtype, "seq": seq, "table": table, "ts": ts}, mtype)
     return f'{head[:-1]},"data":{data_json}}}'.encode()
 
 
 _CODES = frozenset(c.code for c in FULL_DECK)
+_HOLE_KEYS_JSON = tuple(f'"{k}":' for k in sorted(HOLE_CARD_KEYS))
+
+
+def has_hole_card_key(text: str) -> bool:
+    """Tell whether encoded data may hold a hole-card key (``False``: surely none).
+
+    Every key of the data is in its JSON text as ``"key":`` (a hole-card key is plain ASCII,
+    written as itself), so data whose text has none of them has no hole-card key, and
+    :func:`~table_controller.feeds.messages.redact` leaves it as it is: its redacted copy is
+    its plain copy.
+
+    >>> has_hole_card_key('{"seat":3,"hole_cards":{"3":["??","??"]}}')
+    True
+    >>> has_hole_card_key('{"text":"Deal the flop"}')
+    False
+    """
+    return any(k in text for k in _HOLE_KEYS_JSON)
 
 
 def card_code(card: Card | str) -> str:

@@ -6,9 +6,11 @@ import json
 from typing import Any
 
 import pytest
+import zmq.asyncio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from table_controller.feeds import Feed, FeedEndpoints, FeedHub
 from table_controller.feeds.messages import (
     HOLE_CARD_KEYS,
     HoleCardLeak,
@@ -17,7 +19,9 @@ from table_controller.feeds.messages import (
     check_no_hole_cards,
     redact,
 )
+from table_controller.feeds.wire import has_hole_card_key, plain
 from table_controller.feeds.wire import wire as _wire
+from tests.feeds.helpers import arun
 
 _TEXTS = st.sampled_from(["Ah", "Kd", "2c", "ace of hearts", "King of Spades", "??", "xAh",
                           "Ah!", "\nAh", "\u00e9Ah", "\u212aing of spades", 'q"Ah"', "a\\Kd",
@@ -66,3 +70,26 @@ def test_wire_is_message_encode(mtype: str, seq: int, table: str, ts: float,
                                 data: dict[str, Any]) -> None:
     text = json.dumps(data, separators=(",", ":"), allow_nan=False)
     assert _wire(mtype, seq, table, ts, text) == Message(mtype, seq, table, ts, data).encode()
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=st.dictionaries(_KEYS, _DATA, max_size=5))
+def test_no_hole_card_key_means_redact_changes_nothing(data: dict[str, Any]) -> None:
+    redacted = redact(data)
+    text = json.dumps(redacted, separators=(",", ":"), allow_nan=False)
+    if not has_hole_card_key(text):
+        assert redacted == plain(data)
+        assert text == json.dumps(plain(data), separators=(",", ":"), allow_nan=False)
+
+
+@pytest.mark.parametrize("data", [{"text": "deal the flop", "step": {"kind": "board"}},
+                                  {"text": "x", "hole_cards": {"3": ["Ah", "Kd"]}}])
+def test_surveillance_gets_the_plain_body(data: dict[str, Any]) -> None:
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback()) as hub:
+            sent = hub.send_now({f: (data, None) for f in Feed}, "prompt")
+            assert sent[Feed.SURVEILLANCE].data == plain(data)
+            assert sent[Feed.PUBLIC].data == sent[Feed.DEALER].data == redact(data)
+            assert [hub.seq(f) for f in Feed] == [1, 1, 1]
+
+    arun(body)

@@ -292,7 +292,10 @@ class SimBench:
             shoe.take(uid)
         else:
             uid = shoe.draw()
-        return {"card": self._describe(uid), "uid": uid, "left": len(shoe.remaining)}
+        done = {"card": self._describe(uid), "uid": uid, "left": len(shoe.remaining)}
+        if isinstance(shoe, BenchShoe) and shoe.card_written_at is not None:
+            done["written"] = shoe.card_written_at  # when its frame went to the port
+        return done
 
     def _do_load(self, args: list[str]) -> dict[str, Any]:
         if not 1 <= len(args) <= 52:

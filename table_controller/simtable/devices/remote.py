@@ -117,6 +117,16 @@ class RemoteShoe:
         """Draw the top card; return its tag."""
         return str(self.ctl("draw")["uid"])
 
+    def draw_timed(self) -> tuple[str, float | None]:
+        """Draw the top card; return its tag and when its frame went to the port.
+
+        The time is the device process's ``time.monotonic()`` (one clock for every process of
+        the machine) just before the frame was written, ``None`` for a shoe that does not say.
+        """
+        done = self.ctl("draw")
+        written = done.get("written")
+        return str(done["uid"]), float(written) if written is not None else None
+
     def draw_uid(self, uid: str) -> None:
         """Report any tag as drawn."""
         self.ctl("tag", uid)
