@@ -874,6 +874,7 @@ actions = ["d dh p1 AsAd", "d dh p2 ????", "d dh p3 KcKd", "p3 f", "p1 cc", "p2 
     ("year", "[" * 40 + "1" + "]" * 40, "nested deeper than 8"),
     ("year", "[" * 3000 + "]" * 3000, "nested deeper than 8"),
     ("event", "{a=" * 2000 + "1" + "}" * 2000, "nested deeper than 8"),
+    ("year", "[ " * 3000, "nested deeper than 8"),  # never closed: refused before tomllib
     ("actions", '["p1 cbr 1e999999"]', "out of range"),
     ("actions", '["p1 cbr ' + "7" * 5000 + '"]', "not a number"),
 ])
@@ -882,6 +883,17 @@ def test_numbers_and_nesting_are_bounded_with_a_phh_error(field: str, value: str
     lines = [ln for ln in _BOUNDED_BASE.splitlines() if not ln.startswith(f"{field} =")]
     with pytest.raises(PhhError, match=message):
         loads("\n".join([*lines, f"{field} = {value}"]))
+
+
+def test_brackets_in_strings_and_comments_are_not_nesting() -> None:
+    """The quick nesting check before ``tomllib`` looks at brackets outside strings only."""
+    from table_controller.phh.reader import _check_nesting
+
+    deep = "[" * 30
+    text = (_BOUNDED_BASE + f'event = "{deep}"\n' + f"venue = '{deep}'\n"
+            + f'city = """\n{deep}\n"""\n' + f"# {deep}\n" + "year = [[1, [2]], [3]]\n")
+    _check_nesting(text)  # what tomllib would be given
+    assert loads(text).player_count == 3
 
 
 def test_a_text_longer_than_a_hand_is_refused_unread() -> None:

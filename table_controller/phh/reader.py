@@ -468,6 +468,32 @@ def _check_document(raw: Mapping[str, Any]) -> None:
             raise PhhError(key, f"number out of range ({value:.3E})")
 
 
+#: What is not a bracket's nesting: strings (multi-line first), comments.
+_NOT_NESTING = re.compile(r'"""[\s\S]*?"""' r"|'''[\s\S]*?'''" r'|"(?:[^"\\\n]|\\.)*"'
+                          r"|'[^'\n]*'" r"|#[^\n]*")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+
+
+def _check_nesting(text: str) -> None:
+    """Refuse a text nested deeper than :data:`MAX_DEPTH` before ``tomllib`` recurses into it.
+
+    Its brackets outside strings and comments are taken, innermost pairs first, one level a
+    pass (a table header ``[[a]]`` counts two): more than ``MAX_DEPTH + 2`` passes, or more
+    openers than that never closed, is too deep. A few passes of regular expressions, whatever
+    the text; other unbalanced brackets are left to ``tomllib`` to report.
+    """
+    brackets = _NOT_BRACKET.sub("", _NOT_NESTING.sub("", text))
+    for _ in range(MAX_DEPTH + 2):
+        brackets, n = _INNERMOST.subn("", brackets)
+        if not n:
+            break
+    # pairs left after that many passes, or more openers never closed than that: too deep
+    if _INNERMOST.search(brackets) or \
+            brackets.count("[") + brackets.count("{") > MAX_DEPTH + 2:
+        raise PhhError("toml", f"nested deeper than {MAX_DEPTH}")
+
+
 def loads(text: str) -> HandHistory:
     """Read one hand from PHH text.
 
@@ -491,6 +517,7 @@ def loads(text: str) -> HandHistory:
         if raw is None:
             raw = _token_toml(text)
             if raw is None:
+                _check_nesting(text)
                 raw = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as exc:
         raise PhhError("toml", str(exc)) from exc
