@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -78,7 +79,11 @@ def log_in(driver: Any, base: str, user: str, password: str, path: str = "/") ->
     driver.find_element("id", "username").send_keys(user)
     driver.find_element("id", "password").send_keys(password)
     driver.find_element("id", "submit").click()
-    wait_for(driver, f"{path} after login", lambda: driver.current_url.endswith(path))
+    # the page after the login, not the login page itself (whose address ends in ?next=PATH)
+    want = urlsplit(path)
+    wait_for(driver, f"{path} after login", lambda: (
+        (u := urlsplit(driver.current_url)).path == want.path and u.query == want.query
+        and driver.execute_script("return document.readyState") == "complete"))
 
 
 def messages(driver: Any) -> list[dict[str, Any]]:
