@@ -86,7 +86,8 @@ def read_anchor(journal: Path) -> Head | None:
     return max(heads, key=lambda h: h.seq)
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a file's creation or rename in ``directory`` durable."""
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -111,7 +112,7 @@ class Anchor:
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)
-            _fsync_dir(self.path.parent)
+            fsync_dir(self.path.parent)
             self._fd: int | None = os.open(self.path, os.O_RDWR)
         except OSError as exc:
             raise JournalError(f"cannot write journal anchor {self.path}: {exc}") from exc

@@ -400,15 +400,6 @@ def write_file(path: Path, schema: int, rows: Sequence[Row], *, day: str,
         raise JournalError(f"cannot write archive {path}: {exc}") from exc
 
 
-def fsync_dir(directory: Path) -> None:
-    """Make a rename in ``directory`` durable."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def parse_hour(text: str) -> datetime.time:
     """Read an ``archive_at`` value (``"HH:MM"``).
 

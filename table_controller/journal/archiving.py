@@ -32,12 +32,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from table_controller.errors import JournalError
+from table_controller.journal.anchor import fsync_dir
 from table_controller.journal.archive import (
     PENDING,
     ArchiveRecord,
     archive_files,
     archive_name,
-    fsync_dir,
     gaming_day,
     hint_json,
     write_file,

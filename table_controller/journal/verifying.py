@@ -24,12 +24,11 @@ import os
 import sqlite3
 
 from table_controller.errors import JournalDamagedError
-from table_controller.journal.anchor import Anchor, Head, check_anchor
+from table_controller.journal.anchor import Anchor, Head, check_anchor, fsync_dir
 from table_controller.journal.archive import (
     PENDING,
     archive_files,
     check_present,
-    fsync_dir,
     records_of,
 )
 from table_controller.journal.chain import Chain, EntryKind, Row
