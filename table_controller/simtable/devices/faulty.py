@@ -73,59 +73,51 @@ class SentLog:
         self.last.append(f"{name} {text}".strip())
 
 
-class BenchShoe(SimShoe):
+class _BenchFaults(SimDevice):
+    """The faults and sent log of a bench simulator (a base put before the device's own class).
+
+    Each data frame goes out through the faults drawn for it and is counted in :attr:`sent`; a
+    stall asked for "next" begins right after it.
+    """
+
+    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
+        self.faults = RateFaults(fault_seed)
+        self.sent = SentLog()
+        super().__init__(*args, **options)
+
+    def sent_text(self, msg_type: int) -> str:
+        """Return how the log describes a data frame of ``msg_type`` (nothing by default)."""
+        return ""
+
+    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
+        """Send one data frame, through the faults drawn for it."""
+        self.inject(*self.faults.draw())
+        self.sent.record(msg_type, self.sent_text(msg_type))
+        super().emit(msg_type, payload, now)
+        if (stall := self.faults.take_stall()) is not None:
+            self.stall(stall)
+
+
+class BenchShoe(_BenchFaults, SimShoe):
     """A :class:`SimShoe` that injects faults at rates and records what it sent."""
 
     def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = SentLog()
         self.describe: Callable[[str], str] = str
-        super().__init__(*args, **options)
+        super().__init__(*args, fault_seed=fault_seed, **options)
 
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        text = ""
+    def sent_text(self, msg_type: int) -> str:
+        """Describe a drawn card as the log shows it (the last card the shoe gave)."""
         if msg_type == MsgType.CARD_DRAWN and self.drawn:
-            text = self.describe(self.drawn[-1])
-        self.sent.record(msg_type, text)
-        super().emit(msg_type, payload, now)
-        if (stall := self.faults.take_stall()) is not None:
-            self.stall(stall)
+            return self.describe(self.drawn[-1])
+        return ""
 
 
-class BenchChips(SimChipSensor):
+class BenchChips(_BenchFaults, SimChipSensor):
     """A :class:`SimChipSensor` that injects faults at rates and records what it sent."""
 
-    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = SentLog()
-        super().__init__(*args, **options)
 
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        self.sent.record(msg_type, "")
-        super().emit(msg_type, payload, now)
-        if (stall := self.faults.take_stall()) is not None:
-            self.stall(stall)
-
-
-class BenchRfid(SimRfidChips):
+class BenchRfid(_BenchFaults, SimRfidChips):
     """A :class:`SimRfidChips` that injects faults at rates and records what it sent."""
-
-    def __init__(self, *args: Any, fault_seed: int = 0, **options: Any) -> None:
-        self.faults = RateFaults(fault_seed)
-        self.sent = SentLog()
-        super().__init__(*args, **options)
-
-    def emit(self, msg_type: int, payload: bytes, now: float | None = None) -> None:
-        """Send one data frame, through the faults drawn for it."""
-        self.inject(*self.faults.draw())
-        self.sent.record(msg_type, "")
-        super().emit(msg_type, payload, now)
-        if (stall := self.faults.take_stall()) is not None:
-            self.stall(stall)
 
 
 def link_state(dev: SimDevice, faults: RateFaults, sent: SentLog) -> dict[str, Any]:
