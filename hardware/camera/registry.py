@@ -17,6 +17,7 @@ from table_controller.errors import ConfigError
 
 if TYPE_CHECKING:
     from hardware.camera.source import FrameBoardSource
+    from hardware.camera.worker import ProcessBoardSource
 
 
 def merged_options(url: DeviceUrl, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -37,21 +38,48 @@ def open_cv_camera(url: DeviceUrl, options: Mapping[str, Any]) -> Any:
     return CvCamera(url.url, source, merged)
 
 
-def open_camera_board(url: DeviceUrl, options: Mapping[str, Any]) -> FrameBoardSource:
+def open_camera_board(
+    url: DeviceUrl, options: Mapping[str, Any]
+) -> FrameBoardSource | ProcessBoardSource:
     """Build the board source over a camera: frames -> the profile's recognizer -> stabiliser.
 
+    A ``camera:`` URL's source runs in a process of its own
+    (:class:`~hardware.camera.worker.ProcessBoardSource`: recognition holds no lock of the
+    caller's interpreter) unless ``process=0`` is given (URL query or keyword); any other
+    scheme's (the simulated camera in the caller's process) runs in the caller's process.
+
     :param options: ``profile`` (required): the camera profile; the rest goes to the camera.
-    :raises ConfigError: without a profile.
+    :raises ConfigError: without a profile, or for a ``process`` value other than 0 or 1.
     """
     from hardware.camera.source import FrameBoardSource
     from hardware.camera.stabilizer import BoardStabilizer
 
     opts = dict(options)
+    wanted: object = opts.pop("process", url.query.get("process", url.scheme == "camera"))
+    if isinstance(wanted, str):
+        if wanted not in ("0", "1"):
+            raise ConfigError(f"camera {url.url}: process={wanted!r} must be 0 or 1")
+        wanted = wanted == "1"
     profile: CameraProfile | None = opts.pop("profile", None)
     if profile is None:
         raise ConfigError(f"camera {url.url}: a board source needs calibration.camera_profile")
-    return FrameBoardSource(open_camera(url.url, **opts), profile.recognizer(),
+    camera_url = _without_process(url)
+    if wanted:
+        from hardware.camera.worker import ProcessBoardSource
+
+        return ProcessBoardSource(camera_url, {**opts, "profile": profile, "process": False},
+                                  interval=0.1)
+    return FrameBoardSource(open_camera(camera_url, **opts), profile.recognizer(),
                             BoardStabilizer(frames=3), interval=0.1, design=profile.design)
+
+
+def _without_process(url: DeviceUrl) -> str:
+    """Return ``url`` less its ``process`` query option (the camera does not take it)."""
+    if "process" not in url.query:
+        return url.url
+    base, _, query = url.url.partition("?")
+    kept = "&".join(part for part in query.split("&") if part.split("=")[0] != "process")
+    return f"{base}?{kept}" if kept else base
 
 
 register_scheme("camera", open_cv_camera, kind="camera")
