@@ -141,7 +141,8 @@ def _score(truth: tuple[S.SlotTruth, ...], cards: list[tuple[str, Card | None]],
     c.boards_all_correct += all_ok
 
 
-def _folder(design: str) -> Path:
+def deck_folder(design: str) -> Path:
+    """Return the faces folder of a design name (kennard, a folder under examples/cards) or path."""
     if "/" in design:
         return Path(design)
     return face_folder(design) if design == "kennard" else ROOT / "examples" / "cards" / design
@@ -156,8 +157,8 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
     folder of faces. ``situation`` renders the boards in one of :class:`Situation` (plain: as
     :func:`hardware.sim.scene.render_board`, the same random draws as before it existed).
     """
-    faces = load_face_folder(_folder(design))
-    shown = faces if show is None else load_face_folder(_folder(show))
+    faces = load_face_folder(deck_folder(design))
+    shown = faces if show is None else load_face_folder(deck_folder(show))
     baseline = CornerBaseline(load_face_folder(face_folder("kennard")))
     rng = np.random.default_rng(seed)
     ours, base = Counts(), Counts()
@@ -233,7 +234,7 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
     interval, how many cards were matched afresh and how many kept their earlier reading
     (pixels unchanged), and the reads scored against the truth.
     """
-    faces = load_face_folder(_folder(design))
+    faces = load_face_folder(deck_folder(design))
     rng = np.random.default_rng(seed)
     cam = S.make_camera(rng, level, S.geometry_for_faces(faces))
     calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
@@ -275,7 +276,7 @@ def _pct(n: int, d: int) -> str:
 
 
 def _size_name(design: str) -> str:
-    faces = load_face_folder(_folder(design))
+    faces = load_face_folder(deck_folder(design))
     return card_size_name(S.geometry_for_faces(faces).card_mm)
 
 
