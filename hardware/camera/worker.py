@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import signal
 from collections.abc import Mapping
 from dataclasses import replace
 from multiprocessing.connection import Connection
@@ -55,6 +56,8 @@ def serve(conn: Connection, url: str, options: Mapping[str, Any]) -> None:
     import cv2
 
     cv2.setNumThreads(1)
+    # Ctrl-C at a terminal reaches the whole process group: the parent decides when to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         source = open_board_source(url, **options)
         source.open()
