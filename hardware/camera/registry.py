@@ -38,39 +38,52 @@ def open_cv_camera(url: DeviceUrl, options: Mapping[str, Any]) -> Any:
     return CvCamera(url.url, source, merged)
 
 
-def open_camera_board(
-    url: DeviceUrl, options: Mapping[str, Any]
-) -> FrameBoardSource | ProcessBoardSource:
+def open_camera_board(url: DeviceUrl, options: Mapping[str, Any]) -> FrameBoardSource:
     """Build the board source over a camera: frames -> the profile's recognizer -> stabiliser.
 
-    A ``camera:`` URL's source runs in a process of its own
-    (:class:`~hardware.camera.worker.ProcessBoardSource`: recognition holds no lock of the
-    caller's interpreter) unless ``process=0`` is given (URL query or keyword); any other
-    scheme's (the simulated camera in the caller's process) runs in the caller's process.
+    In the caller's process (:func:`open_camera_board_source` builds a ``camera:`` URL's).
 
     :param options: ``profile`` (required): the camera profile; the rest goes to the camera.
-    :raises ConfigError: without a profile, or for a ``process`` value other than 0 or 1.
+    :raises ConfigError: without a profile.
     """
     from hardware.camera.source import FrameBoardSource
     from hardware.camera.stabilizer import BoardStabilizer
 
     opts = dict(options)
-    wanted: object = opts.pop("process", url.query.get("process", url.scheme == "camera"))
+    profile: CameraProfile | None = opts.pop("profile", None)
+    if profile is None:
+        raise ConfigError(f"camera {url.url}: a board source needs calibration.camera_profile")
+    return FrameBoardSource(open_camera(url.url, **opts), profile.recognizer(),
+                            BoardStabilizer(frames=3), interval=0.1, design=profile.design)
+
+
+def open_camera_board_source(
+    url: DeviceUrl, options: Mapping[str, Any]
+) -> FrameBoardSource | ProcessBoardSource:
+    """Build a ``camera:`` board source: :func:`open_camera_board`, by default in a child.
+
+    The source runs in a child process (:class:`~hardware.camera.worker.ProcessBoardSource`:
+    recognition holds no lock of the caller's interpreter) unless ``process=0`` is given (URL
+    query or keyword), which builds it in the caller's process.
+
+    :param options: ``profile`` (required), ``process``; the rest goes to the camera.
+    :raises ConfigError: without a profile, or for a ``process`` value other than 0 or 1.
+    """
+    opts = dict(options)
+    wanted: object = opts.pop("process", url.query.get("process", True))
     if isinstance(wanted, str):
         if wanted not in ("0", "1"):
             raise ConfigError(f"camera {url.url}: process={wanted!r} must be 0 or 1")
         wanted = wanted == "1"
-    profile: CameraProfile | None = opts.pop("profile", None)
-    if profile is None:
+    if opts.get("profile") is None:
         raise ConfigError(f"camera {url.url}: a board source needs calibration.camera_profile")
     camera_url = _without_process(url)
     if wanted:
         from hardware.camera.worker import ProcessBoardSource
 
-        return ProcessBoardSource(camera_url, {**opts, "profile": profile, "process": False},
-                                  interval=0.1)
-    return FrameBoardSource(open_camera(camera_url, **opts), profile.recognizer(),
-                            BoardStabilizer(frames=3), interval=0.1, design=profile.design)
+        return ProcessBoardSource(camera_url, {**opts, "process": False}, interval=0.1)
+    query = {k: v for k, v in url.query.items() if k != "process"}
+    return open_camera_board(DeviceUrl(camera_url, url.scheme, url.key, url.path, query), opts)
 
 
 def _without_process(url: DeviceUrl) -> str:
@@ -83,4 +96,4 @@ def _without_process(url: DeviceUrl) -> str:
 
 
 register_scheme("camera", open_cv_camera, kind="camera")
-register_scheme("camera", open_camera_board, kind="board")
+register_scheme("camera", open_camera_board_source, kind="board")
