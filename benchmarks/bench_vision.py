@@ -7,8 +7,10 @@ random boards are rendered and read. Thresholds were tuned on kennard scenes fro
 
 Counted per slot whose truth is a visible card: correct, uncertain (uncertain / occluded / empty
 reported) and wrong (another card reported with confidence). A card reported on an empty slot,
-or a different card reported on an occluded slot, also counts as wrong. Time: median ms per frame
-of ``BoardRecognizer.read`` on one core (``cv2.setNumThreads(1)``), in the same run as the
+or a different card reported on an occluded slot, also counts as wrong. Time: ms per frame of
+``BoardRecognizer.read`` on one core (``cv2.setNumThreads(1)``; median wall and CPU, p99 and max
+CPU: CPU time is this thread's, what the shared machine's load does not inflate), in the same
+run as the
 baseline: the corner rank/suit index matched against fixed templates (taken from the kennard
 deck, as the well-known OpenCV card detector ships its own), always answering unless its match
 score is under 0.5, on the same card positions.
@@ -20,7 +22,8 @@ the method column names the situation. The design column gives the card size the
 proportions give.
 
 ``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
-read), CPU per frame against the 100 ms of 10 fps; hands dealt in front of a fixed camera
+read), CPU per frame against the 100 ms of 10 fps (median, p99, max; and the same by how many
+cards each frame matched afresh); hands dealt in front of a fixed camera
 (:func:`stream_scenes`), for each design of ``BENCH_VISION_STREAM_DECKS`` (default kennard) at
 medium and hard.
 ``BENCH_VISION_SKIP_REPO=1`` leaves out the two repository designs and the wrong-deck runs.
@@ -141,7 +144,8 @@ def _score(truth: tuple[S.SlotTruth, ...], cards: list[tuple[str, Card | None]],
     c.boards_all_correct += all_ok
 
 
-def _folder(design: str) -> Path:
+def deck_folder(design: str) -> Path:
+    """Return the faces folder of a design name (kennard, a folder under examples/cards) or path."""
     if "/" in design:
         return Path(design)
     return face_folder(design) if design == "kennard" else ROOT / "examples" / "cards" / design
@@ -156,8 +160,8 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
     folder of faces. ``situation`` renders the boards in one of :class:`Situation` (plain: as
     :func:`hardware.sim.scene.render_board`, the same random draws as before it existed).
     """
-    faces = load_face_folder(_folder(design))
-    shown = faces if show is None else load_face_folder(_folder(show))
+    faces = load_face_folder(deck_folder(design))
+    shown = faces if show is None else load_face_folder(deck_folder(show))
     baseline = CornerBaseline(load_face_folder(face_folder("kennard")))
     rng = np.random.default_rng(seed)
     ours, base = Counts(), Counts()
@@ -233,7 +237,7 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
     interval, how many cards were matched afresh and how many kept their earlier reading
     (pixels unchanged), and the reads scored against the truth.
     """
-    faces = load_face_folder(_folder(design))
+    faces = load_face_folder(deck_folder(design))
     rng = np.random.default_rng(seed)
     cam = S.make_camera(rng, level, S.geometry_for_faces(faces))
     calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
@@ -246,8 +250,11 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
         ext = ".jpg" if kind.startswith("jpeg") else ".png"
         blobs = [cv2.imencode(ext, sc.image, params)[1] for sc in scenes]
         dec, rd, late = [], [], 0
+        # per frame: how many cards were matched afresh (0: every card kept its reading)
+        matched: list[int] = []
         counts = Counts()
         for blob, sc in zip(blobs, scenes, strict=True):
+            before = getattr(recognizer, "identified", 0)
             c0 = time.thread_time()
             frame = np.asarray(cv2.imdecode(blob, cv2.IMREAD_COLOR), np.uint8)
             c1 = time.thread_time()
@@ -255,6 +262,7 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
             c2 = time.thread_time()
             dec.append((c1 - c0) * 1000)
             rd.append((c2 - c1) * 1000)
+            matched.append(getattr(recognizer, "identified", 0) - before)
             late += (c2 - c0) > 1.0 / fps
             _score(sc.truth, [(r.status, r.card) for r in reading.slots], counts)
         total = [a + b for a, b in zip(dec, rd, strict=True)]
@@ -262,11 +270,18 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
                    f"{statistics.median(dec):.1f} ms, read {statistics.median(rd):.1f} ms "
                    f"(mean {statistics.fmean(rd):.1f}), both {statistics.median(total):.1f} ms "
                    f"median / {statistics.fmean(total):.1f} mean / "
-                   f"{np.percentile(total, 99):.1f} ms p99 CPU; {late} frames over the "
+                   f"{np.percentile(total, 99):.1f} ms p99 / {max(total):.1f} ms max CPU; "
+                   f"{late} frames over the "
                    f"{1000 / fps:.0f} ms interval; cards matched "
                    f"{getattr(recognizer, 'identified', '-')}, kept "
-                   f"{getattr(recognizer, 'reused', '-')}; cards {counts.cards}: "
+                   f"{getattr(recognizer, 'reused', '-')} (not located again "
+                   f"{getattr(recognizer, 'not_located', '-')}); cards {counts.cards}: "
                    f"{counts.correct} read, {counts.uncertain} not, {counts.wrong} wrong")
+        for k in sorted(set(matched)):
+            cost = [t for t, m in zip(total, matched, strict=True) if m == k]
+            out.append(f"  {kind}, frames where {k} card(s) were matched afresh: {len(cost)}, "
+                       f"decode + read {statistics.median(cost):.1f} ms median / "
+                       f"{np.percentile(cost, 99):.1f} p99 / {max(cost):.1f} max CPU")
     return out
 
 
@@ -275,7 +290,7 @@ def _pct(n: int, d: int) -> str:
 
 
 def _size_name(design: str) -> str:
-    faces = load_face_folder(_folder(design))
+    faces = load_face_folder(deck_folder(design))
     return card_size_name(S.geometry_for_faces(faces).card_mm)
 
 
@@ -283,7 +298,7 @@ def _row(name: str, design: str, level: str, c: Counts) -> str:
     return (f"| {name} | {design} | {level} | {c.cards} | {c.correct} ({_pct(c.correct, c.cards)})"
             f" | {c.uncertain} | {c.wrong} | {_pct(c.boards_all_correct, c.boards)} | "
             f"{statistics.median(c.ms):.1f} / {statistics.median(c.cpu_ms):.1f} / "
-            f"{min(c.ms):.1f} |")
+            f"{min(c.ms):.1f} | {np.percentile(c.cpu_ms, 99):.1f} / {max(c.cpu_ms):.1f} |")
 
 
 def main() -> None:
@@ -296,8 +311,8 @@ def main() -> None:
           f"{os.cpu_count()} cores; seeds {seed_base}+", flush=True)
     header = ("| method / situation | design (card size) | level | cards | correct | uncertain "
               "| wrong | boards all "
-              "correct | ms/frame: median wall / median CPU / min wall |\n"
-              "|---|---|---|---|---|---|---|---|---|")
+              "correct | ms/frame: median wall / median CPU / min wall | CPU ms: p99 / max |\n"
+              "|---|---|---|---|---|---|---|---|---|---|")
     rows: list[str] = []
     extra: list[str] = []
     skip_repo = os.environ.get("BENCH_VISION_SKIP_REPO", "") == "1"

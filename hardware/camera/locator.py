@@ -46,7 +46,9 @@ class CardPose:
 
 def _median(values: FloatArray) -> float:
     """Median of a short array (``np.median`` costs more in checks than in sorting here)."""
-    return float(np.sort(values)[values.size // 2])
+    ordered = values.copy()
+    ordered.sort()
+    return float(ordered[values.size // 2])
 
 
 def _fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
@@ -68,7 +70,9 @@ def _fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
     if k < max(8, 0.6 * n):
         return None
     y, x = ys[keep], xs[keep]
-    my, mx = float(y.mean()), float(x.mean())
+    # sum / count: what ``mean`` computes, without its wrapper's cost (called a few hundred
+    # times a frame)
+    my, mx = float(y.sum()) / k, float(x.sum()) / k
     vy = y - my
     a = float(vy @ (x - mx)) / max(float(vy @ vy), 1e-9)
     return a, mx - a * my
@@ -358,10 +362,18 @@ class CardLocator:
         if not x0 <= cx < x1:
             return None, "uncertain"
         pose = CardPose((cx, cy), angle, slot, slack)
-        quad = np.zeros_like(fg)
-        cv2.fillPoly(quad, [np.round(self._quad(pose)).astype(np.int32)], 255)
+        # The card's quad filled over its bounding box only (the same pixels as over the view).
+        pts = np.round(self._quad(pose)).astype(np.int32)
+        bx0, by0 = (max(int(v), 0) for v in pts.min(axis=0))
+        bx1, by1 = (min(int(v) + 1, n) for v, n in zip(pts.max(axis=0), (w, h), strict=True))
+        if bx1 <= bx0 or by1 <= by0:
+            return None, "uncertain"
+        quad = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+        cv2.fillPoly(quad, [pts - np.array([bx0, by0], np.int32)], 255)
         inside = np.count_nonzero(quad)
-        covered = fg if cut is None else fg | cut
+        covered = fg[by0:by1, bx0:bx1]
+        if cut is not None:
+            covered = covered | cut[by0:by1, bx0:bx1]
         if inside == 0 or np.count_nonzero(covered & quad) < p.fill_fraction * inside:
             return None, "uncertain"
         if not (0 <= cx < w and 0 <= cy < h):
@@ -480,13 +492,22 @@ class CardLocator:
         """
         if self.print is None:
             return _fit_line(along, ends), 0.0
-        on_print = self.print.on(out_y, out_x) | self.print.on(in_y, in_x)
+        on_print = self._on_print(out_y, out_x) | self._on_print(in_y, in_x)
         clear = ~on_print
         n_clear = int(np.count_nonzero(clear))
         share = 1.0 - n_clear / max(ends.size, 1)
         if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
             return _fit_line(along, ends), share
         return _fit_line(along[clear], ends[clear]), share
+
+    def _on_print(
+        self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.bool_]:
+        """Return :meth:`~hardware.camera.feltprint.FeltPrint.on` (``np.clip`` costs more)."""
+        assert self.printed is not None
+        h, w = self.printed.shape
+        return np.asarray(self.printed[np.minimum(np.maximum(rows, 0), h - 1),
+                                       np.minimum(np.maximum(cols, 0), w - 1)] > 0)
 
     def _clear_pair(
         self, first: tuple[float, float] | None, second: tuple[float, float] | None,

@@ -99,17 +99,22 @@ class BoardRecognizer(CardLocator):
         #: was identified from, and the reading (:meth:`_identify_unless_unchanged`).
         self._last: dict[int, tuple[CardPose, tuple[int, int, Image], SlotReading]] = {}
         self._grey: Image | None = None
-        #: Cards identified and cards whose earlier reading was kept (for the benchmark).
+        #: Slots whose card was not located again this frame (:meth:`_unchanged_pose`).
+        self._unchanged: set[int] = set()
+        #: Cards identified, cards whose earlier reading was kept, and cards of those not
+        #: located again either (for the benchmark).
         self.identified = 0
         self.reused = 0
+        self.not_located = 0
 
     def read(self, frame: Image) -> BoardReading:
         """Read all slots of ``frame`` (BGR, the calibrated camera's size).
 
         A card that lies where it lay in the previous frame, over pixels that did not change
         (:data:`UNCHANGED_LEVEL`), keeps its reading from then instead of being matched again:
-        a camera delivering 10 frames a second sees the same board for seconds. The slots'
-        location and occlusion are decided on every frame.
+        a camera delivering 10 frames a second sees the same board for seconds. Such a card is
+        not located again either (:meth:`_unchanged_pose`); the other slots' location and every
+        slot's occlusion are decided on every frame.
         """
         canon = self.warp_board(frame)
         self._grey = np.asarray(cv2.blur(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), (3, 3)),
@@ -123,7 +128,16 @@ class BoardRecognizer(CardLocator):
         fg = self.foreground(canon)
         poses: list[CardPose | None] = []
         fallbacks: list[SlotStatus] = []
+        self._unchanged = set()
         for slot in range(self.geometry.slots):
+            kept = self._unchanged_pose(slot)
+            if kept is not None:
+                # The card lies where it was identified, over the same pixels: located as then.
+                self._unchanged.add(slot)
+                self.not_located += 1
+                poses.append(kept)
+                fallbacks.append("card")
+                continue
             pose, status = self._find_card(fg, slot)
             poses.append(pose)
             fallbacks.append(status)
@@ -193,6 +207,9 @@ class BoardRecognizer(CardLocator):
         if grey is None:
             return self._identify(frame, pose)
         last = self._last.get(pose.slot)
+        if last is not None and pose.slot in self._unchanged and pose is last[0]:
+            self.reused += 1
+            return last[2]
         if last is not None:
             old_pose, (x0, y0, old_box), reading = last
             moved = float(np.hypot(pose.centre[0] - old_pose.centre[0],
@@ -215,6 +232,28 @@ class BoardRecognizer(CardLocator):
         x1, y1 = (int(v) for v in np.clip(np.ceil(quad.max(axis=0)) + 1, 0, [w, h]))
         self._last[pose.slot] = (pose, (x0, y0, grey[y0:y1, x0:x1].copy()), reading)
         return reading
+
+    def _unchanged_pose(self, slot: int) -> CardPose | None:
+        """Return the pose of the card last identified in ``slot`` if its pixels are unchanged.
+
+        The test of :meth:`_identify_unless_unchanged` (at most :data:`UNCHANGED_PIXELS` of the
+        card's box differ by more than :data:`UNCHANGED_LEVEL` from the frame it was identified
+        in), made before locating: an edge moved by half a pixel changes the pixels along it by
+        about half the card's contrast with the felt, far more than that level, so a card whose
+        box is unchanged lies where it was located then and is not located again.
+        """
+        grey = self._grey
+        last = self._last.get(slot)
+        if grey is None or last is None:
+            return None
+        pose, (x0, y0, old_box), _ = last
+        box = grey[y0 : y0 + old_box.shape[0], x0 : x0 + old_box.shape[1]]
+        if box.shape != old_box.shape:
+            return None
+        diff = cv2.absdiff(box, old_box)
+        if int(np.count_nonzero(diff > UNCHANGED_LEVEL)) > UNCHANGED_PIXELS:
+            return None
+        return pose
 
     def _clear(self, reading: SlotReading) -> bool:
         """Whether a card read beside something not a card meets the stricter thresholds."""

@@ -17,6 +17,7 @@ from table_controller.errors import ConfigError
 
 if TYPE_CHECKING:
     from hardware.camera.source import FrameBoardSource
+    from hardware.camera.worker import ProcessBoardSource
 
 
 def merged_options(url: DeviceUrl, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -40,6 +41,8 @@ def open_cv_camera(url: DeviceUrl, options: Mapping[str, Any]) -> Any:
 def open_camera_board(url: DeviceUrl, options: Mapping[str, Any]) -> FrameBoardSource:
     """Build the board source over a camera: frames -> the profile's recognizer -> stabiliser.
 
+    In the caller's process (:func:`open_camera_board_source` builds a ``camera:`` URL's).
+
     :param options: ``profile`` (required): the camera profile; the rest goes to the camera.
     :raises ConfigError: without a profile.
     """
@@ -54,5 +57,43 @@ def open_camera_board(url: DeviceUrl, options: Mapping[str, Any]) -> FrameBoardS
                             BoardStabilizer(frames=3), interval=0.1, design=profile.design)
 
 
+def open_camera_board_source(
+    url: DeviceUrl, options: Mapping[str, Any]
+) -> FrameBoardSource | ProcessBoardSource:
+    """Build a ``camera:`` board source: :func:`open_camera_board`, by default in a child.
+
+    The source runs in a child process (:class:`~hardware.camera.worker.ProcessBoardSource`:
+    recognition holds no lock of the caller's interpreter) unless ``process=0`` is given (URL
+    query or keyword), which builds it in the caller's process.
+
+    :param options: ``profile`` (required), ``process``; the rest goes to the camera.
+    :raises ConfigError: without a profile, or for a ``process`` value other than 0 or 1.
+    """
+    opts = dict(options)
+    wanted: object = opts.pop("process", url.query.get("process", True))
+    if isinstance(wanted, str):
+        if wanted not in ("0", "1"):
+            raise ConfigError(f"camera {url.url}: process={wanted!r} must be 0 or 1")
+        wanted = wanted == "1"
+    if opts.get("profile") is None:
+        raise ConfigError(f"camera {url.url}: a board source needs calibration.camera_profile")
+    camera_url = _without_process(url)
+    if wanted:
+        from hardware.camera.worker import ProcessBoardSource
+
+        return ProcessBoardSource(camera_url, {**opts, "process": False}, interval=0.1)
+    query = {k: v for k, v in url.query.items() if k != "process"}
+    return open_camera_board(DeviceUrl(camera_url, url.scheme, url.key, url.path, query), opts)
+
+
+def _without_process(url: DeviceUrl) -> str:
+    """Return ``url`` less its ``process`` query option (the camera does not take it)."""
+    if "process" not in url.query:
+        return url.url
+    base, _, query = url.url.partition("?")
+    kept = "&".join(part for part in query.split("&") if part.split("=")[0] != "process")
+    return f"{base}?{kept}" if kept else base
+
+
 register_scheme("camera", open_cv_camera, kind="camera")
-register_scheme("camera", open_camera_board, kind="board")
+register_scheme("camera", open_camera_board_source, kind="board")

@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="save one frame from a camera",
         description="Open the camera at URL (camera:///dev/video0, camera://0, "
         "camera://?url=rtsp://..., sim://camera?...), wait for one frame and write it to FILE "
-        "(PNG or JPEG by its name): an image to calibrate from or to read.",
+        "(PNG or JPEG by its name): an image to calibrate from or to read. A device is asked "
+        "for MJPEG frames (add ?fourcc=YUYV for raw ones).",
     )
     c.add_argument("url", metavar="URL")
     c.add_argument("file", metavar="FILE")

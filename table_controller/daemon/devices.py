@@ -62,6 +62,7 @@ from hardware.base import (
     open_shoe,
 )
 from hardware.camera.source import BoardObserved, FrameBoardSource
+from hardware.camera.worker import ProcessBoardSource
 from hardware.link.aio import AsyncDevice
 from hardware.link.protocol import MsgType, encode_frame
 from hardware.link.serial_driver import SerialDevice
@@ -367,7 +368,8 @@ class DeviceSet:
         source.open()
         stack.callback(source.close)
         self.camera = source
-        interval = source.interval if isinstance(source, FrameBoardSource) else 0.0
+        paced = source if isinstance(source, (FrameBoardSource, ProcessBoardSource)) else None
+        interval = paced.interval if paced is not None else 0.0
         self.camera_clock = CameraClock(CAMERA_LAG_FACTOR * max(CAMERA_POLL, interval))
 
     async def camera_loop(self, now: Callable[[], float],

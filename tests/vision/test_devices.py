@@ -127,6 +127,17 @@ def test_cv_camera_urls_and_errors(tmp_path: Path) -> None:
         open_camera("camera://0?width=-3")
     with pytest.raises(ConfigError, match=r"unknown options \['zoom'\]"):
         open_camera("camera://0?zoom=2")
+    with pytest.raises(ConfigError, match="fourcc='MJPEG' is not a four-character code"):
+        open_camera("camera://0?fourcc=MJPEG")
+    # A device is asked for MJPEG unless told otherwise; a file is read as it is encoded.
+    def fourcc(url: str) -> str | None:
+        device = open_camera(url)
+        assert isinstance(device, CvCamera)
+        return device.fourcc
+
+    assert [fourcc(url) for url in (
+        "camera://0", "camera:///dev/video1?fourcc=yuyv", "camera:///dev/video1?fourcc=none",
+        f"camera://{tmp_path / 'board.avi'}")] == ["MJPG", "YUYV", None, None]
     missing = open_camera(f"camera://{tmp_path / 'none.avi'}")
     with pytest.raises(DeviceError, match="cannot open camera source"):
         missing.open()

@@ -283,12 +283,15 @@ def test_an_unchanged_card_keeps_its_reading_a_changed_one_is_matched_again(
     again = rec.read(S.render(kennard, placements, rig.camera, rng, pert).image)
     assert again.cards() == first.cards()
     assert (rec.identified, rec.reused) == (3, 3)
+    # ... nor located again (their boxes' pixels did not change).
+    assert rec.not_located == 3
     # The 7 of clubs replaced by the 7 of spades where it lay: matched again, read right.
     swapped = [*placements[:2], S.Placement(Card.parse("7s"), placements[2].slot,
                                             placements[2].centre_mm, placements[2].angle_deg)]
     third = rec.read(S.render(kennard, swapped, rig.camera, rng, pert).image)
     assert third.cards()[:3] == tuple(board("Ah Kd 7s")[:3])
     assert (rec.identified, rec.reused) == (4, 5)
+    assert rec.not_located == 5
     # A card taken away: its slot reads empty, and nothing is kept for it.
     fourth = rec.read(S.render(kennard, placements[:2], rig.camera, rng, pert).image)
     assert fourth.slots[2].status == "empty"
