@@ -273,3 +273,24 @@ def decide_twin(
                           score=match.score - match.margin)
         return swapped, -blurred.position
     return None
+
+
+def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
+                 params: RecognizerParams) -> bool:
+    """Whether the observation fails to show ``card`` rather than its suit twin ``twin``.
+
+    Refuted when, where the two faces differ, it leans towards the twin at the faces' own blur
+    (``twin_veto_position`` on the whole region and ``twin_veto_half`` on one half), or, with
+    ``suit_blur_check``, not clearly towards ``card`` against the two faces blurred as the
+    observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``).
+    """
+    p = params
+    best, other = bank.luminance(card), bank.luminance(twin)
+    check = pair_check(observed, best, other)
+    if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
+        return True
+    if not p.suit_blur_check:
+        return False
+    blurred = blurred_pair_check(observed, best, other)
+    return (blurred.position < p.twin_blur_veto_position
+            or blurred.worst_half < p.twin_blur_veto_half)

@@ -75,6 +75,12 @@ class RecognizerParams:
     pair_check_below: float = 0.2
     twin_veto_position: float = -0.2
     twin_veto_half: float = -0.2
+    #: ... or (``suit_blur_check``) when, against the two faces blurred as the observation is,
+    #: it leans less than ``twin_blur_veto_position`` towards the read on the whole region or
+    #: less than ``twin_blur_veto_half`` on one half: a blurred club can match the spade's
+    #: sharp face better than the club's.
+    twin_blur_veto_position: float = 0.3
+    twin_blur_veto_half: float = 0.0
     #: Against another rank the read is refused when neither corner index leans towards the
     #: read face at least this much (:func:`hardware.camera.suits.index_positions`): pips a
     #: glare washes out can make the whole face another rank's, the printed index stays.

@@ -33,6 +33,7 @@ from hardware.camera.facebank import (
     face_features,
     face_patch,
     suit_twins,
+    twin_refuted,
 )
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.locator import (
@@ -55,7 +56,7 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
-from hardware.camera.suits import index_positions, observed_luminance, pair_check
+from hardware.camera.suits import index_positions, observed_luminance
 from table_controller.engine.cards import Card
 
 __all__ = [
@@ -305,9 +306,7 @@ class BoardRecognizer(CardLocator):
         for rival in rivals:
             best, other = self.bank.luminance(match.card), self.bank.luminance(rival)
             if suit_twins(match.card, rival):
-                check = pair_check(observed(), best, other)
-                refused = (check.position < p.twin_veto_position
-                           and check.worst_half < p.twin_veto_half)
+                refused = twin_refuted(observed(), match.card, rival, self.bank, p)
             else:
                 corners = index_positions(observed(), best, other)
                 refused = bool(corners) and max(corners) < p.rank_index_min
