@@ -167,3 +167,19 @@ def test_decide_twin_reads_the_twin_the_blurred_pips_show(kennard: Faces) -> Non
     as_club = replace(match, card=Card.parse("4c"), second=Card.parse("4s"))
     decided = decide_twin(ob, as_club, bank, params)
     assert decided is not None and decided[0].card == Card.parse("4c")
+
+
+def test_twin_refuted_by_the_blurred_pips(kennard: Faces) -> None:
+    """A read of the spade whose pips, compared as blurred, show the club is refused."""
+    from hardware.camera.facebank import FaceBank, twin_refuted
+    from hardware.camera.readings import RecognizerParams
+
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(kennard, params)
+    rng = np.random.default_rng(16)
+    c = Card.parse
+    for club, spade, angle in (("4c", "4s", 60), ("9c", "9s", 120)):
+        ob = observed_luminance(_moving(face_patch(kennard[c(club)], STORED_PATCH_SIZE),
+                                        16, angle, 2.0, rng))
+        assert twin_refuted(ob, c(spade), c(club), bank, params), club
+        assert not twin_refuted(ob, c(club), c(spade), bank, params), club
