@@ -282,14 +282,18 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     Refuted when, where the two faces differ, it leans towards the twin at the faces' own blur
     (``twin_veto_position`` on the whole region and ``twin_veto_half`` on one half), or, with
     ``suit_blur_check``, not clearly towards ``card`` against the two faces blurred as the
-    observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``).
+    observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``). The blurred
+    comparison is skipped when the comparison at the faces' own blur already reads ``card``
+    by the rule :func:`decide_twin` reads a twin with (``suit_min_*``).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
     check = pair_check(observed, best, other)
     if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
         return True
-    if not p.suit_blur_check:
+    if not p.suit_blur_check or (check.position >= p.suit_min_position
+                                 and check.fit >= p.suit_min_fit
+                                 and check.worst_half >= p.suit_min_half):
         return False
     blurred = blurred_pair_check(observed, best, other)
     return (blurred.position < p.twin_blur_veto_position
