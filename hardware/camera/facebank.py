@@ -10,19 +10,21 @@ Rules this module keeps:
    the residual's norm when the face matches closely) and wins every pairwise
    discriminant test against the next candidates by ``min_discriminant``; otherwise the slot is
    ``"uncertain"`` with the best candidate kept only as a hint (``SlotReading.candidate``).
+3. Suit twins the whole face cannot separate are decided where their faces differ
+   (:func:`decide_twin`): at the faces' own light blur first, then at the observation's blur.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from hardware.camera.index import IndexBank
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
-from hardware.camera.suits import face_luminance
+from hardware.camera.suits import blurred_pair_check, face_luminance, pair_check
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
 
@@ -231,3 +233,68 @@ def decide(match: Match, params: RecognizerParams) -> SlotReading:
         None if ok else match.card, match.score, match.margin, match.discriminant,
         match.separation,
     )
+
+
+def decide_twin(
+    observed: F32, match: Match, bank: FaceBank, params: RecognizerParams
+) -> tuple[Match, float] | None:
+    """Decide between the best card and its suit twin (``match.second``) on their difference.
+
+    First :func:`~hardware.camera.suits.pair_check` at the faces' own light blur, for the best
+    card only (``suit_min_position``, ``suit_min_fit``, ``suit_min_half``); then, if that
+    fails and ``suit_blur_check`` is set, :func:`~hardware.camera.suits.blurred_pair_check`
+    (both faces blurred as the observation is), for whichever twin the observation leans
+    towards (``suit_blur_min_position`` on the whole region, ``suit_blur_min_half`` on each
+    half; the twin must also reach ``min_score``). Returns the match of the card read (its
+    ``card`` and ``second`` swapped when the twin is read) and how far the observation leaned,
+    or None: the two stay undecided.
+
+    :param observed: the observation's luminance, upright
+        (:func:`~hardware.camera.suits.observed_luminance`).
+    """
+    assert match.second is not None
+    p = params
+    best, twin = bank.luminance(match.card), bank.luminance(match.second)
+    check = pair_check(observed, best, twin)
+    if (check.position >= p.suit_min_position and check.fit >= p.suit_min_fit
+            and check.worst_half >= p.suit_min_half):
+        return match, check.position
+    if not p.suit_blur_check:
+        return None
+    blurred = blurred_pair_check(observed, best, twin)
+    if blurred.fit < p.suit_min_fit:
+        return None
+    if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
+        return match, blurred.position
+    if (-blurred.position >= p.suit_blur_min_position
+            and -blurred.best_half >= p.suit_blur_min_half
+            and match.score - match.margin >= p.min_score):
+        swapped = replace(match, card=match.second, second=match.card,
+                          score=match.score - match.margin)
+        return swapped, -blurred.position
+    return None
+
+
+def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
+                 params: RecognizerParams) -> bool:
+    """Whether the observation fails to show ``card`` rather than its suit twin ``twin``.
+
+    Refuted when, where the two faces differ, it leans towards the twin at the faces' own blur
+    (``twin_veto_position`` on the whole region and ``twin_veto_half`` on one half), or, with
+    ``suit_blur_check``, not clearly towards ``card`` against the two faces blurred as the
+    observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``). The blurred
+    comparison is skipped when the comparison at the faces' own blur already reads ``card``
+    by the rule :func:`decide_twin` reads a twin with (``suit_min_*``).
+    """
+    p = params
+    best, other = bank.luminance(card), bank.luminance(twin)
+    check = pair_check(observed, best, other)
+    if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
+        return True
+    if not p.suit_blur_check or (check.position >= p.suit_min_position
+                                 and check.fit >= p.suit_min_fit
+                                 and check.worst_half >= p.suit_min_half):
+        return False
+    blurred = blurred_pair_check(observed, best, other)
+    return (blurred.position < p.twin_blur_veto_position
+            or blurred.worst_half < p.twin_blur_veto_half)

@@ -58,6 +58,14 @@ class RecognizerParams:
     suit_min_fit: float = 0.8
     #: ... and each half of the card alone must lean towards the best face at least this much.
     suit_min_half: float = 0.4
+    #: When that fails, the same against the two faces blurred as the observation is
+    #: (:func:`hardware.camera.suits.blurred_pair_check`: a moving card, a lens out of focus):
+    #: the card read is the twin the observation leans towards by at least
+    #: ``suit_blur_min_position`` on the whole region and ``suit_blur_min_half`` on each half
+    #: (the best card or its twin, whichever; the fit at least ``suit_min_fit``).
+    suit_blur_check: bool = True
+    suit_blur_min_position: float = 0.5
+    suit_blur_min_half: float = 0.3
     #: A read is checked against each close rival where the two faces differ
     #: (:func:`hardware.camera.suits.pair_check`): the second-best card when it is the read's
     #: suit twin, and the best card of another rank or colour, each when the separation from it
@@ -67,6 +75,12 @@ class RecognizerParams:
     pair_check_below: float = 0.2
     twin_veto_position: float = -0.2
     twin_veto_half: float = -0.2
+    #: ... or (``suit_blur_check``) when, against the two faces blurred as the observation is,
+    #: it leans less than ``twin_blur_veto_position`` towards the read on the whole region or
+    #: less than ``twin_blur_veto_half`` on one half: a blurred club can match the spade's
+    #: sharp face better than the club's.
+    twin_blur_veto_position: float = 0.3
+    twin_blur_veto_half: float = 0.0
     #: Against another rank the read is refused when neither corner index leans towards the
     #: read face at least this much (:func:`hardware.camera.suits.index_positions`): pips a
     #: glare washes out can make the whole face another rank's, the printed index stays.

@@ -29,9 +29,11 @@ from hardware.camera.facebank import (
     FaceBank,
     Match,
     decide,
+    decide_twin,
     face_features,
     face_patch,
     suit_twins,
+    twin_refuted,
 )
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.locator import (
@@ -54,7 +56,7 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
-from hardware.camera.suits import index_positions, observed_luminance, pair_check
+from hardware.camera.suits import index_positions, observed_luminance
 from table_controller.engine.cards import Card
 
 __all__ = [
@@ -292,7 +294,7 @@ class BoardRecognizer(CardLocator):
 
         twin_decided = False
         if reading.status == "uncertain" and not sliding and self._twin_left(match):
-            reading = self._decide_suit(observed(), match, reading)
+            reading, match = self._decide_suit(observed(), match, reading)
             twin_decided = reading.status == "card"
         if reading.status == "card":
             reading = self._verify(observed, match, reading, twin_decided)
@@ -343,9 +345,7 @@ class BoardRecognizer(CardLocator):
         for rival in rivals:
             best, other = self.bank.luminance(match.card), self.bank.luminance(rival)
             if suit_twins(match.card, rival):
-                check = pair_check(observed(), best, other)
-                refused = (check.position < p.twin_veto_position
-                           and check.worst_half < p.twin_veto_half)
+                refused = twin_refuted(observed(), match.card, rival, self.bank, p)
             else:
                 corners = index_positions(observed(), best, other)
                 refused = bool(corners) and max(corners) < p.rank_index_min
@@ -366,19 +366,19 @@ class BoardRecognizer(CardLocator):
         return (match.score >= p.min_score and separated
                 and match.discriminant_others >= p.min_discriminant)
 
-    def _decide_suit(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
-        """Read the best card if its indices and pips beat its twin's; else ``reading``.
+    def _decide_suit(
+        self, observed: F32, match: Match, reading: SlotReading
+    ) -> tuple[SlotReading, Match]:
+        """Read the twin its indices and pips show (:func:`decide_twin`); else ``reading``.
+
+        Returns the reading and the match it stands on (the twin's when the twin is read).
 
         :param observed: the observation's luminance (:func:`~hardware.camera.suits.pair_check`).
         """
-        assert match.second is not None
-        check = pair_check(observed, self.bank.luminance(match.card),
-                           self.bank.luminance(match.second))
-        p = self.params
-        if (check.position < p.suit_min_position or check.fit < p.suit_min_fit
-                or check.worst_half < p.suit_min_half):
-            return reading
-        conf = float(np.clip(min(match.score, match.discriminant_others, check.position),
-                             0.0, 1.0))
-        return SlotReading("card", match.card, conf, None, match.score, match.margin,
-                           match.discriminant, match.separation)
+        decided = decide_twin(observed, match, self.bank, self.params)
+        if decided is None:
+            return reading, match
+        read, lean = decided
+        conf = float(np.clip(min(read.score, match.discriminant_others, lean), 0.0, 1.0))
+        return SlotReading("card", read.card, conf, None, read.score, match.margin,
+                           match.discriminant, match.separation), read

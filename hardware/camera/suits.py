@@ -16,6 +16,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -51,6 +52,8 @@ class SuitCheck:
     #: The position measured on each half of the card alone (its corner index and its pips),
     #: the lower of the two: a neighbour over one corner or a glare spot spoils one half only.
     worst_half: float = 0.0
+    #: The higher of the two halves' positions (how far both lean towards the rival: -1).
+    best_half: float = 0.0
 
 
 def luminance(patch: Image, blur: float = 1.0) -> F32:
@@ -110,11 +113,17 @@ def face_luminance(face: Image) -> F32:
     return luminance(face, blur=1.5)
 
 
-def pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
+def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
     """:func:`suit_check` on luminances (:func:`observed_luminance`, :func:`face_luminance`).
 
     Any two faces may be compared this way (not only suit twins): where they differ, which of
     the two the observation shows.
+
+    :param joint: fit the observation's brightness and contrast together with its position
+        (least squares on the mean face, the difference and a constant), instead of on the
+        mean face first: where the two faces' mean and difference go together (ink of one
+        face only), the first fit takes up part of the difference and pulls the position
+        towards halfway.
     """
     diff = np.abs(fb - fr) >= DIFFERENCE_LEVEL
     region = cv2.dilate(diff.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
@@ -128,12 +137,16 @@ def pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
     vals, fit = _aligned(ob, mean, region)
     ys, xs = np.nonzero(region)
     mv = mean[ys, xs]
-    # Brightness and contrast of the observation fitted to the mean face (least squares).
-    a, b = np.polyfit(mv, vals, 1)
+    d = fb[ys, xs] - fr[ys, xs]
+    if joint:
+        design = np.stack([mv, d / 2, np.ones_like(mv)], axis=1)
+        a, _, b = np.linalg.lstsq(design, vals, rcond=None)[0]
+    else:
+        # Brightness and contrast of the observation fitted to the mean face (least squares).
+        a, b = np.polyfit(mv, vals, 1)
     if a <= 1e-3:
         return SuitCheck(0.0, fit, n)
     o = (vals - b) / a
-    d = fb[ys, xs] - fr[ys, xs]
     halves = []
     for half in (ys < fb.shape[0] // 2, ys >= fb.shape[0] // 2):
         dh = d[half]
@@ -141,7 +154,8 @@ def pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
             continue
         halves.append(float((o[half] - mv[half]) @ dh) / max(float(dh @ dh) / 2, 1e-6))
     position = float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6)
-    return SuitCheck(position, fit, n, min(halves) if halves else 0.0)
+    return SuitCheck(position, fit, n, min(halves) if halves else 0.0,
+                     max(halves) if halves else 0.0)
 
 
 def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
@@ -186,3 +200,100 @@ def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
         o = (vals - b) / a
         out.append(float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6))
     return tuple(out)
+
+
+#: The blurs tried on the registered faces (stored-patch pixels): a Gaussian of sigma up to
+#: BLUR_SIGMA_MAX after a straight motion streak of length up to BLUR_LENGTH_MAX at any angle,
+#: as a lens out of focus and a card or camera moving during the exposure blur a frame. The
+#: search: a coarse grid (:data:`BLUR_COARSE`: sigmas, lengths, angle step in degrees), then
+#: the neighbours of the best one at half the steps, twice.
+BLUR_SIGMA_MAX = 4.0
+BLUR_LENGTH_MAX = 24
+BLUR_COARSE = ((0.0, 1.0, 2.0, 3.0), (0, 8, 16), 30)
+Blur = tuple[float, int, int]
+
+
+@lru_cache(maxsize=2048)
+def blur_kernel(blur: Blur, scale: float = 1.0) -> F32:
+    """Return the normalised kernel of ``(sigma, length, angle)`` at ``scale`` times stored size."""
+    sigma, length, angle = blur
+    n = int(np.ceil(length * scale / 2 + 3 * sigma * scale)) * 2 + 3
+    # Drawn four times finer, then reduced: a streak of sub-pixel ends.
+    fine = np.zeros((4 * n, 4 * n), np.float32)
+    c, a = 2 * n, np.deg2rad(angle)
+    dx, dy = np.cos(a) * length * scale * 2, np.sin(a) * length * scale * 2
+    if length:
+        cv2.line(fine, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 4)
+    else:
+        cv2.circle(fine, (c, c), 2, 1.0, -1)
+    k = cv2.resize(fine, (n, n), interpolation=cv2.INTER_AREA)
+    if sigma:
+        k = cv2.GaussianBlur(k, (0, 0), sigma * scale)
+    return np.asarray(k / k.sum(), np.float32)
+
+
+def _neighbours(blur: Blur, step: tuple[float, int, int]) -> list[Blur]:
+    sigma, length, angle = blur
+    out = []
+    for ds in (-step[0], 0.0, step[0]):
+        for dl in (-step[1], 0, step[1]):
+            for da in (-step[2], 0, step[2]) if length + dl > 0 else (0,):
+                s2, l2 = sigma + ds, length + dl
+                if 0 <= s2 <= BLUR_SIGMA_MAX and 0 <= l2 <= BLUR_LENGTH_MAX:
+                    out.append((s2, l2, (angle + da) % 180 if l2 else 0))
+    return out
+
+
+def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
+    """Find the blur (:data:`BLUR_COARSE` ...) that makes the twins look most like ``ob``.
+
+    Fitted, at half the stored size, on the two faces' mean where the two faces agree (their
+    difference region, grown, is left out: there the mean is a mix of both shapes and would
+    ask for less blur than the frame has), so the choice favours neither. Returns the blur's
+    (sigma, length, angle), its kernel at the stored size and the correlation it reached.
+    """
+    h, w = ob.shape
+    size = (w // 2, h // 2)
+    small_o = cv2.resize(ob, size, interpolation=cv2.INTER_AREA)
+    small_m = cv2.resize((fb + fr) / 2, size, interpolation=cv2.INTER_AREA)
+    apart = cv2.dilate((np.abs(fb - fr) >= DIFFERENCE_LEVEL).astype(np.uint8),
+                       np.ones((9, 9), np.uint8))
+    keep = cv2.resize(apart, size, interpolation=cv2.INTER_NEAREST) == 0
+    keep[:3, :] = keep[-3:, :] = False
+    keep[:, :3] = keep[:, -3:] = False
+    o = small_o[keep]
+    o = o - o.mean()
+    o /= max(float(np.linalg.norm(o)), 1e-6)
+    fits: dict[Blur, float] = {}
+
+    def fit(blur: Blur) -> float:
+        if blur not in fits:
+            m = cv2.filter2D(small_m, -1, blur_kernel(blur, 0.5),
+                             borderType=cv2.BORDER_REPLICATE)[keep]
+            m = m - m.mean()
+            fits[blur] = float(o @ m) / max(float(np.linalg.norm(m)), 1e-6)
+        return fits[blur]
+
+    sigmas, lengths, angle_step = BLUR_COARSE
+    grid = [(s, n, a) for s in sigmas for n in lengths
+            for a in (range(0, 180, angle_step) if n else (0,))]
+    best = max(grid, key=fit)
+    step = (0.5, 4, angle_step // 2)
+    for _ in range(2):
+        best = max(_neighbours(best, step), key=fit)
+        step = (step[0] / 2, max(step[1] // 2, 1), max(step[2] // 2, 1))
+    return best, blur_kernel(best), fits[best]
+
+
+def blurred_pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
+    """:func:`pair_check` against the two faces blurred as ``ob`` is (:func:`matched_blur`).
+
+    A frame blurred more than the faces' own light blur (a moving card, a lens out of focus)
+    shrinks a club's lobes and a spade's point alike; compared with sharp faces, such an
+    observation sits near halfway. Blurred the same way, the two faces differ less, but the
+    observation lies near the face it shows.
+    """
+    _, kernel, _ = matched_blur(ob, fb, fr)
+    bb = np.asarray(cv2.filter2D(fb, -1, kernel, borderType=cv2.BORDER_REPLICATE), np.float32)
+    br = np.asarray(cv2.filter2D(fr, -1, kernel, borderType=cv2.BORDER_REPLICATE), np.float32)
+    return pair_check(ob, bb, br, joint=True)

@@ -67,7 +67,7 @@ def test_shared_court_pictures_read_by_their_indices(kennard: Faces) -> None:
 
     faces = shared_courts(kennard)
     rig = make_rig(faces, seed=31, level=S.Level.MEDIUM)
-    off = rig.profile.recognizer(RecognizerParams(suit_min_position=2.0))
+    off = rig.profile.recognizer(RecognizerParams(suit_min_position=2.0, suit_blur_check=False))
     loose = rig.profile.recognizer(RecognizerParams(suit_min_position=0.5, suit_min_half=0.0))
     rng = np.random.default_rng(3100)
     courts = [Card.parse(r + s) for r in "JQK" for s in "cdhs"]
@@ -113,3 +113,73 @@ def test_washed_out_pips_leave_the_index(kennard: Faces) -> None:
     assert pair_check(ob, f4, f6).position > -0.5  # the whole region does not refuse the four,
     corners = index_positions(ob, f4, f6)
     assert len(corners) == 2 and max(corners) < -0.6  # its indices do
+
+
+def _moving(patch: np.ndarray, length: int, angle: float, sigma: float,
+            rng: np.random.Generator) -> np.ndarray:
+    """``patch`` as a moving card out of focus gives it: a streak, a Gaussian, sensor noise."""
+    from hardware.camera.suits import blur_kernel
+
+    streaked = cv2.filter2D(patch.astype(np.float32), -1, blur_kernel((0.0, length, int(angle))),
+                            borderType=cv2.BORDER_REPLICATE)
+    soft = cv2.GaussianBlur(streaked, (0, 0), sigma)
+    return np.asarray(np.clip(soft + rng.normal(0, 4, patch.shape), 0, 255), np.uint8)
+
+
+def test_blurred_pair_check_reads_a_moving_club(kennard: Faces) -> None:
+    """A club streaked by motion sits near halfway against the sharp faces, not the blurred."""
+    from hardware.camera.suits import blurred_pair_check, matched_blur
+
+    rng = np.random.default_rng(14)
+    for a, b, angle in (("3c", "3s", 30), ("8s", "8c", 100), ("Tc", "Ts", 160), ("5h", "5d", 0)):
+        pa, pb = (face_patch(kennard[Card.parse(x)], STORED_PATCH_SIZE) for x in (a, b))
+        ob = observed_luminance(_moving(pa, 14, angle, 1.5, rng))
+        fa, fb = face_luminance(pa), face_luminance(pb)
+        (_, length, found), _, fit = matched_blur(ob, fa, fb)
+        assert fit > 0.9 and abs(length - 14) <= 6, (a, length, fit)
+        assert min(abs(found - angle), 180 - abs(found - angle)) <= 20, (a, found)
+        right, wrong = blurred_pair_check(ob, fa, fb), blurred_pair_check(ob, fb, fa)
+        assert right.position > 0.5 and right.worst_half > 0.3, (a, right)
+        assert wrong.position < -0.5 and wrong.best_half < -0.3, (a, wrong)
+        assert right.position > pair_check(ob, fa, fb).position, a
+
+
+def test_decide_twin_reads_the_twin_the_blurred_pips_show(kennard: Faces) -> None:
+    """The whole face put the spade first; the pips, compared as blurred, show the club."""
+    from dataclasses import replace
+
+    from hardware.camera.facebank import FaceBank, Match, decide_twin
+    from hardware.camera.readings import RecognizerParams
+
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(kennard, params)
+    rng = np.random.default_rng(15)
+    club = face_patch(kennard[Card.parse("4c")], STORED_PATCH_SIZE)
+    ob = observed_luminance(_moving(club, 16, 60, 2.0, rng))
+    match = Match(Card.parse("4s"), 0.95, 0.005, 0.1, 0.01, Card.parse("4c"),
+                  discriminant_others=0.9, separation_others=0.3, other=Card.parse("5s"))
+    decided = decide_twin(ob, match, bank, params)
+    assert decided is not None
+    read, lean = decided
+    assert read.card == Card.parse("4c") and read.second == Card.parse("4s") and lean > 0.25
+    assert decide_twin(ob, match, bank, replace(params, suit_blur_check=False)) is None
+    # The other way round, the club first: read as itself.
+    as_club = replace(match, card=Card.parse("4c"), second=Card.parse("4s"))
+    decided = decide_twin(ob, as_club, bank, params)
+    assert decided is not None and decided[0].card == Card.parse("4c")
+
+
+def test_twin_refuted_by_the_blurred_pips(kennard: Faces) -> None:
+    """A read of the spade whose pips, compared as blurred, show the club is refused."""
+    from hardware.camera.facebank import FaceBank, twin_refuted
+    from hardware.camera.readings import RecognizerParams
+
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(kennard, params)
+    rng = np.random.default_rng(16)
+    c = Card.parse
+    for club, spade, angle in (("4c", "4s", 60), ("9c", "9s", 120)):
+        ob = observed_luminance(_moving(face_patch(kennard[c(club)], STORED_PATCH_SIZE),
+                                        16, angle, 2.0, rng))
+        assert twin_refuted(ob, c(spade), c(club), bank, params), club
+        assert not twin_refuted(ob, c(club), c(spade), bank, params), club

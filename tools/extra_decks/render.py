@@ -263,6 +263,16 @@ FRESH_13 = {
     "gnome-tigullio": ("multi", f"{GNOME}/tigullio.svgz", gnome_id),
 }
 DESIGNS.update(FRESH_13)
+#: Fresh for the suit-twin work: never looked at before its measurement (benchmark run 15);
+#: the run-13 designs above were used while building it.
+FRESH_14 = {
+    "gnome-berlin": ("multi", f"{GNOME}/berlin.svgz", gnome_id),
+    "gnome-lattmann": ("multi", f"{GNOME}/lattmann.svgz", gnome_id),
+    "gnome-rheinland": ("multi", f"{GNOME}/rheinland.svgz", gnome_id),
+    "gnome-orell": ("multi", f"{GNOME}/orell.svgz", gnome_id),
+    "kde-penguins": ("multi", f"{KDE}/svg-penguins/penguins.svgz", kde_id),
+}
+DESIGNS.update(FRESH_14)
 
 
 if __name__ == "__main__":
