@@ -41,6 +41,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import zmq
 import zmq.asyncio
@@ -91,6 +92,15 @@ class RunResult:
     chips_agree: bool = False
     phh: dict[str, str] = field(default_factory=dict)
     attack_sent: dict[str, int] = field(default_factory=dict)
+    #: the attackers' messages the daemon answered (error replies), per kind
+    attack_answered: dict[str, int] = field(default_factory=dict)
+    #: the daemon's own account at the end (``status`` ``loop``): its loop's turns, how late
+    #: its heartbeats were and why, its command turns
+    loop: dict[str, Any] = field(default_factory=dict)
+    #: seconds the daemon's threads waited for a CPU during the run (``schedstat``)
+    run_delay_s: float = 0.0
+    #: the daemon's CPU time during the run (all its threads), seconds
+    cpu_s: float = 0.0
     seconds: float = 0.0
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
@@ -105,6 +115,38 @@ class RunResult:
         return (f"status reply during the flood p50 {statistics.median(p):.1f} p99 {p99:.1f} "
                 f"max {p[-1]:.1f} ms (n={len(p)})")
 
+    def heartbeat_late_ms(self) -> float:
+        """The latest heartbeat by the stamps: the longest gap between two, less the interval."""
+        return max(0.0, self.gap_sent_max_ms - 1000 * TABLE.heartbeat)
+
+    def loop_lines(self) -> list[str]:
+        """What the daemon says of its loop, heartbeats and command turns (``status``)."""
+        hb = self.loop.get("heartbeats") or {}
+        turns = self.loop.get("turns") or {}
+        cmds = self.loop.get("commands") or {}
+        worst = hb.get("worst") or {}
+        longest = ", ".join(f"{t['wall_ms']:.0f}/{t['cpu_ms']:.0f}"
+                            for t in turns.get("longest_turns", []))
+        return [
+            f"{'':<8} heartbeat late: {self.heartbeat_late_ms():.0f} ms by the stamps; the "
+            f"daemon's own count: {hb.get('count', 0)} heartbeats, latest "
+            f"{hb.get('late_max_ms', 0):.1f} ms late, {hb.get('late_over_100ms', 0)} over "
+            f"100 ms; that one's {worst.get('span_ms', 0):.0f} ms: {worst.get('turns', 0)} "
+            f"turns of {worst.get('turns_ms', 0):.1f} ms wall / "
+            f"{worst.get('turns_cpu_ms', 0):.1f} ms cpu (longest "
+            f"{worst.get('longest_turn_ms', 0):.1f} / {worst.get('longest_turn_cpu_ms', 0):.1f}),"
+            f" {worst.get('waiting_ms', 0):.1f} ms outside turns (in select, or woken late)",
+            f"{'':<8} loop: {turns.get('turns', 0)} turns, {turns.get('busy_s', 0):.2f} s busy "
+            f"({turns.get('cpu_s', 0):.2f} s cpu), turns over 20/50/100 ms: "
+            f"{'/'.join(str(v) for v in (turns.get('turns_over_ms') or {}).values())}, longest "
+            f"(wall/cpu ms) {longest}; woken late by {turns.get('woke_late_max_ms', 0):.1f} ms "
+            f"at most; command turns {cmds.get('turns', 0)} (longest "
+            f"{cmds.get('longest_ms', 0):.1f} ms, {cmds.get('cut_by_budget', 0)} cut by the "
+            f"budget), longest journal commit {cmds.get('longest_commit_ms', 0):.1f} ms; the "
+            f"daemon's threads: {self.cpu_s:.1f} s cpu, {self.run_delay_s:.1f} s waiting for "
+            f"a CPU",
+        ]
+
     def line(self) -> str:
         p = sorted(self.probe_ms)
         p50 = statistics.median(p) if p else float("nan")
@@ -118,6 +160,17 @@ class RunResult:
                 f"(n={len(p)}, failed {self.probe_failures})  hands {self.hands} "
                 f"chips agree {self.chips_agree}  {self.seconds:.0f} s  machine load "
                 f"{self.load[0]:.1f}")
+
+
+def _schedstat(pid: int) -> tuple[float, float]:
+    """The CPU time and the time waiting for a CPU of all of ``pid``'s threads, seconds."""
+    run = wait = 0
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = (task / "schedstat").read_text().split()
+            run += int(fields[0])
+            wait += int(fields[1])
+    return run / 1e9, wait / 1e9
 
 
 def _rss_kb(pid: int, key: str) -> int:
@@ -244,24 +297,46 @@ async def _flood(rig: SimRig, ctx: zmq.asyncio.Context, n: int, res: RunResult) 
 
 # -- the attackers (their own process) ---------------------------------------------------------
 
+#: One 64 MB snapshot request, made once (the attackers send the same bytes, not copies).
+_BODY_64MB = b"{" + b" " * (64 << 20) + b"}"
+
+
+async def _send(sock: zmq.asyncio.Socket, body: bytes, kind: str, sent: dict[str, int]) -> bool:
+    """Send ``body`` as fast as the daemon takes it (waits on a full queue; 1 s at most)."""
+    try:
+        async with asyncio.timeout(1.0):
+            await sock.send_multipart([b"", body], copy=False)
+    except TimeoutError:  # the daemon stopped reading this peer: a new connection
+        return False
+    sent[kind] += 1
+    return True
+
+
+async def _drain(sock: zmq.asyncio.Socket, kind: str, answered: dict[str, int]) -> None:
+    """Read the answers that came (errors), so the daemon's replies are not what waits."""
+    while await sock.poll(0):
+        await sock.recv_multipart()
+        answered[kind] += 1
+
+
 async def _attacker(kind: str, ep: dict[str, str], rng: random.Random,
-                    sent: dict[str, int]) -> None:
+                    sent: dict[str, int], answered: dict[str, int]) -> None:
     ctx = zmq.asyncio.Context.instance()
     while True:
         if kind == "subscribe":
             sock = ctx.socket(zmq.SUB)
-            sock.linger = 0
+            sock.linger = 100  # the subscriptions leave before the socket closes
             sock.connect(ep[rng.choice(["public", "dealer"])])
             for _ in range(10):
                 sock.subscribe(rng.randbytes(1 << 20))
                 sent[kind] += 1
                 await asyncio.sleep(0)
             await asyncio.sleep(0.01)
-            sock.close(linger=0)
+            sock.close()
             continue
         sock = ctx.socket(zmq.DEALER)
         sock.linger = 0
-        sock.sndhwm = 4
+        sock.sndhwm = 16
         target = "commands" if kind == "commands" else rng.choice(
             ["snapshot", "surveillance_snapshot"])
         if kind == "commands":  # an unknown CURVE key: the handshake fails
@@ -269,41 +344,42 @@ async def _attacker(kind: str, ep: dict[str, str], rng: random.Random,
             sock.curve_publickey, sock.curve_secretkey = pub, sec
             sock.curve_serverkey = zmq.curve_keypair()[0]
         sock.connect(ep[target])
-        for _ in range(50):
-            if kind == "snapshot64":
-                body = b"{" + b" " * (64 << 20) + b"}"
-            elif kind == "nested":
+        if kind == "snapshot64":  # the daemon cuts the peer off at the frame's size
+            await _send(sock, _BODY_64MB, kind, sent)
+            await asyncio.sleep(0.05)  # time for the frame's header to leave
+            sock.close(linger=0)
+            continue
+        for _ in range(1 if kind == "commands" else 2000):
+            if kind == "nested":
                 depth = rng.choice([1000, 10_000, 100_000])
                 body = (b'{"type":"snapshot_request","seq":0,"table":"T1","ts":1,"data":'
                         + b"[" * depth + b"]" * depth + b"}")
             else:
                 body = rng.choice([rng.randbytes(rng.randint(0, 600)),
                                    b'{"type":"snapshot_request","ts":1e999999,"data":{}}',
-                                   b'{"type":"snapshot_request","seq":' + b"9" * 5000 + b"}"])
-            try:
-                await sock.send_multipart([b"", body], flags=zmq.NOBLOCK)
-                sent[kind] += 1
-            except zmq.Again:
-                await asyncio.sleep(0.001)
-            while await sock.poll(0):  # read what answers came (an error reply)
-                await sock.recv_multipart()
-            await asyncio.sleep(0)
-            if kind == "snapshot64":
+                                   b'{"type":"snapshot_request","seq":' + b"9" * 5000 + b"}",
+                                   b'{"type":"snapshot_request","seq":0,"table":"T1",'
+                                   b'"ts":1,"data":{"feed":"public","request":'
+                                   + b"1" * 400 + b"}}"])
+            if not await _send(sock, body, kind, sent):
                 break
+            await _drain(sock, kind, answered)
+        if kind == "commands":
+            await asyncio.sleep(0.05)  # the handshake is tried, and fails
         sock.close(linger=0)
 
 
 async def _attack(ep: dict[str, str], clients: int, out: Path) -> None:
-    rng = random.Random(13)
     sent = dict.fromkeys(KINDS, 0)
-    tasks = [asyncio.create_task(_attacker(KINDS[i % len(KINDS)], ep, random.Random(i), sent))
+    answered = dict.fromkeys(KINDS, 0)
+    tasks = [asyncio.create_task(_attacker(KINDS[i % len(KINDS)], ep, random.Random(i), sent,
+                                           answered))
              for i in range(clients)]
-    del rng
     try:
         while True:
             await asyncio.sleep(0.5)
             tmp = out.with_suffix(".tmp")
-            tmp.write_text(json.dumps(sent))
+            tmp.write_text(json.dumps({"sent": sent, "answered": answered}))
             tmp.replace(out)
     finally:
         for t in tasks:
@@ -347,6 +423,7 @@ async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
                  json.dumps(rig.endpoints), "--clients", str(clients), "--counts", str(counts)])
             await asyncio.sleep(1.0)  # the attackers at full speed before the first hand
         running.set()
+        cpu0, wait0 = _schedstat(pid)
         background.append(asyncio.create_task(_probe(rig, ctx, res)))
         flood = asyncio.create_task(_flood(rig, ctx, commands, res)) if hostile else None
         await drive(dealer, driver, wait=10.0, stuck_after=3)
@@ -356,6 +433,9 @@ async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
                 async with asyncio.timeout(30.0):
                     await flood
         status = (await cmd.send("status")).result
+        cpu1, wait1 = _schedstat(pid)
+        res.cpu_s, res.run_delay_s = cpu1 - cpu0, wait1 - wait0
+        res.loop = dict(status.get("loop") or {})
         res.hands = int(status.get("hands_played", 0))
         res.chips_agree = (int(status.get("chips_in_play", 0)) + int(status.get("rake_total", 0))
                            == BUY_IN * len(seats) + dealer.log.buy_ins)
@@ -371,7 +451,8 @@ async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
             attack.terminate()
             attack.wait(10)
             with contextlib.suppress(OSError, ValueError):
-                res.attack_sent = json.loads(counts.read_text())
+                counted = json.loads(counts.read_text())
+                res.attack_sent, res.attack_answered = counted["sent"], counted["answered"]
         ctx.destroy(linger=0)
         await asyncio.to_thread(rig.terminate)
         for p in sorted(rig.phh_dir.glob("*.phh")):
@@ -401,19 +482,23 @@ def main(argv: list[str] | None = None) -> None:
         return
     quiet = asyncio.run(one_run("quiet", args.hands, args.seed, False, 0, 0))
     print(quiet.line(), flush=True)
+    print("\n".join(quiet.loop_lines()), flush=True)
     hostile = asyncio.run(one_run("hostile", args.hands, args.seed, True, args.clients,
                                   args.commands))
     print(hostile.line(), flush=True)
+    print("\n".join(hostile.loop_lines()), flush=True)
     print(f"  flood of {args.commands} status commands from an allowed console: "
           f"{hostile.flood_answers} in {hostile.flood_seconds:.1f} s; "
           f"{hostile.during_flood()}")
-    print(f"  attackers ({args.clients} clients) sent: {hostile.attack_sent}")
+    print(f"  attackers ({args.clients} clients) sent: {hostile.attack_sent}; answered: "
+          f"{hostile.attack_answered}")
     same = quiet.phh == hostile.phh and len(quiet.phh) == args.hands
     print(f"  hands: quiet {quiet.hands}, hostile {hostile.hands}; hand histories "
           f"{'the same' if same else 'DIFFER'} ({len(hostile.phh)} files)")
     targets = [("RSS < 200 MB", hostile.hwm_mb < 200), ("feed gap < 500 ms",
                hostile.gap_max_ms < 500),
                ("feed gap as sent < 500 ms", hostile.gap_sent_max_ms < 500),
+               ("heartbeat at most 100 ms late", hostile.heartbeat_late_ms() <= 100),
                ("reply p99 < 200 ms", bool(hostile.probe_ms) and sorted(hostile.probe_ms)[
                    min(len(hostile.probe_ms) - 1, int(len(hostile.probe_ms) * 0.99))] < 200),
                ("same hands, chips agree", same and hostile.chips_agree and quiet.chips_agree)]
