@@ -3,11 +3,13 @@
 A *turn* is what an asyncio loop does between two ``select`` calls: the callbacks and task
 steps that were ready. A heartbeat, a feed message or a command reply that is due waits for the
 turn in progress (and, if the loop was asleep, for the process to be woken). A long turn is
-the process's own work when its CPU time is about its wall time, and the process not running
-when it is not (a busy machine's other processes, or a blocking call such as a disk flush).
+the process's own work when its CPU time is about its wall time; otherwise the thread was
+runnable but waiting for a CPU (the machine's other processes: Linux counts it in
+``/proc/thread-self/schedstat``), or blocked in a system call (a disk flush): the rest.
 
-:class:`TimedSelector` times each turn (two clock reads at each ``select``) and how late each
-wait ended (past its timeout: the scheduler), into :class:`LoopStats`; :func:`new_event_loop`
+:class:`TimedSelector` times each turn (two clock reads and, where Linux tells, two reads of
+the thread's run-queue time at each ``select``: a few microseconds) and how late each wait ended
+(past its timeout: the scheduler), into :class:`LoopStats`; :func:`new_event_loop`
 makes a loop with one, and :func:`loop_stats` finds them on the running loop. The last
 :data:`HISTORY` turns are kept, so what ran between two instants (:meth:`LoopStats.between`:
 a late heartbeat's due time and its send) can be told apart: turns (wall, CPU) and waiting.
@@ -16,6 +18,8 @@ a late heartbeat's due time and its send) can be told apart: turns (wall, CPU) a
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import selectors
 import time
 from collections import deque
@@ -38,8 +42,9 @@ class Between:
     """What the loop did between two instants: turns (their wall and CPU time), and the rest.
 
     ``waiting_ms`` is the time no turn ran: the loop was in ``select`` (asleep, or woken late by
-    a busy machine). ``turns_ms - turns_cpu_ms`` is time inside turns without CPU: the process
-    preempted, or blocked in a system call (a disk flush).
+    a busy machine). Inside the turns: ``turns_cpu_ms`` on the CPU (the daemon's own work),
+    ``turns_queued_ms`` runnable but waiting for a CPU (the machine), and ``blocked_ms`` the
+    rest (a blocking call: a disk flush).
     """
 
     span_ms: float
@@ -48,16 +53,24 @@ class Between:
     turns_cpu_ms: float
     longest_turn_ms: float
     longest_turn_cpu_ms: float
+    turns_queued_ms: float = 0.0
 
     @property
     def waiting_ms(self) -> float:
         """Time outside any turn (in ``select``)."""
         return max(0.0, self.span_ms - self.turns_ms)
 
+    @property
+    def blocked_ms(self) -> float:
+        """Time inside the turns neither on the CPU nor waiting for one."""
+        return max(0.0, self.turns_ms - self.turns_cpu_ms - self.turns_queued_ms)
+
     def to_data(self) -> dict[str, float]:
         """Plain JSON data, milliseconds rounded to 0.1."""
         return {"span_ms": round(self.span_ms, 1), "turns": self.turns,
                 "turns_ms": round(self.turns_ms, 1), "turns_cpu_ms": round(self.turns_cpu_ms, 1),
+                "turns_queued_ms": round(self.turns_queued_ms, 1),
+                "blocked_ms": round(self.blocked_ms, 1),
                 "waiting_ms": round(self.waiting_ms, 1),
                 "longest_turn_ms": round(self.longest_turn_ms, 1),
                 "longest_turn_cpu_ms": round(self.longest_turn_cpu_ms, 1)}
@@ -68,50 +81,63 @@ class LoopStats:
     """What :class:`TimedSelector` measured: turns, the longest, how late the waits ended."""
 
     turns: int = 0
-    #: wall and CPU seconds spent in turns
+    #: wall, CPU and run-queue seconds spent in turns
     busy_s: float = 0.0
     cpu_s: float = 0.0
+    queued_s: float = 0.0
     #: turns at least :data:`LONG_TURNS_MS` long
     over: dict[int, int] = field(default_factory=lambda: dict.fromkeys(LONG_TURNS_MS, 0))
-    #: the :data:`KEPT` longest turns: (wall ms, CPU ms, monotonic end)
-    longest: list[tuple[float, float, float]] = field(default_factory=list)
+    #: the :data:`KEPT` longest turns: (wall ms, CPU ms, run-queue ms, monotonic end)
+    longest: list[tuple[float, float, float, float]] = field(default_factory=list)
     #: the latest a ``select`` returned past its timeout (ms): the process woken late
     woke_late_max_ms: float = 0.0
-    #: the last :data:`HISTORY` turns: (monotonic start, monotonic end, CPU seconds)
-    history: deque[tuple[float, float, float]] = field(
+    #: the last :data:`HISTORY` turns: (monotonic start, end, CPU seconds, run-queue seconds)
+    history: deque[tuple[float, float, float, float]] = field(
         default_factory=lambda: deque(maxlen=HISTORY))
+    #: the turn in progress: when it began (monotonic) and the thread's CPU time then
+    current: tuple[float, float] | None = None
 
     def clear(self) -> None:
         """Forget what was measured so far (the daemon's start-up, say)."""
         fresh = LoopStats()
-        self.turns, self.busy_s, self.cpu_s = 0, 0.0, 0.0
+        self.turns, self.busy_s, self.cpu_s, self.queued_s = 0, 0.0, 0.0, 0.0
         self.over, self.longest, self.woke_late_max_ms = fresh.over, [], 0.0
         self.history.clear()
+        self.current = None
 
-    def record(self, start: float, end: float, cpu: float) -> None:
-        """Count one turn from ``start`` to ``end`` (monotonic seconds) that used ``cpu`` s."""
+    def record(self, start: float, end: float, cpu: float, queued: float = 0.0) -> None:
+        """Count one turn from ``start`` to ``end`` (monotonic seconds).
+
+        :param cpu: seconds the thread ran on a CPU meanwhile.
+        :param queued: seconds it was runnable, waiting for a CPU (0 where unknown).
+        """
         wall = end - start
         self.turns += 1
         self.busy_s += wall
         self.cpu_s += cpu
-        self.history.append((start, end, cpu))
+        self.queued_s += queued
+        self.history.append((start, end, cpu, queued))
         ms = wall * 1000
         if ms >= LONG_TURNS_MS[0]:
             for limit in LONG_TURNS_MS:
                 if ms >= limit:
                     self.over[limit] += 1
         if len(self.longest) < KEPT or ms > self.longest[-1][0]:
-            self.longest.append((ms, cpu * 1000, end))
+            self.longest.append((ms, cpu * 1000, queued * 1000, end))
             self.longest.sort(key=lambda t: -t[0])
             del self.longest[KEPT:]
 
     def between(self, start: float, end: float) -> Between:
         """Say what the kept turns did between ``start`` and ``end`` (monotonic seconds).
 
-        A turn cut by the span counts for its part inside it (its CPU time pro rata).
+        A turn cut by the span counts for its part inside it (its CPU time pro rata); the turn
+        in progress counts up to ``end`` (called from the loop's thread: its CPU time so far).
         """
-        n, wall, cpu, top, top_cpu = 0, 0.0, 0.0, 0.0, 0.0
-        for t0, t1, c in reversed(self.history):
+        n, wall, cpu, queued, top, top_cpu = 0, 0.0, 0.0, 0.0, 0.0, 0.0
+        turns = list(self.history)
+        if self.current is not None and self.current[0] < end:  # its run-queue time unknown
+            turns.append((self.current[0], end, time.thread_time() - self.current[1], 0.0))
+        for t0, t1, c, q in reversed(turns):
             if t1 <= start:
                 break
             lo, hi = max(t0, start), min(t1, end)
@@ -121,17 +147,20 @@ class LoopStats:
             n += 1
             wall += hi - lo
             cpu += c * part
+            queued += q * part
             if (t1 - t0) * 1000 > top:
                 top, top_cpu = (t1 - t0) * 1000, c * 1000
-        return Between((end - start) * 1000, n, wall * 1000, cpu * 1000, top, top_cpu)
+        return Between((end - start) * 1000, n, wall * 1000, cpu * 1000, top, top_cpu,
+                       queued * 1000)
 
     def to_data(self) -> dict[str, Any]:
         """Plain JSON data for ``status`` (milliseconds rounded to 0.1)."""
         return {
             "turns": self.turns, "busy_s": round(self.busy_s, 3), "cpu_s": round(self.cpu_s, 3),
+            "queued_s": round(self.queued_s, 3),
             "turns_over_ms": {str(k): v for k, v in self.over.items()},
-            "longest_turns": [{"wall_ms": round(w, 1), "cpu_ms": round(c, 1)}
-                              for w, c, _at in self.longest],
+            "longest_turns": [{"wall_ms": round(w, 1), "cpu_ms": round(c, 1),
+                               "queued_ms": round(q, 1)} for w, c, q, _at in self.longest],
             "woke_late_max_ms": round(self.woke_late_max_ms, 1),
         }
 
@@ -183,16 +212,38 @@ class TimedSelector(selectors.DefaultSelector):
         self.stats = LoopStats()
         self._began: float | None = None
         self._cpu = 0.0
+        self._queued = 0.0
+        self._schedstat: int | None = None
+        with contextlib.suppress(OSError):
+            self._schedstat = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+
+    def close(self) -> None:
+        """Close the selector (and the thread's ``schedstat``)."""
+        if self._schedstat is not None:
+            os.close(self._schedstat)
+            self._schedstat = None
+        super().close()
+
+    def _queued_s(self) -> float:
+        """Seconds the thread has waited for a CPU so far (0 where Linux does not say)."""
+        if self._schedstat is None:
+            return 0.0
+        try:
+            return int(os.pread(self._schedstat, 64, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         """Wait as the default selector does; the turn before this call is recorded."""
-        now, cpu = time.monotonic(), time.thread_time()
+        now, cpu, queued = time.monotonic(), time.thread_time(), self._queued_s()
         if self._began is not None:
-            self.stats.record(self._began, now, cpu - self._cpu)
+            self.stats.record(self._began, now, cpu - self._cpu, queued - self._queued)
         try:
             return super().select(timeout)
         finally:
             self._began, self._cpu = time.monotonic(), time.thread_time()
+            self._queued = self._queued_s()
+            self.stats.current = (self._began, self._cpu)
             if timeout is not None and timeout > 0:
                 late = (self._began - now - timeout) * 1000
                 if late > self.stats.woke_late_max_ms:

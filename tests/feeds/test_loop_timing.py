@@ -69,7 +69,7 @@ def test_heartbeats_are_counted_late_from_their_due_time() -> None:
 def test_turns_are_counted_and_a_span_is_told_apart() -> None:
     stats = LoopStats()
     stats.record(10.0, 10.030, 0.030)   # 30 ms of work
-    stats.record(10.050, 10.170, 0.010)  # 120 ms, 10 ms of it on the CPU
+    stats.record(10.050, 10.170, 0.010, 0.070)  # 120 ms: 10 on the CPU, 70 waiting for one
     stats.record(10.200, 10.201, 0.001)
     data = stats.to_data()
     assert data["turns"] == 3
@@ -81,6 +81,9 @@ def test_turns_are_counted_and_a_span_is_told_apart() -> None:
     assert abs(span.turns_ms - 150.0) < 1e-6 and abs(span.turns_cpu_ms - 40.0) < 1e-6
     assert abs(span.waiting_ms - 50.0) < 1e-6
     assert abs(span.longest_turn_ms - 120.0) < 1e-6
+    # inside the turns: 40 ms on the CPU, 70 ms waiting for one, 40 ms blocked
+    assert abs(span.turns_queued_ms - 70.0) < 1e-6 and abs(span.blocked_ms - 40.0) < 1e-6
+    assert data["longest_turns"][0] == {"wall_ms": 120.0, "cpu_ms": 10.0, "queued_ms": 70.0}
     # a turn cut by the span counts for its part (CPU pro rata)
     half = stats.between(10.110, 10.2)
     assert abs(half.turns_ms - 60.0) < 1e-6 and abs(half.turns_cpu_ms - 5.0) < 1e-6
