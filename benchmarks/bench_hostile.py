@@ -129,7 +129,7 @@ class RunResult:
                             for t in turns.get("longest_turns", []))
         return [
             f"{'':<8} heartbeat late: {self.heartbeat_late_ms():.0f} ms by the stamps; the "
-            f"daemon's own count: {hb.get('count', 0)} heartbeats, latest "
+            f"daemon's own count: {hb.get('count', 0)} heartbeats due, latest "
             f"{hb.get('late_max_ms', 0):.1f} ms late, {hb.get('late_over_100ms', 0)} over "
             f"100 ms; that one's {worst.get('span_ms', 0):.0f} ms: {worst.get('turns', 0)} "
             f"turns of {worst.get('turns_ms', 0):.1f} ms (on the CPU "

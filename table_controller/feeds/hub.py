@@ -22,7 +22,8 @@ Rules this module keeps:
 5. A feed idle for ``heartbeat_interval`` gets a ``heartbeat`` carrying its current sequence
    number (not a new one) and the hub's ``epoch``, so a display sees a lost last message, a dead
    link or a restarted daemon. The heartbeat task sleeps until the first feed's heartbeat is
-   due (not a fixed poll), and counts how late each one is sent (:attr:`FeedHub.heartbeats`).
+   due (not a fixed poll), and counts how late each one is sent, or the message that came
+   after it was due and took its place (:attr:`FeedHub.heartbeats`).
 6. Bounded against hostile clients (``docs/messages.md``, "Limits"): the feeds are XPUB sockets
    in manual mode, so whatever a subscriber asks for is recorded as one subscription to
    everything (its SUB socket filters locally): a peer holds at most one subscription, and one
@@ -206,7 +207,8 @@ class FeedHub:
         self.refused: dict[str, int] = {"snapshot": 0, "surveillance_snapshot": 0}
         #: Subscription messages taken on the feed sockets.
         self.subscriptions = 0
-        #: How late the heartbeats were sent (after the feed was idle for the interval).
+        #: How late the heartbeats were (a feed idle past the interval: each heartbeat counts,
+        #: and so does a message sent after the feed's heartbeat was due, which it replaces).
         self.heartbeats = Lateness()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -412,6 +414,8 @@ class FeedHub:
         now = self._mono()
         frame = topic(self.table_id, mtype)
         for feed, (msg, _body, new_state) in prepared.items():
+            if now > (due := self._heartbeat_due(feed)):  # its heartbeat was due: it was late
+                self._heartbeat_late(now - due, now)
             self._seq[feed] = msg.seq
             if new_state is not None:
                 self._state[feed] = new_state

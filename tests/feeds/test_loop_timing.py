@@ -62,6 +62,14 @@ def test_heartbeats_are_counted_late_from_their_due_time() -> None:
             assert await hub.tick(t[0]) == [Feed.DEALER]
             assert hub.heartbeat_report()["count"] == 3
             assert hub.heartbeat_report()["late_max_ms"] == 250.0
+            # a message after the feed's heartbeat was due takes its place, late
+            t[0] = 2600.5
+            await hub.publish(Feed.DEALER, "x", {})
+            report = hub.heartbeat_report()
+            assert report["count"] == 4 and report["late_max_ms"] == 500.0
+            t[0] = 2700.0  # and one before it was due is not a heartbeat late
+            await hub.publish(Feed.DEALER, "x", {})
+            assert hub.heartbeat_report()["count"] == 4
 
     arun(body)
 
