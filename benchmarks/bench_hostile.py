@@ -408,7 +408,8 @@ def _renice(pid: int, nice: int) -> None:
 
 
 async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
-                  commands: int, daemon_nice: int | None = None) -> RunResult:
+                  commands: int, daemon_nice: int | None = None,
+                  attack_nice: int = 0) -> RunResult:
     """Play ``hands`` hands on a fresh simulated table, hostile or quiet; measure."""
     res = RunResult(name)
     rig = SimRig(dataclasses.replace(TABLE, seed=seed))
@@ -441,7 +442,8 @@ async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
         if hostile:
             attack = subprocess.Popen(
                 [sys.executable, "-m", "benchmarks.bench_hostile", "--attack",
-                 json.dumps(rig.endpoints), "--clients", str(clients), "--counts", str(counts)])
+                 json.dumps(rig.endpoints), "--clients", str(clients), "--counts", str(counts)],
+                preexec_fn=(lambda: os.nice(attack_nice)) if attack_nice else None)
             await asyncio.sleep(1.0)  # the attackers at full speed before the first hand
         running.set()
         cpu0, wait0 = _schedstat(pid)
@@ -495,6 +497,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--daemon-nice", type=int, default=None,
                     help="run the daemon at this niceness (negative: before the machine's "
                          "other work; needs the right to)")
+    ap.add_argument("--attack-nice", type=int, default=0,
+                    help="run the attackers' process at this niceness (19: the daemon's "
+                         "machine left to it first, as if the attackers were on other "
+                         "computers; 0, the default: they share the CPUs as equals)")
     ap.add_argument("--attack", help=argparse.SUPPRESS)
     ap.add_argument("--counts", help=argparse.SUPPRESS)
     if argv is None:  # run by ``python -m benchmarks``: its own defaults
@@ -509,8 +515,10 @@ def main(argv: list[str] | None = None) -> None:
     quiet = asyncio.run(one_run("quiet", args.hands, args.seed, False, 0, 0, args.daemon_nice))
     print(quiet.line(), flush=True)
     print("\n".join(quiet.loop_lines()), flush=True)
+    if args.attack_nice:
+        print(f"the attackers at niceness {args.attack_nice}", flush=True)
     hostile = asyncio.run(one_run("hostile", args.hands, args.seed, True, args.clients,
-                                  args.commands, args.daemon_nice))
+                                  args.commands, args.daemon_nice, args.attack_nice))
     print(hostile.line(), flush=True)
     print("\n".join(hostile.loop_lines()), flush=True)
     print(f"  flood of {args.commands} status commands from an allowed console: "
