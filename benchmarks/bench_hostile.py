@@ -401,10 +401,18 @@ async def _attack(ep: dict[str, str], clients: int, out: Path) -> None:
 # -- one run --------------------------------------------------------------------------------
 
 def _renice(pid: int, nice: int) -> None:
-    """Set every thread of ``pid`` to niceness ``nice`` (as a service unit's ``Nice=`` would)."""
+    """Set ``pid``'s threads and its scheduling group to niceness ``nice``.
+
+    The daemon is started in a session of its own, so with Linux's autogroups its threads' nice
+    only orders them among themselves: the group's own nice (``/proc/PID/autogroup``) sets its
+    share against the machine's other sessions, as a service unit's ``CPUWeight=`` would for
+    its cgroup.
+    """
     for task in Path(f"/proc/{pid}/task").glob("*"):
         with contextlib.suppress(OSError, ValueError):
             os.setpriority(os.PRIO_PROCESS, int(task.name), nice)
+    with contextlib.suppress(OSError):
+        Path(f"/proc/{pid}/autogroup").write_text(str(nice))
 
 
 async def one_run(name: str, hands: int, seed: int, hostile: bool, clients: int,
