@@ -7,10 +7,13 @@ sockets; the one simulated dealer plays ``--hands`` hands):
 
 - **quiet**: nothing else talks to the daemon;
 - **hostile**: a separate process runs ``--clients`` unauthenticated clients at full speed for
-  the whole run, in turn: subscribers sending 1 MB subscriptions to the public and dealer feeds
-  (and reconnecting), 64 MB snapshot requests, malformed and deeply nested snapshot requests,
-  garbage and failed handshakes on the command endpoint; and one *allowed* console (its own
-  key: the rate limit is per key) pipelines ``--commands`` ``status`` commands at once.
+  the whole run (each sends as fast as the daemon takes its messages), in turn: subscribers
+  sending raw 64 KB subscriptions to the public and dealer feeds (and reconnecting), 64 MB
+  snapshot requests, malformed and deeply nested snapshot requests, failed CURVE handshakes on
+  the command endpoint; and one *allowed* console (its own key: the rate limit is per key)
+  pipelines ``--commands`` ``status`` commands at once. ``--attack-nice 19`` runs that process
+  below everything else (as if the attackers were on other computers), ``--daemon-nice -5``
+  the daemon above (its threads and its scheduling group).
 
 Measured in both runs: the daemon's RSS (``VmRSS`` sampled every 50 ms; ``VmHWM`` at the end),
 the longest gap between two messages of the public feed as seen by a legitimate subscriber
@@ -21,7 +24,14 @@ legitimate console's ``status`` sent every 0.1 s (p50, p99, max), the flood's an
 (accepted, refused by the rate limit), and the hands: the hand histories of the two runs must
 be the same hands (PHH files equal, timestamps aside) and chips before + buy-ins = after + rake.
 
-Targets: RSS < 200 MB, longest feed gap < 500 ms, legitimate reply p99 < 200 ms, same hands.
+The daemon's own account is printed beside (its ``status`` command's ``loop``): how late its
+heartbeats were (or the message that came after one was due), and for the latest what its
+event loop did meanwhile (turns on the CPU, waiting for a CPU, blocked; see
+:mod:`table_controller.looptime`), its longest turns, its command turns and journal commits,
+and the CPU and run-queue time of its threads (``/proc/PID/task/*/schedstat``).
+
+Targets: RSS < 200 MB, longest feed gap < 500 ms, heartbeat at most 100 ms late, legitimate
+reply p99 < 200 ms, same hands.
 Run: ``python -m benchmarks hostile`` (``python -m benchmarks.bench_hostile --hands N``).
 """
 
