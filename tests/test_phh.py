@@ -896,6 +896,18 @@ def test_brackets_in_strings_and_comments_are_not_nesting() -> None:
     assert loads(text).player_count == 3
 
 
+def test_the_token_reader_leaves_a_deep_array_to_the_nesting_check() -> None:
+    """A deep array the token reader could read is not built: refused by the bracket count."""
+    from table_controller.phh.reader import MAX_DEPTH, _token_toml
+
+    deep = "[" * 3000 + "]" * 3000
+    text = _BOUNDED_BASE.replace('"p2 f"]', f'"p2 f", {deep}]')
+    assert _token_toml(text) is None
+    assert _token_toml("a = " + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "\n") is not None
+    with pytest.raises(PhhError, match="toml: nested deeper than 8"):
+        loads(text)
+
+
 def test_a_text_longer_than_a_hand_is_refused_unread() -> None:
     from table_controller.phh.reader import MAX_TEXT
 

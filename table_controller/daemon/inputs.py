@@ -90,6 +90,9 @@ class InputPath:
         def central_status(self) -> dict[str, Any] | None:  # noqa: D102
             ...
 
+        def loop_report(self) -> dict[str, Any]:  # noqa: D102
+            ...
+
     # -- device inputs -----------------------------------------------------------------------
 
     def on_device_event(self, name: str, event: DeviceEvent) -> None:
@@ -292,6 +295,7 @@ class InputPath:
             central = self.central_status()
             if central is not None:
                 result["central"] = central
+            result["loop"] = self.loop_report()
         return CommandReply(reply.accepted, reply.reason, result)
 
     async def _committed(self, cmd: Command, reply: CommandReply, entry: Entry) -> None:

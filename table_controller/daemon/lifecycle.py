@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table_controller import looptime
 from table_controller.config import ControllerConfig
 from table_controller.controller.core import TableCore
 from table_controller.controller.events import (
@@ -314,6 +315,8 @@ class Daemon(InputPath):
         # walks only what the table made since
         gc.freeze()
         stack.callback(gc.unfreeze)
+        if (turns := looptime.loop_stats()) is not None:
+            turns.clear()  # the loop's turns are reported from here on (``status``)
         self._announce_ready()
 
     def _announce_ready(self) -> None:
@@ -400,6 +403,13 @@ class Daemon(InputPath):
         return central.status_file or self.config.journal.path.with_name(
             self.config.journal.path.name + ".central.json")
 
+    def loop_report(self) -> dict[str, Any]:
+        """Return the event loop's turns, the heartbeats' lateness and the command turns."""
+        stats = looptime.loop_stats()
+        return {"turns": None if stats is None else stats.to_data(),
+                "heartbeats": None if self.hub is None else self.hub.heartbeat_report(),
+                "commands": None if self.commands is None else self.commands.turn_report()}
+
     def central_status(self) -> dict[str, Any] | None:
         """Return the shipper's progress for ``status`` (``None``: no ``[central]``)."""
         path = self.central_status_path()
@@ -446,7 +456,9 @@ def run_daemon(config: ControllerConfig, *, ready_file: Path | None = None,
     daemon = Daemon(config, ready_file=ready_file, settle=settle,
                     accept_config_change=accept_config_change)
     try:
-        return asyncio.run(daemon.run())
+        # a loop whose turns are timed (``status`` reports them beside the heartbeats' lateness)
+        with asyncio.Runner(loop_factory=looptime.new_event_loop) as runner:
+            return runner.run(daemon.run())
     except (ConfigError, CalibrationError) as exc:
         print(f"table-controller run: {exc}", file=sys.stderr)
         return EXIT_CONFIG

@@ -16,12 +16,13 @@ Rules this module keeps:
    is some kilobytes); resent, it is answered afresh (``replayed: true``).
    The entry names the CURVE key that authenticated the console (the key file's name).
 4. Commands are handled one at a time, in arrival order (ZeroMQ takes them from the consoles'
-   connections in turn), at most :data:`COMMANDS_PER_TURN` in one turn of the event loop: the
-   server yields to it after each turn, so no client delays a heartbeat or a feed by more than
-   one turn. The read-only commands of a turn are journaled together, in one transaction (a
-   group commit, :meth:`Journal.append_commands`: one disk flush for a turn of ``status``
-   floods, not one each), still before their replies are sent, and before any later command
-   of the turn is journaled.
+   connections in turn), at most :data:`COMMANDS_PER_TURN` in one turn of the event loop, and
+   no more once the turn has worked :data:`TURN_BUDGET` seconds (the rest wait for the next
+   turn): the server yields to the loop after each turn, so no client delays a heartbeat or a
+   feed by more than one turn. The read-only commands of a turn are journaled together, in
+   one transaction (a group commit, :meth:`Journal.append_commands`: one disk flush for a turn
+   of ``status`` floods, not one each), still before their replies are sent, and before any
+   later command of the turn is journaled.
 5. Handler contract: ``handler(command) -> CommandReply`` decides; it should not change the table
    (the journal entry does not exist yet). ``on_committed(command, reply, entry)`` runs after the
    command is journaled: apply the effect and publish there (journal first,
@@ -73,7 +74,7 @@ from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 __all__ = [
     "COMMANDS_PER_TURN", "COMMAND_BURST", "COMMAND_HWM", "COMMAND_RATE", "READ_ONLY_COMMANDS",
-    "REPLY_HWM",
+    "REPLY_HWM", "TURN_BUDGET",
     "CommandClient", "CommandHandler", "CommandServer", "CommittedCallback", "ReceivedCommand",
 ]
 
@@ -94,6 +95,9 @@ READ_ONLY_COMMANDS = frozenset({"status"})
 MAX_COMMAND_FRAMES = 4
 #: Commands taken from the socket in one turn of the event loop (rule 4).
 COMMANDS_PER_TURN = 32
+#: Seconds of work after which a turn takes no further command (rule 4; the turn's group
+#: commit still follows).
+TURN_BUDGET = 0.010
 
 #: The daemon's decision for one command.
 CommandHandler = Callable[[Command], Awaitable[CommandReply]]
@@ -103,6 +107,23 @@ CommittedCallback = Callable[[Command, CommandReply, Entry], Awaitable[None]]
 
 #: One command as received: the reply's envelope, the body, the sender's CURVE key.
 ReceivedCommand = tuple[list[bytes], bytes, str | None]
+
+
+@dataclasses.dataclass
+class TurnStats:
+    """The endpoint's turns (rule 4): how many, the longest, the journal's share."""
+
+    turns: int = 0
+    #: turns that stopped taking commands at :data:`TURN_BUDGET`
+    cut: int = 0
+    longest_ms: float = 0.0
+    longest_commit_ms: float = 0.0
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain JSON data (milliseconds rounded to 0.1)."""
+        return {"turns": self.turns, "cut_by_budget": self.cut,
+                "longest_ms": round(self.longest_ms, 1),
+                "longest_commit_ms": round(self.longest_commit_ms, 1)}
 
 
 @dataclasses.dataclass
@@ -183,6 +204,8 @@ class CommandServer:
         #: The replies of the last turn (:meth:`serve_turn`), in arrival order.
         self.last_turn: list[tuple[list[bytes], Message]] = []
         self._carried: list[ReceivedCommand] = []
+        #: The turns served so far (rule 4).
+        self.turns = TurnStats()
         self._rlog = RateLimitedLog(log, interval=60.0, burst=5)
 
     async def start(self) -> None:
@@ -280,14 +303,21 @@ class CommandServer:
         """Handle one turn's commands in order; their replies are then in :attr:`last_turn`.
 
         The read-only commands are journaled together (rule 4); a command that changes the
-        table ends the turn (its own commit: at most two per turn).
+        table ends the turn (its own commit: at most two per turn), and so does the
+        :data:`TURN_BUDGET` (on the server's monotonic clock).
 
-        :returns: the commands left for the next turn (after one that changes the table).
+        :returns: the commands left for the next turn (after one that changes the table, or
+            past the budget).
         """
         pending: list[_ReadOnly] = []
         slots: list[tuple[list[bytes], _Slot]] = []
         left: list[ReceivedCommand] = []
+        began = self._mono()
         for i, (envelope, raw, key) in enumerate(turn):
+            if i and self._mono() - began >= TURN_BUDGET:
+                left = list(turn[i:])
+                self.turns.cut += 1
+                break
             try:
                 slot = await self._handle(raw, key, pending)
             except Exception as exc:  # keep serving: one bad command must not stop the endpoint
@@ -302,7 +332,13 @@ class CommandServer:
                 break
         await self._flush(pending)
         self.last_turn = [(envelope, slot.message) for envelope, slot in slots]
+        self.turns.turns += 1
+        self.turns.longest_ms = max(self.turns.longest_ms, (self._mono() - began) * 1000)
         return left
+
+    def turn_report(self) -> dict[str, Any]:
+        """Return the turns so far, for ``status`` (:class:`TurnStats`)."""
+        return self.turns.to_data()
 
     def _reply(
         self, seq: int, console: str | None, reply: CommandReply, *, command: str | None = None
@@ -397,10 +433,12 @@ class CommandServer:
             return slot
         await self._flush(pending)  # journal order is arrival order (a bad command's too)
         try:
+            began = self._mono()
             entry = self.journal.append_command(
                 msg.console, msg.seq, body, recorded,
-                wall_time=self._wall(), mono_time=self._mono(), key=self._key_name(key),
+                wall_time=self._wall(), mono_time=began, key=self._key_name(key),
             )
+            self._committed_in(began)
         except JournalError as exc:
             self._rlog.error("journal", "cannot journal command %s/%s: %s", msg.console, msg.seq,
                              exc, now=self._mono())
@@ -423,8 +461,10 @@ class CommandServer:
         batch = list(pending)
         pending.clear()
         try:
+            began = self._mono()
             entries = self.journal.append_commands([r.record for r in batch],
-                                                   wall_time=self._wall(), mono_time=self._mono())
+                                                   wall_time=self._wall(), mono_time=began)
+            self._committed_in(began)
         except JournalError as exc:
             first = batch[0].record
             self._rlog.error("journal", "cannot journal command %s/%s: %s", first.console,
@@ -437,6 +477,11 @@ class CommandServer:
         if self.on_committed is not None:
             for r, entry in zip(batch, entries, strict=True):
                 await self._commit(r.command, r.reply, entry)
+
+    def _committed_in(self, began: float) -> None:
+        ms = (self._mono() - began) * 1000
+        if ms > self.turns.longest_commit_ms:
+            self.turns.longest_commit_ms = ms
 
     def _key_name(self, key: str | None) -> str | None:
         """Name the console's CURVE key for the journal: its file name, else the key itself."""

@@ -21,7 +21,9 @@ Rules this module keeps:
    feed.
 5. A feed idle for ``heartbeat_interval`` gets a ``heartbeat`` carrying its current sequence
    number (not a new one) and the hub's ``epoch``, so a display sees a lost last message, a dead
-   link or a restarted daemon.
+   link or a restarted daemon. The heartbeat task sleeps until the first feed's heartbeat is
+   due (not a fixed poll), and counts how late each one is sent, or the message that came
+   after it was due and took its place (:attr:`FeedHub.heartbeats`).
 6. Bounded against hostile clients (``docs/messages.md``, "Limits"): the feeds are XPUB sockets
    in manual mode, so whatever a subscriber asks for is recorded as one subscription to
    everything (its SUB socket filters locally): a peer holds at most one subscription, and one
@@ -64,6 +66,7 @@ from table_controller.feeds.messages import (
 )
 from table_controller.feeds.security import DISPLAYS_DOMAIN, CurveServer
 from table_controller.feeds.wire import card_code, has_hole_card_key, prepare, wire
+from table_controller.looptime import Lateness
 from table_controller.ratelimit import PeerLimiter, RateLimitedLog
 
 log = logging.getLogger(__name__)
@@ -204,6 +207,9 @@ class FeedHub:
         self.refused: dict[str, int] = {"snapshot": 0, "surveillance_snapshot": 0}
         #: Subscription messages taken on the feed sockets.
         self.subscriptions = 0
+        #: How late the heartbeats were (a feed idle past the interval: each heartbeat counts,
+        #: and so does a message sent after the feed's heartbeat was due, which it replaces).
+        self.heartbeats = Lateness()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -408,6 +414,8 @@ class FeedHub:
         now = self._mono()
         frame = topic(self.table_id, mtype)
         for feed, (msg, _body, new_state) in prepared.items():
+            if now > (due := self._heartbeat_due(feed)):  # its heartbeat was due: it was late
+                self._heartbeat_late(now - due, now)
             self._seq[feed] = msg.seq
             if new_state is not None:
                 self._state[feed] = new_state
@@ -427,10 +435,31 @@ class FeedHub:
         """
         if not self._running:
             return []
-        due = [f for f in Feed if now - self._last_sent[f] >= self.heartbeat_interval]
+        due = [f for f in Feed if now >= self._heartbeat_due(f)]
         for feed in due:
+            self._heartbeat_late(now - self._heartbeat_due(feed), now)
             await self.heartbeat(feed, now)
         return due
+
+    def heartbeat_wait(self, now: float) -> float:
+        """Seconds from monotonic ``now`` until the first feed's heartbeat is due.
+
+        At most a quarter of the interval (and 0.25 s): the heartbeat task also follows a clock
+        that is not the loop's (a test's).
+        """
+        due = min(self._heartbeat_due(f) for f in Feed)
+        return min(self.heartbeat_interval / 4, 0.25, max(0.0, due - now))
+
+    def _heartbeat_due(self, feed: Feed) -> float:
+        return self._last_sent[feed] + self.heartbeat_interval
+
+    def _heartbeat_late(self, late: float, now: float) -> None:
+        # the loop's turns explain the latest one (when this hub runs on the loop's clock)
+        self.heartbeats.record(late, now, explain=self._mono is time.monotonic)
+
+    def heartbeat_report(self) -> dict[str, Any]:
+        """Return how late the heartbeats were sent (for ``status``; :class:`.Lateness`)."""
+        return self.heartbeats.to_data()
 
     async def heartbeat(self, feed: Feed, now: float | None = None) -> Message:
         """Send a heartbeat on ``feed`` now (carries the current seq, not a new one)."""
@@ -445,9 +474,8 @@ class FeedHub:
         return msg
 
     async def _heartbeat_loop(self) -> None:
-        step = min(self.heartbeat_interval / 4, 0.25)
         while True:
-            await asyncio.sleep(step)
+            await asyncio.sleep(self.heartbeat_wait(self._mono()))
             try:
                 await self.tick(self._mono())
             except Exception:  # pragma: no cover - keep heartbeating whatever happened

@@ -398,8 +398,8 @@ def _token_toml(text: str) -> dict[str, Any] | None:
             if kind == "punct":
                 p = text[pos - 1]
                 if p == "[":
-                    if not want_value:
-                        return None
+                    if not want_value or len(stack) >= MAX_DEPTH:
+                        return None  # too deep: the nesting check refuses it at once
                     stack.append([])
                     continue
                 if not stack:

@@ -116,6 +116,10 @@ def test_full_hand_end_to_end_and_public_feed_never_sees_a_hole_card(rig: SimRig
                 status = (await d.ok("status")).result
                 assert status["hands_played"] == 1
                 assert status["stacks"] == {"1": 10_000, "2": 10_100, "3": 9_900}
+                # the daemon's own account of its loop (timed turns) and heartbeats
+                loop = status["loop"]
+                assert loop["turns"]["turns"] > 0 and loop["commands"]["turns"] > 0
+                assert set(loop["heartbeats"]) >= {"count", "late_max_ms", "worst"}
                 # surveillance (CURVE, display key) sees what public and dealer never do
                 watcher = FeedClient(ctx, feed=Feed.SURVEILLANCE,
                                      feed_endpoint=rig.endpoints["surveillance"],
