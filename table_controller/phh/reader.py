@@ -80,8 +80,12 @@ text='p2 cbr 300')
     :raises PhhError: if the action is not valid PHH for no-limit hold'em (its field names
         ``where`` and the action).
     """
-    key = (text, player_count)
-    hit = _PARSED.get(key, _MISS)
+    parsed = _PARSED.get(player_count)
+    if parsed is None:
+        if len(_PARSED) >= 16:  # (2 to 10 players in a hand read from a file)
+            _PARSED.clear()
+        parsed = _PARSED[player_count] = {}
+    hit = parsed.get(text, _MISS)
     if hit is not _MISS:
         return hit  # type: ignore[return-value]
     try:
@@ -89,22 +93,23 @@ text='p2 cbr 300')
     except PhhError as exc:  # name the action only when it is wrong (the common path is fast)
         clean = " ".join(text.split("#", 1)[0].split())
         raise PhhError(f"{where} {clean!r}", exc.message) from None
-    if len(_PARSED) >= _PARSED_MAX:
-        _PARSED.clear()
-    _PARSED[key] = action
+    if len(parsed) >= _PARSED_MAX:
+        parsed.clear()
+    parsed[text] = action
     return action
 
 
-_PARSED: dict[tuple[str, int], PhhAction | None] = {}
-"""Actions already parsed (text and player count): :class:`PhhAction` is immutable, and real
+_PARSED: dict[int, dict[str, PhhAction | None]] = {}
+"""Actions already parsed, by player count and text: :class:`PhhAction` is immutable, and real
 hand histories repeat most of their actions (``p3 f``, ``p1 cc``, the same deals)."""
 _PARSED_MAX = 200_000
 _MISS = object()
 
 
 def clear_action_cache() -> None:
-    """Forget the actions parsed so far (a benchmark's cold start; memory)."""
+    """Forget the actions and lines parsed so far (a benchmark's cold start; memory)."""
     _PARSED.clear()
+    _LINES.clear()
 
 
 def _parse_action(text: str, player_count: int) -> PhhAction | None:
@@ -205,7 +210,9 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
             or all(isinstance(a, str) for a in actions_raw)):
         raise PhhError("actions", "missing or not an array of strings")
     # parse_action's cache asked first for every action at once (no "where", no Python loop)
-    found: list[object] = list(map(_PARSED.get, zip(actions_raw, repeat(count)), repeat(_MISS)))
+    parsed = _PARSED.get(count)
+    found: list[object] = (list(map(parsed.get, actions_raw, repeat(_MISS))) if parsed
+                           else [_MISS] * len(actions_raw))
     if any(map(is_, found, repeat(_MISS))):
         for i, text in enumerate(actions_raw):  # in order: the first bad action is named
             if found[i] is _MISS:
@@ -258,12 +265,14 @@ _KEY = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
 
 _STR = r"'[^'\x00-\x08\x0a-\x1f\x7f]*'" + r'|"[^"\\\x00-\x1f\x7f]*"'
 _INT = r"-?(?:0|[1-9][0-9]*)"  # ASCII digits only (``\d`` would take any script's)
-_LINE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)")
-_INT_ONLY = re.compile(_INT)
-_DECIMAL_ONLY = re.compile(_INT + r"\.[0-9]+")
 _STR_ONLY = re.compile(_STR)
-_INTS = re.compile(rf"\[[ \t]*(?:{_INT}[ \t]*,[ \t]*)*(?:{_INT}[ \t]*,?[ \t]*)?\]")
-_STRS = re.compile(rf"\[[ \t]*(?:(?:{_STR})[ \t]*,[ \t]*)*(?:(?:{_STR})[ \t]*,?[ \t]*)?\]")
+_INTS = rf"\[[ \t]*(?:{_INT}[ \t]*,[ \t]*)*(?:{_INT}[ \t]*,?[ \t]*)?\]"
+_STRS = rf"\[[ \t]*(?:(?:{_STR})[ \t]*,[ \t]*)*(?:(?:{_STR})[ \t]*,?[ \t]*)?\]"
+#: One line of :func:`_line_toml`: spaces, the key, ``=``, one value (its group tells its kind:
+#: an array of integers, one of strings, a string, an integer, a boolean, a decimal), spaces.
+_ONE_LINE = re.compile(rf"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:({_INTS})|({_STRS})|({_STR})"
+                       rf"|({_INT})|(true|false)|({_INT}\.[0-9]+))[ \t]*")
+_K_INTS, _K_STRS, _K_STR, _K_INT, _K_BOOL, _K_DECIMAL = range(2, 8)
 _BAD_IN_COMMENT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
@@ -274,6 +283,7 @@ def _line_toml(text: str) -> dict[str, Any] | None:
     and an integer, a decimal, a boolean, a string without escapes, or an array of integers or
     of such strings, on one line, without a comment after the value; comment lines and blank
     lines between. Anything else returns ``None`` (the caller reads the text token by token).
+    Each line is one match of :data:`_ONE_LINE` (the key, then which kind of value it is).
 
     What it returns is within the bounds :func:`_check_document` keeps (one level of arrays,
     integers within ``MAX_CHIPS``, decimal exponents within 30): a value beyond them returns
@@ -285,63 +295,83 @@ def _line_toml(text: str) -> dict[str, Any] | None:
     (True, True)
     """
     out: dict[str, Any] = {}
-    line_match, str_items = _LINE.fullmatch, _STR_ONLY.findall
-    ints_match, strs_match = _INTS.fullmatch, _STRS.fullmatch
+    lines, read_line = _LINES, _read_line
     crlf = "\r" in text  # the CR of a CRLF line end is dropped (any other: not this reader)
     for line in text.split("\n"):
         if crlf and line[-1:] == "\r":
             line = line[:-1]
-        line = line.strip(" \t")
-        if not line or line[0] == "#":
-            if line and _BAD_IN_COMMENT.search(line):
-                return None
+        entry = lines.get(line)
+        if entry is None:
+            entry = read_line(line)
+            if len(line) <= _LINE_CACHED_LENGTH:
+                if len(lines) >= _LINES_MAX:
+                    lines.clear()
+                lines[line] = entry
+        if entry is _SKIP:
             continue
-        m = line_match(line)
-        if m is None:
+        if entry is _NOT_THIS:
             return None
-        key, value = m.groups()
-        if key in out or not value:
+        key, value = entry  # type: ignore[misc]
+        if key in out:
             return None
-        first = value[0]
-        if first == "[":
-            if ints_match(value):
-                inner = value[1:-1].rstrip(" \t")
-                if inner[-1:] == ",":  # a trailing comma
-                    inner = inner[:-1]
-                # int() takes the spaces around each item; the pattern allowed nothing else
-                ints = list(map(int, inner.split(","))) if inner.strip(" \t") else []
-                if ints and (min(ints) < -MAX_CHIPS or max(ints) > MAX_CHIPS):
-                    return None
-                out[key] = ints
-            elif strs_match(value):
-                # no quote inside a string of the other kind: the items sit between the quotes
-                if '"' not in value:
-                    out[key] = value.split("'")[1::2]
-                elif "'" not in value:
-                    out[key] = value.split('"')[1::2]
-                else:
-                    out[key] = [s[1:-1] for s in str_items(value)]
-            else:
-                return None
-        elif first == "'" or first == '"':
-            if not _STR_ONLY.fullmatch(value):
-                return None
-            out[key] = value[1:-1]
-        elif value == "true" or value == "false":
-            out[key] = value == "true"
-        elif _INT_ONLY.fullmatch(value):
-            number = int(value)
-            if not -MAX_CHIPS <= number <= MAX_CHIPS:
-                return None
-            out[key] = number
-        elif _DECIMAL_ONLY.fullmatch(value):
-            decimal = Decimal(value)
-            if decimal and not -30 <= decimal.adjusted() <= 30:
-                return None
-            out[key] = decimal
-        else:
-            return None
+        out[key] = list(value) if type(value) is tuple else value
     return out
+
+
+_SKIP, _NOT_THIS = object(), object()
+"""A line :func:`_line_toml` passes over (blank, a comment), one it does not read."""
+_LINES: dict[str, object] = {}
+"""Lines read so far (:func:`_read_line` is a function of the line alone, and its values are
+immutable): hand histories repeat most of their header lines (variant, stakes, stacks)."""
+_LINES_MAX = 20_000
+_LINE_CACHED_LENGTH = 200
+"""Longer lines (the actions, mostly: one of a kind) are read each time, not kept."""
+
+
+def _read_line(line: str) -> object:
+    """Read one line for :func:`_line_toml`: ``(key, value)``, ``_SKIP`` or ``_NOT_THIS``.
+
+    Arrays come back as tuples (the caller makes them lists, as ``tomllib`` has them).
+
+    :raises ValueError: an integer of more than 4,300 digits (as ``int`` does).
+    """
+    m = _ONE_LINE.fullmatch(line)
+    if m is None:  # a blank line, a comment line, or not this reader's
+        line = line.strip(" \t")
+        if not line or (line[0] == "#" and not _BAD_IN_COMMENT.search(line)):
+            return _SKIP
+        return _NOT_THIS
+    kind = m.lastindex
+    value = m.group(kind)
+    if kind == _K_INTS:
+        inner = value[1:-1].rstrip(" \t")
+        if inner[-1:] == ",":  # a trailing comma
+            inner = inner[:-1]
+        # int() takes the spaces around each item; the pattern allowed nothing else
+        ints = tuple(map(int, inner.split(","))) if inner.strip(" \t") else ()
+        if ints and (min(ints) < -MAX_CHIPS or max(ints) > MAX_CHIPS):
+            return _NOT_THIS
+        return m.group(1), ints
+    if kind == _K_STRS:
+        # no quote inside a string of the other kind: the items sit between the quotes
+        if '"' not in value:
+            return m.group(1), tuple(value.split("'")[1::2])
+        if "'" not in value:
+            return m.group(1), tuple(value.split('"')[1::2])
+        return m.group(1), tuple(s[1:-1] for s in _STR_ONLY.findall(value))
+    if kind == _K_STR:
+        return m.group(1), value[1:-1]
+    if kind == _K_INT:
+        number = int(value)
+        if not -MAX_CHIPS <= number <= MAX_CHIPS:
+            return _NOT_THIS
+        return m.group(1), number
+    if kind == _K_BOOL:
+        return m.group(1), value == "true"
+    decimal = Decimal(value)  # _K_DECIMAL
+    if decimal and not -30 <= decimal.adjusted() <= 30:
+        return _NOT_THIS
+    return m.group(1), decimal
 
 
 def _fast_toml(text: str) -> dict[str, Any] | None:
