@@ -814,6 +814,11 @@ def test_written_hands_carry_seats_table_hand_time_and_rake_and_pokerkit_loads_t
     "a = 1\u0661\n", "a = [1\u0661]\n", "a = 1.\u0661\n", "a = [ 1 , -2 ,]\n",
     "a = 9007199254740992\n", "a = [1, -9007199254740992]\n", "a = [9007199254740991]\n",
     "a = 0.00000000000000000000000000000000001\n", "a = ['x\"y', 'z']\n", "a = [\"x'y\"]\n",
+    # arrays of literal strings as PHH writes them (split at the separators, no pattern)
+    "a = ['x', 'y']\n", "a = ['x''y']\n", "a = ['x',  'y']\n", "a = ['x', 'y''z']\n",
+    "a = ['']\n", "a = ['', '']\n", "a = [', ']\n", "a = [" + "'" * 3 + "]\n",
+    "a = ['x', \"y']\n", "a = ['x\x01']\n", "a = ['x\ty']\n", "a b = ['x']\n",
+    "a  = ['x']\n", "= ['x']\n", "b = 1\r\na = ['x']\r\n",
 ])
 def test_the_fast_toml_reader_agrees_with_tomllib_or_steps_aside(text: str) -> None:
     """The PHH TOML subset reads exactly as ``tomllib``; anything else falls back to it.
@@ -835,6 +840,25 @@ def test_the_fast_toml_reader_agrees_with_tomllib_or_steps_aside(text: str) -> N
     assert lines is None or lines == slow
     if lines is not None:
         _check_document(lines)
+
+
+def test_the_line_reader_reads_a_line_it_has_met_before_the_same() -> None:
+    """Lines are kept once read (their values are immutable): a repeated line reads the same,
+    and each reading gets its own arrays."""
+    from table_controller.phh.reader import _line_toml, clear_action_cache
+
+    clear_action_cache()
+    text = "a = [1, 2]\nb = ['p1 f', 'p2 cc']\nc = 'x'\nd = 2.50\ne = true\n# c\n"
+    first = _line_toml(text)
+    assert first is not None
+    first["a"].append(3)
+    first["b"].append("p3 f")
+    second = _line_toml(text)
+    assert second == {"a": [1, 2], "b": ["p1 f", "p2 cc"], "c": "x", "d": Decimal("2.50"),
+                      "e": True}
+    assert type(second["a"]) is list and type(second["b"]) is list
+    assert _line_toml(text + "a = 1\n") is None  # a key twice, even from lines met before
+    assert _line_toml(text) == second
 
 
 def test_the_fast_toml_reader_reads_every_written_and_stored_hand() -> None:

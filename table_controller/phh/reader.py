@@ -274,6 +274,8 @@ _ONE_LINE = re.compile(rf"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:({_INTS})|({_STR
                        rf"|({_INT})|(true|false)|({_INT}\.[0-9]+))[ \t]*")
 _K_INTS, _K_STRS, _K_STR, _K_INT, _K_BOOL, _K_DECIMAL = range(2, 8)
 _BAD_IN_COMMENT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_BAD_IN_LITERAL = _BAD_IN_COMMENT  # what a literal string cannot hold is what a comment cannot
+_KEY_ONLY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _line_toml(text: str) -> dict[str, Any] | None:
@@ -311,7 +313,7 @@ def _line_toml(text: str) -> dict[str, Any] | None:
             continue
         if entry is _NOT_THIS:
             return None
-        key, value = entry  # type: ignore[misc]
+        key, value = cast("tuple[str, Any]", entry)
         if key in out:
             return None
         out[key] = list(value) if type(value) is tuple else value
@@ -335,13 +337,21 @@ def _read_line(line: str) -> object:
 
     :raises ValueError: an integer of more than 4,300 digits (as ``int`` does).
     """
+    if line[-2:] == "']":  # an array of literal strings written "['a', 'b']": split, no pattern
+        key, eq, body = line.partition(" = ['")
+        if eq and _KEY_ONLY.fullmatch(key):
+            inner = body[:-2]
+            items = inner.split("', '")
+            # no other quote (the items are whole strings) and nothing a literal string refuses
+            if inner.count("'") == 2 * len(items) - 2 and not _BAD_IN_LITERAL.search(inner):
+                return key, tuple(items)
     m = _ONE_LINE.fullmatch(line)
     if m is None:  # a blank line, a comment line, or not this reader's
         line = line.strip(" \t")
         if not line or (line[0] == "#" and not _BAD_IN_COMMENT.search(line)):
             return _SKIP
         return _NOT_THIS
-    kind = m.lastindex
+    kind = cast(int, m.lastindex)  # the value's group (one always takes part in a match)
     value = m.group(kind)
     if kind == _K_INTS:
         inner = value[1:-1].rstrip(" \t")
