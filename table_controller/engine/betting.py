@@ -173,6 +173,28 @@ class BettingRound:
 
     # -- applying ----------------------------------------------------------------------------
 
+    def take(self, legal: LegalActions, kind: ActionKind, to: int) -> tuple[ActionKind, int]:
+        """Check an action against ``legal`` and apply it: :meth:`resolve`, then :meth:`act`.
+
+        A check or a call that ``legal`` allows (the commonest actions) is applied at once, as
+        those two would apply it.
+
+        :return: the kind as the rules read it and the chips the seat adds (caller moves them).
+        :raises RuleError: the action is not allowed (nothing changed).
+        """
+        seat = legal.seat
+        if kind is _CHECK and legal.can_check:
+            self.acted[seat] = self.current_bet
+            return _CHECK, 0
+        if kind is _CALL and legal.can_call:
+            to = legal.bet + legal.call_amount
+            added = to - self.bets[seat]
+            self.bets[seat] = to
+            self.acted[seat] = self.current_bet
+            return _CALL, added
+        kind, to = self.resolve(legal, kind, to)
+        return kind, self.act(seat, kind, to)
+
     def act(self, seat: int, kind: ActionKind, to: int) -> int:
         """Apply a resolved action; return the chips the seat adds (caller moves them)."""
         added = 0

@@ -79,6 +79,7 @@ from table_controller.engine.transitions import (
     HANDLERS,
     LIGHT_INPUTS,
     SELF_CHECKED_INPUTS,
+    SHOW_HANDLERS,
     SHOW_INPUTS,
     VALIDATE_FIRST,
     advance,
@@ -87,8 +88,6 @@ from table_controller.engine.transitions import (
     expected_step,
     input_words,
     live_seats,
-    on_muck,
-    on_show,
     settle,
     show_allowed,
 )
@@ -423,7 +422,7 @@ class Hand(HandFixes):
         handler = HANDLERS[st.phase].get(kind)
         if handler is None:
             if kind in SHOW_INPUTS and show_allowed(self, st, kind):
-                handler = on_show if kind is Show else on_muck
+                handler = SHOW_HANDLERS[kind]
             else:
                 raise RuleError("wrong-step", f"{input_words(inp)} does not fit now; expected: "
                                 f"{describe_step(self.expected())}")
