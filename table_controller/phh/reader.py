@@ -35,11 +35,21 @@ _VERBS_DEALER = frozenset({"dh", "db"})
 _PLAYER_OF = {f"p{i}": i for i in range(1, 11)}
 #: Card by its two characters, as PHH writes them ("??" = unknown).
 _CARD_OF: dict[str, Card | None] = {c.code: c for c in FULL_DECK} | {"??": None}
+#: Two cards by their four characters (hole cards, shows), and a flop's first two.
+_PAIR_OF: dict[str, tuple[Card | None, Card | None]] = {
+    a + b: (card_a, card_b) for a, card_a in _CARD_OF.items() for b, card_b in _CARD_OF.items()}
+_NOT_A_CARD = object()
 
 
 def _parse_cards(text: str, where: str) -> tuple[Card | None, ...]:
-    if len(text) == 4 and text[:2] in _CARD_OF and text[2:] in _CARD_OF:  # hole cards, shows
-        return _CARD_OF[text[:2]], _CARD_OF[text[2:]]
+    two = _PAIR_OF.get(text)
+    if two is not None:  # hole cards, shows
+        return two
+    if len(text) == 6:  # a flop
+        two = _PAIR_OF.get(text[:4])
+        third = _CARD_OF.get(text[4:], _NOT_A_CARD)
+        if two is not None and third is not _NOT_A_CARD:
+            return (*two, cast("Card | None", third))
     if len(text) % 2:
         raise PhhError(where, f"not a list of cards: {text!r}")
     out: list[Card | None] = []
@@ -125,12 +135,12 @@ def _parse_action(text: str, player_count: int) -> PhhAction | None:
             if not 0 < dealt <= player_count:
                 dealt = player_number(words[2], player_count, where)
             cards = _parse_cards(words[3], where)
-            return PhhAction(0, dealt, "dh", cards, text=clean)
+            return PhhAction(0, dealt, "dh", cards, None, False, False, clean)
         if len(words) == 3 and words[1] == "db":
             cards = _parse_cards(words[2], where)
             if None in cards:
                 raise PhhError(where, "board cards must be known")
-            return PhhAction(0, 0, "db", cards, text=clean)
+            return PhhAction(0, 0, "db", cards, None, False, False, clean)
         raise PhhError(where, "dealer actions are 'd dh pN CARDS' and 'd db CARDS'")
     actor = _PLAYER_OF.get(words[0], 0)
     if not 0 < actor <= player_count:
@@ -144,21 +154,24 @@ def _parse_action(text: str, player_count: int) -> PhhAction | None:
     if verb in ("f", "cc"):
         if args:
             raise PhhError(where, f"'{verb}' takes no argument")
-        return PhhAction(actor, actor, verb, text=clean)
+        return PhhAction(actor, actor, verb, (), None, False, False, clean)
     if verb == "cbr":
         if len(args) != 1:
             raise PhhError(where, "'cbr' takes one amount (the total bet)")
-        amount = whole_chips(args[0], where)
+        word = args[0]
+        # ASCII digits (15 at most: within MAX_CHIPS) read as whole_chips reads them
+        amount = int(word) if len(word) <= 15 and word.isascii() and word.isdigit() \
+            else whole_chips(word, where)
         if amount <= 0:
             raise PhhError(where, "the 'cbr' amount must be positive")
-        return PhhAction(actor, actor, "cbr", amount=amount, text=clean)
+        return PhhAction(actor, actor, "cbr", (), amount, False, False, clean)
     if not args:
-        return PhhAction(actor, actor, "sm", muck=True, text=clean)
+        return PhhAction(actor, actor, "sm", (), None, True, False, clean)
     if len(args) != 1:
         raise PhhError(where, "'sm' takes at most one argument (cards or '-')")
     if args[0] == "-":
-        return PhhAction(actor, actor, "sm", dash=True, text=clean)
-    return PhhAction(actor, actor, "sm", _parse_cards(args[0], where), text=clean)
+        return PhhAction(actor, actor, "sm", (), None, False, True, clean)
+    return PhhAction(actor, actor, "sm", _parse_cards(args[0], where), None, False, False, clean)
 
 
 def _int_list(raw: Mapping[str, Any], name: str, count: int | None) -> tuple[int, ...]:
@@ -239,19 +252,9 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if "seats" in raw:
         seats = _int_list(raw, "seats", count)
     extra = {k: v for k, v in raw.items() if k not in KNOWN_FIELDS}
-    return HandHistory(
-        antes=antes,
-        blinds_or_straddles=blinds,
-        min_bet=min_bet,
-        starting_stacks=stacks,
-        actions=actions,
-        variant="NT",
-        ante_trimming_status=trimming,
-        finishing_stacks=finishing,
-        players=players,
-        seats=seats,
-        extra=extra,
-    )
+    # positional, in the order of HandHistory's fields (faster than keywords)
+    return HandHistory(antes, blinds, min_bet, stacks, actions, "NT", trimming, finishing, players,
+                       seats, extra)
 
 
 #: One token of the TOML subset PHH files use (see :func:`_fast_toml`).
