@@ -181,11 +181,14 @@ def _script(hh: HandHistory) -> _Script:
     shows: dict[int, PhhAction] = {}
     show_board: dict[int, int] = {}
     for action in hh.actions:
-        if action.verb == "dh":
+        verb = action.verb
+        if verb == "f" or verb == "cc" or verb == "cbr":  # the commonest first
+            bets.append((action, len(board)))
+        elif verb == "dh":
             holes.setdefault(action.player, []).extend(action.cards)
-        elif action.verb == "db":
+        elif verb == "db":
             board.extend((c, action) for c in action.cards if c is not None)
-        elif action.verb == "sm":
+        elif verb == "sm":
             if action.player in shows:
                 raise ReplayError(action.text, "phh", f"p{action.player} shows twice")
             shows[action.player] = action
