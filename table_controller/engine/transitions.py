@@ -228,14 +228,14 @@ deal_hole = _on_deal_hole
 
 
 def _on_burn(hand: Hand, st: HandState, inp: Deal, step: Step) -> Record:
-    card = _deal_card(st, inp, "a burn", allow_unknown=True)
+    card = _deal_card(st, inp, "a burn", True)
     st.burns.append(card)
     st.phase = _BOARD
     return _new(Record, (len(hand.log), step, inp, st.street, None, None, 0, 0, False))
 
 
 def _on_board(hand: Hand, st: HandState, inp: Deal, step: Step) -> Record:
-    card = _deal_card(st, inp, "a board card", allow_unknown=False)
+    card = _deal_card(st, inp, "a board card", False)
     st.board.append(card)
     if st.street is _FLOP:
         st.flop_dealt = True

@@ -401,6 +401,8 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                 assert isinstance(step, AwardStep)
                 index = step.pot_index
                 apply_(_PUSHES[index] if index < len(_PUSHES) else Push(index))
+                if hand.is_over:  # the last pot pushed (no HandOverStep to make)
+                    break
             elif kind is DealHoleStep:  # every hole card still to deal, in one call
                 deal_steps = hand.deal_steps
                 dealt = {seat: _hole_deals(holes.get(player)) for seat, player in player_of.items()}
