@@ -90,6 +90,24 @@ def test_parse_action(text: str, verb: str, player: int, amount: int | None) -> 
     assert (action.verb, action.player, action.amount) == (verb, player, amount)
 
 
+def test_parse_action_reads_hole_cards_alike_however_written() -> None:
+    """``d dh pN CCCC`` as PHH writes it (the commonest action) reads as any other spelling."""
+    from table_controller.phh.reader import clear_action_cache
+
+    clear_action_cache()
+    plain = parse_action("d dh p2 AhKd", 3)
+    assert plain == parse_action("d  dh\tp2 AhKd  # x", 3)
+    assert plain is not None and (plain.player, plain.verb, plain.text) == (2, "dh", "d dh p2 AhKd")
+    assert plain.cards == (Card.parse("Ah"), Card.parse("Kd"))
+    assert parse_action("d dh p3 ??Kd", 3).cards == (None, Card.parse("Kd"))  # type: ignore[union-attr]
+    assert parse_action("d dh p3 ahkd", 3).cards == (Card.parse("Ah"), Card.parse("Kd"))  # type: ignore[union-attr]
+    assert parse_action("d dh p3 Ah#d", 3).cards == (Card.parse("Ah"),)  # type: ignore[union-attr]
+    for text, count in (("d dh p3 AhKd", 2), ("d dh p0 AhKd", 3), ("d dh p3 AhK ", 3),
+                        ("d dh p3 1hKd", 3)):
+        with pytest.raises(PhhError):
+            parse_action(text, count)
+
+
 def test_parse_action_no_ops() -> None:
     assert parse_action("", 3) is None
     assert parse_action("   # Burn card 6s is exposed", 3) is None

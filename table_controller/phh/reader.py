@@ -123,6 +123,11 @@ def clear_action_cache() -> None:
 
 
 def _parse_action(text: str, player_count: int) -> PhhAction | None:
+    if len(text) == 12 and text[:6] == "d dh p" and text[7] == " ":  # "d dh p3 AhKd", the commonest
+        hole = _PAIR_OF.get(text[8:])  # (four characters of cards: no space, no comment)
+        to = _PLAYER_OF.get(text[5:7], 0)
+        if hole is not None and 0 < to <= player_count:
+            return PhhAction(0, to, "dh", hole, None, False, False, text)
     body = text.split("#", 1)[0] if "#" in text else text
     words = body.split()
     if not words:
