@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from table_controller.engine import (
     FULL_DECK,
@@ -361,7 +361,7 @@ def bench_eval(count: int = 20000, seed: int = 7) -> dict[str, float]:
             "pokerkit_eps": len(pk_cards) / t_pk}
 
 
-def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
+def bench_phh(corpus: str, limit: int = 0) -> dict[str, Any]:
     """Time reading a folder of hand histories, ours and pokerkit's, side by side (seconds).
 
     The files are read into memory first (no disk time). ``parse``: text to a hand history
@@ -371,6 +371,7 @@ def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
     passes, ours and pokerkit's alternating (the load of a shared machine shifts), each of our
     passes with the cache of parsed actions emptied first. Wall times, and the CPU time of the
     process (``*_cpu_s``: one core each side, less disturbed by the rest of a shared machine).
+    Then, untimed, :func:`phh_results_digest` of our results (``results``, ``results_sha256``).
     """
     import warnings
     from pathlib import Path
@@ -420,11 +421,40 @@ def bench_phh(corpus: str, limit: int = 0) -> dict[str, float]:
         warnings.simplefilter("ignore")
         ours_parse, pk_parse = best_pair("parse", loads, PkHandHistory.loads)
         ours_e2e, pk_e2e = best_pair("end_to_end", lambda text: replay(loads(text)), pk_play)
+    counts, digest = phh_results_digest(texts)
     return {"hands": len(texts), "ours_parse_s": ours_parse, "pokerkit_parse_s": pk_parse,
             "ours_end_to_end_s": ours_e2e, "pokerkit_end_to_end_s": pk_e2e,
             "parse_ratio": pk_parse / ours_parse, "end_to_end_ratio": pk_e2e / ours_e2e, **cpu,
             "end_to_end_cpu_ratio": cpu["pokerkit_end_to_end_cpu_s"]
-            / cpu["ours_end_to_end_cpu_s"]}
+            / cpu["ours_end_to_end_cpu_s"], "results": counts, "results_sha256": digest}
+
+
+def phh_results_digest(texts: Sequence[str]) -> tuple[dict[str, int], str]:
+    """Replay every text once (untimed): the count of each outcome and a SHA-256 of every result.
+
+    Each result is hashed whole (status, our finishing stacks, the file's, the differences, the
+    error's type and words; an unreadable file by its error), in the order of ``texts``: two trees
+    that print the same digest gave the same answer on every hand.
+    """
+    import hashlib
+
+    from table_controller.phh import loads, replay
+    from table_controller.phh.model import PhhError
+
+    counts: dict[str, int] = {}
+    digest = hashlib.sha256()
+    for text in texts:
+        try:
+            r = replay(loads(text))
+        except PhhError as exc:
+            counts["unreadable"] = counts.get("unreadable", 0) + 1
+            digest.update(f"unreadable {exc}\n".encode())
+            continue
+        counts[r.status] = counts.get(r.status, 0) + 1
+        error = None if r.error is None else (type(r.error).__name__, str(r.error))
+        digest.update(repr((r.status, r.finishing_stacks, r.expected,
+                            sorted(r.differences.items()), error)).encode() + b"\n")
+    return counts, digest.hexdigest()
 
 
 def main(argv: Sequence[str] = ()) -> None:
@@ -440,6 +470,9 @@ def main(argv: Sequence[str] = ()) -> None:
               f"{r['pokerkit_parse_cpu_s']:.2f} s; end to end ours {r['ours_end_to_end_cpu_s']:.2f}"
               f" s, pokerkit {r['pokerkit_end_to_end_cpu_s']:.2f} s "
               f"({r['end_to_end_cpu_ratio']:.2f}x)")
+        results = cast("dict[str, int]", r["results"])
+        print(f"results:    {', '.join(f'{n} {k}' for k, n in sorted(results.items()))}; "
+              f"sha256 {r['results_sha256']}")
         return
     count = int(argv[0]) if argv else 500
     hands = bench_hands(count)

@@ -90,6 +90,24 @@ def test_parse_action(text: str, verb: str, player: int, amount: int | None) -> 
     assert (action.verb, action.player, action.amount) == (verb, player, amount)
 
 
+def test_parse_action_reads_hole_cards_alike_however_written() -> None:
+    """``d dh pN CCCC`` as PHH writes it (the commonest action) reads as any other spelling."""
+    from table_controller.phh.reader import clear_action_cache
+
+    clear_action_cache()
+    plain = parse_action("d dh p2 AhKd", 3)
+    assert plain == parse_action("d  dh\tp2 AhKd  # x", 3)
+    assert plain is not None and (plain.player, plain.verb, plain.text) == (2, "dh", "d dh p2 AhKd")
+    assert plain.cards == (Card.parse("Ah"), Card.parse("Kd"))
+    assert parse_action("d dh p3 ??Kd", 3).cards == (None, Card.parse("Kd"))  # type: ignore[union-attr]
+    assert parse_action("d dh p3 ahkd", 3).cards == (Card.parse("Ah"), Card.parse("Kd"))  # type: ignore[union-attr]
+    assert parse_action("d dh p3 Ah#d", 3).cards == (Card.parse("Ah"),)  # type: ignore[union-attr]
+    for text, count in (("d dh p3 AhKd", 2), ("d dh p0 AhKd", 3), ("d dh p3 AhK ", 3),
+                        ("d dh p3 1hKd", 3)):
+        with pytest.raises(PhhError):
+            parse_action(text, count)
+
+
 def test_parse_action_no_ops() -> None:
     assert parse_action("", 3) is None
     assert parse_action("   # Burn card 6s is exposed", 3) is None
@@ -814,6 +832,11 @@ def test_written_hands_carry_seats_table_hand_time_and_rake_and_pokerkit_loads_t
     "a = 1\u0661\n", "a = [1\u0661]\n", "a = 1.\u0661\n", "a = [ 1 , -2 ,]\n",
     "a = 9007199254740992\n", "a = [1, -9007199254740992]\n", "a = [9007199254740991]\n",
     "a = 0.00000000000000000000000000000000001\n", "a = ['x\"y', 'z']\n", "a = [\"x'y\"]\n",
+    # arrays of literal strings as PHH writes them (split at the separators, no pattern)
+    "a = ['x', 'y']\n", "a = ['x''y']\n", "a = ['x',  'y']\n", "a = ['x', 'y''z']\n",
+    "a = ['']\n", "a = ['', '']\n", "a = [', ']\n", "a = [" + "'" * 3 + "]\n",
+    "a = ['x', \"y']\n", "a = ['x\x01']\n", "a = ['x\ty']\n", "a b = ['x']\n",
+    "a  = ['x']\n", "= ['x']\n", "b = 1\r\na = ['x']\r\n",
 ])
 def test_the_fast_toml_reader_agrees_with_tomllib_or_steps_aside(text: str) -> None:
     """The PHH TOML subset reads exactly as ``tomllib``; anything else falls back to it.
@@ -835,6 +858,25 @@ def test_the_fast_toml_reader_agrees_with_tomllib_or_steps_aside(text: str) -> N
     assert lines is None or lines == slow
     if lines is not None:
         _check_document(lines)
+
+
+def test_the_line_reader_reads_a_line_it_has_met_before_the_same() -> None:
+    """Lines are kept once read (their values are immutable): a repeated line reads the same,
+    and each reading gets its own arrays."""
+    from table_controller.phh.reader import _line_toml, clear_action_cache
+
+    clear_action_cache()
+    text = "a = [1, 2]\nb = ['p1 f', 'p2 cc']\nc = 'x'\nd = 2.50\ne = true\n# c\n"
+    first = _line_toml(text)
+    assert first is not None
+    first["a"].append(3)
+    first["b"].append("p3 f")
+    second = _line_toml(text)
+    assert second == {"a": [1, 2], "b": ["p1 f", "p2 cc"], "c": "x", "d": Decimal("2.50"),
+                      "e": True}
+    assert type(second["a"]) is list and type(second["b"]) is list
+    assert _line_toml(text + "a = 1\n") is None  # a key twice, even from lines met before
+    assert _line_toml(text) == second
 
 
 def test_the_fast_toml_reader_reads_every_written_and_stored_hand() -> None:

@@ -101,20 +101,19 @@ class BettingRound:
 
     def legal(self, seat: int, stacks: Mapping[int, int], live: frozenset[int]) -> LegalActions:
         """Return the options of ``seat`` (assumed to be the seat to act)."""
+        bets, current, acted = self.bets, self.current_bet, self.acted
         stack = stacks[seat]
-        bet = self.bets[seat]
-        to_call = self.current_bet - bet if self.current_bet > bet else 0
+        bet = bets[seat]
+        to_call = current - bet if current > bet else 0
         max_to = bet + stack
-        reopened = (seat not in self.acted
-                    or self.current_bet - self.acted[seat] >= self.min_raise)
-        someone_can_call = False
-        for s in live:
-            if s != seat and self.bets[s] + stacks[s] > self.current_bet:
-                someone_can_call = True
-                break
-        can_raise = reopened and someone_can_call and max_to > self.current_bet
+        can_raise = False
+        if max_to > current and (seat not in acted or current - acted[seat] >= self.min_raise):
+            for s in live:  # reopened, and can it be called?
+                if s != seat and bets[s] + stacks[s] > current:
+                    can_raise = True
+                    break
         if can_raise:
-            min_to = self.current_bet + self.min_raise
+            min_to = current + self.min_raise
             min_to = min_to if min_to < max_to else max_to
         # positional (seat, can_fold, can_check, can_call, call_amount, can_raise, min_raise_to,
         # max_raise_to, to_call_total, bet, stack, is_bet), built as a plain tuple: faster than
@@ -122,7 +121,7 @@ class BettingRound:
         return _new(LegalActions, (
             seat, True, to_call == 0, to_call > 0, to_call if to_call < stack else stack,
             can_raise, min_to if can_raise else 0, max_to if can_raise else 0,
-            self.current_bet, bet, stack, not self.opened))
+            current, bet, stack, not self.opened))
 
     def resolve(self, legal: LegalActions, kind: ActionKind, to: int) -> tuple[ActionKind, int]:
         """Check an action against ``legal`` and return it as the rules read it.
@@ -172,6 +171,28 @@ class BettingRound:
         return raise_kind, to
 
     # -- applying ----------------------------------------------------------------------------
+
+    def take(self, legal: LegalActions, kind: ActionKind, to: int) -> tuple[ActionKind, int]:
+        """Check an action against ``legal`` and apply it: :meth:`resolve`, then :meth:`act`.
+
+        A check or a call that ``legal`` allows (the commonest actions) is applied at once, as
+        those two would apply it.
+
+        :return: the kind as the rules read it and the chips the seat adds (caller moves them).
+        :raises RuleError: the action is not allowed (nothing changed).
+        """
+        seat = legal.seat
+        if kind is _CHECK and legal.can_check:
+            self.acted[seat] = self.current_bet
+            return _CHECK, 0
+        if kind is _CALL and legal.can_call:
+            to = legal.bet + legal.call_amount
+            added = to - self.bets[seat]
+            self.bets[seat] = to
+            self.acted[seat] = self.current_bet
+            return _CALL, added
+        kind, to = self.resolve(legal, kind, to)
+        return kind, self.act(seat, kind, to)
 
     def act(self, seat: int, kind: ActionKind, to: int) -> int:
         """Apply a resolved action; return the chips the seat adds (caller moves them)."""

@@ -79,6 +79,7 @@ from table_controller.engine.transitions import (
     HANDLERS,
     LIGHT_INPUTS,
     SELF_CHECKED_INPUTS,
+    SHOW_HANDLERS,
     SHOW_INPUTS,
     VALIDATE_FIRST,
     advance,
@@ -87,8 +88,6 @@ from table_controller.engine.transitions import (
     expected_step,
     input_words,
     live_seats,
-    on_muck,
-    on_show,
     settle,
     show_allowed,
 )
@@ -114,6 +113,15 @@ _SEATINGS: dict[tuple[tuple[int, ...], int, bool, int | None, int | None],
                 tuple[int | None, int, tuple[int, ...], tuple[DealHoleStep, ...]]] = {}
 """Per seating (seats, button, blind options): the blinds' seats, the clockwise order from the
 button and the hole-card steps (all immutable: a table deals the same seating many times)."""
+_Start = tuple[HandConfig, dict[int, int], tuple[int, ...], int | None, int, int | None,
+               tuple[int, ...], tuple[DealHoleStep, ...], dict[int, int], int,
+               tuple[PostStep, ...], tuple[int, ...], int]
+_STARTS: dict[int, _Start] = {}
+"""Per configuration (by identity, kept alive by its entry; its stacks compared, in case they
+were changed): the checked set-up every hand of it starts from (seats, blind and straddle seats,
+orders, hole-card steps, starting stacks and total, posts, the first preflop order and bet
+level). Immutable: each hand copies what it changes. A hand history replays many hands of the
+same configuration."""
 _POST_STEPS: dict[tuple[int, PostKind, int], PostStep] = {}
 """The (immutable) post steps made so far, shared: a table posts the same blinds hand after hand."""
 
@@ -159,6 +167,39 @@ class Hand(HandFixes):
         self.log: list[Record] = []
         self.corrections: list[CardCorrection] = []
         """Cards replaced after they were dealt (see :meth:`replace_hole_card`)."""
+        start = _STARTS.get(id(config))
+        if start is None or start[0] is not config or start[1] != config.stacks:
+            start = self._set_up(config)
+        else:
+            self.seats: tuple[int, ...] = start[2]
+            self.button = config.button
+            self.sb_seat, self.bb_seat = start[3], start[4]
+            self.straddle_seat = start[5]
+            """The seat that straddles this hand (rule 1a), or ``None``."""
+            self.postflop_order: tuple[int, ...] = start[6]
+            """The seats clockwise from the button: deal order and action order after the
+            flop."""
+        seats, starting, posts = self.seats, start[8], start[10]
+        self.starting_stacks: dict[int, int] = dict(starting)
+        self.total: int = start[9]
+        self.deal_steps: list[DealHoleStep] = list(start[7])
+        """The hole-card steps in deal order (round 1 around the table, then round 2)."""
+        preflop = BettingRound(start[11], dict.fromkeys(seats, 0), start[12], start[12])
+        # positional (see HandState's fields): faster than keywords on this path
+        self._st = HandState(
+            _POSTING, _PREFLOP, dict(starting), preflop, dict.fromkeys(seats, 0), 0,
+            list(posts), 0, dict.fromkeys(seats, ()), [], [], set(), None, None, False, [], {},
+            set(), [], set(), {}, 0, 0, False, (), -1, frozenset(seats))
+        if not posts:
+            advance(self, self._st)
+
+    def _set_up(self, config: HandConfig) -> _Start:
+        """Check ``config`` and work out what every hand of it starts from (kept per config).
+
+        Sets the hand's seats, button, blind and straddle seats and clockwise order.
+
+        :raises HandConfigError: if the configuration cannot start a hand.
+        """
         seats = sorted(set(config.seats))
         if len(seats) != len(config.seats):
             raise HandConfigError("config", f"a seat is listed twice: {config.seats}")
@@ -172,7 +213,7 @@ class Hand(HandFixes):
                 "config", f"blinds {config.small_blind}/{config.big_blind} are not valid")
         if config.ante < 0 or config.bb_ante < 0:
             raise HandConfigError("config", "antes cannot be negative")
-        self.seats: tuple[int, ...] = tuple(seats)
+        self.seats = tuple(seats)
         self.button = config.button
         key = (self.seats, config.button, config.no_small_blind, config.sb_seat, config.bb_seat)
         seating = _SEATINGS.get(key)
@@ -186,27 +227,20 @@ class Hand(HandFixes):
             _SEATINGS[key] = seating
         self.sb_seat, self.bb_seat, clockwise, deal_steps = seating
         self.straddle_seat = self._straddle_seat()
-        """The seat that straddles this hand (rule 1a), or ``None``."""
-        self.starting_stacks: dict[int, int] = {s: config.stacks[s] for s in seats}
-        self.total = sum(self.starting_stacks.values())
-        self.postflop_order: tuple[int, ...] = clockwise  # clockwise from the button
-        """The seats clockwise from the button: deal order and action order after the flop."""
-        self.deal_steps: list[DealHoleStep] = list(deal_steps)
-        """The hole-card steps in deal order (round 1 around the table, then round 2)."""
-        stacks = dict(self.starting_stacks)
-        posts = self._posts(stacks)
+        starting = {s: config.stacks[s] for s in seats}
+        self.postflop_order = clockwise
+        posts = self._posts(dict(starting))
         opener_after, level = self.bb_seat, config.big_blind
         if self.straddle_seat is not None:
             opener_after, level = self.straddle_seat, config.straddle
-        preflop = BettingRound(_rotate_after(seats, opener_after), dict.fromkeys(seats, 0),
-                               level, level)
-        # positional (see HandState's fields): faster than keywords on this path
-        self._st = HandState(
-            _POSTING, _PREFLOP, dict(self.starting_stacks), preflop, dict.fromkeys(seats, 0), 0,
-            posts, 0, dict.fromkeys(seats, ()), [], [], set(), None, None, False, [], {}, set(),
-            [], set(), {}, 0, 0, False, (), -1, frozenset(seats))
-        if not posts:
-            advance(self, self._st)
+        start: _Start = (config, dict(config.stacks), self.seats, self.sb_seat, self.bb_seat,
+                         self.straddle_seat, clockwise, deal_steps, starting,
+                         sum(starting.values()), tuple(posts), _rotate_after(seats, opener_after),
+                         level)
+        if len(_STARTS) >= 1_000:
+            _STARTS.clear()
+        _STARTS[id(config)] = start
+        return start
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -423,7 +457,7 @@ class Hand(HandFixes):
         handler = HANDLERS[st.phase].get(kind)
         if handler is None:
             if kind in SHOW_INPUTS and show_allowed(self, st, kind):
-                handler = on_show if kind is Show else on_muck
+                handler = SHOW_HANDLERS[kind]
             else:
                 raise RuleError("wrong-step", f"{input_words(inp)} does not fit now; expected: "
                                 f"{describe_step(self.expected())}")

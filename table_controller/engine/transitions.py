@@ -181,8 +181,7 @@ EXPECTED: dict[Phase, Callable[[Hand, HandState], Step]] = {
 # -- handlers: one per (phase, input) pair -------------------------------------------------------
 
 
-def _on_post(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
-    assert isinstance(inp, Post)
+def _on_post(hand: Hand, st: HandState, inp: Post, step: Step) -> Record:
     for i, post in enumerate(st.posts):  # noqa: B007 - i is used after the loop
         if post.seat == inp.seat and (inp.kind is None or inp.kind is post.kind):
             break
@@ -204,16 +203,14 @@ def _on_post(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
                          st.stacks[post.seat] == 0))
 
 
-def _deal_card(st: HandState, inp: Input, what: str, allow_unknown: bool) -> Card | None:
-    assert isinstance(inp, Deal)
+def _deal_card(st: HandState, inp: Deal, what: str, allow_unknown: bool) -> Card | None:
     if inp.card is None and not allow_unknown:
         raise RuleError("unknown-card", f"{what} is dealt face up: its card must be known")
     check_new_card(st, inp.card)
     return inp.card
 
 
-def _on_deal_hole(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
-    assert isinstance(step, DealHoleStep) and isinstance(inp, Deal)
+def _on_deal_hole(hand: Hand, st: HandState, inp: Deal, step: DealHoleStep) -> Record:
     card = inp.card
     if card is not None:  # check_new_card, inlined
         bit = 1 << (card.rank * 4 + card.suit)
@@ -230,15 +227,15 @@ deal_hole = _on_deal_hole
 """The hole-card handler (for :meth:`Hand.apply_all`'s run of hole cards)."""
 
 
-def _on_burn(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
-    card = _deal_card(st, inp, "a burn", allow_unknown=True)
+def _on_burn(hand: Hand, st: HandState, inp: Deal, step: Step) -> Record:
+    card = _deal_card(st, inp, "a burn", True)
     st.burns.append(card)
     st.phase = _BOARD
     return _new(Record, (len(hand.log), step, inp, st.street, None, None, 0, 0, False))
 
 
-def _on_board(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
-    card = _deal_card(st, inp, "a board card", allow_unknown=False)
+def _on_board(hand: Hand, st: HandState, inp: Deal, step: Step) -> Record:
+    card = _deal_card(st, inp, "a board card", False)
     st.board.append(card)
     if st.street is _FLOP:
         st.flop_dealt = True
@@ -247,8 +244,7 @@ def _on_board(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
     return _new(Record, (len(hand.log), step, inp, st.street, None, None, 0, 0, False))
 
 
-def _on_act(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
-    assert isinstance(inp, Act) and isinstance(step, ActStep)
+def _on_act(hand: Hand, st: HandState, inp: Act, step: ActStep) -> Record:
     seat = inp.seat
     if seat != step.seat:
         if seat not in hand.seats:
@@ -263,8 +259,7 @@ def _on_act(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
         st.folded.add(seat)
         st.live = st.live - {seat}
     else:
-        kind, to = rnd.resolve(step.legal, kind, inp.to)
-        added = rnd.act(seat, kind, to)
+        kind, added = rnd.take(step.legal, kind, inp.to)
         stacks[seat] -= added
     street = st.street
     if street is _RIVER:
@@ -279,16 +274,14 @@ def _on_act(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
                          stacks[seat] == 0))
 
 
-def _on_collect(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
-    assert isinstance(step, CollectStep)
+def _on_collect(hand: Hand, st: HandState, inp: Collect, step: CollectStep) -> Record:
     moved = _collect(hand, st, step.returned)
     _after_round(hand, st, step.into_pots)
     return _new(Record, (len(hand.log), step, inp, st.street, None, None, moved, 0, False))
 
 
-def on_show(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
+def on_show(hand: Hand, st: HandState, inp: Show, step: Step) -> Record:
     """Table a hand (at the showdown, or at once when everyone is all-in)."""
-    assert isinstance(inp, Show)
     seat = inp.seat
     _check_contender(hand, st, seat)
     hole = st.hole[seat]
@@ -318,9 +311,8 @@ def on_show(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
     return _new(Record, (len(hand.log), step, inp, st.street, seat, None, 0, 0, False))
 
 
-def on_muck(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
+def on_muck(hand: Hand, st: HandState, inp: Muck, step: Step) -> Record:
     """Muck a hand at the showdown (or when hands are tabled, see rule 4 of :mod:`.hand`)."""
-    assert isinstance(inp, Muck)
     seat = inp.seat
     _check_contender(hand, st, seat)
     if _sole_contender(hand, st, seat):
@@ -334,8 +326,7 @@ def on_muck(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
     return _new(Record, (len(hand.log), ShowStep(seat), inp, st.street, seat, None, 0, 0, False))
 
 
-def _on_push(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
-    assert isinstance(inp, Push)
+def _on_push(hand: Hand, st: HandState, inp: Push, step: Step) -> Record:
     index, awards = inp.pot_index, st.awards
     if type(index) is int and 0 <= index < len(awards):  # awards[i] is pot i
         award: AwardStep | None = awards[index]
@@ -357,21 +348,33 @@ def _on_push(hand: Hand, st: HandState, inp: Input, step: Step) -> Record:
 
 _Handler = Callable[["Hand", HandState, Input, Step], Record]
 
+
+def _handler(fn: Callable[..., Record]) -> _Handler:
+    """Return ``fn`` typed as the tables hold their handlers.
+
+    Each handler is typed for its own input and step, with no check at run time: the tables
+    guarantee them (the input's type is the key, the step the phase's).
+    """
+    return fn
+
+
 HANDLERS: dict[Phase, dict[type, _Handler]] = {
-    _POSTING: {Post: _on_post},
-    _DEALING: {Deal: _on_deal_hole},
-    _BETTING: {Act: _on_act},
-    _COLLECTING: {Collect: _on_collect},
-    _BURNING: {Deal: _on_burn},
-    _BOARD: {Deal: _on_board},
-    _SHOWDOWN: {Show: on_show, Muck: on_muck},
-    _AWARDING: {Push: _on_push},
+    _POSTING: {Post: _handler(_on_post)},
+    _DEALING: {Deal: _handler(_on_deal_hole)},
+    _BETTING: {Act: _handler(_on_act)},
+    _COLLECTING: {Collect: _handler(_on_collect)},
+    _BURNING: {Deal: _handler(_on_burn)},
+    _BOARD: {Deal: _handler(_on_board)},
+    _SHOWDOWN: {Show: _handler(on_show), Muck: _handler(on_muck)},
+    _AWARDING: {Push: _handler(_on_push)},
     _OVER: {},
     _VOID: {},
 }
 """The transition table: which input each phase accepts (``Show`` also while hands are tabled)."""
 
 SHOW_INPUTS = frozenset({Show, Muck})
+SHOW_HANDLERS: dict[type, _Handler] = {Show: _handler(on_show), Muck: _handler(on_muck)}
+"""The handlers of ``SHOW_INPUTS`` (also taken while hands are tabled, before the showdown)."""
 SELF_CHECKED_INPUTS = frozenset({Act, Deal, Show, Muck})
 """Inputs whose handler moves no chips (``Deal``, ``Show``, ``Muck``) or checks in O(1) the only
 chips it moves (``Act``): when no transition follows, the chip recount is not needed (rule 7)."""
@@ -491,13 +494,18 @@ def _next_shower(hand: Hand, st: HandState) -> int | None:
 
 def _make_awards(hand: Hand, st: HandState) -> None:
     pots = st.pots
-    rake = rake_for(sum(p.amount for p in pots), hand.config.rake, st.flop_dealt)
-    rakes = rake_by_pot((p.amount for p in pots), rake)
-    board = [c for c in st.board if c is not None]
-    values = strengths({seat: cards for seat, cards in st.shown.items()
-                        if seat not in st.folded and seat not in st.mucked}, board)
-    awards = []
     cfg = hand.config
+    if cfg.rake is None:  # no rake (rake_for would say 0: nothing taken from any pot)
+        rake, rakes = 0, [0] * len(pots)
+    else:
+        rake = rake_for(sum(p.amount for p in pots), cfg.rake, st.flop_dealt)
+        rakes = rake_by_pot((p.amount for p in pots), rake)
+    values: dict[int, int] = {}
+    if st.shown:  # (won by folds: no hand shown, nothing to evaluate)
+        board = [c for c in st.board if c is not None]
+        values = strengths({seat: cards for seat, cards in st.shown.items()
+                            if seat not in st.folded and seat not in st.mucked}, board)
+    awards = []
     room = cfg.rake.cap - rake if cfg.odd_chips_to_rake and cfg.rake and rake else 0
     for i, (pot, pot_rake) in enumerate(zip(pots, rakes, strict=True)):
         contenders = [s for s in pot.eligible if s not in st.mucked]

@@ -35,11 +35,21 @@ _VERBS_DEALER = frozenset({"dh", "db"})
 _PLAYER_OF = {f"p{i}": i for i in range(1, 11)}
 #: Card by its two characters, as PHH writes them ("??" = unknown).
 _CARD_OF: dict[str, Card | None] = {c.code: c for c in FULL_DECK} | {"??": None}
+#: Two cards by their four characters (hole cards, shows), and a flop's first two.
+_PAIR_OF: dict[str, tuple[Card | None, Card | None]] = {
+    a + b: (card_a, card_b) for a, card_a in _CARD_OF.items() for b, card_b in _CARD_OF.items()}
+_NOT_A_CARD = object()
 
 
 def _parse_cards(text: str, where: str) -> tuple[Card | None, ...]:
-    if len(text) == 4 and text[:2] in _CARD_OF and text[2:] in _CARD_OF:  # hole cards, shows
-        return _CARD_OF[text[:2]], _CARD_OF[text[2:]]
+    two = _PAIR_OF.get(text)
+    if two is not None:  # hole cards, shows
+        return two
+    if len(text) == 6:  # a flop
+        two = _PAIR_OF.get(text[:4])
+        third = _CARD_OF.get(text[4:], _NOT_A_CARD)
+        if two is not None and third is not _NOT_A_CARD:
+            return (*two, cast("Card | None", third))
     if len(text) % 2:
         raise PhhError(where, f"not a list of cards: {text!r}")
     out: list[Card | None] = []
@@ -80,8 +90,12 @@ text='p2 cbr 300')
     :raises PhhError: if the action is not valid PHH for no-limit hold'em (its field names
         ``where`` and the action).
     """
-    key = (text, player_count)
-    hit = _PARSED.get(key, _MISS)
+    parsed = _PARSED.get(player_count)
+    if parsed is None:
+        if len(_PARSED) >= 16:  # (2 to 10 players in a hand read from a file)
+            _PARSED.clear()
+        parsed = _PARSED[player_count] = {}
+    hit = parsed.get(text, _MISS)
     if hit is not _MISS:
         return hit  # type: ignore[return-value]
     try:
@@ -89,25 +103,31 @@ text='p2 cbr 300')
     except PhhError as exc:  # name the action only when it is wrong (the common path is fast)
         clean = " ".join(text.split("#", 1)[0].split())
         raise PhhError(f"{where} {clean!r}", exc.message) from None
-    if len(_PARSED) >= _PARSED_MAX:
-        _PARSED.clear()
-    _PARSED[key] = action
+    if len(parsed) >= _PARSED_MAX:
+        parsed.clear()
+    parsed[text] = action
     return action
 
 
-_PARSED: dict[tuple[str, int], PhhAction | None] = {}
-"""Actions already parsed (text and player count): :class:`PhhAction` is immutable, and real
+_PARSED: dict[int, dict[str, PhhAction | None]] = {}
+"""Actions already parsed, by player count and text: :class:`PhhAction` is immutable, and real
 hand histories repeat most of their actions (``p3 f``, ``p1 cc``, the same deals)."""
 _PARSED_MAX = 200_000
 _MISS = object()
 
 
 def clear_action_cache() -> None:
-    """Forget the actions parsed so far (a benchmark's cold start; memory)."""
+    """Forget the actions and lines parsed so far (a benchmark's cold start; memory)."""
     _PARSED.clear()
+    _LINES.clear()
 
 
 def _parse_action(text: str, player_count: int) -> PhhAction | None:
+    if len(text) == 12 and text[:6] == "d dh p" and text[7] == " ":  # "d dh p3 AhKd", the commonest
+        hole = _PAIR_OF.get(text[8:])  # (four characters of cards: no space, no comment)
+        to = _PLAYER_OF.get(text[5:7], 0)
+        if hole is not None and 0 < to <= player_count:
+            return PhhAction(0, to, "dh", hole, None, False, False, text)
     body = text.split("#", 1)[0] if "#" in text else text
     words = body.split()
     if not words:
@@ -120,12 +140,12 @@ def _parse_action(text: str, player_count: int) -> PhhAction | None:
             if not 0 < dealt <= player_count:
                 dealt = player_number(words[2], player_count, where)
             cards = _parse_cards(words[3], where)
-            return PhhAction(0, dealt, "dh", cards, text=clean)
+            return PhhAction(0, dealt, "dh", cards, None, False, False, clean)
         if len(words) == 3 and words[1] == "db":
             cards = _parse_cards(words[2], where)
             if None in cards:
                 raise PhhError(where, "board cards must be known")
-            return PhhAction(0, 0, "db", cards, text=clean)
+            return PhhAction(0, 0, "db", cards, None, False, False, clean)
         raise PhhError(where, "dealer actions are 'd dh pN CARDS' and 'd db CARDS'")
     actor = _PLAYER_OF.get(words[0], 0)
     if not 0 < actor <= player_count:
@@ -139,21 +159,24 @@ def _parse_action(text: str, player_count: int) -> PhhAction | None:
     if verb in ("f", "cc"):
         if args:
             raise PhhError(where, f"'{verb}' takes no argument")
-        return PhhAction(actor, actor, verb, text=clean)
+        return PhhAction(actor, actor, verb, (), None, False, False, clean)
     if verb == "cbr":
         if len(args) != 1:
             raise PhhError(where, "'cbr' takes one amount (the total bet)")
-        amount = whole_chips(args[0], where)
+        word = args[0]
+        # ASCII digits (15 at most: within MAX_CHIPS) read as whole_chips reads them
+        amount = int(word) if len(word) <= 15 and word.isascii() and word.isdigit() \
+            else whole_chips(word, where)
         if amount <= 0:
             raise PhhError(where, "the 'cbr' amount must be positive")
-        return PhhAction(actor, actor, "cbr", amount=amount, text=clean)
+        return PhhAction(actor, actor, "cbr", (), amount, False, False, clean)
     if not args:
-        return PhhAction(actor, actor, "sm", muck=True, text=clean)
+        return PhhAction(actor, actor, "sm", (), None, True, False, clean)
     if len(args) != 1:
         raise PhhError(where, "'sm' takes at most one argument (cards or '-')")
     if args[0] == "-":
-        return PhhAction(actor, actor, "sm", dash=True, text=clean)
-    return PhhAction(actor, actor, "sm", _parse_cards(args[0], where), text=clean)
+        return PhhAction(actor, actor, "sm", (), None, False, True, clean)
+    return PhhAction(actor, actor, "sm", _parse_cards(args[0], where), None, False, False, clean)
 
 
 def _int_list(raw: Mapping[str, Any], name: str, count: int | None) -> tuple[int, ...]:
@@ -205,7 +228,9 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
             or all(isinstance(a, str) for a in actions_raw)):
         raise PhhError("actions", "missing or not an array of strings")
     # parse_action's cache asked first for every action at once (no "where", no Python loop)
-    found: list[object] = list(map(_PARSED.get, zip(actions_raw, repeat(count)), repeat(_MISS)))
+    parsed = _PARSED.get(count)
+    found: list[object] = (list(map(parsed.get, actions_raw, repeat(_MISS))) if parsed
+                           else [_MISS] * len(actions_raw))
     if any(map(is_, found, repeat(_MISS))):
         for i, text in enumerate(actions_raw):  # in order: the first bad action is named
             if found[i] is _MISS:
@@ -232,19 +257,9 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
     if "seats" in raw:
         seats = _int_list(raw, "seats", count)
     extra = {k: v for k, v in raw.items() if k not in KNOWN_FIELDS}
-    return HandHistory(
-        antes=antes,
-        blinds_or_straddles=blinds,
-        min_bet=min_bet,
-        starting_stacks=stacks,
-        actions=actions,
-        variant="NT",
-        ante_trimming_status=trimming,
-        finishing_stacks=finishing,
-        players=players,
-        seats=seats,
-        extra=extra,
-    )
+    # positional, in the order of HandHistory's fields (faster than keywords)
+    return HandHistory(antes, blinds, min_bet, stacks, actions, "NT", trimming, finishing, players,
+                       seats, extra)
 
 
 #: One token of the TOML subset PHH files use (see :func:`_fast_toml`).
@@ -258,13 +273,17 @@ _KEY = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
 
 _STR = r"'[^'\x00-\x08\x0a-\x1f\x7f]*'" + r'|"[^"\\\x00-\x1f\x7f]*"'
 _INT = r"-?(?:0|[1-9][0-9]*)"  # ASCII digits only (``\d`` would take any script's)
-_LINE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)")
-_INT_ONLY = re.compile(_INT)
-_DECIMAL_ONLY = re.compile(_INT + r"\.[0-9]+")
 _STR_ONLY = re.compile(_STR)
-_INTS = re.compile(rf"\[[ \t]*(?:{_INT}[ \t]*,[ \t]*)*(?:{_INT}[ \t]*,?[ \t]*)?\]")
-_STRS = re.compile(rf"\[[ \t]*(?:(?:{_STR})[ \t]*,[ \t]*)*(?:(?:{_STR})[ \t]*,?[ \t]*)?\]")
+_INTS = rf"\[[ \t]*(?:{_INT}[ \t]*,[ \t]*)*(?:{_INT}[ \t]*,?[ \t]*)?\]"
+_STRS = rf"\[[ \t]*(?:(?:{_STR})[ \t]*,[ \t]*)*(?:(?:{_STR})[ \t]*,?[ \t]*)?\]"
+#: One line of :func:`_line_toml`: spaces, the key, ``=``, one value (its group tells its kind:
+#: an array of integers, one of strings, a string, an integer, a boolean, a decimal), spaces.
+_ONE_LINE = re.compile(rf"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:({_INTS})|({_STRS})|({_STR})"
+                       rf"|({_INT})|(true|false)|({_INT}\.[0-9]+))[ \t]*")
+_K_INTS, _K_STRS, _K_STR, _K_INT, _K_BOOL, _K_DECIMAL = range(2, 8)
 _BAD_IN_COMMENT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_BAD_IN_LITERAL = _BAD_IN_COMMENT  # what a literal string cannot hold is what a comment cannot
+_KEY_ONLY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _line_toml(text: str) -> dict[str, Any] | None:
@@ -274,6 +293,7 @@ def _line_toml(text: str) -> dict[str, Any] | None:
     and an integer, a decimal, a boolean, a string without escapes, or an array of integers or
     of such strings, on one line, without a comment after the value; comment lines and blank
     lines between. Anything else returns ``None`` (the caller reads the text token by token).
+    Each line is one match of :data:`_ONE_LINE` (the key, then which kind of value it is).
 
     What it returns is within the bounds :func:`_check_document` keeps (one level of arrays,
     integers within ``MAX_CHIPS``, decimal exponents within 30): a value beyond them returns
@@ -285,63 +305,91 @@ def _line_toml(text: str) -> dict[str, Any] | None:
     (True, True)
     """
     out: dict[str, Any] = {}
-    line_match, str_items = _LINE.fullmatch, _STR_ONLY.findall
-    ints_match, strs_match = _INTS.fullmatch, _STRS.fullmatch
+    lines, read_line = _LINES, _read_line
     crlf = "\r" in text  # the CR of a CRLF line end is dropped (any other: not this reader)
     for line in text.split("\n"):
         if crlf and line[-1:] == "\r":
             line = line[:-1]
-        line = line.strip(" \t")
-        if not line or line[0] == "#":
-            if line and _BAD_IN_COMMENT.search(line):
-                return None
+        entry = lines.get(line)
+        if entry is None:
+            entry = read_line(line)
+            if len(line) <= _LINE_CACHED_LENGTH:
+                if len(lines) >= _LINES_MAX:
+                    lines.clear()
+                lines[line] = entry
+        if entry is _SKIP:
             continue
-        m = line_match(line)
-        if m is None:
+        if entry is _NOT_THIS:
             return None
-        key, value = m.groups()
-        if key in out or not value:
+        key, value = cast("tuple[str, Any]", entry)
+        if key in out:
             return None
-        first = value[0]
-        if first == "[":
-            if ints_match(value):
-                inner = value[1:-1].rstrip(" \t")
-                if inner[-1:] == ",":  # a trailing comma
-                    inner = inner[:-1]
-                # int() takes the spaces around each item; the pattern allowed nothing else
-                ints = list(map(int, inner.split(","))) if inner.strip(" \t") else []
-                if ints and (min(ints) < -MAX_CHIPS or max(ints) > MAX_CHIPS):
-                    return None
-                out[key] = ints
-            elif strs_match(value):
-                # no quote inside a string of the other kind: the items sit between the quotes
-                if '"' not in value:
-                    out[key] = value.split("'")[1::2]
-                elif "'" not in value:
-                    out[key] = value.split('"')[1::2]
-                else:
-                    out[key] = [s[1:-1] for s in str_items(value)]
-            else:
-                return None
-        elif first == "'" or first == '"':
-            if not _STR_ONLY.fullmatch(value):
-                return None
-            out[key] = value[1:-1]
-        elif value == "true" or value == "false":
-            out[key] = value == "true"
-        elif _INT_ONLY.fullmatch(value):
-            number = int(value)
-            if not -MAX_CHIPS <= number <= MAX_CHIPS:
-                return None
-            out[key] = number
-        elif _DECIMAL_ONLY.fullmatch(value):
-            decimal = Decimal(value)
-            if decimal and not -30 <= decimal.adjusted() <= 30:
-                return None
-            out[key] = decimal
-        else:
-            return None
+        out[key] = list(value) if type(value) is tuple else value
     return out
+
+
+_SKIP, _NOT_THIS = object(), object()
+"""A line :func:`_line_toml` passes over (blank, a comment), one it does not read."""
+_LINES: dict[str, object] = {}
+"""Lines read so far (:func:`_read_line` is a function of the line alone, and its values are
+immutable): hand histories repeat most of their header lines (variant, stakes, stacks)."""
+_LINES_MAX = 20_000
+_LINE_CACHED_LENGTH = 200
+"""Longer lines (the actions, mostly: one of a kind) are read each time, not kept."""
+
+
+def _read_line(line: str) -> object:
+    """Read one line for :func:`_line_toml`: ``(key, value)``, ``_SKIP`` or ``_NOT_THIS``.
+
+    Arrays come back as tuples (the caller makes them lists, as ``tomllib`` has them).
+
+    :raises ValueError: an integer of more than 4,300 digits (as ``int`` does).
+    """
+    if line[-2:] == "']":  # an array of literal strings written "['a', 'b']": split, no pattern
+        key, eq, body = line.partition(" = ['")
+        if eq and _KEY_ONLY.fullmatch(key):
+            inner = body[:-2]
+            items = inner.split("', '")
+            # no other quote (the items are whole strings) and nothing a literal string refuses
+            if inner.count("'") == 2 * len(items) - 2 and not _BAD_IN_LITERAL.search(inner):
+                return key, tuple(items)
+    m = _ONE_LINE.fullmatch(line)
+    if m is None:  # a blank line, a comment line, or not this reader's
+        line = line.strip(" \t")
+        if not line or (line[0] == "#" and not _BAD_IN_COMMENT.search(line)):
+            return _SKIP
+        return _NOT_THIS
+    kind = cast(int, m.lastindex)  # the value's group (one always takes part in a match)
+    value = m.group(kind)
+    if kind == _K_INTS:
+        inner = value[1:-1].rstrip(" \t")
+        if inner[-1:] == ",":  # a trailing comma
+            inner = inner[:-1]
+        # int() takes the spaces around each item; the pattern allowed nothing else
+        ints = tuple(map(int, inner.split(","))) if inner.strip(" \t") else ()
+        if ints and (min(ints) < -MAX_CHIPS or max(ints) > MAX_CHIPS):
+            return _NOT_THIS
+        return m.group(1), ints
+    if kind == _K_STRS:
+        # no quote inside a string of the other kind: the items sit between the quotes
+        if '"' not in value:
+            return m.group(1), tuple(value.split("'")[1::2])
+        if "'" not in value:
+            return m.group(1), tuple(value.split('"')[1::2])
+        return m.group(1), tuple(s[1:-1] for s in _STR_ONLY.findall(value))
+    if kind == _K_STR:
+        return m.group(1), value[1:-1]
+    if kind == _K_INT:
+        number = int(value)
+        if not -MAX_CHIPS <= number <= MAX_CHIPS:
+            return _NOT_THIS
+        return m.group(1), number
+    if kind == _K_BOOL:
+        return m.group(1), value == "true"
+    decimal = Decimal(value)  # _K_DECIMAL
+    if decimal and not -30 <= decimal.adjusted() <= 30:
+        return _NOT_THIS
+    return m.group(1), decimal
 
 
 def _fast_toml(text: str) -> dict[str, Any] | None:

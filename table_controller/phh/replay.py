@@ -181,11 +181,14 @@ def _script(hh: HandHistory) -> _Script:
     shows: dict[int, PhhAction] = {}
     show_board: dict[int, int] = {}
     for action in hh.actions:
-        if action.verb == "dh":
+        verb = action.verb
+        if verb == "f" or verb == "cc" or verb == "cbr":  # the commonest first
+            bets.append((action, len(board)))
+        elif verb == "dh":
             holes.setdefault(action.player, []).extend(action.cards)
-        elif action.verb == "db":
+        elif verb == "db":
             board.extend((c, action) for c in action.cards if c is not None)
-        elif action.verb == "sm":
+        elif verb == "sm":
             if action.player in shows:
                 raise ReplayError(action.text, "phh", f"p{action.player} shows twice")
             shows[action.player] = action
@@ -214,8 +217,9 @@ _ACTS: dict[tuple[int, ActionKind, int], Act] = {}
 
 
 def clear_input_cache() -> None:
-    """Forget the ``Act`` inputs made so far (a benchmark's cold start; memory)."""
+    """Forget the ``Act`` inputs and hand configurations made so far (a cold start; memory)."""
     _ACTS.clear()
+    _CONFIGS.clear()
 
 
 def _act_input(seat: int, action: PhhAction, legal: LegalActions) -> Act:
@@ -245,8 +249,34 @@ def play(hh: HandHistory) -> Hand:
         actions.
     :raises IntegrityError: on a duplicate card (or a chip conservation failure).
     """
-    config, seats = hand_config(hh)
-    player_of = {seat: i + 1 for i, seat in enumerate(seats)}
+    return _play(hh)[0]
+
+
+_CONFIGS: dict[tuple[object, ...], tuple[HandConfig, tuple[int, ...], dict[int, int]]] = {}
+""":func:`hand_config` of the hands met so far, by every field it reads (hands without
+``_posts`` or ``_rake``), with each seat's player: a table deals many hands of the same stakes
+and stacks, and a :class:`HandConfig` is immutable (a hand copies what it changes)."""
+
+
+def _play(hh: HandHistory) -> tuple[Hand, tuple[int, ...]]:
+    """:func:`play`, also returning the seat of each player."""
+    extra = hh.extra
+    key: tuple[object, ...] | None = None
+    if POSTS_FIELD not in extra and RAKE_FIELD not in extra:
+        key = (hh.starting_stacks, hh.blinds_or_straddles, hh.antes, hh.min_bet, hh.seats,
+               hh.ante_trimming_status)
+        known = _CONFIGS.get(key)
+    else:
+        known = None
+    if known is None:
+        config, seats = hand_config(hh)
+        player_of = {seat: i + 1 for i, seat in enumerate(seats)}
+        if key is not None:
+            if len(_CONFIGS) >= 10_000:
+                _CONFIGS.clear()
+            _CONFIGS[key] = config, seats, player_of
+    else:
+        config, seats, player_of = known
     script = _script(hh)
     try:
         hand = Hand(config)
@@ -257,7 +287,7 @@ def play(hh: HandHistory) -> Hand:
     except _Refused as refused:
         err, source = refused.error, refused.action  # the file's action behind the input
         raise ReplayError(source.text if source else None, err.rule, err.message) from err
-    return hand
+    return hand, seats
 
 
 class _Refused(Exception):
@@ -371,6 +401,8 @@ def _drive(hand: Hand, script: _Script, seats: Sequence[int],
                 assert isinstance(step, AwardStep)
                 index = step.pot_index
                 apply_(_PUSHES[index] if index < len(_PUSHES) else Push(index))
+                if hand.is_over:  # the last pot pushed (no HandOverStep to make)
+                    break
             elif kind is DealHoleStep:  # every hole card still to deal, in one call
                 deal_steps = hand.deal_steps
                 dealt = {seat: _hole_deals(holes.get(player)) for seat, player in player_of.items()}
@@ -465,7 +497,11 @@ def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
     Differences are odd-chip differences when chips add up to the same total and every player's
     difference is within the number of split pots it shared; otherwise a mismatch.
     """
-    seats = engine_seats(hh)
+    return _compare(hh, hand, engine_seats(hh))
+
+
+def _compare(hh: HandHistory, hand: Hand, seats: Sequence[int]) -> ReplayResult:
+    """:func:`compare`, given the seat of each player."""
     final = hand.final_stacks  # (not a whole status: its step text alone costs more)
     ours = tuple(map(final.__getitem__, seats))
     expected = hh.finishing_stacks
@@ -490,14 +526,14 @@ def compare(hh: HandHistory, hand: Hand) -> ReplayResult:
 def replay(hh: HandHistory) -> ReplayResult:
     """Replay ``hh`` and compare; errors are returned in the result, never raised."""
     try:
-        hand = play(hh)
+        hand, seats = _play(hh)
     except (ReplayError, PhhError) as exc:
         return ReplayResult(ERROR, None, hh.finishing_stacks, error=exc)
     except IntegrityError as exc:
         rule = "duplicate-card" if isinstance(exc, DuplicateCardError) else "chip-conservation"
         return ReplayResult(ERROR, None, hh.finishing_stacks,
                             error=ReplayError(None, rule, str(exc)))
-    return compare(hh, hand)
+    return _compare(hh, hand, seats)
 
 
 

@@ -777,3 +777,35 @@ def test_all_in_bet_below_big_blind_sets_min_raise_from_the_big_blind() -> None:
     step = hand.expected()
     assert isinstance(step, ActStep) and step.seat == 1
     assert step.legal.can_raise and step.legal.min_raise_to == 150
+
+
+# -- set-up: what every hand of one configuration starts from is worked out once ---------------
+
+
+def test_hands_of_one_configuration_start_alike_and_stay_apart() -> None:
+    """Hands of one :class:`HandConfig` start from the same (checked) set-up, kept once per
+    configuration; each hand changes its own state only, and changed stacks are seen."""
+    from table_controller.engine import HandConfig
+
+    cfg = HandConfig(seats=(1, 3, 5), stacks={1: 1000, 3: 20, 5: 1000}, button=5, small_blind=50,
+                     big_blind=100, ante=10)
+    first, second = Hand(cfg), Hand(cfg)
+    assert first.status() == second.status()
+    post_all(first)
+    deal_hole(first)
+    assert second.expected() == PostStep(1, PostKind.ANTE, 10)
+    assert second.status().stacks == {1: 1000, 3: 20, 5: 1000}
+    assert first.status().stacks == {1: 940, 3: 0, 5: 990}  # seat 3 short: all in on the blind
+    assert first.starting_stacks == second.starting_stacks == {1: 1000, 3: 20, 5: 1000}
+    assert first.deal_steps == second.deal_steps and first.deal_steps is not second.deal_steps
+    post_all(second)
+    assert second.status() != Hand(cfg).status()  # a new hand starts afresh
+    assert Hand(cfg).status().stacks == {1: 1000, 3: 20, 5: 1000}
+    cfg.stacks[3] = 500  # type: ignore[index]  # (a Mapping: changed anyway, it is seen)
+    third = Hand(cfg)
+    post_all(third)
+    assert third.status().stacks == {1: 940, 3: 390, 5: 990}
+    bad = HandConfig(seats=(1, 2), stacks={1: 1000, 2: 0}, button=1, small_blind=5, big_blind=10)
+    for _ in range(2):  # refused each time
+        with pytest.raises(RuleError, match="seat 2 has no chips"):
+            Hand(bad)
