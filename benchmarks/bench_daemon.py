@@ -59,6 +59,11 @@ from table_controller.simtable.session import DealerSession, dealer_session
 
 #: Seconds between the daemon going quiet and the bare sample, and again before the next card.
 GAP = 0.02
+#: How long ``sim run`` holds back its reply to a timed draw (seconds): the reply would wake this
+#: process while the card's frame crosses to the daemon, which no real shoe's client does (it
+#: slowed the daemon's wake-up on the frame: ``docs/benchmarks.md``); ``--draw-reply-after 0``
+#: answers at once, as before.
+DRAW_REPLY_AFTER = 0.010
 #: The table: 6 seats (3 players), no rake, TCP endpoints (the bare hop is on TCP too), a 1.5 s
 #: chip settle window, devices heartbeating every 0.2 s.
 TABLE = RigOptions(seats=6, rake_percent=0.0, camera_level="exact", tcp=True, settle=1.5,
@@ -257,7 +262,8 @@ class _Stamps:
 
 
 async def _play(rig: SimRig, d: DealerSession, ctx: zmq.asyncio.Context, bare: Bare | None,
-                hands: int, seed: int, samples: int = 0, *, tap: bool = False) -> Timed:
+                hands: int, seed: int, samples: int = 0, *, tap: bool = False,
+                reply_after: float = DRAW_REPLY_AFTER) -> Timed:
     """Play ``hands`` hands, and more until ``samples`` cards were timed.
 
     ``tap``: the old method, an asyncio SUB socket of the dealer feed in this process for the
@@ -279,7 +285,8 @@ async def _play(rig: SimRig, d: DealerSession, ctx: zmq.asyncio.Context, bare: B
     stamps = _Stamps(reader)
     await asyncio.sleep(0.3)
     try:
-        return await _play_cards(rig, d, sock, stamps, bare, hands, seed, samples)
+        return await _play_cards(rig, d, sock, stamps, bare, hands, seed, samples,
+                                 reply_after)
     finally:
         if sock is not None:
             sock.close(linger=0)
@@ -290,7 +297,7 @@ async def _play(rig: SimRig, d: DealerSession, ctx: zmq.asyncio.Context, bare: B
 
 async def _play_cards(rig: SimRig, d: DealerSession, tap: zmq.asyncio.Socket | None,
                       stamps: _Stamps, bare: Bare | None, hands: int, seed: int,
-                      samples: int) -> Timed:
+                      samples: int, reply_after: float = DRAW_REPLY_AFTER) -> Timed:
     """Deal the hands; time each card (see the module's documentation).
 
     With ``tap`` (the old method) the old measure is taken too: the tap, a second subscriber
@@ -321,7 +328,7 @@ async def _play_cards(rig: SimRig, d: DealerSession, tap: zmq.asyncio.Socket | N
                 while await tap.poll(0):
                     await tap.recv_multipart()
             t0 = time.monotonic()
-            card, written = _draw(rig, d)
+            card, written = _draw(rig, d, reply_after)
             if tap is not None:
                 while True:
                     frames = await tap.recv_multipart()
@@ -351,16 +358,17 @@ async def _play_cards(rig: SimRig, d: DealerSession, tap: zmq.asyncio.Socket | N
     return timed
 
 
-def _draw(rig: SimRig, d: DealerSession) -> tuple[Card | None, float | None]:
+def _draw(rig: SimRig, d: DealerSession, reply_after: float = DRAW_REPLY_AFTER
+          ) -> tuple[Card | None, float | None]:
     """Draw the top card; return it and when the shoe wrote its frame (``None``: not known)."""
     if rig.remote_shoe is None:
         return d.io.draw(), None
-    uid, written = rig.remote_shoe.draw_timed()
+    uid, written = rig.remote_shoe.draw_timed(reply_after)
     return rig.profile.card(uid), written
 
 
-def run(hands: int = 12, seed: int = 7, samples: int = 2000, *, tap: bool = False
-        ) -> dict[str, Any]:
+def run(hands: int = 12, seed: int = 7, samples: int = 2000, *, tap: bool = False,
+        reply_after: float = DRAW_REPLY_AFTER) -> dict[str, Any]:
     """Run the benchmark; return the figures (seconds, kB).
 
     ``tap``: the old method (a second subscriber of the dealer feed in this process, for the
@@ -380,7 +388,8 @@ def run(hands: int = 12, seed: int = 7, samples: int = 2000, *, tap: bool = Fals
                 ctx = zmq.asyncio.Context()
                 try:
                     async with dealer_session(rig, console="bench", ctx=ctx) as d:
-                        lat = await _play(rig, d, ctx, bare, hands, seed, samples, tap=tap)
+                        lat = await _play(rig, d, ctx, bare, hands, seed, samples, tap=tap,
+                                          reply_after=reply_after)
                         mem = rss(pid)
                         status = (await d.ok("status")).result
                         assert status["chips_in_play"] == 30_000, status
@@ -400,7 +409,7 @@ def run(hands: int = 12, seed: int = 7, samples: int = 2000, *, tap: bool = Fals
             "request": timed.request, "pty": bare.pty, "commit": bare.commit, "hop": bare.hop,
             "hop_local": bare.hop_local, "anchor": bare.anchor, "total": bare.total,
             "total_local": bare.total_local, "rss": mem, "exit": code, "hands": played,
-            "tap": tap}
+            "tap": tap, "reply_after": reply_after}
 
 
 def run_camera_rss(level: str = "medium", hands: int = 6, seed: int = 7) -> dict[str, Any]:
@@ -493,7 +502,8 @@ def report(r: dict[str, Any]) -> str:
 
     old = bool(r["latency_old"])
     lines = [f"method: {'old, with the tap' if r.get('tap') else 'no tap'} (--tap: a second "
-             "subscriber of the dealer feed in this process, for the old measure)", "",
+             "subscriber of the dealer feed in this process, for the old measure); the "
+             f"simulator's draw reply held back {r.get('reply_after', 0) * 1e3:g} ms", "",
              "| path | samples | p50 ms | p99 ms |", "| --- | ---: | ---: | ---: |",
              row("card frame written -> prompt at a subscriber process (daemon)",
                  r["latency"])]
@@ -539,12 +549,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tap", action="store_true",
                         help="the old method: a second subscriber of the dealer feed in this "
                              "process, for the old measure (it slows the measured hop)")
+    parser.add_argument("--draw-reply-after", type=float, default=DRAW_REPLY_AFTER * 1e3,
+                        metavar="MS", help="how long sim run holds back its reply to a timed "
+                        "draw, so that it does not wake this process while the frame crosses "
+                        "(0: at once, as before)")
     parser.add_argument("--camera-level", default="medium",
                         help="rendered camera level for the RSS run (easy, medium, hard; "
                              "'none' skips it)")
     parser.add_argument("--camera-hands", type=int, default=6)
     args = parser.parse_args(argv if argv is not None else [])
-    r = run(args.hands, args.seed, args.samples, tap=args.tap)
+    r = run(args.hands, args.seed, args.samples, tap=args.tap,
+            reply_after=args.draw_reply_after / 1e3)
     print(report(r), flush=True)
     if args.camera_level != "none":
         c = run_camera_rss(args.camera_level, args.camera_hands, args.seed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,12 +135,25 @@ def test_bad_requests_are_answered_and_the_server_lives_on(ctl: ControlClient) -
     for line, error in ((b"not json", "bad JSON"), (b"[1, 2]", "JSON object"),
                         (b'{"verb": 3}', '"verb" must be a string'),
                         (b'{"verb": "draw", "args": [true]}', '"args" must be a list'),
-                        (b'{"verb": "state", "x": 1}', "unknown request keys: x")):
+                        (b'{"verb": "state", "x": 1}', "unknown request keys: x"),
+                        (b'{"verb": "draw", "reply_after": 5}', '"reply_after" must be'),
+                        (b'{"verb": "draw", "reply_after": -1}', '"reply_after" must be'),
+                        (b'{"verb": "draw", "reply_after": true}', '"reply_after" must be'),
+                        (b'{"verb": "draw", "reply_after": "1"}', '"reply_after" must be')):
         reply = ctl.send_line(line)
         assert reply["ok"] is False and error in reply["error"], reply
     assert ctl("state")["shoe"]["left"] == 52
     reply = ctl.send_line(b"x" * (MAX_LINE * 2))
     assert reply == {"ok": False, "error": f"request line longer than {MAX_LINE} bytes"}
+
+
+def test_a_reply_held_back_comes_after_the_verb_ran(ctl: ControlClient) -> None:
+    # the daemon benchmark's timed draw: the frame goes out at once, the reply no sooner than
+    # asked, so it does not wake the client while the frame crosses
+    done = ctl("draw", reply_after=0.2)
+    received = time.monotonic()
+    assert done["left"] == 51 and received - float(done["written"]) >= 0.2
+    assert ctl("state")["shoe"]["left"] == 51
 
 
 def test_sim_run_refuses_an_entry_it_did_not_make(tmp_path: Path) -> None:

@@ -21,9 +21,10 @@ import json
 import socket
 import socketserver
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from table_controller.simtable.devices.bench import BenchError, SimBench
 
@@ -31,13 +32,32 @@ from table_controller.simtable.devices.bench import BenchError, SimBench
 MAX_LINE = 4096
 
 
-def parse_request(line: bytes) -> tuple[str, list[str]]:
-    """Return the verb and arguments of one request line.
+#: The longest ``reply_after`` a request may ask for (seconds).
+MAX_REPLY_AFTER = 1.0
+
+
+class Request(NamedTuple):
+    """One request line, parsed."""
+
+    verb: str
+    args: list[str]
+    #: seconds to hold the reply back after the verb ran (``"reply_after"``; 0: at once)
+    reply_after: float = 0.0
+
+
+def parse_request(line: bytes) -> Request:
+    """Return the verb, arguments and reply delay of one request line.
+
+    ``"reply_after": SECONDS`` (0..1) holds the reply back that long after the verb ran, so a
+    client timing what a verb did (a card's frame crossing to the controller) is not woken by
+    the reply while it crosses, as no real device's client would be.
 
     :raises BenchError: saying what is wrong with it.
 
     >>> parse_request(b'{"verb": "chips", "args": [3, "200"]}')
-    ('chips', ['3', '200'])
+    Request(verb='chips', args=['3', '200'], reply_after=0.0)
+    >>> parse_request(b'{"verb": "draw", "reply_after": 0.01}').reply_after
+    0.01
     >>> parse_request(b'[1]')
     Traceback (most recent call last):
     ...
@@ -55,17 +75,24 @@ def parse_request(line: bytes) -> tuple[str, list[str]]:
     if not isinstance(args, list) or not all(
             isinstance(a, str | int | float) and not isinstance(a, bool) for a in args):
         raise BenchError('"args" must be a list of strings or numbers')
-    unknown = set(req) - {"verb", "args"}
+    unknown = set(req) - {"verb", "args", "reply_after"}
     if unknown:
         raise BenchError(f"unknown request keys: {', '.join(sorted(unknown))}")
-    return verb, [str(a) for a in args]
+    delay = req.get("reply_after", 0.0)
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or not (
+            0 <= delay <= MAX_REPLY_AFTER):
+        raise BenchError(f'"reply_after" must be a number of seconds, 0..{MAX_REPLY_AFTER:g}')
+    return Request(verb, [str(a) for a in args], float(delay))
 
 
 def answer(bench: SimBench, line: bytes) -> dict[str, Any]:
     """Return the reply to one request line (never raises)."""
     try:
-        verb, args = parse_request(line)
-        return {"ok": True, **bench.execute(verb, args)}
+        req = parse_request(line)
+        done = {"ok": True, **bench.execute(req.verb, req.args)}
+        if req.reply_after:
+            time.sleep(req.reply_after)  # this connection's thread only
+        return done
     except BenchError as exc:
         return {"ok": False, "error": str(exc).splitlines()[0]}
     except Exception as exc:  # a device error must not take the server down
@@ -149,9 +176,13 @@ class ControlClient:
         self._file = self.sock.makefile("rb")
         self._lock = threading.Lock()  # one request and its reply at a time, whatever thread
 
-    def request(self, verb: str, *args: str | int | float) -> dict[str, Any]:
-        """Send one request; return the reply."""
-        return self.send_line(json.dumps({"verb": verb, "args": list(args)}).encode())
+    def request(self, verb: str, *args: str | int | float,
+                reply_after: float = 0.0) -> dict[str, Any]:
+        """Send one request; return the reply (held back ``reply_after`` s by the server)."""
+        req: dict[str, Any] = {"verb": verb, "args": list(args)}
+        if reply_after:
+            req["reply_after"] = reply_after
+        return self.send_line(json.dumps(req).encode())
 
     def send_line(self, line: bytes) -> dict[str, Any]:
         """Send raw bytes as one request line; return the reply (for tests of bad input)."""
@@ -163,12 +194,13 @@ class ControlClient:
         out: dict[str, Any] = json.loads(reply)
         return out
 
-    def __call__(self, verb: str, *args: str | int | float) -> dict[str, Any]:
+    def __call__(self, verb: str, *args: str | int | float,
+                 reply_after: float = 0.0) -> dict[str, Any]:
         """Send a request that must succeed; return its reply.
 
         :raises BenchError: with the error if it was refused.
         """
-        reply = self.request(verb, *args)
+        reply = self.request(verb, *args, reply_after=reply_after)
         if not reply.get("ok"):
             raise BenchError(f"{verb} {' '.join(map(str, args))}: {reply.get('error')}")
         return reply

@@ -117,13 +117,15 @@ class RemoteShoe:
         """Draw the top card; return its tag."""
         return str(self.ctl("draw")["uid"])
 
-    def draw_timed(self) -> tuple[str, float | None]:
+    def draw_timed(self, reply_after: float = 0.0) -> tuple[str, float | None]:
         """Draw the top card; return its tag and when its frame went to the port.
 
         The time is the device process's ``time.monotonic()`` (one clock for every process of
         the machine) just before the frame was written, ``None`` for a shoe that does not say.
+        ``reply_after`` holds the reply back that long (seconds), so that it does not wake this
+        process while the frame crosses.
         """
-        done = self.ctl("draw")
+        done = self.ctl("draw", reply_after=reply_after)
         written = done.get("written")
         return str(done["uid"]), float(written) if written is not None else None
 
