@@ -24,7 +24,7 @@ import numpy as np
 
 from hardware.camera.index import IndexBank
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
-from hardware.camera.suits import blurred_pair_check, face_luminance, pair_check
+from hardware.camera.suits import blurred_pair_check, face_luminance, pair_check, read_only
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
 
@@ -117,14 +117,16 @@ class FaceBank:
             self.matrices.append(np.stack(rows))
         self.matrix: F32 = self.matrices[0]
         #: Each face's luminance at the stored size, and its corner indices, computed once.
-        self._luminance: dict[Card, F32] = {c: face_luminance(self.patches[c]) for c in FULL_DECK}
+        #: Read-only: :func:`~hardware.camera.suits.pair_check` computes each pair's share once.
+        self._luminance: dict[Card, F32] = {
+            c: read_only(face_luminance(self.patches[c])) for c in FULL_DECK}
         self.index = IndexBank(self._luminance)
 
     def luminance(self, card: Card) -> F32:
         """Return the registered face's luminance for :func:`hardware.camera.suits.pair_check`."""
         lum = self._luminance.get(card)
         if lum is None:
-            lum = self._luminance[card] = face_luminance(self.patches[card])
+            lum = self._luminance[card] = read_only(face_luminance(self.patches[card]))
         return lum
 
     def match(
