@@ -166,7 +166,8 @@ class FaceBank:
         # The same against the rivals that are not the best card's suit twin (same rank, same
         # colour): what the whole face decides when only the suit is left to the index and pips.
         disc_others = 1.0
-        others = [int(i) for i in order[1:] if not suit_twins(card, FULL_DECK[int(i)])]
+        rest = order[1:]
+        others = [int(i) for i in rest[~_TWINS[best, rest]]]
         for rival in order[1 : 1 + params.discriminant_rivals]:
             diff = t_best - view(int(rival))
             d = float(vec @ diff) / max(float(diff @ diff) / 2, 1e-6)
@@ -215,10 +216,16 @@ class Match:
     other: Card | None = None
 
 
+_RED = frozenset((SUITS.index("d"), SUITS.index("h")))
+
+
 def suit_twins(a: Card, b: Card) -> bool:
     """Return whether two cards share rank and colour (clubs / spades, hearts / diamonds)."""
-    red = {SUITS.index("d"), SUITS.index("h")}
-    return a.rank == b.rank and a.suit != b.suit and ((a.suit in red) == (b.suit in red))
+    return a.rank == b.rank and a.suit != b.suit and ((a.suit in _RED) == (b.suit in _RED))
+
+
+#: ``_TWINS[i, j]``: whether ``FULL_DECK[i]`` and ``FULL_DECK[j]`` are suit twins.
+_TWINS = np.array([[suit_twins(a, b) for b in FULL_DECK] for a in FULL_DECK], bool)
 
 
 def decide(match: Match, params: RecognizerParams) -> SlotReading:

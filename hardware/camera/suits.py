@@ -112,7 +112,7 @@ def _aligned(obs: F32, mean: F32, region: npt.NDArray[np.bool_]) -> tuple[F32, f
     return _Template(mean, region).aligned(obs)
 
 
-def _line_fit(x: F32, y: F32) -> tuple[np.float64, np.float64]:
+def _line_fit(x: F32 | npt.NDArray[np.float64], y: F32) -> tuple[np.float64, np.float64]:
     """Least-squares line ``y = a x + b`` (as ``np.polyfit(x, y, 1)``, in closed form)."""
     xd, yd = x.astype(np.float64), y.astype(np.float64)
     xm, ym = xd.mean(), yd.mean()
@@ -359,7 +359,8 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
         keep = cv2.resize(apart, size, interpolation=cv2.INTER_NEAREST) == 0
         keep[:3, :] = keep[-3:, :] = False
         keep[:, :3] = keep[:, -3:] = False
-        setup = pair.blur_setup[size] = (small_m, keep, {})
+        setup = pair.blur_setup[size] = (np.asarray(small_m, np.float32),
+                                          np.asarray(keep, bool), {})
     small_m, keep, faces = setup
     o = small_o[keep]
     o = o - o.mean()
