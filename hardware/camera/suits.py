@@ -112,7 +112,7 @@ def _aligned(obs: F32, mean: F32, region: npt.NDArray[np.bool_]) -> tuple[F32, f
     return _Template(mean, region).aligned(obs)
 
 
-def _line_fit(x: F32 | npt.NDArray[np.float64], y: F32) -> tuple[np.float64, np.float64]:
+def line_fit(x: F32 | npt.NDArray[np.float64], y: F32) -> tuple[np.float64, np.float64]:
     """Least-squares line ``y = a x + b`` (as ``np.polyfit(x, y, 1)``, in closed form)."""
     xd, yd = x.astype(np.float64), y.astype(np.float64)
     xm, ym = xd.mean(), yd.mean()
@@ -236,7 +236,7 @@ def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
         a, _, b = np.linalg.lstsq(design, vals, rcond=None)[0]
     else:
         # Brightness and contrast of the observation fitted to the mean face (least squares).
-        a, b = _line_fit(mv, vals)
+        a, b = line_fit(mv, vals)
     if a <= 1e-3:
         return SuitCheck(0.0, fit, r.n)
     o = (vals - b) / a
@@ -288,7 +288,7 @@ def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
         vals, _ = _aligned(np.ascontiguousarray(crop), mean, full)
         ys, xs = np.nonzero(region)
         mv = ((cb + cr) / 2)[ys, xs]
-        a, b = _line_fit(mv, vals)
+        a, b = line_fit(mv, vals)
         if a <= 1e-3:
             continue
         d = cb[ys, xs] - cr[ys, xs]
