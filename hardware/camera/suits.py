@@ -176,11 +176,13 @@ class _Region:
 class _Pair:
     """Two faces' luminances and what is derived from them alone, each computed once."""
 
-    __slots__ = ("blur_setup", "blurred", "fb", "fr", "region")
+    __slots__ = ("blur_setup", "blurred", "boxes", "fb", "fr", "region")
 
     def __init__(self, fb: F32, fr: F32) -> None:
         self.fb, self.fr = fb, fr
         self.region: _Region | None = None
+        #: :func:`index_positions`'s per corner index box it uses.
+        self.boxes: list[_IndexBox] | None = None
         #: :func:`matched_blur`'s per observation shape: the mean face at half size, the
         #: pixels fitted, and per blur the blurred mean there (centred) and its norm.
         self.blur_setup: dict[tuple[int, int], tuple[F32, npt.NDArray[np.bool_],
@@ -262,10 +264,29 @@ def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
     out. Only the two boxes (:data:`INDEX_BOX`, top-left and bottom-right) are cut, so this costs a
     fraction of :func:`pair_check`.
     """
+    pair = _pair(fb, fr)
+    if pair.boxes is None:
+        pair.boxes = _index_boxes(fb, fr)
+    out = []
+    for crop_at, template, mv, d, dd in pair.boxes:
+        vals, _ = template.aligned(np.ascontiguousarray(ob[crop_at]))
+        a, b = line_fit(mv, vals)
+        if a <= 1e-3:
+            continue
+        o = (vals - b) / a
+        out.append(float((o - mv) @ d) / max(dd / 2, 1e-6))
+    return tuple(out)
+
+
+_IndexBox = tuple[tuple[slice, slice], _Template, F32, F32, float]
+
+
+def _index_boxes(fb: F32, fr: F32) -> list[_IndexBox]:
+    """Return what :func:`index_positions` derives from the two faces alone, per box."""
     h, w = fb.shape
     bw, bh = round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h)
     border, s = 4, SHIFT_PX
-    out = []
+    out: list[_IndexBox] = []
     for y0, x0 in ((0, 0), (h - bh, w - bw)):
         sl = (slice(y0, y0 + bh), slice(x0, x0 + bw))
         cb, cr = fb[sl], fr[sl]
@@ -282,21 +303,17 @@ def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
             continue
         # The observation with room for the shift search around the box.
         oy0, ox0 = max(y0 - s, 0), max(x0 - s, 0)
-        crop = ob[oy0 : min(y0 + bh + s, h), ox0 : min(x0 + bw + s, w)]
-        full = np.zeros(crop.shape, bool)
+        crop_at = (slice(oy0, min(y0 + bh + s, h)), slice(ox0, min(x0 + bw + s, w)))
+        shape = (crop_at[0].stop - oy0, crop_at[1].stop - ox0)
+        full = np.zeros(shape, bool)
         full[y0 - oy0 : y0 - oy0 + bh, x0 - ox0 : x0 - ox0 + bw] = region
-        mean = np.zeros(crop.shape, np.float32)
+        mean = np.zeros(shape, np.float32)
         mean[y0 - oy0 : y0 - oy0 + bh, x0 - ox0 : x0 - ox0 + bw] = (cb + cr) / 2
-        vals, _ = _aligned(np.ascontiguousarray(crop), mean, full)
         ys, xs = np.nonzero(region)
-        mv = ((cb + cr) / 2)[ys, xs]
-        a, b = line_fit(mv, vals)
-        if a <= 1e-3:
-            continue
-        d = cb[ys, xs] - cr[ys, xs]
-        o = (vals - b) / a
-        out.append(float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6))
-    return tuple(out)
+        mv = np.asarray(((cb + cr) / 2)[ys, xs], np.float32)
+        d = np.asarray(cb[ys, xs] - cr[ys, xs], np.float32)
+        out.append((crop_at, _Template(mean, full), mv, d, float(d @ d)))
+    return out
 
 
 #: The blurs tried on the registered faces (stored-patch pixels): a Gaussian of sigma up to
