@@ -24,7 +24,7 @@ import numpy as np
 
 from hardware.camera.index import IndexBank
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
-from hardware.camera.suits import blurred_pair_check, face_luminance, pair_check
+from hardware.camera.suits import blurred_pair_check, face_luminance, pair_check, read_only
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
 
@@ -117,14 +117,16 @@ class FaceBank:
             self.matrices.append(np.stack(rows))
         self.matrix: F32 = self.matrices[0]
         #: Each face's luminance at the stored size, and its corner indices, computed once.
-        self._luminance: dict[Card, F32] = {c: face_luminance(self.patches[c]) for c in FULL_DECK}
+        #: Read-only: :func:`~hardware.camera.suits.pair_check` computes each pair's share once.
+        self._luminance: dict[Card, F32] = {
+            c: read_only(face_luminance(self.patches[c])) for c in FULL_DECK}
         self.index = IndexBank(self._luminance)
 
     def luminance(self, card: Card) -> F32:
         """Return the registered face's luminance for :func:`hardware.camera.suits.pair_check`."""
         lum = self._luminance.get(card)
         if lum is None:
-            lum = self._luminance[card] = face_luminance(self.patches[card])
+            lum = self._luminance[card] = read_only(face_luminance(self.patches[card]))
         return lum
 
     def match(
@@ -164,7 +166,8 @@ class FaceBank:
         # The same against the rivals that are not the best card's suit twin (same rank, same
         # colour): what the whole face decides when only the suit is left to the index and pips.
         disc_others = 1.0
-        others = [int(i) for i in order[1:] if not suit_twins(card, FULL_DECK[int(i)])]
+        rest = order[1:]
+        others = [int(i) for i in rest[~_TWINS[best, rest]]]
         for rival in order[1 : 1 + params.discriminant_rivals]:
             diff = t_best - view(int(rival))
             d = float(vec @ diff) / max(float(diff @ diff) / 2, 1e-6)
@@ -213,10 +216,16 @@ class Match:
     other: Card | None = None
 
 
+_RED = frozenset((SUITS.index("d"), SUITS.index("h")))
+
+
 def suit_twins(a: Card, b: Card) -> bool:
     """Return whether two cards share rank and colour (clubs / spades, hearts / diamonds)."""
-    red = {SUITS.index("d"), SUITS.index("h")}
-    return a.rank == b.rank and a.suit != b.suit and ((a.suit in red) == (b.suit in red))
+    return a.rank == b.rank and a.suit != b.suit and ((a.suit in _RED) == (b.suit in _RED))
+
+
+#: ``_TWINS[i, j]``: whether ``FULL_DECK[i]`` and ``FULL_DECK[j]`` are suit twins.
+_TWINS = np.array([[suit_twins(a, b) for b in FULL_DECK] for a in FULL_DECK], bool)
 
 
 def decide(match: Match, params: RecognizerParams) -> SlotReading:

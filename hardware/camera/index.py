@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
 
 from table_controller.engine.cards import FULL_DECK, Card
 
@@ -118,10 +119,11 @@ class IndexBank:
                                     cv2.TM_CCOEFF_NORMED)
             i = int(np.argmax(fit))
             cy, cx = i // fit.shape[1], i % fit.shape[1]
-            cuts = [window[y : y + th, x : x + tw].reshape(-1)
-                    for y in range(max(cy - 1, 0), min(cy + 2, fit.shape[0]))
-                    for x in range(max(cx - 1, 0), min(cx + 2, fit.shape[1]))]
-            obs = _znorm(np.stack(cuts).astype(np.float32))
+            # The cuts at the best shift and its neighbours (a view per shift, one copy).
+            views = sliding_window_view(window, (th, tw))[
+                max(cy - 1, 0) : min(cy + 2, fit.shape[0]),
+                max(cx - 1, 0) : min(cx + 2, fit.shape[1])]
+            obs = _znorm(views.reshape(-1, th * tw).astype(np.float32))
             # einsum, not @: a BLAS product may spin up threads (slow here).
             rows.append(np.einsum("ij,kj->ik", self.templates[k], obs).max(axis=1))
         return IndexRead(np.stack(rows), self.gaps)

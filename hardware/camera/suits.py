@@ -15,6 +15,7 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -58,11 +59,49 @@ class SuitCheck:
 
 def luminance(patch: Image, blur: float = 1.0) -> F32:
     """Lighting-normalised luminance (card white = 1) of a BGR patch, lightly blurred."""
-    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    white = cv2.GaussianBlur(cv2.dilate(gray, _DILATE), (0, 0), 8.0)
+    gray8 = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    gray = gray8.astype(np.float32)
+    # Dilated as bytes (the same maxima, converted exactly; faster than on floats).
+    white = cv2.GaussianBlur(cv2.dilate(gray8, _DILATE).astype(np.float32), (0, 0), 8.0)
     np.maximum(white, 16.0, out=white)
     out = np.asarray(gray / white, np.float32)
     return np.asarray(cv2.GaussianBlur(out, (0, 0), blur), np.float32) if blur > 0 else out
+
+
+class _Template:
+    """What :func:`_aligned` derives from ``mean`` and ``region`` alone (computed once)."""
+
+    __slots__ = ("box", "norm", "template", "weight", "xs", "ys")
+
+    def __init__(self, mean: F32, region: npt.NDArray[np.bool_]) -> None:
+        ys, xs = np.nonzero(region)
+        y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+        inside = region[y0:y1, x0:x1]
+        weight = inside.astype(np.float32)
+        box = mean[y0:y1, x0:x1]
+        level = float(box[inside].mean())
+        self.ys, self.xs, self.box, self.weight = ys, xs, (y0, y1, x0, x1), weight
+        self.template = np.asarray((box - level) * weight, np.float32)
+        self.norm = max(float(np.linalg.norm(self.template[inside])), 1e-6)
+
+    def aligned(self, obs: F32) -> tuple[F32, float]:
+        """:func:`_aligned` of ``obs`` on this template."""
+        ys, xs = self.ys, self.xs
+        y0, y1, x0, x1 = self.box
+        weight = self.weight
+        s = SHIFT_PX
+        padded = cv2.copyMakeBorder(obs, s, s, s, s, cv2.BORDER_REPLICATE)
+        window = np.ascontiguousarray(padded[y0 : y1 + 2 * s, x0 : x1 + 2 * s])
+        products = cv2.matchTemplate(window, self.template, cv2.TM_CCORR)
+        sums = cv2.matchTemplate(window, weight, cv2.TM_CCORR)
+        squares = cv2.matchTemplate(np.ascontiguousarray(window * window), weight, cv2.TM_CCORR)
+        spread = np.sqrt(np.maximum(squares - sums * sums / float(ys.size), 1e-12))
+        corr = products / (spread * self.norm)
+        k = int(np.argmax(corr))
+        dy, dx = k // (2 * s + 1) - s, k % (2 * s + 1) - s
+        h, w = obs.shape
+        vals = obs[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
+        return np.asarray(vals, np.float32), float(corr.flat[k])
 
 
 def _aligned(obs: F32, mean: F32, region: npt.NDArray[np.bool_]) -> tuple[F32, float]:
@@ -72,27 +111,17 @@ def _aligned(obs: F32, mean: F32, region: npt.NDArray[np.bool_]) -> tuple[F32, f
     face, so it favours neither. The correlations at every shift come from three template
     matches over the region's bounding box (the observation padded by repeating its edge).
     """
-    ys, xs = np.nonzero(region)
-    y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
-    inside = region[y0:y1, x0:x1]
-    weight = inside.astype(np.float32)
-    box = mean[y0:y1, x0:x1]
-    level = float(box[inside].mean())
-    template = np.asarray((box - level) * weight, np.float32)
-    norm = max(float(np.linalg.norm(template[inside])), 1e-6)
-    s = SHIFT_PX
-    padded = cv2.copyMakeBorder(obs, s, s, s, s, cv2.BORDER_REPLICATE)
-    window = np.ascontiguousarray(padded[y0 : y1 + 2 * s, x0 : x1 + 2 * s])
-    products = cv2.matchTemplate(window, template, cv2.TM_CCORR)
-    sums = cv2.matchTemplate(window, weight, cv2.TM_CCORR)
-    squares = cv2.matchTemplate(np.ascontiguousarray(window * window), weight, cv2.TM_CCORR)
-    spread = np.sqrt(np.maximum(squares - sums * sums / float(ys.size), 1e-12))
-    corr = products / (spread * norm)
-    k = int(np.argmax(corr))
-    dy, dx = k // (2 * s + 1) - s, k % (2 * s + 1) - s
-    h, w = obs.shape
-    vals = obs[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
-    return np.asarray(vals, np.float32), float(corr.flat[k])
+    return _Template(mean, region).aligned(obs)
+
+
+def line_fit(x: F32 | npt.NDArray[np.float64], y: F32) -> tuple[np.float64, np.float64]:
+    """Least-squares line ``y = a x + b`` (as ``np.polyfit(x, y, 1)``, in closed form)."""
+    xd, yd = x.astype(np.float64), y.astype(np.float64)
+    xm, ym = xd.mean(), yd.mean()
+    xc = xd - xm
+    xx = xc @ xc
+    a = np.float64((xc @ (yd - ym)) / xx) if xx > 0 else np.float64(0.0)
+    return a, np.float64(ym - a * xm)
 
 
 def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
@@ -113,11 +142,84 @@ def face_luminance(face: Image) -> F32:
     return luminance(face, blur=1.5)
 
 
+class _Region:
+    """What :func:`pair_check` derives from the two faces alone (computed once per pair)."""
+
+    __slots__ = ("d", "dd", "halves", "mv", "n", "template", "xs", "ys")
+
+    def __init__(self, fb: F32, fr: F32) -> None:
+        diff = np.abs(fb - fr) >= DIFFERENCE_LEVEL
+        region = cv2.dilate(diff.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+        border = 4
+        region[:border, :] = region[-border:, :] = False
+        region[:, :border] = region[:, -border:] = False
+        self.n = int(np.count_nonzero(region))
+        self.template: _Template | None = None
+        if self.n < MIN_REGION_PX:
+            return
+        mean = np.asarray((fb + fr) / 2, np.float32)
+        self.template = _Template(mean, region)
+        ys, xs = np.nonzero(region)
+        self.ys, self.xs = ys, xs
+        self.mv = mean[ys, xs]
+        self.d = fb[ys, xs] - fr[ys, xs]
+        self.dd = float(self.d @ self.d)
+        #: Per half of the card (with enough pixels): its mask, mean face, difference, d @ d.
+        self.halves: list[tuple[npt.NDArray[np.bool_], F32, F32, float]] = []
+        for half in (ys < fb.shape[0] // 2, ys >= fb.shape[0] // 2):
+            dh = self.d[half]
+            if dh.size < MIN_REGION_PX // 2:
+                continue
+            self.halves.append((half, self.mv[half], dh, float(dh @ dh)))
+
+
+class _Pair:
+    """Two faces' luminances and what is derived from them alone, each computed once."""
+
+    __slots__ = ("blur_setup", "blurred", "boxes", "fb", "fr", "region")
+
+    def __init__(self, fb: F32, fr: F32) -> None:
+        self.fb, self.fr = fb, fr
+        self.region: _Region | None = None
+        #: :func:`index_positions`'s per corner index box it uses.
+        self.boxes: list[_IndexBox] | None = None
+        #: :func:`matched_blur`'s per observation shape: the mean face at half size, the
+        #: pixels fitted, and per blur the blurred mean there (centred) and its norm.
+        self.blur_setup: dict[tuple[int, int], tuple[F32, npt.NDArray[np.bool_],
+                                                     dict[Blur, tuple[F32, float]]]] = {}
+        #: Per blur kernel found: the two faces blurred by it (read-only).
+        self.blurred: dict[Blur, tuple[F32, F32]] = {}
+
+
+#: Face pairs seen (by the identity of two read-only luminance arrays, the registered faces').
+_PAIRS: OrderedDict[tuple[int, int], _Pair] = OrderedDict()
+_PAIRS_MAX = 512
+#: Blurred mean faces kept per pair (:func:`matched_blur`), blurred face pairs per pair.
+_BLURS_MAX = 2048
+_BLURRED_MAX = 16
+
+
+def _pair(fb: F32, fr: F32) -> _Pair:
+    """Return the cached :class:`_Pair` of two read-only arrays (a new one if writable)."""
+    if fb.flags.writeable or fr.flags.writeable:
+        return _Pair(fb, fr)
+    key = (id(fb), id(fr))
+    pair = _PAIRS.get(key)
+    if pair is not None and pair.fb is fb and pair.fr is fr:
+        _PAIRS.move_to_end(key)
+        return pair
+    pair = _PAIRS[key] = _Pair(fb, fr)
+    if len(_PAIRS) > _PAIRS_MAX:
+        _PAIRS.popitem(last=False)
+    return pair
+
+
 def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
     """:func:`suit_check` on luminances (:func:`observed_luminance`, :func:`face_luminance`).
 
     Any two faces may be compared this way (not only suit twins): where they differ, which of
-    the two the observation shows.
+    the two the observation shows. What depends on the two faces alone is computed once per
+    pair of read-only arrays (the registered faces', :func:`read_only`).
 
     :param joint: fit the observation's brightness and contrast together with its position
         (least squares on the mean face, the difference and a constant), instead of on the
@@ -125,37 +227,34 @@ def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
         face only), the first fit takes up part of the difference and pulls the position
         towards halfway.
     """
-    diff = np.abs(fb - fr) >= DIFFERENCE_LEVEL
-    region = cv2.dilate(diff.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
-    border = 4
-    region[:border, :] = region[-border:, :] = False
-    region[:, :border] = region[:, -border:] = False
-    n = int(np.count_nonzero(region))
-    if n < MIN_REGION_PX:
-        return SuitCheck(0.0, 0.0, n)
-    mean = np.asarray((fb + fr) / 2, np.float32)
-    vals, fit = _aligned(ob, mean, region)
-    ys, xs = np.nonzero(region)
-    mv = mean[ys, xs]
-    d = fb[ys, xs] - fr[ys, xs]
+    pair = _pair(fb, fr)
+    if pair.region is None:
+        pair.region = _Region(fb, fr)
+    r = pair.region
+    if r.template is None:
+        return SuitCheck(0.0, 0.0, r.n)
+    vals, fit = r.template.aligned(ob)
+    mv, d = r.mv, r.d
     if joint:
         design = np.stack([mv, d / 2, np.ones_like(mv)], axis=1)
         a, _, b = np.linalg.lstsq(design, vals, rcond=None)[0]
     else:
         # Brightness and contrast of the observation fitted to the mean face (least squares).
-        a, b = np.polyfit(mv, vals, 1)
+        a, b = line_fit(mv, vals)
     if a <= 1e-3:
-        return SuitCheck(0.0, fit, n)
+        return SuitCheck(0.0, fit, r.n)
     o = (vals - b) / a
-    halves = []
-    for half in (ys < fb.shape[0] // 2, ys >= fb.shape[0] // 2):
-        dh = d[half]
-        if dh.size < MIN_REGION_PX // 2:
-            continue
-        halves.append(float((o[half] - mv[half]) @ dh) / max(float(dh @ dh) / 2, 1e-6))
-    position = float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6)
-    return SuitCheck(position, fit, n, min(halves) if halves else 0.0,
+    halves = [float((o[half] - mvh) @ dh) / max(dhdh / 2, 1e-6)
+              for half, mvh, dh, dhdh in r.halves]
+    position = float((o - mv) @ d) / max(r.dd / 2, 1e-6)
+    return SuitCheck(position, fit, r.n, min(halves) if halves else 0.0,
                      max(halves) if halves else 0.0)
+
+
+def read_only(lum: F32) -> F32:
+    """Return ``lum`` marked read-only: :func:`pair_check` then computes each pair's share once."""
+    lum.setflags(write=False)
+    return lum
 
 
 def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
@@ -165,10 +264,29 @@ def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
     out. Only the two boxes (:data:`INDEX_BOX`, top-left and bottom-right) are cut, so this costs a
     fraction of :func:`pair_check`.
     """
+    pair = _pair(fb, fr)
+    if pair.boxes is None:
+        pair.boxes = _index_boxes(fb, fr)
+    out = []
+    for crop_at, template, mv, d, dd in pair.boxes:
+        vals, _ = template.aligned(np.ascontiguousarray(ob[crop_at]))
+        a, b = line_fit(mv, vals)
+        if a <= 1e-3:
+            continue
+        o = (vals - b) / a
+        out.append(float((o - mv) @ d) / max(dd / 2, 1e-6))
+    return tuple(out)
+
+
+_IndexBox = tuple[tuple[slice, slice], _Template, F32, F32, float]
+
+
+def _index_boxes(fb: F32, fr: F32) -> list[_IndexBox]:
+    """Return what :func:`index_positions` derives from the two faces alone, per box."""
     h, w = fb.shape
     bw, bh = round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h)
     border, s = 4, SHIFT_PX
-    out = []
+    out: list[_IndexBox] = []
     for y0, x0 in ((0, 0), (h - bh, w - bw)):
         sl = (slice(y0, y0 + bh), slice(x0, x0 + bw))
         cb, cr = fb[sl], fr[sl]
@@ -185,21 +303,17 @@ def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
             continue
         # The observation with room for the shift search around the box.
         oy0, ox0 = max(y0 - s, 0), max(x0 - s, 0)
-        crop = ob[oy0 : min(y0 + bh + s, h), ox0 : min(x0 + bw + s, w)]
-        full = np.zeros(crop.shape, bool)
+        crop_at = (slice(oy0, min(y0 + bh + s, h)), slice(ox0, min(x0 + bw + s, w)))
+        shape = (crop_at[0].stop - oy0, crop_at[1].stop - ox0)
+        full = np.zeros(shape, bool)
         full[y0 - oy0 : y0 - oy0 + bh, x0 - ox0 : x0 - ox0 + bw] = region
-        mean = np.zeros(crop.shape, np.float32)
+        mean = np.zeros(shape, np.float32)
         mean[y0 - oy0 : y0 - oy0 + bh, x0 - ox0 : x0 - ox0 + bw] = (cb + cr) / 2
-        vals, _ = _aligned(np.ascontiguousarray(crop), mean, full)
         ys, xs = np.nonzero(region)
-        mv = ((cb + cr) / 2)[ys, xs]
-        a, b = np.polyfit(mv, vals, 1)
-        if a <= 1e-3:
-            continue
-        d = cb[ys, xs] - cr[ys, xs]
-        o = (vals - b) / a
-        out.append(float((o - mv) @ d) / max(float(d @ d) / 2, 1e-6))
-    return tuple(out)
+        mv = np.asarray(((cb + cr) / 2)[ys, xs], np.float32)
+        d = np.asarray(cb[ys, xs] - cr[ys, xs], np.float32)
+        out.append((crop_at, _Template(mean, full), mv, d, float(d @ d)))
+    return out
 
 
 #: The blurs tried on the registered faces (stored-patch pixels): a Gaussian of sigma up to
@@ -255,12 +369,18 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
     h, w = ob.shape
     size = (w // 2, h // 2)
     small_o = cv2.resize(ob, size, interpolation=cv2.INTER_AREA)
-    small_m = cv2.resize((fb + fr) / 2, size, interpolation=cv2.INTER_AREA)
-    apart = cv2.dilate((np.abs(fb - fr) >= DIFFERENCE_LEVEL).astype(np.uint8),
-                       np.ones((9, 9), np.uint8))
-    keep = cv2.resize(apart, size, interpolation=cv2.INTER_NEAREST) == 0
-    keep[:3, :] = keep[-3:, :] = False
-    keep[:, :3] = keep[:, -3:] = False
+    pair = _pair(fb, fr)
+    setup = pair.blur_setup.get(size)
+    if setup is None:
+        small_m = cv2.resize((fb + fr) / 2, size, interpolation=cv2.INTER_AREA)
+        apart = cv2.dilate((np.abs(fb - fr) >= DIFFERENCE_LEVEL).astype(np.uint8),
+                           np.ones((9, 9), np.uint8))
+        keep = cv2.resize(apart, size, interpolation=cv2.INTER_NEAREST) == 0
+        keep[:3, :] = keep[-3:, :] = False
+        keep[:, :3] = keep[:, -3:] = False
+        setup = pair.blur_setup[size] = (np.asarray(small_m, np.float32),
+                                          np.asarray(keep, bool), {})
+    small_m, keep, faces = setup
     o = small_o[keep]
     o = o - o.mean()
     o /= max(float(np.linalg.norm(o)), 1e-6)
@@ -268,10 +388,15 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
 
     def fit(blur: Blur) -> float:
         if blur not in fits:
-            m = cv2.filter2D(small_m, -1, blur_kernel(blur, 0.5),
-                             borderType=cv2.BORDER_REPLICATE)[keep]
-            m = m - m.mean()
-            fits[blur] = float(o @ m) / max(float(np.linalg.norm(m)), 1e-6)
+            face = faces.get(blur)
+            if face is None:
+                m = cv2.filter2D(small_m, -1, blur_kernel(blur, 0.5),
+                                 borderType=cv2.BORDER_REPLICATE)[keep]
+                m = m - m.mean()
+                if len(faces) >= _BLURS_MAX:
+                    faces.clear()
+                face = faces[blur] = (m, max(float(np.linalg.norm(m)), 1e-6))
+            fits[blur] = float(o @ face[0]) / face[1]
         return fits[blur]
 
     sigmas, lengths, angle_step = BLUR_COARSE
@@ -293,7 +418,17 @@ def blurred_pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
     observation sits near halfway. Blurred the same way, the two faces differ less, but the
     observation lies near the face it shows.
     """
-    _, kernel, _ = matched_blur(ob, fb, fr)
-    bb = np.asarray(cv2.filter2D(fb, -1, kernel, borderType=cv2.BORDER_REPLICATE), np.float32)
-    br = np.asarray(cv2.filter2D(fr, -1, kernel, borderType=cv2.BORDER_REPLICATE), np.float32)
-    return pair_check(ob, bb, br, joint=True)
+    blur, kernel, _ = matched_blur(ob, fb, fr)
+    pair = _pair(fb, fr)
+    faces = pair.blurred.get(blur)
+    if faces is None:
+        bb = np.asarray(cv2.filter2D(fb, -1, kernel, borderType=cv2.BORDER_REPLICATE),
+                        np.float32)
+        br = np.asarray(cv2.filter2D(fr, -1, kernel, borderType=cv2.BORDER_REPLICATE),
+                        np.float32)
+        faces = (bb, br)
+        if not (fb.flags.writeable or fr.flags.writeable):
+            if len(pair.blurred) >= _BLURRED_MAX:
+                del pair.blurred[next(iter(pair.blurred))]
+            faces = pair.blurred[blur] = (read_only(bb), read_only(br))
+    return pair_check(ob, faces[0], faces[1], joint=True)

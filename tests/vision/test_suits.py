@@ -183,3 +183,33 @@ def test_twin_refuted_by_the_blurred_pips(kennard: Faces) -> None:
                                         16, angle, 2.0, rng))
         assert twin_refuted(ob, c(spade), c(club), bank, params), club
         assert not twin_refuted(ob, c(club), c(spade), bank, params), club
+
+
+def test_cached_pair_checks_equal_fresh_ones(kennard: Faces) -> None:
+    """Read-only faces (the bank's) give the same checks, first call and later, as writable."""
+    from hardware.camera.suits import blurred_pair_check, read_only
+
+    rng = np.random.default_rng(17)
+    for a, b, angle in (("3c", "3s", 30), ("Kh", "Kd", 90), ("6h", "4h", 0)):
+        pa, pb = (face_patch(kennard[Card.parse(x)], STORED_PATCH_SIZE) for x in (a, b))
+        fa, fb = face_luminance(pa), face_luminance(pb)
+        ra, rb = read_only(fa.copy()), read_only(fb.copy())
+        for _ in range(2):
+            ob = observed_luminance(_moving(pa, 10, angle, 1.0, rng))
+            for joint in (False, True):
+                assert pair_check(ob, ra, rb, joint) == pair_check(ob, fa, fb, joint), a
+            assert blurred_pair_check(ob, ra, rb) == blurred_pair_check(ob, fa, fb), a
+            assert index_positions(ob, ra, rb) == index_positions(ob, fa, fb), a
+
+
+def test_line_fit_is_polyfit() -> None:
+    """The closed-form line fit agrees with ``np.polyfit`` to float64 rounding."""
+    from hardware.camera.suits import line_fit
+
+    rng = np.random.default_rng(18)
+    for _ in range(20):
+        x = rng.uniform(0.2, 1.1, 500).astype(np.float32)
+        y = np.asarray(0.8 * x + 0.1 + rng.normal(0, 0.05, x.size), np.float32)
+        a, b = line_fit(x, y)
+        pa, pb = np.polyfit(x, y, 1)
+        assert abs(a - pa) <= 1e-12 and abs(b - pb) <= 1e-12
