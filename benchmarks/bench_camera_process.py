@@ -18,10 +18,12 @@ frame every 0.1 s (10 fps):
 - ``process``: the board source in a process of its own (the default for ``camera:``;
   :class:`hardware.camera.worker.ProcessBoardSource`).
 
-Each mode runs twice, interleaved (none, thread, process, none, thread, process), so the shared
-machine's load shows as the spread between the two runs of a mode. Reported per run: p50, p90,
-p99 and max latency, the cards over 1 ms, the frames the camera read, and the CPU time of this
-process (all threads) per second of the run.
+Each mode runs ``BENCH_CAMERA_ROUNDS`` times (default twice), interleaved (none, thread,
+process, none, thread, process), so the shared machine's load shows as the spread between the
+runs of a mode; ``BENCH_CAMERA_MODES`` (comma-separated) picks the modes. Reported per run: p50,
+p90, p99 and max latency, the cards over 1 ms, the frames the camera read, the CPU time of this
+process (all threads) and of the recogniser's process per second of the run, and the load
+average at its end.
 
 Environment: ``BENCH_CAMERA_SAMPLES`` (cards per run, default 1500), ``BENCH_CAMERA_GAP``,
 ``BENCH_CAMERA_FRAMES`` (distinct video frames, default 80; the video repeats them 4 times),
@@ -44,6 +46,7 @@ from benchmarks.bench_vision import deck_folder, stream_scenes
 from calibration.camera import CameraProfile, calibrate_camera
 from calibration.faces import load_face_folder
 from hardware.base import BoardSource, CardDrawn, DeviceEvent, open_board_source
+from hardware.camera.worker import ProcessBoardSource
 from hardware.link.aio import AsyncDevice
 from hardware.link.protocol import HELLO, MsgType, encode_frame
 from hardware.shoe.driver import SerialShoe
@@ -122,15 +125,26 @@ async def _serial_run(samples: int, gap: float, source: BoardSource | None) -> l
     return out
 
 
+def _child_cpu(pid: int | None) -> float:
+    """CPU seconds (user + system) the process ``pid`` has used so far (0 without one)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _run(mode: str, url: str, profile: CameraProfile, samples: int, gap: float) -> str:
     source: BoardSource | None = None
     if mode != "none":
         source = open_board_source(url + ("&process=0" if mode == "thread" else ""),
                                    profile=profile)
         source.open()
+    pid = source.pid if isinstance(source, ProcessBoardSource) else None
     c0, t0 = time.process_time(), time.monotonic()
+    k0 = _child_cpu(pid)
     try:
         lat = asyncio.run(_serial_run(samples, gap, source))
+        child = (_child_cpu(pid) - k0) / (time.monotonic() - t0)
     finally:
         if source is not None:
             source.close()
@@ -144,7 +158,8 @@ def _run(mode: str, url: str, profile: CameraProfile, samples: int, gap: float) 
     over = sum(v > 1000 for v in us)
     return (f"| {mode} | {len(us)} | {statistics.median(us):.0f} | {pct(0.9):.0f} | "
             f"{pct(0.99):.0f} | {us[-1]:.0f} | {over} | {frames} | "
-            f"{cpu * 100:.0f}% | {os.getloadavg()[0]:.1f} |")
+            f"{cpu * 100:.0f}% | {f'{child * 100:.0f}%' if pid else '-'} | "
+            f"{os.getloadavg()[0]:.1f} |")
 
 
 def main() -> None:
@@ -155,6 +170,12 @@ def main() -> None:
     frames = int(os.environ.get("BENCH_CAMERA_FRAMES", "80"))
     deck = os.environ.get("BENCH_CAMERA_DECK", "kennard")
     seed = int(os.environ.get("BENCH_CAMERA_SEED", "1400000"))
+    rounds = int(os.environ.get("BENCH_CAMERA_ROUNDS", "2"))
+    modes = [m for m in os.environ.get("BENCH_CAMERA_MODES", "none,thread,process").split(",")
+             if m]
+    unknown = sorted(set(modes) - {"none", "thread", "process"})
+    if unknown:
+        raise SystemExit(f"BENCH_CAMERA_MODES: unknown modes {unknown} (none, thread, process)")
     with tempfile.TemporaryDirectory() as tmp:
         video = Path(tmp) / "board.avi"
         profile = _video(video, frames, seed, deck)
@@ -164,10 +185,10 @@ def main() -> None:
               f"{samples} cards per run, {gap * 1e3:g} ms apart; load average "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n", flush=True)
         print("| camera | cards | p50 us | p90 us | p99 us | max us | over 1 ms | frames read | "
-              "this process's CPU | load |\n"
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
-        for _ in range(2):
-            for mode in ("none", "thread", "process"):
+              "this process's CPU | the recogniser process's CPU | load |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
+        for _ in range(rounds):
+            for mode in modes:
                 print(_run(mode, url, profile, samples, gap), flush=True)
 
 
