@@ -34,6 +34,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from hardware.base import DeviceEvent, DeviceStatus, LookTimed, open_board_source
+from hardware.camera.source import next_due
 from table_controller.errors import CalibrationError, ConfigError, DeviceError, TableError
 
 log = logging.getLogger(__name__)
@@ -90,7 +91,8 @@ class ProcessBoardSource:
     :param url: the board source's URL, opened in the child with ``options`` (which must
         pickle: a camera profile does).
     :param interval: seconds between polls that reach the child (the child source's own
-        ``interval`` once it has started).
+        ``interval`` once it has started), on a fixed grid
+        (:func:`~hardware.camera.source.next_due`, as the child's source keeps its own).
     :param retry: seconds of ``now`` before a lost child is started again.
     """
 
@@ -176,7 +178,7 @@ class ProcessBoardSource:
         """
         if now < self._next:
             return []
-        self._next = now + self.interval
+        self._next = next_due(self._next, now, self.interval)
         if self._conn is None:
             if self._restart_at is None or now < self._restart_at:
                 return []
