@@ -21,9 +21,9 @@ frame every 0.1 s (10 fps):
 Each mode runs ``BENCH_CAMERA_ROUNDS`` times (default twice), interleaved (none, thread,
 process, none, thread, process), so the shared machine's load shows as the spread between the
 runs of a mode; ``BENCH_CAMERA_MODES`` (comma-separated) picks the modes. Reported per run: p50,
-p90, p99 and max latency, the cards over 1 ms, the frames the camera read, the CPU time of this
-process (all threads) and of the recogniser's process per second of the run, and the load
-average at its end.
+p90, p99 and max latency, the cards over 1 ms, the frames the camera read (and per second of
+the run), the CPU time of this process (all threads) and of the recogniser's process per
+second of the run, and the load average at its end.
 
 Environment: ``BENCH_CAMERA_SAMPLES`` (cards per run, default 1500), ``BENCH_CAMERA_GAP``,
 ``BENCH_CAMERA_FRAMES`` (distinct video frames, default 80; the video repeats them 4 times),
@@ -148,7 +148,8 @@ def _run(mode: str, url: str, profile: CameraProfile, samples: int, gap: float) 
     finally:
         if source is not None:
             source.close()
-    cpu = (time.process_time() - c0) / (time.monotonic() - t0)
+    elapsed = time.monotonic() - t0
+    cpu = (time.process_time() - c0) / elapsed
     frames = source.status().frames if source is not None else 0
     us = sorted(v * 1e6 for v in lat)
 
@@ -157,7 +158,7 @@ def _run(mode: str, url: str, profile: CameraProfile, samples: int, gap: float) 
 
     over = sum(v > 1000 for v in us)
     return (f"| {mode} | {len(us)} | {statistics.median(us):.0f} | {pct(0.9):.0f} | "
-            f"{pct(0.99):.0f} | {us[-1]:.0f} | {over} | {frames} | "
+            f"{pct(0.99):.0f} | {us[-1]:.0f} | {over} | {frames} ({frames / elapsed:.1f}/s) | "
             f"{cpu * 100:.0f}% | {f'{child * 100:.0f}%' if pid else '-'} | "
             f"{os.getloadavg()[0]:.1f} |")
 
