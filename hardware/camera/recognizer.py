@@ -21,7 +21,6 @@ from collections.abc import Callable
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from hardware.camera.facebank import (
     PATCH_MASK,
@@ -78,31 +77,6 @@ UNCHANGED_ANGLE_DEG = 1.0
 #: about 3 there).
 UNCHANGED_LEVEL = 24
 UNCHANGED_PIXELS = 4
-
-
-def _foreign_in(foreign: Image, pts: npt.NDArray[np.int32], cut: list[tuple[int, int]]) -> int:
-    """Count the ``foreign`` pixels inside the polygon ``pts``, less the columns of ``cut``.
-
-    ``cut`` holds column ranges ``[a, b)`` of the canonical view (not negative). Filled and
-    counted over the polygon's bounding box only: the same pixels as over the whole view (the
-    polygon's integer vertices moved by whole pixels rasterise the same; the box holds every
-    pixel of the view the polygon covers), for a tenth of the pixels.
-
-    >>> mask = np.full((10, 20), 255, np.uint8)
-    >>> square = np.array([[2, 2], [11, 2], [11, 5], [2, 5]], np.int32)
-    >>> _foreign_in(mask, square, []), _foreign_in(mask, square, [(0, 4), (10, 30)])
-    (40, 24)
-    """
-    h, w = foreign.shape
-    x0, y0 = (max(int(v), 0) for v in pts.min(axis=0))
-    x1, y1 = min(int(pts[:, 0].max()) + 1, w), min(int(pts[:, 1].max()) + 1, h)
-    if x1 <= x0 or y1 <= y0:
-        return 0
-    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(region, [pts - np.array([x0, y0], np.int32)], 255)
-    for a, b in cut:
-        region[:, max(a - x0, 0) : max(b - x0, 0)] = 0
-    return int(np.count_nonzero(foreign[y0:y1, x0:x1] & region))
 
 
 class BoardRecognizer(CardLocator):
@@ -182,13 +156,14 @@ class BoardRecognizer(CardLocator):
         unknown = [s for s in unresolved if self._card_sized(fg, s)]
         out: list[SlotReading] = []
         for slot, pose in enumerate(poses):
+            region = np.zeros_like(fg)
             if pose is not None:
                 q = self._quad(pose, grow=self.params.band_px)
             else:
                 centre = (self.canon_x(self.geometry.slot_centre_mm(slot)[0]),
                           self.canon_size[1] / 2)
                 q = self._quad(CardPose(centre, 0.0, slot), grow=self.params.band_px)
-            cut: list[tuple[int, int]] = []
+            cv2.fillPoly(region, [np.round(q).astype(np.int32)], 255)
             for other in unresolved:
                 if other != slot:
                     # A neighbour that could not be located is unknown, not foreign, in its own
@@ -200,8 +175,8 @@ class BoardRecognizer(CardLocator):
                     b = int(np.ceil(
                         self.canon_x((other + 1) * self.geometry.slot_width_mm) + reach
                     ))
-                    cut.append((max(a, 0), max(b, 0)))
-            n_foreign = _foreign_in(foreign, np.round(q).astype(np.int32), cut)
+                    region[:, max(a, 0) : max(b, 0)] = 0
+            n_foreign = int(np.count_nonzero(foreign & region))
             occluded: SlotReading | None = None
             if n_foreign > self.params.foreign_fraction * card_area:
                 conf = min(1.0, n_foreign / (0.2 * card_area))
