@@ -16,10 +16,13 @@ frame every 0.1 s (10 fps):
 - ``thread``: the board source in the daemon's process (``process=0``; a worker thread
   recognises, holding the GIL for most of each frame);
 - ``process``: the board source in a process of its own (the default for ``camera:``;
-  :class:`hardware.camera.worker.ProcessBoardSource`).
+  :class:`hardware.camera.worker.ProcessBoardSource`), at its default priority, ``nice``
+  :data:`~hardware.camera.worker.CHILD_NICENESS` below this process;
+- ``process-nice0``: the same at this process's own priority (``nice=0``; as before the
+  child's priority was lowered).
 
 Each mode runs ``BENCH_CAMERA_ROUNDS`` times (default twice), interleaved (none, thread,
-process, none, thread, process), so the shared machine's load shows as the spread between the
+process, process-nice0, none, ...), so the shared machine's load shows as the spread between the
 runs of a mode; ``BENCH_CAMERA_MODES`` (comma-separated) picks the modes. Reported per run: p50,
 p90, p99 and max latency, the cards over 1 ms, the frames the camera read (and per second of
 the run), the CPU time of this process (all threads) and of the recogniser's process per
@@ -56,6 +59,7 @@ from hardware.sim.pty import PtyPort
 from table_controller.daemon.devices import CAMERA_POLL
 
 UID = "04A1B2C3D4E5F6"
+MODES = ("none", "thread", "process", "process-nice0")
 WARMUP = 100
 
 
@@ -136,8 +140,8 @@ def _child_cpu(pid: int | None) -> float:
 def _run(mode: str, url: str, profile: CameraProfile, samples: int, gap: float) -> str:
     source: BoardSource | None = None
     if mode != "none":
-        source = open_board_source(url + ("&process=0" if mode == "thread" else ""),
-                                   profile=profile)
+        extra = {"thread": "&process=0", "process-nice0": "&nice=0"}.get(mode, "")
+        source = open_board_source(url + extra, profile=profile)
         source.open()
     pid = source.pid if isinstance(source, ProcessBoardSource) else None
     c0, t0 = time.process_time(), time.monotonic()
@@ -172,11 +176,10 @@ def main() -> None:
     deck = os.environ.get("BENCH_CAMERA_DECK", "kennard")
     seed = int(os.environ.get("BENCH_CAMERA_SEED", "1400000"))
     rounds = int(os.environ.get("BENCH_CAMERA_ROUNDS", "2"))
-    modes = [m for m in os.environ.get("BENCH_CAMERA_MODES", "none,thread,process").split(",")
-             if m]
-    unknown = sorted(set(modes) - {"none", "thread", "process"})
+    modes = [m for m in os.environ.get("BENCH_CAMERA_MODES", ",".join(MODES)).split(",") if m]
+    unknown = sorted(set(modes) - set(MODES))
     if unknown:
-        raise SystemExit(f"BENCH_CAMERA_MODES: unknown modes {unknown} (none, thread, process)")
+        raise SystemExit(f"BENCH_CAMERA_MODES: unknown modes {unknown} ({', '.join(MODES)})")
     with tempfile.TemporaryDirectory() as tmp:
         video = Path(tmp) / "board.avi"
         profile = _video(video, frames, seed, deck)

@@ -64,10 +64,12 @@ def open_camera_board_source(
 
     The source runs in a child process (:class:`~hardware.camera.worker.ProcessBoardSource`:
     recognition holds no lock of the caller's interpreter) unless ``process=0`` is given (URL
-    query or keyword), which builds it in the caller's process.
+    query or keyword), which builds it in the caller's process. ``nice=N`` (0-19, default
+    :data:`~hardware.camera.worker.CHILD_NICENESS`) is how much lower the child's priority is.
 
-    :param options: ``profile`` (required), ``process``; the rest goes to the camera.
-    :raises ConfigError: without a profile, or for a ``process`` value other than 0 or 1.
+    :param options: ``profile`` (required), ``process``, ``nice``; the rest goes to the camera.
+    :raises ConfigError: without a profile, for a ``process`` value other than 0 or 1, or a
+        ``nice`` that is not 0-19 or given with ``process=0``.
     """
     opts = dict(options)
     wanted: object = opts.pop("process", url.query.get("process", True))
@@ -75,23 +77,36 @@ def open_camera_board_source(
         if wanted not in ("0", "1"):
             raise ConfigError(f"camera {url.url}: process={wanted!r} must be 0 or 1")
         wanted = wanted == "1"
+    nice: object = opts.pop("nice", url.query.get("nice"))
     if opts.get("profile") is None:
         raise ConfigError(f"camera {url.url}: a board source needs calibration.camera_profile")
-    camera_url = _without_process(url)
+    camera_url = _without(url, ("process", "nice"))
     if wanted:
-        from hardware.camera.worker import ProcessBoardSource
+        from hardware.camera.worker import CHILD_NICENESS, ProcessBoardSource
 
-        return ProcessBoardSource(camera_url, {**opts, "process": False}, interval=0.1)
-    query = {k: v for k, v in url.query.items() if k != "process"}
+        return ProcessBoardSource(camera_url, {**opts, "process": False}, interval=0.1,
+                                  niceness=CHILD_NICENESS if nice is None else _nice(url, nice))
+    if nice is not None:
+        raise ConfigError(f"camera {url.url}: nice= is the recogniser process's; with "
+                          "process=0 there is none")
+    query = {k: v for k, v in url.query.items() if k not in ("process", "nice")}
     return open_camera_board(DeviceUrl(camera_url, url.scheme, url.key, url.path, query), opts)
 
 
-def _without_process(url: DeviceUrl) -> str:
-    """Return ``url`` less its ``process`` query option (the camera does not take it)."""
-    if "process" not in url.query:
+def _nice(url: DeviceUrl, value: object) -> int:
+    """Parse the ``nice`` option: a whole number 0-19."""
+    text = str(value)
+    if not text.isdigit() or int(text) > 19:
+        raise ConfigError(f"camera {url.url}: nice={value!r} must be a whole number 0-19")
+    return int(text)
+
+
+def _without(url: DeviceUrl, keys: tuple[str, ...]) -> str:
+    """Return ``url`` less the query options ``keys`` (the camera does not take them)."""
+    if not any(k in url.query for k in keys):
         return url.url
     base, _, query = url.url.partition("?")
-    kept = "&".join(part for part in query.split("&") if part.split("=")[0] != "process")
+    kept = "&".join(part for part in query.split("&") if part.split("=")[0] not in keys)
     return f"{base}?{kept}" if kept else base
 
 

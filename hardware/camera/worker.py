@@ -20,6 +20,10 @@ Rules this module keeps:
    once) and started again ``retry`` seconds of ``now`` later; polls meanwhile return nothing.
 3. The child process does the recognition on one OpenCV thread (``cv2.setNumThreads(1)``):
    one core, as the recogniser's budget is measured.
+4. The child runs ``niceness`` (default :data:`CHILD_NICENESS`) below the caller's priority:
+   where the daemon and the recogniser both want a core, the daemon's event loop (its serial
+   devices) gets it first; the recogniser takes what the daemon leaves, which on an idle core is
+   all of it.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import signal
 from collections.abc import Mapping
 from dataclasses import replace
@@ -42,13 +47,17 @@ log = logging.getLogger(__name__)
 #: Seconds a child may take to start (imports, the face bank) and to answer one poll.
 START_TIMEOUT = 60.0
 POLL_TIMEOUT = 10.0
+#: How much lower the child's scheduling priority is than its parent's (``nice`` steps).
+CHILD_NICENESS = 5
 _ERRORS: dict[str, type[TableError]] = {
     "ConfigError": ConfigError, "CalibrationError": CalibrationError, "DeviceError": DeviceError,
 }
 
 
-def serve(conn: Connection, url: str, options: Mapping[str, Any]) -> None:
+def serve(conn: Connection, url: str, options: Mapping[str, Any], niceness: int = 0) -> None:
     """Child process: open the board source for ``url`` and answer polls until told to stop.
+
+    ``niceness`` is added to the process's ``nice`` value first (rule 4).
 
     Messages in: ``("poll", seq, now)`` or ``("close",)``. Out: ``("ready", status, interval)``
     or ``("error", kind, text)`` once, then ``("events", seq, events, status, looked_at)`` or
@@ -56,6 +65,8 @@ def serve(conn: Connection, url: str, options: Mapping[str, Any]) -> None:
     """
     import cv2
 
+    if niceness > 0:
+        os.nice(niceness)
     cv2.setNumThreads(1)
     # Ctrl-C at a terminal reaches the whole process group: the parent decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -94,11 +105,19 @@ class ProcessBoardSource:
         ``interval`` once it has started), on a fixed grid
         (:func:`~hardware.camera.source.next_due`, as the child's source keeps its own).
     :param retry: seconds of ``now`` before a lost child is started again.
+    :param niceness: how much lower the child's priority is than this process's (rule 4; 0:
+        the same).
+    :raises ConfigError: for a negative ``niceness``.
     """
 
     def __init__(self, url: str, options: Mapping[str, Any] | None = None, *,
                  interval: float = 0.1, retry: float = 2.0,
-                 timeout: float = POLL_TIMEOUT, start_timeout: float = START_TIMEOUT) -> None:
+                 timeout: float = POLL_TIMEOUT, start_timeout: float = START_TIMEOUT,
+                 niceness: int = CHILD_NICENESS) -> None:
+        if niceness < 0:
+            raise ConfigError(f"board source {url!r}: niceness={niceness} must not be negative "
+                              "(the child cannot run ahead of the daemon)")
+        self.niceness = niceness
         self.url = url
         self.options = dict(options or {})
         self.interval = interval
@@ -134,7 +153,7 @@ class ProcessBoardSource:
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         conn, child = ctx.Pipe()
-        proc = ctx.Process(target=serve, args=(child, self.url, self.options),
+        proc = ctx.Process(target=serve, args=(child, self.url, self.options, self.niceness),
                            name="board-recogniser", daemon=True)
         proc.start()
         child.close()

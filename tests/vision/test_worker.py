@@ -13,7 +13,7 @@ import pytest
 from calibration.camera import CameraProfile, calibrate_camera
 from hardware.base import DeviceEvent, open_board_source
 from hardware.camera.source import BoardObserved, FrameBoardSource
-from hardware.camera.worker import ProcessBoardSource
+from hardware.camera.worker import CHILD_NICENESS, ProcessBoardSource
 from hardware.sim import scene as S
 from table_controller.errors import ConfigError
 
@@ -88,3 +88,22 @@ def test_a_dead_child_is_lost_once_then_started_again(video: tuple[Path, CameraP
         assert source.poll(1.3) == [BoardObserved((None,) * 5)]
     finally:
         source.close()
+
+
+def test_the_child_runs_below_the_daemon_s_priority(video: tuple[Path, CameraProfile]) -> None:
+    path, profile = video
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    for url, below in ((f"camera://{path}", CHILD_NICENESS), (f"camera://{path}?nice=0", 0),
+                       (f"camera://{path}?nice=2&process=1", 2)):
+        source = open_board_source(url, profile=profile)
+        assert isinstance(source, ProcessBoardSource)
+        source.open()
+        try:
+            assert source.pid is not None
+            assert os.getpriority(os.PRIO_PROCESS, source.pid) == min(own + below, 19), url
+            assert source.poll(0.0) == [BoardObserved((None,) * 5)]
+        finally:
+            source.close()
+    for bad in ("nice=-1", "nice=20", "nice=low", "nice=3&process=0"):
+        with pytest.raises(ConfigError, match="nice="):
+            open_board_source(f"camera://{path}?{bad}", profile=profile)
