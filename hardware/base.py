@@ -240,6 +240,20 @@ class QuickPoll(Protocol):
 
 
 @runtime_checkable
+class Paced(Protocol):
+    """A board source that reads a frame only when one is due, and says when the next is.
+
+    The daemon's camera loop sleeps until then (at most its own poll interval) rather than a
+    fixed interval after each poll: a poll that took a while (a frame recognised) does not
+    push the next frame later, so a source paced at 10 frames a second is read 10 times a
+    second, not once per interval plus the poll's own time.
+    """
+
+    def next_poll_at(self) -> float:
+        """Return the time (on the clock passed to ``poll``) the next frame is due."""
+
+
+@runtime_checkable
 class LookTimed(Protocol):
     """A camera or board source that knows when its frames' producer last looked at the board.
 

@@ -160,6 +160,10 @@ class FrameBoardSource:
         """Release the camera."""
         self.camera.close()
 
+    def next_poll_at(self) -> float:
+        """Return when the next frame is due (:class:`~hardware.base.Paced`)."""
+        return self._next
+
     def poll(self, now: float) -> list[DeviceEvent]:
         """Read one frame if one is due; return what changed.
 

@@ -190,6 +190,10 @@ class ProcessBoardSource:
                 proc.join()
         self._status = replace(self._status, connected=False, link="closed")
 
+    def next_poll_at(self) -> float:
+        """Return when the next frame is due (:class:`~hardware.base.Paced`)."""
+        return self._next
+
     def poll(self, now: float) -> list[DeviceEvent]:
         """Poll the child's source if a frame is due; return its events.
 

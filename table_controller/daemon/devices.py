@@ -50,6 +50,7 @@ from hardware.base import (
     FramesLost,
     LinkStale,
     LookTimed,
+    Paced,
     PolledDevice,
     QuickPoll,
     Retransmission,
@@ -84,8 +85,9 @@ log = logging.getLogger(__name__)
 
 #: Link faults: journaled as ``decision`` entries (not replayed), never core inputs.
 LINK_FAULTS = (BadFrame, SequenceGap, Retransmission, DuplicateFrame, LinkStale)
-#: Seconds between two polls of the board source (its own pace; a source reads a frame only
-#: when one is due).
+#: Seconds between two polls of the board source at most: a paced source
+#: (:class:`~hardware.base.Paced`) is polled when its next frame is due; a source reads a
+#: frame only when one is due.
 CAMERA_POLL = 0.05
 #: Camera time one poll of the board source counts at most, in multiples of its normal
 #: length (the poll period, or the source's frame interval if longer): the rest is lag.
@@ -98,6 +100,19 @@ SERIAL_DEVICES = ("shoe", "chips")
 _E = TypeVar("_E")
 #: Device event type -> the core input it is (the device's name is given).
 EVENT_INPUTS: dict[type, Callable[[str, Any], ControllerInput]] = {}
+
+
+def poll_wait(due: float, now: float) -> float:
+    """Return how long the camera loop sleeps before it polls a frame due at ``due``.
+
+    Until the frame is due, at least 0 (a frame already due is polled at once, after the
+    loop's other ready work) and at most :data:`CAMERA_POLL` (a clock stepped by a test, or
+    a source that restarts its pace, is looked at again soon).
+
+    >>> poll_wait(10.03, 10.0), poll_wait(9.9, 10.0), poll_wait(20.0, 10.0)
+    (0.03, 0.0, 0.05)
+    """
+    return min(CAMERA_POLL, max(0.0, round(due - now, 6)))
 
 
 def event_input(cls: type[_E]) -> Callable[[Callable[[str, _E], ControllerInput]],
@@ -383,8 +398,11 @@ class DeviceSet:
         cam, clock = self.camera, self.camera_clock
         assert cam is not None and clock is not None
         quick = isinstance(cam, QuickPoll) and cam.quick_poll
+        paced = cam if isinstance(cam, Paced) else None
         while True:
-            await asyncio.sleep(CAMERA_POLL)
+            # until the next frame is due (a paced source), never longer than CAMERA_POLL
+            wait = CAMERA_POLL if paced is None else poll_wait(paced.next_poll_at(), now())
+            await asyncio.sleep(wait)
             # the source is used from here only
             started, mono = now(), time.monotonic()
             events = cam.poll(started) if quick else await asyncio.to_thread(cam.poll, started)

@@ -110,3 +110,53 @@ def test_a_camera_that_looks_in_time_but_sees_nothing_is_judged_on_time() -> Non
         late.looked(10.0 + i * 0.05, age=0.5)
     devices.camera_clock = late
     assert not devices.camera_behind(13.5, 3.0, 10.0, 13.6)  # its 3 s of looks are done
+
+
+def test_a_paced_camera_is_polled_when_its_frame_is_due_not_a_fixed_sleep_after(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 60 ms poll at 10 frames a second: 10 frames a second, not one per 50 ms + 60 ms."""
+    from hardware.camera.source import next_due
+    from table_controller.daemon import devices as devmod
+
+    clock = [100.0]
+    real_sleep = asyncio.sleep
+    slept: list[float] = []
+
+    async def fake_sleep(delay: float) -> None:
+        slept.append(delay)
+        clock[0] += delay
+        await real_sleep(0)
+
+    class Done(Exception):
+        pass
+
+    class Source:
+        interval = 0.1
+
+        def __init__(self) -> None:
+            self._next = 0.0
+            self.frames: list[float] = []
+
+        def next_poll_at(self) -> float:
+            return self._next
+
+        def poll(self, now: float) -> list[DeviceEvent]:
+            if now >= self._next:
+                self._next = next_due(self._next, now, self.interval)
+                self.frames.append(now)
+                clock[0] += 0.06  # recognising the frame
+            if len(self.frames) == 51:
+                raise Done
+            return []
+
+    source = Source()
+    devices = DeviceSet(lambda n, e: None, lambda: None)
+    devices.camera = source  # type: ignore[assignment]
+    devices.camera_clock = devmod.CameraClock(cap=0.1)
+    monkeypatch.setattr(asyncio, "sleep", fake_sleep)
+    with pytest.raises(Done):
+        asyncio.run(devices.camera_loop(lambda: clock[0], lambda events: None))
+    gaps = [b - a for a, b in zip(source.frames, source.frames[1:], strict=False)]
+    assert len(gaps) == 50
+    assert all(abs(g - 0.1) < 1e-6 for g in gaps), gaps
+    assert max(slept) <= devmod.CAMERA_POLL
