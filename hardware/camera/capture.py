@@ -9,7 +9,13 @@ URLs (see :func:`hardware.base.open_camera`)::
 Options (URL query or keyword): ``width``, ``height`` (requested capture size), ``fps``,
 ``fourcc`` (the pixel format asked of a device, default ``MJPG``; ``none`` asks for none),
 ``retry`` (seconds between reopen attempts once lost, default 2), ``lost_after`` (failed grabs in a
-row before the camera counts as lost, default 5).
+row before the camera counts as lost, default 5), ``buffer`` (frames the capture may queue, default
+1 for a device; ``none`` leaves the backend's own).
+
+Fresh frames: a device delivers frames at its own rate (often 30 a second) while the board source
+reads about 10 a second; with V4L2's default queue of 4 buffers each frame read would then be the
+oldest queued, up to 4 frames (about 0.13 s) old. A device is therefore asked for a queue of one
+frame (``CAP_PROP_BUFFERSIZE``; a backend that refuses says so in the log).
 
 Pixel format: a device (``camera://0``, ``camera:///dev/video0``) is asked for MJPEG (V4L2
 ``MJPG``) before its size: a 1920x1080 MJPEG frame decodes in about 5 ms of CPU, where raw YUYV
@@ -38,7 +44,7 @@ from table_controller.errors import ConfigError, DeviceError
 Image = npt.NDArray[np.uint8]
 log = logging.getLogger(__name__)
 
-_OPTIONS = {"width", "height", "fps", "fourcc", "retry", "lost_after", "url", "device"}
+_OPTIONS = {"width", "height", "fps", "fourcc", "retry", "lost_after", "url", "device", "buffer"}
 #: The pixel format asked of a camera device unless ``fourcc=`` says otherwise.
 DEFAULT_FOURCC = "MJPG"
 
@@ -99,6 +105,29 @@ def camera_fourcc(source: int | str, options: Mapping[str, Any]) -> str | None:
     return code
 
 
+def camera_buffer(source: int | str, options: Mapping[str, Any]) -> int | None:
+    """Return the capture queue length to ask of ``source``, or None to ask none.
+
+    >>> camera_buffer(0, {}), camera_buffer("/dev/video2", {"buffer": "3"})
+    (1, 3)
+    >>> camera_buffer("board.avi", {}), camera_buffer(0, {"buffer": "none"})
+    (None, None)
+
+    :raises ConfigError: for a value that is not a whole number from 1 to 32 (or ``none``).
+    """
+    device = isinstance(source, int) or source.startswith("/dev/")
+    value = options.get("buffer")
+    if value is None:
+        return 1 if device else None
+    text = str(value).strip().lower()
+    if text == "none":
+        return None
+    if not text.isdigit() or not 1 <= int(text) <= 32:
+        raise ConfigError(f"camera option buffer={value!r} is not a whole number of frames "
+                          "from 1 to 32 (or none)")
+    return int(text)
+
+
 class CvCamera:
     """A :class:`hardware.base.BoardCamera` backed by ``cv2.VideoCapture``."""
 
@@ -113,6 +142,7 @@ class CvCamera:
         self.height = _positive(opts, "height", None)
         self.fps = _positive(opts, "fps", None)
         self.fourcc = camera_fourcc(source, opts)
+        self.buffer = camera_buffer(source, opts)
         self.retry = _positive(opts, "retry", 2.0) or 2.0
         self.lost_after = int(_positive(opts, "lost_after", 5.0) or 5)
         self._cap: Any = None
@@ -140,6 +170,10 @@ class CvCamera:
                             (cv2.CAP_PROP_FPS, self.fps)):
             if value is not None:
                 cap.set(prop, value)
+        if self.buffer is not None and (not cap.set(cv2.CAP_PROP_BUFFERSIZE, self.buffer)
+                                        or int(cap.get(cv2.CAP_PROP_BUFFERSIZE)) != self.buffer):
+            log.warning("camera %s: asked for a queue of %d frame(s), the backend keeps its own",
+                        self.url, self.buffer)
         if self.fourcc is not None:
             got = int(cap.get(cv2.CAP_PROP_FOURCC))
             code = "".join(chr((got >> (8 * i)) & 0xFF) for i in range(4))

@@ -271,3 +271,51 @@ def test_board_watcher_confirms_cards_once_stable(kennard: Faces) -> None:
     assert during is not None and during.cards[0] == AH and 0 in during.occluded
     status = watcher.status()
     assert status.frames == 3 and status.missed == 1
+
+
+def test_a_camera_device_is_asked_for_a_one_frame_queue(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """No V4L2 device here: a stand-in for ``cv2.VideoCapture`` records what it is asked."""
+    asked: list[tuple[int, float]] = []
+    honoured = {"buffer": True}
+
+    class Capture:
+        def __init__(self, source: object) -> None:
+            self.props: dict[int, float] = {}
+
+        def isOpened(self) -> bool:
+            return True
+
+        def set(self, prop: int, value: float) -> bool:
+            asked.append((prop, value))
+            if prop == cv2.CAP_PROP_BUFFERSIZE and not honoured["buffer"]:
+                return False
+            self.props[prop] = value
+            return True
+
+        def get(self, prop: int) -> float:
+            if prop == cv2.CAP_PROP_FOURCC:
+                return float(cv2.VideoWriter.fourcc(*"MJPG"))
+            return self.props.get(prop, 0.0)
+
+        def release(self) -> None:
+            pass
+
+    monkeypatch.setattr(cv2, "VideoCapture", Capture)
+    for url, want in (("camera://0", 1), ("camera:///dev/video1?buffer=2", 2),
+                      ("camera:///dev/video1?buffer=none", None),
+                      ("camera://?url=rtsp://cam.local/board", None)):
+        asked.clear()
+        device = open_camera(url)
+        assert isinstance(device, CvCamera)
+        device.open()
+        got = [v for p, v in asked if p == cv2.CAP_PROP_BUFFERSIZE]
+        assert got == ([] if want is None else [want]), url
+        device.close()
+    with pytest.raises(ConfigError, match="buffer='0' is not a whole number"):
+        open_camera("camera://0?buffer=0")
+    honoured["buffer"] = False
+    device = open_camera("camera://0")
+    with caplog.at_level("WARNING"):
+        device.open()
+    assert "asked for a queue of 1 frame(s)" in caplog.text
