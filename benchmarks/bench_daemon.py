@@ -77,7 +77,7 @@ import os, select, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
 out = sys.stdout.buffer
 while True:
-    r, _, _ = select.select([fd], [], [], 5.0)
+    r, _, _ = select.select([fd], [], [], 60.0)
     if not r:
         break
     data = os.read(fd, 64)

@@ -377,12 +377,20 @@ class FeedHub:
         self,
         items: Mapping[Feed, tuple[Mapping[str, Any], Mapping[str, Any] | None]],
         mtype: str,
+        *,
+        between: Callable[[], None] | None = None,
     ) -> dict[Feed, Message]:
         """:meth:`broadcast_to` without the event loop: sent when this returns, in item order.
 
         A feed socket never waits to send (a subscriber whose queue is full loses the message,
         as a PUB socket does), so nothing is awaited: a caller that must not yield between its
         journal commit and the send (the daemon's prompt) sends here.
+
+        :param between: called once the first feed's message was sent, before the next feed's
+            is built (every body was checked by then): what the caller would rather do while
+            that message crosses (the daemon's journal anchor, a disk write that leaves the
+            CPU to the first feed's subscriber) than the next feeds' sends. Its exception is
+            raised after every feed's message was sent.
 
         :raises HoleCardLeak: if a public or dealer copy leaks (nothing is sent or changed).
         :raises FeedError: if the hub is not running or a body is not plain JSON.
@@ -415,7 +423,14 @@ class FeedHub:
         frame = topic(table_id, mtype)
         now = self._mono()
         sent: dict[Feed, Message] = {}
+        failed: BaseException | None = None
         for feed, (out, text, new_state) in bodies:
+            if between is not None and sent:
+                try:
+                    between()
+                except Exception as exc:  # raised once every feed has its message
+                    failed = exc
+                between = None
             seq = self._seq[feed] + 1
             body = wire(mtype, seq, table_id, ts, text)
             if now > (due := self._last_sent[feed] + self.heartbeat_interval):
@@ -428,6 +443,8 @@ class FeedHub:
             if sock is not None:  # None only while revoke_display rebinds: clients see a gap
                 _sent(sock.send_multipart([frame, body]))
             sent[feed] = Message(mtype, seq, table_id, ts, out)
+        if failed is not None:
+            raise failed
         return sent
 
     # -- heartbeats --------------------------------------------------------------------------
