@@ -24,7 +24,10 @@ settings: TCP endpoints, CURVE, no rake; the one simulated dealer,
   as it arrives, as the prompt is (the dealer feed has no CURVE, so neither has the hop; the
   old hop, both sockets in this process, is printed beside it). The three are added *per
   sample* (the bare cost of one card), and the daemon's p99 is compared with the p99 of those
-  sums (a sum of per-component p99s would overstate the bare cost);
+  sums (a sum of per-component p99s would overstate the bare cost). Printed beside them, not
+  the verdict: the same hop on a PUB with the dealer feed's connections in this benchmark (the
+  subscriber process and the dealer's console, a SUB of this process's asyncio context),
+  sampled :data:`HOP_PAUSE` after the first hop, and the sums and ratios with it;
 - cards are drawn :data:`GAP` seconds after the daemon went quiet (a dealer takes longer), and
   hands are played until at least ``--samples`` cards (default 2,000) were timed;
 - the daemon's RSS (``VmRSS``, ``VmHWM``) on a running table after the hands.
