@@ -24,7 +24,10 @@ settings: TCP endpoints, CURVE, no rake; the one simulated dealer,
   as it arrives, as the prompt is (the dealer feed has no CURVE, so neither has the hop; the
   old hop, both sockets in this process, is printed beside it). The three are added *per
   sample* (the bare cost of one card), and the daemon's p99 is compared with the p99 of those
-  sums (a sum of per-component p99s would overstate the bare cost);
+  sums (a sum of per-component p99s would overstate the bare cost). Printed beside them, not
+  the verdict: the same hop on a PUB with the dealer feed's connections in this benchmark (the
+  subscriber process and the dealer's console, a SUB of this process's asyncio context),
+  sampled :data:`HOP_PAUSE` after the first hop, and the sums and ratios with it;
 - cards are drawn :data:`GAP` seconds after the daemon went quiet (a dealer takes longer), and
   hands are played until at least ``--samples`` cards (default 2,000) were timed;
 - the daemon's RSS (``VmRSS``, ``VmHWM``) on a running table after the hands.
@@ -59,6 +62,9 @@ from table_controller.simtable.session import DealerSession, dealer_session
 
 #: Seconds between the daemon going quiet and the bare sample, and again before the next card.
 GAP = 0.02
+#: Seconds between the bare hop and the same hop to the dealer feed's connections (sampled
+#: right after it, the subscriber process would still be awake: measured 0.1 ms instead of 0.25).
+HOP_PAUSE = 0.01
 #: How long ``sim run`` holds back its reply to a timed draw (seconds): the reply would wake this
 #: process while the card's frame crosses to the daemon, which no real shoe's client does (it
 #: slowed the daemon's wake-up on the frame: ``docs/benchmarks.md``); ``--draw-reply-after 0``
@@ -74,7 +80,7 @@ import os, select, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
 out = sys.stdout.buffer
 while True:
-    r, _, _ = select.select([fd], [], [], 5.0)
+    r, _, _ = select.select([fd], [], [], 60.0)
     if not r:
         break
     data = os.read(fd, 64)
@@ -85,7 +91,7 @@ while True:
     out.flush()
 """
 
-#: A subscriber process: a blocking SUB socket on ``argv[1]`` stamping each message as it
+#: A subscriber process: a blocking SUB socket on ``argv[1:]`` stamping each message as it
 #: arrives (``time.monotonic()``, one clock for the machine's processes), then one line
 #: ``STAMP TYPE ID`` (the message's type and ``data.id``, 0 when it has none) on stdout.
 _SUB_CHILD = r"""
@@ -96,7 +102,8 @@ sock = ctx.socket(zmq.SUB)
 sock.linger = 0
 sock.rcvtimeo = 30000
 sock.setsockopt(zmq.SUBSCRIBE, b"")
-sock.connect(sys.argv[1])
+for endpoint in sys.argv[1:]:
+    sock.connect(endpoint)
 out = sys.stdout.buffer
 while True:
     try:
@@ -118,9 +125,10 @@ while True:
 """
 
 
-def _subscriber(endpoint: str) -> subprocess.Popen[bytes]:
-    """Start a :data:`_SUB_CHILD` on ``endpoint``."""
-    return subprocess.Popen([sys.executable, "-c", _SUB_CHILD, endpoint], stdout=subprocess.PIPE)
+def _subscriber(*endpoints: str) -> subprocess.Popen[bytes]:
+    """Start a :data:`_SUB_CHILD` on ``endpoints``."""
+    return subprocess.Popen([sys.executable, "-c", _SUB_CHILD, *endpoints],
+                            stdout=subprocess.PIPE)
 
 
 def pct(values: list[float], p: float) -> float:
@@ -150,17 +158,27 @@ class Bare:
         self.sub.linger = 0
         self.sub.setsockopt(zmq.SUBSCRIBE, b"")
         self.sub.connect(f"tcp://127.0.0.1:{port}")
-        # the hop as the prompt makes it: to a blocking SUB socket in another process
+        # the hop as the prompt makes it: to a blocking SUB socket in another process (the old
+        # bare hop: that subscriber its only connection)
         self.xpub = self.ctx.socket(zmq.PUB)
         self.xpub.linger = 0
         xport = self.xpub.bind_to_random_port("tcp://127.0.0.1")
-        self.hop_child = _subscriber(f"tcp://127.0.0.1:{xport}")
+        # the same, on a PUB with the dealer feed's connections in this benchmark: that
+        # subscriber and the dealer's console, a SUB of this process's asyncio context (joined
+        # by :meth:`join_console`; its messages are taken between the samples, as the console's)
+        self.xpub2 = self.ctx.socket(zmq.PUB)
+        self.xpub2.linger = 0
+        self.xport2 = self.xpub2.bind_to_random_port("tcp://127.0.0.1")
+        self.console: zmq.Socket[bytes] | None = None
+        self.hop_child = _subscriber(f"tcp://127.0.0.1:{xport}",
+                                     f"tcp://127.0.0.1:{self.xport2}")
         assert self.hop_child.stdout is not None
         self.hop_out = self.hop_child.stdout
-        while True:  # slow joiner: publish until the subscriber has one
-            self.xpub.send_multipart([b"warmup", b"{}"])
-            if select.select([self.hop_out], [], [], 0.05)[0]:
-                break
+        for pub in (self.xpub, self.xpub2):
+            while True:  # slow joiner: publish until the subscriber has one
+                pub.send_multipart([b"warmup", b"{}"])
+                if select.select([self.hop_out], [], [], 0.05)[0]:
+                    break
         time.sleep(0.3)
         while select.select([self.hop_out], [], [], 0)[0]:
             os.read(self.hop_out.fileno(), 65536)  # the warm-up lines (the pipe is not buffered)
@@ -168,9 +186,36 @@ class Bare:
         self.commit: list[float] = []
         self.hop: list[float] = []
         self.hop_local: list[float] = []
+        #: the hop on a PUB with the dealer feed's connections (see :meth:`join_console`)
+        self.hop_feed: list[float] = []
+        self.total_feed: list[float] = []
         self.anchor: list[float] = []
         self.total: list[float] = []
         self.total_local: list[float] = []
+
+    def join_console(self, ctx: zmq.asyncio.Context) -> None:
+        """Connect the dealer console's stand-in: a SUB of ``ctx`` (the dealer client's)."""
+        sync: zmq.Context[zmq.Socket[bytes]] = zmq.Context.shadow(ctx.underlying)
+        sock: zmq.Socket[bytes] = sync.socket(zmq.SUB)
+        sock.linger = 0
+        sock.setsockopt(zmq.SUBSCRIBE, b"")
+        sock.connect(f"tcp://127.0.0.1:{self.xport2}")
+        while True:  # slow joiner: until the console has one, then the subscriber's lines
+            self.xpub2.send_multipart([b"warmup", b"{}"])
+            if sock.poll(50):
+                break
+        time.sleep(0.3)
+        while sock.poll(0):
+            sock.recv_multipart()
+        while select.select([self.hop_out], [], [], 0)[0]:
+            os.read(self.hop_out.fileno(), 65536)
+        self.console = sock
+
+    def leave_console(self) -> None:
+        """Close the console's stand-in (before its context is destroyed)."""
+        if self.console is not None:
+            self.console.close(linger=0)
+            self.console = None
 
     def sample(self) -> None:
         frame = bytes(range(15)) + b"\x00"
@@ -197,6 +242,15 @@ class Bare:
         self.pub.send_multipart([b"T1/prompt", body])
         self.sub.recv_multipart()
         self.hop_local.append(time.perf_counter() - t0)
+        if self.console is not None:
+            time.sleep(HOP_PAUSE)  # not on the heels of the hop above (the subscriber awake)
+            t0 = time.monotonic()
+            self.xpub2.send_multipart([b"T1/prompt", body])
+            line = self.hop_out.readline()
+            self.hop_feed.append(float(line.split()[0]) - t0)
+            while self.console.poll(0):  # the console's copy, read after the hop
+                self.console.recv_multipart()
+            self.total_feed.append(self.pty[-1] + self.commit[-1] + self.hop_feed[-1])
         self.total.append(self.pty[-1] + self.commit[-1] + self.hop[-1])
         self.total_local.append(self.pty[-1] + self.commit[-1] + self.hop_local[-1])
 
@@ -208,6 +262,7 @@ class Bare:
             self.hop_child.wait(5)
         except subprocess.TimeoutExpired:  # pragma: no cover - the quit was lost
             self.hop_child.kill()
+        self.leave_console()
         for fd in (self.master, self.slave):
             os.close(fd)
         self.journal.close()
@@ -240,6 +295,8 @@ class Timed:
         self.latency_old: list[float] = []
         #: draw request -> frame written (the control socket's round trip, in the old measure)
         self.request: list[float] = []
+        #: when each timed card's frame was written (``time.monotonic()``, the machine's clock)
+        self.written: list[float] = []
 
 
 class _Stamps:
@@ -343,6 +400,7 @@ async def _play_cards(rig: SimRig, d: DealerSession, tap: zmq.asyncio.Socket | N
                     break
             written = t0 if written is None else written
             timed.request.append(written - t0)
+            timed.written.append(written)
             latencies.append(t2 - written)
             if tap is not None:
                 while decode((await tap.recv_multipart())[-1]).type != "table_state":
@@ -388,6 +446,7 @@ def run(hands: int = 12, seed: int = 7, samples: int = 2000, *, tap: bool = Fals
                 ctx = zmq.asyncio.Context()
                 try:
                     async with dealer_session(rig, console="bench", ctx=ctx) as d:
+                        bare.join_console(ctx)
                         lat = await _play(rig, d, ctx, bare, hands, seed, samples, tap=tap,
                                           reply_after=reply_after)
                         mem = rss(pid)
@@ -398,6 +457,7 @@ def run(hands: int = 12, seed: int = 7, samples: int = 2000, *, tap: bool = Fals
                         assert not status["irregularities"], status["irregularities"]
                         return lat, mem
                 finally:
+                    bare.leave_console()
                     ctx.destroy(linger=0)
 
             timed, mem = asyncio.run(main())
@@ -405,9 +465,10 @@ def run(hands: int = 12, seed: int = 7, samples: int = 2000, *, tap: bool = Fals
         finally:
             rig.stop()
             bare.close()
-    return {"latency": timed.latency, "latency_old": timed.latency_old,
+    return {"latency": timed.latency, "latency_old": timed.latency_old, "written": timed.written,
             "request": timed.request, "pty": bare.pty, "commit": bare.commit, "hop": bare.hop,
-            "hop_local": bare.hop_local, "anchor": bare.anchor, "total": bare.total,
+            "hop_local": bare.hop_local, "hop_feed": bare.hop_feed,
+            "total_feed": bare.total_feed, "anchor": bare.anchor, "total": bare.total,
             "total_local": bare.total_local, "rss": mem, "exit": code, "hands": played,
             "tap": tap, "reply_after": reply_after}
 
@@ -516,7 +577,11 @@ def report(r: dict[str, Any]) -> str:
               row("bare: journal commit (WAL, FULL)", r["commit"]),
               row("bare: ZeroMQ PUB -> SUB hop to a subscriber process", r["hop"]),
               row("(old bare hop: PUB -> SUB in one process)", r["hop_local"]),
+              row("bare: the same hop, the PUB with the dealer feed's connections (+ console)",
+                  r["hop_feed"]),
               row("bare: the three, added per sample", r["total"]),
+              row("bare: the three with the hop to the dealer feed's connections",
+                  r["total_feed"]),
               row("(old bare sum, with the hop in one process)", r["total_local"]),
               row("(anchor write, after the prompt: not in the sum)", r["anchor"])]
     bare50 = statistics.median(r["total"])
@@ -527,6 +592,13 @@ def report(r: dict[str, Any]) -> str:
                  f"{bare99 * 1e3:.3f} ms; daemon p99 / bare p99 = {p99 / bare99:.2f} "
                  f"(target <= 1.5: {'met' if p99 <= 1.5 * bare99 else 'NOT met'})")
     lines.append(f"daemon p50 / bare p50 = {statistics.median(r['latency']) / bare50:.2f}")
+    if r["total_feed"]:
+        feed50, feed99 = statistics.median(r["total_feed"]), pct(r["total_feed"], 99)
+        lines.append(f"with the bare hop to the dealer feed's connections (the subscriber and "
+                     f"the console, as the prompt's): bare p50 {feed50 * 1e3:.3f} ms, p99 "
+                     f"{feed99 * 1e3:.3f} ms; daemon p99 / bare p99 = {p99 / feed99:.2f} "
+                     f"(target <= 1.5: {'met' if p99 <= 1.5 * feed99 else 'NOT met'}); "
+                     f"p50 ratio {statistics.median(r['latency']) / feed50:.2f}")
     if old:
         old50, old99 = statistics.median(r["total_local"]), pct(r["total_local"], 99)
         lines.append(f"old measure (request -> asyncio loop, hop in one process): p99 ratio "

@@ -30,7 +30,7 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from calibration.chips import ChipConfig
@@ -42,6 +42,7 @@ from table_controller.engine import (
     HandStatus,
     Phase,
     PostStep,
+    PotView,
 )
 from table_controller.errors import CalibrationError
 
@@ -99,14 +100,20 @@ class ChipCheck:
     def layout(self, hand: Hand | HandStatus) -> dict[int, int]:
         """Return what every seat zone and the pot zone should hold now.
 
-        :param hand: the hand, or its status when the caller has it already (one status per
-            input: building it is the costliest part).
+        :param hand: the hand (its bets, phase and pots are read, no status is built), or its
+            status when the caller has it already.
         """
-        st = hand.status() if isinstance(hand, Hand) else hand
-        bets = st.bets
-        out: dict[int, int] = {zone: bets.get(seat, 0) for seat, zone in self.seat_zones.items()}
-        out[self.pot_zone] = 0 if st.phase in (Phase.OVER, Phase.VOID) else \
-            sum(p.amount for p in st.pots)
+        if isinstance(hand, Hand):  # the bets, the phase and the pots alone, not a status
+            bet = hand.bet
+            out = {zone: bet(seat) for seat, zone in self.seat_zones.items()}
+            phase = hand.phase
+            pots: Iterable[PotView] = () if phase in (Phase.OVER, Phase.VOID) else hand.pots()
+        else:
+            bets = hand.bets
+            out = {zone: bets.get(seat, 0) for seat, zone in self.seat_zones.items()}
+            phase = hand.phase
+            pots = () if phase in (Phase.OVER, Phase.VOID) else hand.pots
+        out[self.pot_zone] = sum(p.amount for p in pots)
         return out
 
     def step_want(self, step: PostStep | CollectStep | AwardStep, st: HandStatus,

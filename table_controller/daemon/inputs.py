@@ -16,8 +16,9 @@ Rules this module keeps:
    publisher sent the prompt, on the next turn of the loop (``_anchor_later``), before the ACKs;
    the journal writes it before its next commit anyway, so it is never more than one entry
    behind (which the journal accepts after a crash). A prompt the publisher sent at once is
-   followed by the anchor at once, in the same callback: the CPU is idle during its write
-   while the prompt crosses to the dealer.
+   followed by the anchor at once, in the same callback, right after its dealer copy and
+   before its public and surveillance copies: the CPU is idle during the anchor's write while
+   the prompt crosses to the dealer.
 2. One input at a time: the core is only touched from event-loop callbacks that do not await
    between the core and the journal.
 3. No polling: the core's timer is one ``loop.call_at`` armed for
@@ -32,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hardware.base import DeviceEvent, DeviceHello, DeviceRecovered
@@ -160,10 +162,8 @@ class InputPath:
             self._arm()
             self._fatal(exc)
             return out
-        if self._publish(out):  # the prompt left, now: the anchor at once, the CPU idle
-            self._sync_anchor()    # while the prompt crosses to the dealer
-        else:
-            self._anchor_later()
+        if not self._publish(out, self._sync_anchor):  # the prompt left, now: the anchor
+            self._anchor_later()  # right after its dealer copy, the CPU idle while it crosses
         self._arm()  # what is not needed for the prompt comes after it
         log_outputs(out)
         return out
@@ -206,11 +206,19 @@ class InputPath:
         log_outputs([alert])
         self._publish([alert])
 
-    def _publish(self, out: list[Output]) -> bool:
-        """Queue ``out`` for the feeds; tell whether its prompt was sent already."""
-        if self.publishing and self.publisher is not None:
-            return self.publisher.put(out)
-        return False
+    def _publish(self, out: list[Output], between: Callable[[], None] | None = None) -> bool:
+        """Queue ``out`` for the feeds; tell whether its prompt was sent already.
+
+        :param between: for a prompt sent now, run right after its dealer copy was sent (and,
+            should the prompt not have been sent at all, right after the attempt), before its
+            other feeds' copies.
+        """
+        if not (self.publishing and self.publisher is not None
+                and self.publisher.put(out, between)):
+            return False
+        if between is not None:
+            between()  # (nothing left to do when it ran already: the anchor is written)
+        return True
 
     def _anchor_later(self) -> None:
         """Write the journal's deferred anchor on the next turn: the publisher's comes first.
@@ -314,8 +322,6 @@ class InputPath:
         except JournalError as exc:
             self._fatal(exc)
             return
-        if self._publish(out):
-            self._sync_anchor()
-        else:
+        if not self._publish(out, self._sync_anchor):
             self._anchor_later()
         log_outputs(out)

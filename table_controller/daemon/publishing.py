@@ -21,6 +21,10 @@ Rules this module keeps:
    the task; otherwise the prompt waits its turn in the queue. Either way the feeds see the
    journal's order, and the prompt is never sent before its input's entries are committed (the
    daemon puts only journaled outputs).
+6. A prompt sent at once leaves on the dealer feed, then the caller's ``between`` runs (the
+   daemon writes the journal's anchor there: a disk write, during which the CPU is left to the
+   dealer's subscriber while the prompt crosses), then the public and surveillance copies are
+   sent. Each feed still sees the journal's order; only the order across feeds changes.
 """
 
 from __future__ import annotations
@@ -72,10 +76,14 @@ def publish_rule(cls: type[_O]) -> Callable[[Callable[[FeedHub, _O], Awaitable[N
 PROMPT_FEEDS = (Feed.DEALER, Feed.PUBLIC, Feed.SURVEILLANCE)
 
 
-def send_prompt(hub: FeedHub, o: Prompt) -> None:
-    """Send a prompt to every feed now, the dealer's first (one body for them all)."""
+def send_prompt(hub: FeedHub, o: Prompt, between: Callable[[], None] | None = None) -> None:
+    """Send a prompt to every feed now, the dealer's first (one body for them all).
+
+    :param between: called once the dealer's copy was sent, before the other feeds' copies
+        (:meth:`FeedHub.send_now`).
+    """
     data = o.to_dict()
-    hub.send_now({f: (data, None) for f in PROMPT_FEEDS}, "prompt")
+    hub.send_now({f: (data, None) for f in PROMPT_FEEDS}, "prompt", between=between)
 
 
 @publish_rule(Prompt)
@@ -157,11 +165,13 @@ class Publisher:
         self.queue: asyncio.Queue[tuple[list[Output], bool]] = asyncio.Queue()
         self._idle = False
 
-    def put(self, out: list[Output]) -> bool:
+    def put(self, out: list[Output], between: Callable[[], None] | None = None) -> bool:
         """Queue journaled outputs (an empty list: the table state alone).
 
         A prompt among them is sent before this returns when the publisher is idle (rule 5).
 
+        :param between: for a prompt sent now, called once its dealer copy was sent, before
+            its other feeds' copies (rule 6).
         :returns: whether a prompt was sent (or refused by the hole-card guard) now.
         """
         hub = self.hub
@@ -170,7 +180,7 @@ class Publisher:
                 if type(o) is Prompt:
                     try:
                         hub.set_secret_cards(self.core.secret_cards())
-                        send_prompt(hub, o)
+                        send_prompt(hub, o, between)
                     except HoleCardLeak as exc:  # refused on every feed: a bug, logged
                         log.error("not published (hole card guard): %s", exc)
                     except TableError as exc:  # as a failed send of the whole input

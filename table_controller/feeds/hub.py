@@ -377,6 +377,8 @@ class FeedHub:
         self,
         items: Mapping[Feed, tuple[Mapping[str, Any], Mapping[str, Any] | None]],
         mtype: str,
+        *,
+        between: Callable[[], None] | None = None,
     ) -> dict[Feed, Message]:
         """:meth:`broadcast_to` without the event loop: sent when this returns, in item order.
 
@@ -384,19 +386,25 @@ class FeedHub:
         as a PUB socket does), so nothing is awaited: a caller that must not yield between its
         journal commit and the send (the daemon's prompt) sends here.
 
+        :param between: called once the first feed's message was sent, before the next feed's
+            is built (every body was checked by then): what the caller would rather do while
+            that message crosses (the daemon's journal anchor, a disk write that leaves the
+            CPU to the first feed's subscriber) than the next feeds' sends. Its exception is
+            raised after every feed's message was sent.
+
         :raises HoleCardLeak: if a public or dealer copy leaks (nothing is sent or changed).
         :raises FeedError: if the hub is not running or a body is not plain JSON.
         """
         if not self._running:
             raise FeedError("the feed hub is not running")
-        prepared: dict[Feed, tuple[Message, bytes, Mapping[str, Any] | None]] = {}
         ts = self._wall()
-        # the same data (and state) for several redacted feeds, or for several plain ones, is
-        # redacted, checked and encoded once (the objects are alive for the whole call); a plain
-        # copy of data whose redacted copy has no hole-card key is that copy (redact changed
-        # nothing), so it is not encoded again
+        # every body is redacted, checked and encoded before any send (all or nothing); the
+        # same data (and state) for several redacted feeds, or for several plain ones, once
+        # (the objects are alive for the whole call); a plain copy of data whose redacted copy
+        # has no hole-card key is that copy (redact changed nothing), so it is not encoded again
         done: dict[tuple[bool, int, int], tuple[dict[str, Any], str, Mapping[str, Any] | None]]
         done = {}
+        bodies: list[tuple[Feed, tuple[dict[str, Any], str, Mapping[str, Any] | None]]] = []
         for feed, (data, state) in items.items():
             redacted = feed in REDACTED_FEEDS
             key = (redacted, id(data), id(state))
@@ -407,24 +415,37 @@ class FeedHub:
                     got = done[key] = same
             if got is None:
                 got = done[key] = prepare(feed, mtype, data, state, self._secret)
-            out, text, new_state = got
-            seq = self._seq[feed] + 1
-            msg = Message(mtype, seq, self.table_id, ts, out)
-            prepared[feed] = (msg, wire(mtype, seq, self.table_id, ts, text), new_state)
+            bodies.append((feed, got))
+        # then each feed in item order: its header, its bookkeeping, its send, so the first
+        # feed's message (the dealer's prompt) leaves before the next ones' are built; the
+        # wire bytes of the first are made before any send (a bad ``ts`` fails every feed)
+        table_id, sockets = self.table_id, self._sockets
+        frame = topic(table_id, mtype)
         now = self._mono()
-        frame = topic(self.table_id, mtype)
-        for feed, (msg, _body, new_state) in prepared.items():
-            if now > (due := self._heartbeat_due(feed)):  # its heartbeat was due: it was late
-                self._heartbeat_late(now - due, now)
-            self._seq[feed] = msg.seq
+        sent: dict[Feed, Message] = {}
+        failed: BaseException | None = None
+        for feed, (out, text, new_state) in bodies:
+            if between is not None and sent:
+                try:
+                    between()
+                except Exception as exc:  # raised once every feed has its message
+                    failed = exc
+                between = None
+            seq = self._seq[feed] + 1
+            body = wire(mtype, seq, table_id, ts, text)
+            if now > (due := self._last_sent[feed] + self.heartbeat_interval):
+                self._heartbeat_late(now - due, now)  # its heartbeat was due: it was late
+            self._seq[feed] = seq
             if new_state is not None:
                 self._state[feed] = new_state
             self._last_sent[feed] = now
-        for feed, (_msg, body, _state) in prepared.items():
-            sock = self._sockets.get(feed.value)
+            sock = sockets.get(feed.value)
             if sock is not None:  # None only while revoke_display rebinds: clients see a gap
                 _sent(sock.send_multipart([frame, body]))
-        return {feed: p[0] for feed, p in prepared.items()}
+            sent[feed] = Message(mtype, seq, table_id, ts, out)
+        if failed is not None:
+            raise failed
+        return sent
 
     # -- heartbeats --------------------------------------------------------------------------
 

@@ -57,3 +57,28 @@ def test_a_publisher_not_running_queues_everything() -> None:
     out: list[Output] = [_prompt(1)]
     assert publisher.put(out) is False
     assert publisher.take_all() == out
+
+
+def test_between_runs_after_the_dealer_copy_of_a_prompt_sent_in_put() -> None:
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback()) as hub:
+            publisher = _publisher()
+            task = asyncio.create_task(publisher.run(hub))
+            try:
+                publisher.put([])  # the first table state
+                await asyncio.sleep(0.05)
+                order = (Feed.DEALER, Feed.PUBLIC, Feed.SURVEILLANCE)
+                bases = [hub.seq(f) for f in order]
+                seen: list[list[int]] = []
+
+                def between() -> None:
+                    seen.append([hub.seq(f) - b for f, b in zip(order, bases, strict=True)])
+
+                assert publisher.put([_prompt(1)], between) is True
+                assert seen == [[1, 0, 0]]  # the dealer's copy only, then the others
+                assert [hub.seq(f) - b for f, b in zip(order, bases, strict=True)] == [1, 1, 1]
+            finally:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    arun(body)

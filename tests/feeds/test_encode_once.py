@@ -93,3 +93,31 @@ def test_surveillance_gets_the_plain_body(data: dict[str, Any]) -> None:
             assert [hub.seq(f) for f in Feed] == [1, 1, 1]
 
     arun(body)
+
+
+def test_between_runs_after_the_first_feed_is_sent() -> None:
+    """``between`` runs once the first feed's message left, before the next feeds' are sent."""
+    order = (Feed.DEALER, Feed.PUBLIC, Feed.SURVEILLANCE)
+    seen: list[list[int]] = []
+
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback()) as hub:
+            data = {"text": "deal the flop"}
+            hub.send_now({f: (data, None) for f in order}, "prompt",
+                         between=lambda: seen.append([hub.seq(f) for f in order]))
+            assert seen == [[1, 0, 0]]
+            assert [hub.seq(f) for f in order] == [1, 1, 1]
+
+            def fails() -> None:
+                raise RuntimeError("the caller's own failure")
+
+            with pytest.raises(RuntimeError, match="own failure"):
+                hub.send_now({f: (data, None) for f in order}, "prompt", between=fails)
+            assert [hub.seq(f) for f in order] == [2, 2, 2]  # every feed has it all the same
+            with pytest.raises(HoleCardLeak):  # a leak: nothing sent, ``between`` not run
+                hub.set_secret_cards(["Ah"])
+                hub.send_now({f: ({"text": "Ah"}, None) for f in order}, "prompt",
+                             between=lambda: seen.append([]))
+            assert seen == [[1, 0, 0]] and [hub.seq(f) for f in order] == [2, 2, 2]
+
+    arun(body)
