@@ -112,7 +112,8 @@ class JournalArchiving(JournalVerify):
         done = []
         if day is not None and len(cuts) != 1:
             raise JournalError("a gaming day names the archive of one cut")
-        with self._lock:  # no commit of another thread in between (:mod:`.store`, rule 8)
+        # no commit of another thread in between (:mod:`.store`, rule 8)
+        with self.watch.writing(), self._lock:
             for cut in cuts:
                 done.append(self._archive_one(cut, at, wall_time, mono_time, step, day))
             if done:

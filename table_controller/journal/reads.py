@@ -44,6 +44,7 @@ from table_controller.journal.chain import (
     thaw,
 )
 from table_controller.journal.chain import archives_of as archives_of_entry
+from table_controller.journal.watch import WriteWatch
 
 #: Archive files a journal keeps open at most (each verified one keeps its chain in memory).
 OPEN_ARCHIVES = 8
@@ -55,6 +56,8 @@ class JournalReads:
     _conn: sqlite3.Connection
     #: The journal's one-write-at-a-time lock (:mod:`.store`, rule 8).
     _lock: threading.RLock
+    #: The threads inside a write (:mod:`.watch`).
+    watch: WriteWatch
     _path: Path
     _readonly: bool
     _chain: Chain

@@ -44,6 +44,8 @@ Rules this module keeps:
    loop (:mod:`table_controller.feeds.commands`), while the loop appends device inputs: one
    waits for the other's commit, and the chain's order is the commits' order. Other reads do
    not wait: they read only rows the chain has accepted, which are committed and never change.
+   :attr:`Journal.watch` (:mod:`.watch`) tells which threads are inside a write (waiting for
+   the lock included), for the feeds' heartbeat keeper.
 
 Time is passed in (``wall_time`` from :func:`time.time`, ``mono_time`` from
 :func:`time.monotonic`); the journal never reads a clock.
@@ -86,6 +88,7 @@ from table_controller.journal.chain import (
 )
 from table_controller.journal.records import CommandRecord, command_payloads
 from table_controller.journal.verifying import WINDOW_HANDS
+from table_controller.journal.watch import WriteWatch
 
 __all__ = [
     "GENESIS_HASH", "WINDOW_HANDS", "CommandRecord", "Entry", "EntryKind", "HandRecord",
@@ -169,6 +172,8 @@ class Journal(JournalArchiving):
         self._files: dict[str, ArchiveFile] = {}
         #: Held by every write, and by the reads of one stored row (rule 8).
         self._lock = threading.RLock()
+        #: The threads inside a write (waiting for the lock included): :mod:`.watch`.
+        self.watch = WriteWatch()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -380,7 +385,7 @@ class Journal(JournalArchiving):
 
     def sync_anchor(self) -> None:
         """Write the anchor an ``append(..., anchor=False)`` deferred (:meth:`.Anchor.sync`)."""
-        with self._lock:
+        with self.watch.writing(), self._lock:
             if self._anchor is not None:
                 self._anchor.sync()
 
@@ -477,7 +482,7 @@ class Journal(JournalArchiving):
         also: Callable[[sqlite3.Connection], None] | None = None,
     ) -> list[Entry]:
         """Append ``items`` in one transaction; the chain and the anchor follow its commit."""
-        with self._lock:  # rule 8: one write at a time, whichever thread
+        with self.watch.writing(), self._lock:  # rule 8: one write at a time, any thread
             return self._write_many(items, wall_time, mono_time, anchor, also)
 
     def _write_many(
