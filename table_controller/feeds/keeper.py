@@ -70,7 +70,6 @@ class HeartbeatKeeper:
         self._mine = dict.fromkeys(Feed, 0.0)
         #: the write being watched: its number and when the keeper first saw it
         self._write: tuple[int, float] | None = None
-        self._shadows: dict[int, zmq.Socket[bytes]] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         #: Heartbeats sent by the keeper.
@@ -124,9 +123,8 @@ class HeartbeatKeeper:
         sock, last = hub.keeper_view(feed)
         if sock is None or now < max(last, self._mine[feed]) + hub.heartbeat_interval:
             return False
-        shadow = self._shadows.get(id(sock))
-        if shadow is None:
-            shadow = self._shadows[id(sock)] = zmq.Socket.shadow(sock.underlying)
+        # the hub's socket now (not kept: a display revoked rebinds it)
+        shadow: zmq.Socket[bytes] = zmq.Socket.shadow(sock.underlying)
         msg = Message("heartbeat", hub.seq(feed), hub.table_id, self._wall(),
                       {"epoch": hub.epoch, "interval": hub.heartbeat_interval})
         self._mine[feed] = now
