@@ -393,8 +393,11 @@ class Daemon(InputPath):
                    when: datetime.datetime | None = None) -> None:
         assert self.core is not None
         names = {s: v.player for s, v in self.core.table.status().seats.items()}
-        write_phh(ended, self.config.journal.phh_dir, names, self.config.table.id,
-                  overwrite=overwrite, when=when)
+        assert self.journal is not None
+        # a file written on the loop: the heartbeat keeper beats while a busy disk holds it
+        with self.journal.watch.writing():
+            write_phh(ended, self.config.journal.phh_dir, names, self.config.table.id,
+                      overwrite=overwrite, when=when)
 
     def _fatal(self, exc: BaseException) -> None:
         log.critical("journal write failed, stopping (nothing more is published): %s", exc)

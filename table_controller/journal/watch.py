@@ -3,7 +3,8 @@
 A journal write (a commit with ``synchronous=FULL``, the anchor's ``fdatasync``) can block its
 thread for as long as the disk takes. The event loop's thread makes some (a device input is
 journaled before its prompt leaves); a watcher thread (the feeds' heartbeat keeper,
-:mod:`table_controller.feeds.keeper`) may act for it meanwhile.
+:mod:`table_controller.feeds.keeper`) may act for it meanwhile. The daemon marks its other
+writes to disk on the loop the same way (a hand's PHH file).
 
 Rules this module keeps:
 
