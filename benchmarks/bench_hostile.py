@@ -155,7 +155,10 @@ class RunResult:
             f"{turns.get('woke_late_max_ms', 0):.1f} ms at most; command turns "
             f"{cmds.get('turns', 0)} (longest "
             f"{cmds.get('longest_ms', 0):.1f} ms, {cmds.get('cut_by_budget', 0)} cut by the "
-            f"budget), longest journal commit {cmds.get('longest_commit_ms', 0):.1f} ms; the "
+            f"budget), longest journal commit {cmds.get('longest_commit_ms', 0):.1f} ms "
+            f"({cmds.get('commits_off_loop', 0)} commits off the loop, the longest on it "
+            f"{cmds.get('longest_loop_commit_ms', 0):.1f} ms); heartbeats sent by the keeper "
+            f"while the loop was in a journal write: {self.loop.get('kept_heartbeats', 0)}; the "
             f"daemon's threads: {self.cpu_s:.1f} s cpu, {self.run_delay_s:.1f} s waiting for "
             f"a CPU",
         ]

@@ -80,6 +80,7 @@ from table_controller.errors import (
     TableError,
 )
 from table_controller.feeds import CommandServer, FeedHub
+from table_controller.feeds.keeper import HeartbeatKeeper
 from table_controller.journal import Journal
 from table_controller.service import Notifier
 
@@ -116,6 +117,7 @@ class Daemon(InputPath):
         self.journaler: Journaler | None = None
         self.publisher: Publisher | None = None
         self.hub: FeedHub | None = None
+        self.keeper: HeartbeatKeeper | None = None
         self.commands: CommandServer | None = None
         self.devices = DeviceSet(self.on_device_event, self._after_io)
         self.clock = Clock()
@@ -288,6 +290,11 @@ class Daemon(InputPath):
                                  heartbeat_interval=cfg.timing.heartbeat_interval)
         await hub.start()
         stack.push_async_callback(hub.stop)
+        assert self.journal is not None
+        # heartbeats while the loop is blocked in a journal write (a slow disk flush)
+        keeper = self.keeper = HeartbeatKeeper(hub, self.journal.watch)
+        keeper.start()
+        stack.callback(keeper.stop)
         publisher = asyncio.create_task(self.publisher.run(hub))
         stack.push_async_callback(_cancel, publisher)
         if cfg.journal.archive_at is not None:
@@ -386,8 +393,11 @@ class Daemon(InputPath):
                    when: datetime.datetime | None = None) -> None:
         assert self.core is not None
         names = {s: v.player for s, v in self.core.table.status().seats.items()}
-        write_phh(ended, self.config.journal.phh_dir, names, self.config.table.id,
-                  overwrite=overwrite, when=when)
+        assert self.journal is not None
+        # a file written on the loop: the heartbeat keeper beats while a busy disk holds it
+        with self.journal.watch.writing():
+            write_phh(ended, self.config.journal.phh_dir, names, self.config.table.id,
+                      overwrite=overwrite, when=when)
 
     def _fatal(self, exc: BaseException) -> None:
         log.critical("journal write failed, stopping (nothing more is published): %s", exc)
@@ -404,10 +414,15 @@ class Daemon(InputPath):
             self.config.journal.path.name + ".central.json")
 
     def loop_report(self) -> dict[str, Any]:
-        """Return the event loop's turns, the heartbeats' lateness and the command turns."""
+        """Return the event loop's turns, the heartbeats' lateness and the command turns.
+
+        ``kept_heartbeats``: those the heartbeat keeper sent while the loop was in a journal
+        write (:mod:`table_controller.feeds.keeper`; the lateness is the loop's own).
+        """
         stats = looptime.loop_stats()
         return {"turns": None if stats is None else stats.to_data(),
                 "heartbeats": None if self.hub is None else self.hub.heartbeat_report(),
+                "kept_heartbeats": None if self.keeper is None else self.keeper.sent,
                 "commands": None if self.commands is None else self.commands.turn_report()}
 
     def central_status(self) -> dict[str, Any] | None:

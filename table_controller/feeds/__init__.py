@@ -9,6 +9,8 @@ Public API:
 - :class:`CommandServer` (:mod:`.commands`), :class:`CommandClient` (:mod:`.console_client`) — the
   dealer command endpoint with idempotent replies stored in the journal, and its Lazy Pirate
   client.
+- :class:`~.keeper.HeartbeatKeeper` (:mod:`.keeper`) — the heartbeats from a thread while the
+  event loop is blocked in a journal write.
 - :class:`CurveServer`, :class:`KeyAllowList`, :class:`ClientKeys`, :func:`create_key_pair`
   (:mod:`.security`).
 - Messages (:mod:`.messages`): :class:`Message`, :func:`decode`, :class:`Feed`, :func:`redact`,

@@ -37,13 +37,25 @@ Rules this module keeps:
    ``rate`` commands a second (``burst`` at once) and the rest are refused, not recorded, with
    ``rate limit: N commands a second``. A client's mistake is answered, never logged as a
    traceback; internal errors are logged at most a few times a minute.
+7. A commit does not hold the event loop: the entries of commands that change nothing (the
+   read-only ones of a turn, and every refusal) are committed in the endpoint's writer thread
+   (one thread, one commit at a time) while the loop sends heartbeats and feeds and takes
+   device inputs; their replies leave only after that commit returned (write-ahead, as
+   before). A slow disk flush (``synchronous=FULL`` and the anchor's ``fdatasync``) then
+   delays only those replies. An *accepted* command that changes the table is committed on
+   the loop and applied at once, without a turn of the loop between: its effect must take its
+   place in journal order among the device inputs, which are applied on the loop as they come
+   (a device input that comes while a commit is in the writer thread waits for it, at the
+   journal's lock: :mod:`table_controller.journal.store`, rule 8).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -117,13 +129,20 @@ class TurnStats:
     #: turns that stopped taking commands at :data:`TURN_BUDGET`
     cut: int = 0
     longest_ms: float = 0.0
+    #: the longest journal commit, wherever it ran (as the loop waited for it)
     longest_commit_ms: float = 0.0
+    #: commits in the writer thread (rule 7)
+    off_loop: int = 0
+    #: the longest commit on the event loop (an accepted command that changes the table)
+    longest_loop_commit_ms: float = 0.0
 
     def to_data(self) -> dict[str, Any]:
         """Plain JSON data (milliseconds rounded to 0.1)."""
         return {"turns": self.turns, "cut_by_budget": self.cut,
                 "longest_ms": round(self.longest_ms, 1),
-                "longest_commit_ms": round(self.longest_commit_ms, 1)}
+                "longest_commit_ms": round(self.longest_commit_ms, 1),
+                "commits_off_loop": self.off_loop,
+                "longest_loop_commit_ms": round(self.longest_loop_commit_ms, 1)}
 
 
 @dataclasses.dataclass
@@ -206,6 +225,8 @@ class CommandServer:
         self._carried: list[ReceivedCommand] = []
         #: The turns served so far (rule 4).
         self.turns = TurnStats()
+        #: The one thread that commits the commands' entries off the loop (rule 7).
+        self._writer: concurrent.futures.ThreadPoolExecutor | None = None
         self._rlog = RateLimitedLog(log, interval=60.0, burst=5)
 
     async def start(self) -> None:
@@ -242,6 +263,10 @@ class CommandServer:
         if self._sock is not None:
             self._sock.close(linger=0)
             self._sock = None
+        if self._writer is not None:
+            # a commit in flight completes; the journal's close waits for it (its lock)
+            self._writer.shutdown(wait=False)
+            self._writer = None
 
     async def __aenter__(self) -> CommandServer:
         await self.start()
@@ -432,13 +457,17 @@ class CommandServer:
                 self._key_name(key))))
             return slot
         await self._flush(pending)  # journal order is arrival order (a bad command's too)
+        applies = cmd is not None and reply.accepted and self.on_committed is not None
         try:
             began = self._mono()
-            entry = self.journal.append_command(
-                msg.console, msg.seq, body, recorded,
-                wall_time=self._wall(), mono_time=began, key=self._key_name(key),
-            )
-            self._committed_in(began)
+            record = CommandRecord(msg.console, msg.seq, body, recorded, self._key_name(key))
+            if applies:
+                # its effect follows at once, in journal order with the device inputs (rule 7)
+                entry = self.journal.append_commands([record], wall_time=self._wall(),
+                                                     mono_time=began)[0]
+                self._committed_in(began, on_loop=True)
+            else:  # a refusal changes nothing: its commit leaves the loop
+                entry = (await self._off_loop([record], began))[0]
         except JournalError as exc:
             self._rlog.error("journal", "cannot journal command %s/%s: %s", msg.console, msg.seq,
                              exc, now=self._mono())
@@ -461,10 +490,7 @@ class CommandServer:
         batch = list(pending)
         pending.clear()
         try:
-            began = self._mono()
-            entries = self.journal.append_commands([r.record for r in batch],
-                                                   wall_time=self._wall(), mono_time=began)
-            self._committed_in(began)
+            entries = await self._off_loop([r.record for r in batch], self._mono())
         except JournalError as exc:
             first = batch[0].record
             self._rlog.error("journal", "cannot journal command %s/%s: %s", first.console,
@@ -478,10 +504,30 @@ class CommandServer:
             for r, entry in zip(batch, entries, strict=True):
                 await self._commit(r.command, r.reply, entry)
 
-    def _committed_in(self, began: float) -> None:
+    async def _off_loop(self, records: list[CommandRecord], began: float) -> list[Entry]:
+        """Journal ``records`` in one transaction in the writer thread; the loop serves on.
+
+        The event loop waits for the commit (SQLite and ``fdatasync`` release the GIL) while it
+        sends heartbeats and feeds and takes device inputs, whose appends wait for this commit
+        (the journal's lock): rule 7. Cancelled, the commit still completes (no reply leaves).
+
+        :raises JournalError: as :meth:`Journal.append_commands`.
+        """
+        commit = functools.partial(self.journal.append_commands, records,
+                                   wall_time=self._wall(), mono_time=began)
+        if self._writer is None:
+            self._writer = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="command-journal")
+        entries = await asyncio.get_running_loop().run_in_executor(self._writer, commit)
+        self.turns.off_loop += 1
+        self._committed_in(began, on_loop=False)
+        return entries
+
+    def _committed_in(self, began: float, *, on_loop: bool) -> None:
         ms = (self._mono() - began) * 1000
-        if ms > self.turns.longest_commit_ms:
-            self.turns.longest_commit_ms = ms
+        self.turns.longest_commit_ms = max(self.turns.longest_commit_ms, ms)
+        if on_loop:
+            self.turns.longest_loop_commit_ms = max(self.turns.longest_loop_commit_ms, ms)
 
     def _key_name(self, key: str | None) -> str | None:
         """Name the console's CURVE key for the journal: its file name, else the key itself."""

@@ -297,6 +297,10 @@ class FeedHub:
         """Actual endpoints by socket name (``"public"``, ..., ``"surveillance_snapshot"``)."""
         return dict(self._bound)
 
+    def keeper_view(self, feed: Feed) -> tuple[zmq.asyncio.Socket | None, float]:
+        """Return the feed's socket and when it last sent (monotonic): for :mod:`.keeper` only."""
+        return self._sockets.get(feed.value), self._last_sent[feed]
+
     def seq(self, feed: Feed) -> int:
         """Sequence number of the last message published on ``feed`` (0 = none yet)."""
         return self._seq[feed]

@@ -11,7 +11,9 @@ Public API (see :mod:`table_controller.journal.store`):
   verifies every entry (otherwise from a checkpoint at least ``WINDOW_HANDS`` hands back);
   ``Journal.open(path, schema=1)`` creates a journal of the old on-disk schema (tests);
   ``archive(cuts, at=, wall_time=, mono_time=)``, ``cuts_before(day, at)``, ``archives``,
-  ``live_since()`` (daily archive files, :mod:`.archiving`).
+  ``live_since()`` (daily archive files, :mod:`.archiving`). Writes are serialised by a
+  lock (one at a time, from any thread); ``watch`` (:class:`WriteWatch`, :mod:`.watch`) tells
+  which threads are inside one.
 - :class:`Entry`, :class:`EntryKind`, :class:`HandRecord`.
 - The hash chain (:mod:`.chain`), the read paths (:mod:`.reads`), the anchor beside the file
   (:mod:`.anchor`), the archive files (:mod:`.archive`, :mod:`.archiving`), the verification
@@ -32,6 +34,7 @@ from table_controller.journal.store import (
     canonical_json,
     thaw,
 )
+from table_controller.journal.watch import WriteWatch
 
 __all__ = [
     "GENESIS_HASH",
@@ -40,6 +43,7 @@ __all__ = [
     "EntryKind",
     "HandRecord",
     "Journal",
+    "WriteWatch",
     "canonical_json",
     "thaw",
 ]

@@ -112,10 +112,12 @@ class JournalArchiving(JournalVerify):
         done = []
         if day is not None and len(cuts) != 1:
             raise JournalError("a gaming day names the archive of one cut")
-        for cut in cuts:
-            done.append(self._archive_one(cut, at, wall_time, mono_time, step, day))
-        if done:
-            self._shrink()
+        # no commit of another thread in between (:mod:`.store`, rule 8)
+        with self.watch.writing(), self._lock:
+            for cut in cuts:
+                done.append(self._archive_one(cut, at, wall_time, mono_time, step, day))
+            if done:
+                self._shrink()
         return done
 
     def _shrink(self) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from table_controller.journal.chain import (
     thaw,
 )
 from table_controller.journal.chain import archives_of as archives_of_entry
+from table_controller.journal.watch import WriteWatch
 
 #: Archive files a journal keeps open at most (each verified one keeps its chain in memory).
 OPEN_ARCHIVES = 8
@@ -52,6 +54,10 @@ class JournalReads:
     """The read paths of :class:`~.store.Journal` (a mixin: the journal owns the state)."""
 
     _conn: sqlite3.Connection
+    #: The journal's one-write-at-a-time lock (:mod:`.store`, rule 8).
+    _lock: threading.RLock
+    #: The threads inside a write (:mod:`.watch`).
+    watch: WriteWatch
     _path: Path
     _readonly: bool
     _chain: Chain
@@ -222,7 +228,9 @@ class JournalReads:
             return self._chain.digest(seq)
         if self._records and seq == self._floor:
             return self._records[-1].last_hash  # the live file's first entry chains to it
-        row = self._conn.execute("SELECT hash FROM entries WHERE seq = ?", (seq,)).fetchone()
+        with self._lock:
+            row = self._conn.execute("SELECT hash FROM entries WHERE seq = ?",
+                                     (seq,)).fetchone()
         if row is None:
             return None
         digest = row[0]
@@ -232,8 +240,9 @@ class JournalReads:
 
     def _row(self, seq: int) -> Row | None:
         """Return stored row ``seq`` of the live file as it is, unchecked (``None``: none)."""
-        raw = self._conn.execute(f"SELECT {layout.COLUMNS[self._schema]} FROM entries "
-                                 "WHERE seq = ?", (seq,)).fetchall()
+        with self._lock:
+            raw = self._conn.execute(f"SELECT {layout.COLUMNS[self._schema]} FROM entries "
+                                     "WHERE seq = ?", (seq,)).fetchall()
         return next(layout.rows(self._schema, raw, self._stored_hash), None)
 
     def _rows(self, lo: int, hi: int | None) -> Iterator[Row]:

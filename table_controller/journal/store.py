@@ -38,6 +38,14 @@ Rules this module keeps:
    (:meth:`.chain.Chain.summary`). The ``meta`` table keeps the last checkpoints' sequence and
    hand numbers as a *hint* where to start verifying: a wrong hint can only make the open
    verify more (or find the damage), never accept an entry unverified.
+8. One write at a time, from any thread: every append (its rows, commit, chain and anchor),
+   the anchor's deferred write, an archiving and the close hold one lock, as do the reads of a
+   single stored row. So the command endpoint commits in its writer thread, off the event
+   loop (:mod:`table_controller.feeds.commands`), while the loop appends device inputs: one
+   waits for the other's commit, and the chain's order is the commits' order. Other reads do
+   not wait: they read only rows the chain has accepted, which are committed and never change.
+   :attr:`Journal.watch` (:mod:`.watch`) tells which threads are inside a write (waiting for
+   the lock included), for the feeds' heartbeat keeper.
 
 Time is passed in (``wall_time`` from :func:`time.time`, ``mono_time`` from
 :func:`time.monotonic`); the journal never reads a clock.
@@ -56,6 +64,7 @@ import json
 import math
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -79,6 +88,7 @@ from table_controller.journal.chain import (
 )
 from table_controller.journal.records import CommandRecord, command_payloads
 from table_controller.journal.verifying import WINDOW_HANDS
+from table_controller.journal.watch import WriteWatch
 
 __all__ = [
     "GENESIS_HASH", "WINDOW_HANDS", "CommandRecord", "Entry", "EntryKind", "HandRecord",
@@ -129,7 +139,10 @@ def lock_writer(path: Path) -> int:
 
 
 class Journal(JournalArchiving):
-    """The journal of one table. Open it with :meth:`Journal.open`; use it from one thread.
+    """The journal of one table. Open it with :meth:`Journal.open`.
+
+    Writes are serialised by a lock (rule 8): a writer thread may commit while another
+    thread appends; the second waits for the first's commit.
 
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp()
@@ -157,6 +170,10 @@ class Journal(JournalArchiving):
         self._closed = False
         self._records: tuple[ArchiveRecord, ...] = ()
         self._files: dict[str, ArchiveFile] = {}
+        #: Held by every write, and by the reads of one stored row (rule 8).
+        self._lock = threading.RLock()
+        #: The threads inside a write (waiting for the lock included): :mod:`.watch`.
+        self.watch = WriteWatch()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -199,7 +216,9 @@ class Journal(JournalArchiving):
                         raise JournalDamagedError(
                             f"journal {p} is missing, its anchor {anchor_path(p)} records "
                             f"entry {head.seq}")
-                    conn = sqlite3.connect(str(p), isolation_level=None)
+                    # one writer at a time (rule 8), not always the opening thread
+                    conn = sqlite3.connect(str(p), isolation_level=None,
+                                           check_same_thread=False)
                 except BaseException:
                     os.close(lock_fd)
                     raise
@@ -273,7 +292,11 @@ class Journal(JournalArchiving):
         return None if row is None else str(row[0])
 
     def close(self) -> None:
-        """Close the database (idempotent)."""
+        """Close the database (idempotent; waits for a commit in flight in another thread)."""
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
         if not self._closed:
             self._closed = True
             self._close_archives()
@@ -362,8 +385,9 @@ class Journal(JournalArchiving):
 
     def sync_anchor(self) -> None:
         """Write the anchor an ``append(..., anchor=False)`` deferred (:meth:`.Anchor.sync`)."""
-        if self._anchor is not None:
-            self._anchor.sync()
+        with self.watch.writing(), self._lock:
+            if self._anchor is not None:
+                self._anchor.sync()
 
     def append_command(
         self,
@@ -458,6 +482,17 @@ class Journal(JournalArchiving):
         also: Callable[[sqlite3.Connection], None] | None = None,
     ) -> list[Entry]:
         """Append ``items`` in one transaction; the chain and the anchor follow its commit."""
+        with self.watch.writing(), self._lock:  # rule 8: one write at a time, any thread
+            return self._write_many(items, wall_time, mono_time, anchor, also)
+
+    def _write_many(
+        self,
+        items: Sequence[tuple[EntryKind | str, Mapping[str, Any]]],
+        wall_time: float,
+        mono_time: float,
+        anchor: bool,
+        also: Callable[[sqlite3.Connection], None] | None,
+    ) -> list[Entry]:
         self._check_open()
         if self._readonly:
             raise JournalError(f"journal {self._path} is open read-only")
