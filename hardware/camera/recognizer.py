@@ -32,6 +32,7 @@ from hardware.camera.facebank import (
     decide_twin,
     face_features,
     face_patch,
+    read_washed_out,
     suit_twins,
     twin_refuted,
 )
@@ -300,6 +301,8 @@ class BoardRecognizer(CardLocator):
             reading = self._verify(observed, match, reading, twin_decided)
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading)
+        if reading.status == "uncertain" and not sliding and p.washed_check:
+            reading = read_washed_out(observed(), match, self.bank, p) or reading
         return reading
 
     def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
