@@ -281,9 +281,9 @@ def ink_check(ob: F32, fb: F32, fr: F32) -> InkCheck:
     print one. Ink only the best face has (``fb`` darker than ``fr`` by
     :data:`DIFFERENCE_LEVEL`), found at full strength in one blob, is evidence a glare cannot
     make; ink only the rival has, found in one blob, refutes the best face whatever else a
-    glare washed out. Aligned and fitted (brightness, contrast) as :func:`pair_check` is, on
-    the pair's whole difference region (jointly); each blob (a connected piece of one face's own ink,
-    at least :data:`MIN_BLOB_PX` pixels) is then measured alone.
+    glare washed out. Aligned as :func:`pair_check` is, brightness and contrast fitted on the
+    pair's whole difference region (jointly with the position); each blob (a connected piece
+    of one face's own ink, at least :data:`MIN_BLOB_PX` pixels) is then measured alone.
     """
     pair = _pair(fb, fr)
     if pair.region is None:

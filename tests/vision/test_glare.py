@@ -43,7 +43,7 @@ def _glare(patch: np.ndarray, centre: tuple[float, float], sigma: float,
 def _own_pip(more: np.ndarray, fewer: np.ndarray) -> tuple[float, float]:
     """Centre of the pip ``more`` has and ``fewer`` lacks, away from the corner indices."""
     lm, lf = face_luminance(more), face_luminance(fewer)
-    h, w = lm.shape
+    h = lm.shape[0]
     own = (lf - lm) >= 0.3
     own[: int(0.3 * h)] = False
     own[int(0.7 * h) :] = False
