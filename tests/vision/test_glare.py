@@ -87,7 +87,7 @@ def test_read_washed_out_never_reads_the_card_not_shown(kennard: Faces) -> None:
                       for c in (code, fewer))
         for peak in (0.6, 0.9):
             big = _camera(_glare(more, _own_pip(more, less), 9.0, peak), rng)
-            small = cv2.resize(big, PATCH_SIZE, interpolation=cv2.INTER_AREA)
+            small = np.asarray(cv2.resize(big, PATCH_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
             match = bank.match(face_features(small, params.red_weight), params)
             got = read_washed_out(observed_luminance(big), match, bank, params)
             assert got is None or got.card == Card.parse(code), (code, peak, match, got)
