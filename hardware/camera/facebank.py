@@ -407,3 +407,21 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
             return None
         lean = min(lean, at)
     return lean
+
+
+def ink_refuted(observed: F32, card: Card, rival: Card, bank: FaceBank,
+                params: RecognizerParams) -> bool:
+    """Whether the rival's own ink refutes a read whose own ink against it is not there.
+
+    A glare that washes out one of an 8's pips makes its whole face the 7's; what is left of
+    the 8's own ink (``ink_check``'s ``rival`` at ``washed_veto_rival`` or below) refutes the
+    7 when none of the 7's own ink is found (``own`` under ``washed_min_own``: a 7 has none an
+    8 lacks) and its corner indices do not lean towards it (position at most
+    ``washed_veto_index``).
+    """
+    p = params
+    ink = ink_check(observed, bank.luminance(card), bank.luminance(rival))
+    if ink.own >= p.washed_min_own or ink.rival > p.washed_veto_rival:
+        return False
+    at = bank.index.read(observed).position(card, rival)
+    return at is None or at <= p.washed_veto_index

@@ -105,6 +105,12 @@ class RecognizerParams:
     washed_min_own: float = 0.7
     washed_min_rival: float = -0.2
     washed_min_index: float = 0.5
+    #: A read checked against a close rival of another rank (``pair_check_below``) is refused
+    #: when none of its own ink is there, the rival's is (``rival`` at ``washed_veto_rival`` or
+    #: below) and its corner indices lean no further towards it than ``washed_veto_index``
+    #: (:func:`hardware.camera.facebank.ink_refuted`).
+    washed_veto_rival: float = -1.0
+    washed_veto_index: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from hardware.camera.facebank import (
     decide_twin,
     face_features,
     face_patch,
+    ink_refuted,
     read_washed_out,
     suit_twins,
     twin_refuted,
@@ -351,7 +352,8 @@ class BoardRecognizer(CardLocator):
                 refused = twin_refuted(observed(), match.card, rival, self.bank, p)
             else:
                 corners = index_positions(observed(), best, other)
-                refused = bool(corners) and max(corners) < p.rank_index_min
+                refused = (bool(corners) and max(corners) < p.rank_index_min) or (
+                    p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p))
             if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,
