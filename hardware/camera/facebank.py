@@ -348,13 +348,14 @@ def read_washed_out(observed: F32, match: Match, bank: FaceBank,
         sx = scores[x]
         if sx < p.min_score:
             continue
-        lean = _washed_lean(observed, x, sx, match, scores, bank, index, p)
-        if lean is None:
-            continue
+        # The cheap test first: the corner indices, read once.
         pos = index.positions(x)
         others = np.delete(pos.reshape(13, 4), x.rank, axis=0).reshape(-1)
         known = others[~np.isnan(others)]
         if known.size and float(known.min()) <= -p.index_veto_close:
+            continue
+        lean = _washed_lean(observed, x, sx, match, scores, bank, index, p)
+        if lean is None:
             continue
         passed.append((x, min(sx, lean)))
     if len(passed) != 1:
@@ -386,14 +387,6 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
             rivals.add(Card(y.rank, x.suit))
         else:
             rivals.add(y)
-    if twin_needed:
-        twin = Card(x.rank, next(t for t in range(4) if t != x.suit
-                                 and (t in _RED) == (x.suit in _RED)))
-        st = scores.get(twin, sx - 1.0)
-        decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
-                                                margin=sx - st), bank, p)
-        if decided is None or decided[0].card != x:
-            return None
     for y in sorted(rivals):
         ink = ink_check(observed, bank.luminance(x), bank.luminance(y))
         if ink.rival < p.washed_min_rival:
@@ -406,6 +399,15 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
         if at is None or at < p.washed_min_index:
             return None
         lean = min(lean, at)
+    if twin_needed:
+        # The costly test last (it may blur both faces as the observation is).
+        twin = Card(x.rank, next(t for t in range(4) if t != x.suit
+                                 and (t in _RED) == (x.suit in _RED)))
+        st = scores.get(twin, sx - 1.0)
+        decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
+                                                margin=sx - st), bank, p)
+        if decided is None or decided[0].card != x:
+            return None
     return lean
 
 
