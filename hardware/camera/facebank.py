@@ -422,8 +422,9 @@ def ink_refuted(observed: F32, card: Card, rival: Card, bank: FaceBank,
     ``washed_veto_index``).
     """
     p = params
-    ink = ink_check(observed, bank.luminance(card), bank.luminance(rival))
-    if ink.own >= p.washed_min_own or ink.rival > p.washed_veto_rival:
-        return False
+    # The corner indices first: read once per observation (the index check reads them too).
     at = bank.index.read(observed).position(card, rival)
-    return at is None or at <= p.washed_veto_index
+    if at is not None and at > p.washed_veto_index:
+        return False
+    ink = ink_check(observed, bank.luminance(card), bank.luminance(rival))
+    return ink.own < p.washed_min_own and ink.rival <= p.washed_veto_rival

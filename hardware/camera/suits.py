@@ -133,8 +133,12 @@ def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
 
 
 def observed_luminance(observed: Image) -> F32:
-    """Luminance of an observed patch as :func:`pair_check` takes it."""
-    return luminance(observed, blur=1.0)
+    """Luminance of an observed patch as :func:`pair_check` takes it (read-only).
+
+    Read-only so that the checks of one card can share what they derive from it
+    (:meth:`hardware.camera.index.IndexBank.read`).
+    """
+    return read_only(luminance(observed, blur=1.0))
 
 
 def face_luminance(face: Image) -> F32:
