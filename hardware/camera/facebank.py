@@ -387,7 +387,8 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
             rivals.add(Card(y.rank, x.suit))
         else:
             rivals.add(y)
-    for y in sorted(rivals):
+    # The closest rival first: the likeliest to refute X (every rival must pass anyway).
+    for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
         ink = ink_check(observed, bank.luminance(x), bank.luminance(y))
         if ink.rival < p.washed_min_rival:
             return None
