@@ -13,6 +13,7 @@ from hardware.camera.facebank import (
     decide,
     face_features,
     face_patch,
+    ink_refuted,
     read_washed_out,
 )
 from hardware.camera.readings import RecognizerParams
@@ -110,3 +111,15 @@ def test_spectrum_blurs_as_filter2d(kennard: Faces) -> None:
         kernel = blur_kernel(blur, 0.5)
         want = cv2.filter2D(small, -1, kernel, borderType=cv2.BORDER_REPLICATE)
         assert np.abs(spectrum.blurred(kernel) - want).max() < 1e-5, blur
+
+
+def test_ink_refuted_when_the_rival_s_own_ink_is_there(kennard: Faces) -> None:
+    """An 8 with one pip washed out is no 7: its other own pips are there, the 7 has none."""
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(kennard, params)
+    rng = np.random.default_rng(33)
+    eight, seven = (face_patch(kennard[Card.parse(c)], STORED_PATCH_SIZE) for c in ("8d", "7d"))
+    washed = observed_luminance(_camera(_glare(eight, _own_pip(eight, seven), 9.0, 0.8), rng))
+    assert ink_refuted(washed, Card.parse("7d"), Card.parse("8d"), bank, params)
+    clean = observed_luminance(_camera(seven, rng))
+    assert not ink_refuted(clean, Card.parse("7d"), Card.parse("8d"), bank, params)
