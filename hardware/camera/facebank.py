@@ -22,9 +22,15 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from hardware.camera.index import IndexBank
+from hardware.camera.index import IndexBank, IndexRead
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
-from hardware.camera.suits import blurred_pair_check, face_luminance, pair_check, read_only
+from hardware.camera.suits import (
+    blurred_pair_check,
+    face_luminance,
+    ink_check,
+    pair_check,
+    read_only,
+)
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
 
@@ -48,6 +54,8 @@ def _patch_mask() -> Image:
 
 
 PATCH_MASK = _patch_mask()
+#: How many of the best cards a :class:`Match` lists (:func:`read_washed_out`).
+RANKED = 6
 _MASK_IDX = PATCH_MASK.reshape(-1) > 0
 _DILATE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 
@@ -179,9 +187,11 @@ class FaceBank:
         sep_others = float(per_card[best] - per_card[others[0]]) / float(
             np.sqrt(max(2.0 * (1.0 - c_other), 1e-6)))
         second = FULL_DECK[int(order[1])]
+        top = order[:RANKED]
         return Match(card, float(per_card[best]), margin, disc, separation, second,
                      bool(scores[2 * best + 1] > scores[2 * best]), disc_others, sep_others,
-                     FULL_DECK[others[0]])
+                     FULL_DECK[others[0]], tuple(FULL_DECK[int(i)] for i in top),
+                     tuple(float(per_card[int(i)]) for i in top))
 
     @classmethod
     def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
@@ -214,6 +224,9 @@ class Match:
     separation_others: float = 0.0
     #: The best rival that is not the best card's suit twin (another rank, or the other colour).
     other: Card | None = None
+    #: The :data:`RANKED` best cards, best first, and their scores.
+    ranked: tuple[Card, ...] = ()
+    ranked_scores: tuple[float, ...] = ()
 
 
 _RED = frozenset((SUITS.index("d"), SUITS.index("h")))
@@ -307,3 +320,112 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     blurred = blurred_pair_check(observed, best, other)
     return (blurred.position < p.twin_blur_veto_position
             or blurred.worst_half < p.twin_blur_veto_half)
+
+
+def read_washed_out(observed: F32, match: Match, bank: FaceBank,
+                    params: RecognizerParams) -> SlotReading | None:
+    """Read a card the whole face left uncertain, from the ink each close rival lacks.
+
+    A glare washes pips and strokes out; it never prints one. Of the best card and the best
+    card of another rank or colour (``match.card``, ``match.other``), a candidate X is read
+    when, against every other card among the whole face's :data:`RANKED` best (its suit twin
+    aside) within ``washed_score_gap`` of X's score, :func:`~hardware.camera.suits.ink_check`
+    finds none of the rival's own ink (``rival >= washed_min_rival``) and either X's own ink
+    present in some blob (``own >= washed_min_own``) or X's corner indices leaning towards X
+    against that rival (``washed_min_index``); X's corner indices name no other rank
+    (``index_veto_close``), X scores at least ``min_score``, and a suit twin among those cards
+    is decided for X by :func:`decide_twin`. Exactly one candidate must pass; else None.
+
+    :param observed: the observation's luminance, upright
+        (:func:`~hardware.camera.suits.observed_luminance`).
+    """
+    p = params
+    scores = dict(zip(match.ranked, match.ranked_scores, strict=True))
+    candidates = [c for c in (match.card, match.other) if c is not None and c in scores]
+    index = bank.index.read(observed)
+    passed: list[tuple[Card, float]] = []
+    for x in candidates:
+        sx = scores[x]
+        if sx < p.min_score:
+            continue
+        # The cheap test first: the corner indices, read once.
+        pos = index.positions(x)
+        others = np.delete(pos.reshape(13, 4), x.rank, axis=0).reshape(-1)
+        known = others[~np.isnan(others)]
+        if known.size and float(known.min()) <= -p.index_veto_close:
+            continue
+        lean = _washed_lean(observed, x, sx, match, scores, bank, index, p)
+        if lean is None:
+            continue
+        passed.append((x, min(sx, lean)))
+    if len(passed) != 1:
+        return None
+    card, conf = passed[0]
+    return SlotReading("card", card, 0.5 * float(np.clip(conf, 0.0, 1.0)), None, scores[card],
+                       0.0, 0.0, 0.0)
+
+
+def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[Card, float],
+                 bank: FaceBank, index: IndexRead, params: RecognizerParams) -> float | None:
+    """How clearly X shows against its close rivals (None: refuted, or not shown clearly).
+
+    A rival of X's suit twin's suit and another rank is tested on its rank alone (the rival's
+    rank in X's suit), the suit by X's twin: a club's blurred lobes may look like a spade's
+    point, what :func:`decide_twin` is for.
+    """
+    p = params
+    lean = 1.0
+    rivals: set[Card] = set()
+    twin_needed = False
+    for y in match.ranked:
+        if y == x or sx - scores[y] > p.washed_score_gap:
+            continue
+        if suit_twins(x, y):
+            twin_needed = True
+        elif y.rank != x.rank and y.suit != x.suit and (y.suit in _RED) == (x.suit in _RED):
+            twin_needed = True
+            rivals.add(Card(y.rank, x.suit))
+        else:
+            rivals.add(y)
+    # The closest rival first: the likeliest to refute X (every rival must pass anyway).
+    for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
+        ink = ink_check(observed, bank.luminance(x), bank.luminance(y))
+        if ink.rival < p.washed_min_rival:
+            return None
+        if ink.own >= p.washed_min_own:
+            continue
+        # No own ink of X's found at full strength (washed out, or X has none the rival
+        # lacks: an 8's pips hold a 7's): X's corner indices must lean towards X instead.
+        at = index.position(x, y)
+        if at is None or at < p.washed_min_index:
+            return None
+        lean = min(lean, at)
+    if twin_needed:
+        # The costly test last (it may blur both faces as the observation is).
+        twin = Card(x.rank, next(t for t in range(4) if t != x.suit
+                                 and (t in _RED) == (x.suit in _RED)))
+        st = scores.get(twin, sx - 1.0)
+        decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
+                                                margin=sx - st), bank, p)
+        if decided is None or decided[0].card != x:
+            return None
+    return lean
+
+
+def ink_refuted(observed: F32, card: Card, rival: Card, bank: FaceBank,
+                params: RecognizerParams) -> bool:
+    """Whether the rival's own ink refutes a read whose own ink against it is not there.
+
+    A glare that washes out one of an 8's pips makes its whole face the 7's; what is left of
+    the 8's own ink (``ink_check``'s ``rival`` at ``washed_veto_rival`` or below) refutes the
+    7 when none of the 7's own ink is found (``own`` under ``washed_min_own``: a 7 has none an
+    8 lacks) and its corner indices do not lean towards it (position at most
+    ``washed_veto_index``).
+    """
+    p = params
+    # The corner indices first: read once per observation (the index check reads them too).
+    at = bank.index.read(observed).position(card, rival)
+    if at is not None and at > p.washed_veto_index:
+        return False
+    ink = ink_check(observed, bank.luminance(card), bank.luminance(rival))
+    return ink.own < p.washed_min_own and ink.rival <= p.washed_veto_rival

@@ -109,9 +109,23 @@ class IndexBank:
             self.means.append(np.ascontiguousarray(stack.mean(axis=0), np.float32))
             gaps.append(1.0 - np.einsum("ij,kj->ik", rows, rows))
         self.gaps: F32 = np.asarray(np.stack(gaps), np.float32)
+        #: The last observation read and its reading (the checks of one card share it).
+        self._last: tuple[F32, IndexRead] | None = None
 
     def read(self, observed: F32) -> IndexRead:
-        """Compare the four corners of an upright observed luminance with every card's."""
+        """Compare the four corners of an upright observed luminance with every card's.
+
+        The last reading is kept: the same observation (the same array, not written to
+        since: read-only, :func:`hardware.camera.suits.read_only`) is not read twice.
+        """
+        last = self._last
+        if last is not None and last[0] is observed and not observed.flags.writeable:
+            return last[1]
+        reading = self._read(observed)
+        self._last = (observed, reading)
+        return reading
+
+    def _read(self, observed: F32) -> IndexRead:
         th, tw = self.shape
         rows: list[F32] = []
         for k, window in enumerate(_corners(observed, self.box, SHIFT_PX)):

@@ -94,6 +94,23 @@ class RecognizerParams:
     index_veto: float = 1.0
     index_veto_close: float = 0.7
     index_close_below: float = 0.2
+    #: A card the whole face leaves uncertain is read from the ink its close rivals lack
+    #: (:func:`hardware.camera.facebank.read_washed_out`): a glare washes ink out, never prints
+    #: it. Rivals within ``washed_score_gap`` of the candidate's score; the candidate's own ink
+    #: at ``washed_min_own`` or more in some blob (else its corner indices at
+    #: ``washed_min_index`` or more against that rival), no rival's own ink (every blob of it
+    #: at ``washed_min_rival`` or more).
+    washed_check: bool = True
+    washed_score_gap: float = 0.1
+    washed_min_own: float = 0.7
+    washed_min_rival: float = -0.2
+    washed_min_index: float = 0.5
+    #: A read checked against a close rival of another rank (``pair_check_below``) is refused
+    #: when none of its own ink is there, the rival's is (``rival`` at ``washed_veto_rival`` or
+    #: below) and its corner indices lean no further towards it than ``washed_veto_index``
+    #: (:func:`hardware.camera.facebank.ink_refuted`).
+    washed_veto_rival: float = -1.0
+    washed_veto_index: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,8 @@ from hardware.camera.facebank import (
     decide_twin,
     face_features,
     face_patch,
+    ink_refuted,
+    read_washed_out,
     suit_twins,
     twin_refuted,
 )
@@ -300,6 +302,8 @@ class BoardRecognizer(CardLocator):
             reading = self._verify(observed, match, reading, twin_decided)
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading)
+        if reading.status == "uncertain" and not sliding and p.washed_check:
+            reading = read_washed_out(observed(), match, self.bank, p) or reading
         return reading
 
     def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
@@ -348,7 +352,8 @@ class BoardRecognizer(CardLocator):
                 refused = twin_refuted(observed(), match.card, rival, self.bank, p)
             else:
                 corners = index_positions(observed(), best, other)
-                refused = bool(corners) and max(corners) < p.rank_index_min
+                refused = (bool(corners) and max(corners) < p.rank_index_min) or (
+                    p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p))
             if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,

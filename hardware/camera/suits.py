@@ -133,8 +133,12 @@ def suit_check(observed: Image, best: Image, rival: Image) -> SuitCheck:
 
 
 def observed_luminance(observed: Image) -> F32:
-    """Luminance of an observed patch as :func:`pair_check` takes it."""
-    return luminance(observed, blur=1.0)
+    """Luminance of an observed patch as :func:`pair_check` takes it (read-only).
+
+    Read-only so that the checks of one card can share what they derive from it
+    (:meth:`hardware.camera.index.IndexBank.read`).
+    """
+    return read_only(luminance(observed, blur=1.0))
 
 
 def face_luminance(face: Image) -> F32:
@@ -176,16 +180,19 @@ class _Region:
 class _Pair:
     """Two faces' luminances and what is derived from them alone, each computed once."""
 
-    __slots__ = ("blur_setup", "blurred", "boxes", "fb", "fr", "region")
+    __slots__ = ("blobs", "blur_setup", "blurred", "boxes", "fb", "fr", "region")
 
     def __init__(self, fb: F32, fr: F32) -> None:
         self.fb, self.fr = fb, fr
         self.region: _Region | None = None
+        #: :func:`ink_check`'s blobs of each face's own ink (indices into the region's pixels).
+        self.blobs: tuple[list[npt.NDArray[np.intp]], list[npt.NDArray[np.intp]]] | None = None
         #: :func:`index_positions`'s per corner index box it uses.
         self.boxes: list[_IndexBox] | None = None
-        #: :func:`matched_blur`'s per observation shape: the mean face at half size, the
-        #: pixels fitted, and per blur the blurred mean there (centred) and its norm.
-        self.blur_setup: dict[tuple[int, int], tuple[F32, npt.NDArray[np.bool_],
+        #: :func:`matched_blur`'s per observation shape: the mean face at half size (a
+        #: :class:`_Spectrum`), the pixels fitted, and per blur the blurred mean there
+        #: (centred) and its norm.
+        self.blur_setup: dict[tuple[int, int], tuple[_Spectrum, npt.NDArray[np.bool_],
                                                      dict[Blur, tuple[F32, float]]]] = {}
         #: Per blur kernel found: the two faces blurred by it (read-only).
         self.blurred: dict[Blur, tuple[F32, F32]] = {}
@@ -249,6 +256,77 @@ def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
     position = float((o - mv) @ d) / max(r.dd / 2, 1e-6)
     return SuitCheck(position, fit, r.n, min(halves) if halves else 0.0,
                      max(halves) if halves else 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class InkCheck:
+    """Which of two faces' own ink an observation shows (:func:`ink_check`).
+
+    :param own: the highest position (+1: the best face's, -1: the rival's) over the blobs
+        of ink only the best face has: at +1 that ink is there, as printed.
+    :param rival: the lowest position over the blobs of ink only the rival has: at -1 the
+        rival's ink is there; +1 (white, as on the best face) when it is not.
+    :param blobs: how many blobs of each kind were measured (best face's, rival's).
+    """
+
+    own: float
+    rival: float
+    blobs: tuple[int, int]
+
+
+#: Fewest pixels of a blob of one face's own ink (:func:`ink_check`), at the stored size.
+MIN_BLOB_PX = 16
+
+
+def ink_check(ob: F32, fb: F32, fr: F32) -> InkCheck:
+    """Where the observation lies between two faces, blob by blob of each face's own ink.
+
+    A glare (a glossy card's reflection) adds white: it can wash a pip or a stroke out, never
+    print one. Ink only the best face has (``fb`` darker than ``fr`` by
+    :data:`DIFFERENCE_LEVEL`), found at full strength in one blob, is evidence a glare cannot
+    make; ink only the rival has, found in one blob, refutes the best face whatever else a
+    glare washed out. Aligned as :func:`pair_check` is, brightness and contrast fitted on the
+    pair's whole difference region (jointly with the position); each blob (a connected piece
+    of one face's own ink, at least :data:`MIN_BLOB_PX` pixels) is then measured alone.
+    """
+    pair = _pair(fb, fr)
+    if pair.region is None:
+        pair.region = _Region(fb, fr)
+    r = pair.region
+    if r.template is None:
+        return InkCheck(-1.0, -1.0, (0, 0))
+    if pair.blobs is None:
+        pair.blobs = _ink_blobs(fb, fr, r)
+    vals, _ = r.template.aligned(ob)
+    # Brightness, contrast and position together (as pair_check's ``joint``): where ink is in
+    # one face only, a fit on the mean face alone takes up the difference.
+    design = np.stack([r.mv, r.d / 2, np.ones_like(r.mv)], axis=1)
+    a, _, b = np.linalg.lstsq(design, vals, rcond=None)[0]
+    if a <= 1e-3:
+        return InkCheck(-1.0, -1.0, (0, 0))
+    o = (vals - b) / a - r.mv
+    own_blobs, rival_blobs = pair.blobs
+    own = [float(o[i] @ r.d[i]) / max(float(r.d[i] @ r.d[i]) / 2, 1e-6) for i in own_blobs]
+    rival = [float(o[i] @ r.d[i]) / max(float(r.d[i] @ r.d[i]) / 2, 1e-6)
+             for i in rival_blobs]
+    return InkCheck(max(own) if own else -1.0, min(rival) if rival else 1.0,
+                    (len(own), len(rival)))
+
+
+def _ink_blobs(fb: F32, fr: F32, r: _Region) -> tuple[list[npt.NDArray[np.intp]],
+                                                        list[npt.NDArray[np.intp]]]:
+    """Return the indices into the region's pixels of each blob of ``fb``'s, ``fr``'s own ink."""
+    out: tuple[list[npt.NDArray[np.intp]], list[npt.NDArray[np.intp]]] = ([], [])
+    for k, ink in enumerate((fr - fb >= DIFFERENCE_LEVEL, fb - fr >= DIFFERENCE_LEVEL)):
+        grown = cv2.dilate(ink.astype(np.uint8), np.ones((3, 3), np.uint8))
+        _, labels = cv2.connectedComponents(grown, connectivity=8)
+        at = labels[r.ys, r.xs]
+        own = ink[r.ys, r.xs]
+        for label in np.unique(at[own & (at > 0)]):
+            idx = np.flatnonzero(own & (at == label))
+            if idx.size >= MIN_BLOB_PX:
+                out[k].append(idx)
+    return out
 
 
 def read_only(lum: F32) -> F32:
@@ -346,6 +424,59 @@ def blur_kernel(blur: Blur, scale: float = 1.0) -> F32:
     return np.asarray(k / k.sum(), np.float32)
 
 
+#: The largest radius of a kernel :func:`matched_blur` tries (at half the stored size).
+_BLUR_RADIUS_HALF = int(np.ceil(BLUR_LENGTH_MAX * 0.5 / 2 + 3 * BLUR_SIGMA_MAX * 0.5)) + 1
+
+
+class _Spectrum:
+    """An image padded by repeating its edge, as a spectrum: any blur of it by one product.
+
+    :meth:`blurred` equals ``cv2.filter2D(image, -1, kernel, borderType=BORDER_REPLICATE)``
+    (to float rounding, about 1e-7) for a kernel of radius up to the padding: the padding
+    keeps the circular convolution from wrapping into the image.
+    """
+
+    __slots__ = ("pad", "shape", "size", "spectrum")
+
+    def __init__(self, image: F32, pad: int) -> None:
+        h, w = image.shape
+        big_h, big_w = cv2.getOptimalDFTSize(h + 2 * pad), cv2.getOptimalDFTSize(w + 2 * pad)
+        padded = cv2.copyMakeBorder(np.asarray(image, np.float32), pad, big_h - h - pad, pad,
+                                    big_w - w - pad, cv2.BORDER_REPLICATE)
+        self.pad, self.size, self.shape = pad, (h, w), (big_h, big_w)
+        self.spectrum = cv2.dft(padded)
+
+    def blurred(self, kernel: F32) -> F32:
+        """Return the image correlated with ``kernel`` (odd size, radius at most the padding)."""
+        spectrum = _kernel_spectrum(kernel, self.shape)
+        full = cv2.idft(cv2.mulSpectrums(self.spectrum, spectrum, 0),
+                        flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+        (h, w), p = self.size, self.pad
+        return np.asarray(full[p : p + h, p : p + w], np.float32)
+
+
+#: Kernel spectra (by the kernel's bytes and the padded shape): a kernel is drawn per blur.
+_KERNEL_SPECTRA: OrderedDict[tuple[bytes, int, tuple[int, int]], F32] = OrderedDict()
+_KERNEL_SPECTRA_MAX = 4096
+
+
+def _kernel_spectrum(kernel: F32, shape: tuple[int, int]) -> F32:
+    """Return the spectrum of ``kernel`` flipped (a correlation) with its centre at the origin."""
+    key = (kernel.tobytes(), kernel.shape[0], shape)
+    cached = _KERNEL_SPECTRA.get(key)
+    if cached is not None:
+        return cached
+    n = kernel.shape[0]
+    c = n // 2
+    big = np.zeros(shape, np.float32)
+    big[:n, :n] = cv2.flip(kernel, -1)
+    out = np.asarray(cv2.dft(np.roll(big, (-c, -c), axis=(0, 1))), np.float32)
+    _KERNEL_SPECTRA[key] = out
+    if len(_KERNEL_SPECTRA) > _KERNEL_SPECTRA_MAX:
+        _KERNEL_SPECTRA.popitem(last=False)
+    return out
+
+
 def _neighbours(blur: Blur, step: tuple[float, int, int]) -> list[Blur]:
     sigma, length, angle = blur
     out = []
@@ -378,9 +509,10 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
         keep = cv2.resize(apart, size, interpolation=cv2.INTER_NEAREST) == 0
         keep[:3, :] = keep[-3:, :] = False
         keep[:, :3] = keep[:, -3:] = False
-        setup = pair.blur_setup[size] = (np.asarray(small_m, np.float32),
+        setup = pair.blur_setup[size] = (_Spectrum(np.asarray(small_m, np.float32),
+                                                    _BLUR_RADIUS_HALF),
                                           np.asarray(keep, bool), {})
-    small_m, keep, faces = setup
+    spectrum, keep, faces = setup
     o = small_o[keep]
     o = o - o.mean()
     o /= max(float(np.linalg.norm(o)), 1e-6)
@@ -390,8 +522,7 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
         if blur not in fits:
             face = faces.get(blur)
             if face is None:
-                m = cv2.filter2D(small_m, -1, blur_kernel(blur, 0.5),
-                                 borderType=cv2.BORDER_REPLICATE)[keep]
+                m = spectrum.blurred(blur_kernel(blur, 0.5))[keep]
                 m = m - m.mean()
                 if len(faces) >= _BLURS_MAX:
                     faces.clear()

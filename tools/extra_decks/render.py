@@ -273,6 +273,15 @@ FRESH_14 = {
     "kde-penguins": ("multi", f"{KDE}/svg-penguins/penguins.svgz", kde_id),
 }
 DESIGNS.update(FRESH_14)
+#: Fresh for the glare and first-comparison-cost work: never looked at before its measurement
+#: (benchmark run 19); the run-13 and run-15 designs above were used while building it.
+FRESH_16 = {
+    "gnome-paris": ("multi", f"{GNOME}/paris.svgz", gnome_id),
+    "gnome-dondorf": ("multi", f"{GNOME}/dondorf.svgz", gnome_id),
+    "gnome-ornamental": ("multi", f"{GNOME}/ornamental.svgz", gnome_id),
+    "gnome-tango-nuevo": ("multi", f"{GNOME}/tango_nuevo.svgz", gnome_id),
+}
+DESIGNS.update(FRESH_16)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,125 @@
+"""Reads under a glare: ink only one face has, and the cheaper blurs of the twin checks."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.camera.facebank import (
+    PATCH_SIZE,
+    STORED_PATCH_SIZE,
+    FaceBank,
+    decide,
+    face_features,
+    face_patch,
+    ink_refuted,
+    read_washed_out,
+)
+from hardware.camera.readings import RecognizerParams
+from hardware.camera.suits import (
+    _BLUR_RADIUS_HALF,
+    _Spectrum,
+    blur_kernel,
+    face_luminance,
+    ink_check,
+    observed_luminance,
+)
+from table_controller.engine.cards import Card
+
+from .conftest import Faces
+
+
+def _glare(patch: np.ndarray, centre: tuple[float, float], sigma: float,
+           peak: float) -> np.ndarray:
+    """Add a glossy reflection as the scene renderer does: white, ``peak`` at ``centre``."""
+    h, w = patch.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    g = peak * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * sigma**2))
+    img = patch.astype(np.float32)
+    img += g[..., None] * (255 - img)
+    return np.asarray(np.clip(img + 0.5, 0, 255), np.uint8)
+
+
+def _own_pip(more: np.ndarray, fewer: np.ndarray) -> tuple[float, float]:
+    """Centre of the pip ``more`` has and ``fewer`` lacks, away from the corner indices."""
+    lm, lf = face_luminance(more), face_luminance(fewer)
+    h = lm.shape[0]
+    own = (lf - lm) >= 0.3
+    own[: int(0.3 * h)] = False
+    own[int(0.7 * h) :] = False
+    ys, xs = np.nonzero(own)
+    return float(xs.mean()), float(ys.mean())
+
+
+def _camera(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    soft = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), 1.0)
+    return np.asarray(np.clip(soft * 0.9 + rng.normal(0, 3, patch.shape), 0, 255), np.uint8)
+
+
+@pytest.mark.parametrize(("shown", "fewer"), [("7c", "6c"), ("6h", "5h"), ("8d", "7d")])
+def test_a_washed_out_pip_is_no_ink_of_the_rival(kennard: Faces, shown: str,
+                                                 fewer: str) -> None:
+    """A glare over the pip only ``shown`` has: its other own ink is there, the rival's not."""
+    rng = np.random.default_rng(31)
+    more, less = (face_patch(kennard[Card.parse(c)], STORED_PATCH_SIZE) for c in (shown, fewer))
+    washed = _camera(_glare(more, _own_pip(more, less), 9.0, 0.8), rng)
+    ob = observed_luminance(washed)
+    fm, fl = face_luminance(more), face_luminance(less)
+    right = ink_check(ob, fm, fl)
+    assert right.rival >= 0.5, right
+    # The fewer-pip card, read against the shown one, finds none of its own ink missing ...
+    wrong = ink_check(ob, fl, fm)
+    assert wrong.rival <= right.own or wrong.own < 0.7, wrong
+    # ... and a clean card of the fewer pips lacks the shown card's own ink.
+    clean = ink_check(observed_luminance(_camera(less, rng)), fm, fl)
+    assert clean.own < 0.0 and (clean.rival < -0.5 or clean.blobs[1] == 0), clean
+
+
+def test_read_washed_out_never_reads_the_card_not_shown(kennard: Faces) -> None:
+    """Glare over one pip of each card of some ranks: read as shown or not at all."""
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(kennard, params)
+    rng = np.random.default_rng(32)
+    read = 0
+    for code, fewer in (("7c", "6c"), ("7s", "6s"), ("6h", "5h"), ("8d", "7d"), ("9c", "8c"),
+                        ("5d", "4d"), ("Th", "9h"), ("3s", "2s")):
+        more, less = (face_patch(kennard[Card.parse(c)], STORED_PATCH_SIZE)
+                      for c in (code, fewer))
+        for peak in (0.6, 0.9):
+            big = _camera(_glare(more, _own_pip(more, less), 9.0, peak), rng)
+            small = np.asarray(cv2.resize(big, PATCH_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
+            match = bank.match(face_features(small, params.red_weight), params)
+            got = read_washed_out(observed_luminance(big), match, bank, params)
+            assert got is None or got.card == Card.parse(code), (code, peak, match, got)
+            if got is not None:
+                read += 1
+                assert got.status == "card" and got.confidence <= 0.5
+                # Read beside a hand only on a clear win: never this way.
+                assert got.separation == 0.0 and got.discriminant == 0.0
+            elif decide(match, params).status == "card":
+                read += 1
+    assert read >= 10
+
+
+def test_spectrum_blurs_as_filter2d(kennard: Faces) -> None:
+    """The twins' mean face blurred through its spectrum equals ``cv2.filter2D``'s."""
+    lum = face_luminance(face_patch(kennard[Card.parse("Qs")], STORED_PATCH_SIZE))
+    small = np.asarray(cv2.resize(lum, (60, 84), interpolation=cv2.INTER_AREA), np.float32)
+    spectrum = _Spectrum(small, _BLUR_RADIUS_HALF)
+    for blur in ((0.0, 0, 0), (1.0, 8, 30), (4.0, 24, 150), (2.5, 16, 97), (0.25, 2, 7)):
+        kernel = blur_kernel(blur, 0.5)
+        want = cv2.filter2D(small, -1, kernel, borderType=cv2.BORDER_REPLICATE)
+        assert np.abs(spectrum.blurred(kernel) - want).max() < 1e-5, blur
+
+
+def test_ink_refuted_when_the_rival_s_own_ink_is_there(kennard: Faces) -> None:
+    """An 8 with one pip washed out is no 7: its other own pips are there, the 7 has none."""
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(kennard, params)
+    rng = np.random.default_rng(33)
+    eight, seven = (face_patch(kennard[Card.parse(c)], STORED_PATCH_SIZE) for c in ("8d", "7d"))
+    washed = observed_luminance(_camera(_glare(eight, _own_pip(eight, seven), 9.0, 0.8), rng))
+    assert ink_refuted(washed, Card.parse("7d"), Card.parse("8d"), bank, params)
+    clean = observed_luminance(_camera(seven, rng))
+    assert not ink_refuted(clean, Card.parse("7d"), Card.parse("8d"), bank, params)
