@@ -273,6 +273,15 @@ FRESH_14 = {
     "kde-penguins": ("multi", f"{KDE}/svg-penguins/penguins.svgz", kde_id),
 }
 DESIGNS.update(FRESH_14)
+#: Fresh for the locator work: never looked at before its measurement (benchmark run 17); the
+#: run-15 designs above are tuning designs since. gnome-ornamental and gnome-paris come from the
+#: same art as kde-nicu-ornamental and kde-paris (other drawings, other sizes).
+FRESH_15 = {
+    "gnome-tango-nuevo": ("multi", f"{GNOME}/tango_nuevo.svgz", gnome_id),
+    "gnome-ornamental": ("multi", f"{GNOME}/ornamental.svgz", gnome_id),
+    "gnome-paris": ("multi", f"{GNOME}/paris.svgz", gnome_id),
+}
+DESIGNS.update(FRESH_15)
 
 
 if __name__ == "__main__":
