@@ -87,6 +87,15 @@ def _on_print(
                               np.minimum(np.maximum(cols, 0), w - 1)] > 0)
 
 
+#: A pixel whose felt-channel ratio exceeds the felt's by more than this is not felt: a card's
+#: print of the felt's colour is far purer (ratio 0.9+) than a felt (0.37-0.81), and the felt
+#: itself, noise, JPEG, dim light and glare included, stays within 0.18 of its calibrated
+#: ratio on rendered hard scenes. Without it a green court card on green felt loses its
+#: figure, open to the felt where the figure meets the card's edge.
+FELT_MAX_EXCESS = 0.25
+_AROUND_PRINT = np.ones((5, 5), np.uint8)
+
+
 class CardLocator:
     """Finds cards in the slots of a fixed, calibrated camera's frames (no identification).
 
@@ -122,6 +131,8 @@ class CardLocator:
         self.card_px = (geometry.card_mm[0] * s, geometry.card_mm[1] * s)
         fraction = 0.45 if felt_channel == "green" else COLOURED_FELT_FRACTION
         self.felt_threshold = max(0.08, fraction * felt_ratio)
+        #: Above this ratio a pixel is purer than the felt: a card's print (not felt).
+        self.felt_ceiling = felt_ratio + FELT_MAX_EXCESS
         self._ignore = self._ignore_mask()
         #: The felt's print (:mod:`hardware.camera.feltprint`), None on a plain felt.
         self.print: FeltPrint | None = None
@@ -195,6 +206,11 @@ class CardLocator:
         img = cv2.blur(canon, (3, 3)).astype(np.float32)
         ratio = self.felt_ratio(img, self.felt_channel)
         not_felt = ratio < self.felt_threshold
+        pure = np.asarray(ratio > self.felt_ceiling, np.uint8)
+        if pure.any():
+            # The print and the 2 px around it: where a figure meets the card's white, the
+            # mixed pixels have the felt's ratio (thin lines of "felt" across the card).
+            not_felt |= cv2.dilate(pure, _AROUND_PRINT) > 0
         if self.felt_channel != "green":
             plane = img[..., _FELT_PLANES[self.felt_channel][0]]
             felt = plane[~not_felt & (self._ignore > 0)]
