@@ -68,6 +68,9 @@ FELT_MAX_BRIGHTNESS = 1.3
 
 #: Turns of the view (degrees) a card not located as the view lies is sought again at.
 TURNS_DEG = (-15.0, 15.0)
+#: What a card's rounded corners take off the straight stretch of its top and bottom edges
+#: (canonical px, both ends together; measured on located cards, rendered medium and hard).
+CORNER_ALLOWANCE_PX = 1.5
 #: Furthest a card found on a turned view may lie from square (degrees).
 MAX_TURN_DEG = 35.0
 
@@ -274,7 +277,11 @@ class CardLocator:
     def _retry_with_neighbours_cut(
         self, fg: Image, poses: list[CardPose | None], fallbacks: list[SlotStatus]
     ) -> bool:
-        """Retry unresolved slots with their located neighbours cut out; True if one resolved."""
+        """Retry unresolved slots with their located neighbours cut out; True if one resolved.
+
+        When no neighbour's cut resolves one, the slots still unresolved are tried by their top
+        and bottom edges' stretches (``span``, :meth:`_find_card`).
+        """
         progress = False
         for slot, pose in enumerate(poses):
             if pose is not None or fallbacks[slot] != "uncertain":
@@ -291,6 +298,15 @@ class CardLocator:
                 poses[slot] = found
                 fallbacks[slot] = status
                 progress = True
+        if progress:
+            return True
+        for slot, pose in enumerate(poses):
+            if pose is None and fallbacks[slot] == "uncertain":
+                found, status = self._find_card(fg, slot, span=True)
+                if found is not None:
+                    poses[slot] = found
+                    fallbacks[slot] = status
+                    progress = True
         return progress
 
     def _quad(self, pose: CardPose, grow: float = 0.0) -> FloatArray:
@@ -312,7 +328,7 @@ class CardLocator:
         return pose
 
     def _find_card(
-        self, fg: Image, slot: int, cut: Image | None = None
+        self, fg: Image, slot: int, cut: Image | None = None, span: bool = False
     ) -> tuple[CardPose | None, SlotStatus]:
         """Locate the card whose centre lies in ``slot`` from the card's straight edges.
 
@@ -320,7 +336,9 @@ class CardLocator:
         on rows near its middle. A neighbour overlapping a little merges with the card on one
         side; then the genuine edge is the one that puts the card's centre inside this slot.
         ``cut`` marks neighbours already located and removed from ``fg``: an edge that ends on
-        them is where the neighbour was cut away, not the card's own edge.
+        them is where the neighbour was cut away, not the card's own edge. ``span``: a card
+        whose both side edges run on into neighbours may be placed by its top and bottom
+        edges' stretches (:meth:`_span_centre`), when nothing else placed it.
         """
         p = self.params
         cw, ch = self.card_px
@@ -340,13 +358,16 @@ class CardLocator:
                       if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
             if turned and all(_same_pose(q, turned[0]) for q in turned[1:]):
                 pose = turned[0]
+        if pose is None and span:
+            # Both side edges merged with neighbours: the card spans its top and bottom.
+            pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0, span=True)
         if pose is None:
             return None, "uncertain"
         return pose, "card"
 
     def _pose(
         self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
-        cut: Image | None, turn: float,
+        cut: Image | None, turn: float, span: bool = False,
     ) -> CardPose | None:
         """Find the card's pose from its edges, sampled on the view turned by ``turn`` degrees.
 
@@ -371,7 +392,7 @@ class CardLocator:
             printed = None if printed is None else turned(printed)
         angle = slack = 0.0
         for _ in range(2):
-            found = self._edges(view, cx, cy, x0, x1, view_cut, printed, back)
+            found = self._edges(view, cx, cy, x0, x1, view_cut, printed, back, span)
             if found is None:
                 return None
             (cx, cy), angle, slack = found
@@ -409,11 +430,13 @@ class CardLocator:
     def _edges(
         self, fg: Image, cx: float, cy: float, x0: float, x1: float,
         cut: Image | None, printed: Image | None, back: FloatArray | None,
+        span: bool = False,
     ) -> tuple[tuple[float, float], float, float] | None:
         """Centre, angle and slack of the card around ``(cx, cy)`` in ``fg`` (None: no card).
 
         ``back`` maps ``fg``'s pixels to the canonical view's (None: ``fg`` is the view): the
-        centre must lie between the slot's columns ``x0`` and ``x1`` there.
+        centre must lie between the slot's columns ``x0`` and ``x1`` there. ``span``: with
+        neither side edge found, the card may be placed by :meth:`_span_centre`.
         """
         p = self.params
         cw, ch = self.card_px
@@ -502,6 +525,11 @@ class CardLocator:
             hyps.append(lfit[0] * new_cy + lfit[1] + width_dx / 2)
         elif rfit is not None:
             hyps.append(rfit[0] * new_cy + rfit[1] - width_dx / 2)
+        elif span:
+            # Both sides merged with neighbours: the card spans its top and bottom edges.
+            mid = self._span_centre(fg, tfit, bfit, cx, new_cy)
+            if mid is not None:
+                hyps.append(mid)
         if back is not None:
             inside = [x for x in hyps
                       if x0 <= back[0, 0] * x + back[0, 1] * new_cy + back[0, 2] < x1]
@@ -511,6 +539,50 @@ class CardLocator:
             return None
         angle = float(np.degrees(np.arctan(slope)))
         return (inside[0], float(new_cy)), angle, slack
+
+    def _span_centre(
+        self, fg: Image, tfit: tuple[float, float], bfit: tuple[float, float],
+        cx: float, cy: float,
+    ) -> float | None:
+        """Column of the card's centre from where its top and bottom edges run straight.
+
+        Along each fitted edge, the columns whose run ends lie on it (1.5 px) next to column
+        ``cx`` are the edge's visible stretch; the two stretches, taken along the card's width,
+        must together span a card's width (:attr:`RecognizerParams.size_tolerance`, the rounded
+        corners allowed for). None when they do not.
+        """
+        cw = self.card_px[0]
+        h, w = fg.shape
+        c0, c1 = max(0, int(cx - 0.8 * cw)), min(w, int(cx + 0.8 * cw) + 1)
+        seed_row = round(cy)
+        if not 0 <= seed_row < h or not c0 <= round(cx) < c1:
+            return None
+        cols, top, bottom = run_ends(np.ascontiguousarray(fg[:, c0:c1].T), seed_row)
+        if cols.size == 0:
+            return None
+        cols += c0
+        slope = (tfit[0] + bfit[0]) / 2
+        cos = 1 / float(np.sqrt(1 + slope**2))
+        lo, hi = np.inf, -np.inf
+        for fit, ends in ((tfit, top), (bfit, bottom)):
+            on = np.abs(ends - (fit[0] * cols + fit[1])) <= 1.5
+            at = int(np.searchsorted(cols, round(cx)))
+            if at >= cols.size or cols[at] != round(cx) or not on[at]:
+                return None
+            # The stretch of consecutive columns on the edge through ``cx``.
+            first = last = at
+            while first > 0 and on[first - 1] and cols[first] - cols[first - 1] == 1:
+                first -= 1
+            while last < cols.size - 1 and on[last + 1] and cols[last + 1] - cols[last] == 1:
+                last += 1
+            ys = fit[0] * cols[[first, last]] + fit[1]
+            # Along the card's width from (cx, cy): u = (dx + slope * dy) * cos.
+            u = ((cols[[first, last]] - cx) + slope * (ys - cy)) * cos
+            lo, hi = min(lo, float(u[0]) - 0.5), max(hi, float(u[1]) + 0.5)
+        span = hi - lo + CORNER_ALLOWANCE_PX
+        if abs(span - cw) > self.params.size_tolerance * cw:
+            return None
+        return cx + (lo + hi) / 2 / cos
 
     def _fit_edge(
         self, printed: Image | None, along: FloatArray, ends: FloatArray,
