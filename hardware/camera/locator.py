@@ -525,16 +525,17 @@ class CardLocator:
             hyps.append(lfit[0] * new_cy + lfit[1] + width_dx / 2)
         elif rfit is not None:
             hyps.append(rfit[0] * new_cy + rfit[1] - width_dx / 2)
-        elif span:
-            # Both sides merged with neighbours: the card spans its top and bottom edges.
-            mid = self._span_centre(fg, tfit, bfit, cx, new_cy)
-            if mid is not None:
-                hyps.append(mid)
         if back is not None:
             inside = [x for x in hyps
                       if x0 <= back[0, 0] * x + back[0, 1] * new_cy + back[0, 2] < x1]
         else:
             inside = [x for x in hyps if x0 <= x < x1]
+        if not inside and span and lcut is None and rcut is None:
+            # No side edge places it in this slot (both run on into neighbours): the card
+            # spans its top and bottom edges' straight stretches.
+            mid = self._span_centre(fg, tfit, bfit, cx, new_cy)
+            if mid is not None and x0 <= mid < x1:
+                inside = [mid]
         if len(inside) != 1:
             return None
         angle = float(np.degrees(np.arctan(slope)))

@@ -118,3 +118,27 @@ def test_an_empty_hard_board_is_felt(kennard: Faces) -> None:
                              S.sample_perturbations(rng, S.Level.HARD, rig.camera))
             fg = rig.recognizer.foreground(rig.recognizer.warp_board(scene.image))
             assert np.count_nonzero(fg) < 0.002 * fg.size
+
+
+def test_a_card_merged_with_both_neighbours_is_spanned_by_its_top_and_bottom(
+    rig: Rig
+) -> None:
+    """Slot 2 over both neighbours, 3 mm each side, at other heights: placed by its stretches."""
+    geo = rig.camera.geometry
+    cw = geo.card_mm[0]
+    x2, y2 = geo.slot_centre_mm(2)
+    rng = np.random.default_rng(177)
+    tally = Tally()
+    for text in ("Kd 7c 7s", "2s 9h 6d"):
+        a, b, c = (Card.parse(t) for t in text.split())
+        middle = S.Placement(b, 2, (x2, y2), 1.0)
+        placements = [S.Placement(a, 1, (x2 - cw + 3.0, y2 - 6.0), -1.0),
+                      S.Placement(c, 3, (x2 + cw - 3.0, y2 + 6.0), 0.5), middle]
+        scene = S.render(rig.faces, placements, rig.camera, rng, S.Perturbations(noise_sigma=3))
+        score(scene.truth, rig.recognizer.read(scene.image), tally)
+        fg = rig.recognizer.foreground(rig.recognizer.warp_board(scene.image))
+        assert rig.recognizer._find_card(fg, 2) == (None, "uncertain")
+        pose, _ = rig.recognizer._find_card(fg, 2, span=True)
+        assert pose is not None and _close(pose, middle), pose
+    assert tally.wrong == 0, tally
+    assert tally.correct == tally.cards == 6, tally
