@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.edges import fit_line, run_ends
+from hardware.camera.edges import fit_line, run_ends, span_centre
 from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
@@ -68,9 +68,6 @@ FELT_MAX_BRIGHTNESS = 1.3
 
 #: Turns of the view (degrees) a card not located as the view lies is sought again at.
 TURNS_DEG = (-15.0, 15.0)
-#: What a card's rounded corners take off the straight stretch of its top and bottom edges
-#: (canonical px, both ends together; measured on located cards, rendered medium and hard).
-CORNER_ALLOWANCE_PX = 1.5
 #: Furthest a card found on a turned view may lie from square (degrees).
 MAX_TURN_DEG = 35.0
 
@@ -338,7 +335,7 @@ class CardLocator:
         ``cut`` marks neighbours already located and removed from ``fg``: an edge that ends on
         them is where the neighbour was cut away, not the card's own edge. ``span``: a card
         whose both side edges run on into neighbours may be placed by its top and bottom
-        edges' stretches (:meth:`_span_centre`), when nothing else placed it.
+        edges' stretches (:func:`.edges.span_centre`), when nothing else placed it.
         """
         p = self.params
         cw, ch = self.card_px
@@ -435,8 +432,8 @@ class CardLocator:
         """Centre, angle and slack of the card around ``(cx, cy)`` in ``fg`` (None: no card).
 
         ``back`` maps ``fg``'s pixels to the canonical view's (None: ``fg`` is the view): the
-        centre must lie between the slot's columns ``x0`` and ``x1`` there. ``span``: with
-        neither side edge found, the card may be placed by :meth:`_span_centre`.
+        centre must lie between the slot's columns ``x0`` and ``x1`` there. ``span``: with no
+        side edge placing it, the card may be placed by :func:`.edges.span_centre`.
         """
         p = self.params
         cw, ch = self.card_px
@@ -533,57 +530,13 @@ class CardLocator:
         if not inside and span and lcut is None and rcut is None:
             # No side edge places it in this slot (both run on into neighbours): the card
             # spans its top and bottom edges' straight stretches.
-            mid = self._span_centre(fg, tfit, bfit, cx, new_cy)
+            mid = span_centre(fg, tfit, bfit, cx, new_cy, cw, tol)
             if mid is not None and x0 <= mid < x1:
                 inside = [mid]
         if len(inside) != 1:
             return None
         angle = float(np.degrees(np.arctan(slope)))
         return (inside[0], float(new_cy)), angle, slack
-
-    def _span_centre(
-        self, fg: Image, tfit: tuple[float, float], bfit: tuple[float, float],
-        cx: float, cy: float,
-    ) -> float | None:
-        """Column of the card's centre from where its top and bottom edges run straight.
-
-        Along each fitted edge, the columns whose run ends lie on it (1.5 px) next to column
-        ``cx`` are the edge's visible stretch; the two stretches, taken along the card's width,
-        must together span a card's width (:attr:`RecognizerParams.size_tolerance`, the rounded
-        corners allowed for). None when they do not.
-        """
-        cw = self.card_px[0]
-        h, w = fg.shape
-        c0, c1 = max(0, int(cx - 0.8 * cw)), min(w, int(cx + 0.8 * cw) + 1)
-        seed_row = round(cy)
-        if not 0 <= seed_row < h or not c0 <= round(cx) < c1:
-            return None
-        cols, top, bottom = run_ends(np.ascontiguousarray(fg[:, c0:c1].T), seed_row)
-        if cols.size == 0:
-            return None
-        cols += c0
-        slope = (tfit[0] + bfit[0]) / 2
-        cos = 1 / float(np.sqrt(1 + slope**2))
-        lo, hi = np.inf, -np.inf
-        for fit, ends in ((tfit, top), (bfit, bottom)):
-            on = np.abs(ends - (fit[0] * cols + fit[1])) <= 1.5
-            at = int(np.searchsorted(cols, round(cx)))
-            if at >= cols.size or cols[at] != round(cx) or not on[at]:
-                return None
-            # The stretch of consecutive columns on the edge through ``cx``.
-            first = last = at
-            while first > 0 and on[first - 1] and cols[first] - cols[first - 1] == 1:
-                first -= 1
-            while last < cols.size - 1 and on[last + 1] and cols[last + 1] - cols[last] == 1:
-                last += 1
-            ys = fit[0] * cols[[first, last]] + fit[1]
-            # Along the card's width from (cx, cy): u = (dx + slope * dy) * cos.
-            u = ((cols[[first, last]] - cx) + slope * (ys - cy)) * cos
-            lo, hi = min(lo, float(u[0]) - 0.5), max(hi, float(u[1]) + 0.5)
-        span = hi - lo + CORNER_ALLOWANCE_PX
-        if abs(span - cw) > self.params.size_tolerance * cw:
-            return None
-        return cx + (lo + hi) / 2 / cos
 
     def _fit_edge(
         self, printed: Image | None, along: FloatArray, ends: FloatArray,
