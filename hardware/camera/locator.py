@@ -333,9 +333,10 @@ class CardLocator:
         on rows near its middle. A neighbour overlapping a little merges with the card on one
         side; then the genuine edge is the one that puts the card's centre inside this slot.
         ``cut`` marks neighbours already located and removed from ``fg``: an edge that ends on
-        them is where the neighbour was cut away, not the card's own edge. ``span``: a card
-        whose both side edges run on into neighbours may be placed by its top and bottom
-        edges' stretches (:func:`.edges.span_centre`), when nothing else placed it.
+        them is where the neighbour was cut away, not the card's own edge. ``span`` (once the
+        other tries failed on this mask): a card whose both side edges run on into neighbours
+        is placed by its top and bottom edges' stretches (:func:`.edges.span_centre`), and the
+        turned views are not tried again.
         """
         p = self.params
         cw, ch = self.card_px
@@ -347,17 +348,14 @@ class CardLocator:
             return None, "empty"
         ys, xs = np.nonzero(cols)
         cx, cy = float(xs.mean()) + int(x0), float(ys.mean())
-        pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0)
-        if pose is None:
+        pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0, span=span)
+        if pose is None and not span:
             # Sampled along the card's own axes instead: a card turned far (or touching a
             # neighbour at another angle) mixes its edges along the view's rows and columns.
             turned = [q for t in TURNS_DEG
                       if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
             if turned and all(_same_pose(q, turned[0]) for q in turned[1:]):
                 pose = turned[0]
-        if pose is None and span:
-            # Both side edges merged with neighbours: the card spans its top and bottom.
-            pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0, span=True)
         if pose is None:
             return None, "uncertain"
         return pose, "card"
