@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from hardware.camera.edges import fit_line, run_ends, span_centre
 from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
@@ -44,65 +45,6 @@ class CardPose:
     slack: float = 0.0
 
 
-def _median(values: FloatArray) -> float:
-    """Median of a short array (``np.median`` costs more in checks than in sorting here)."""
-    ordered = values.copy()
-    ordered.sort()
-    return float(ordered[values.size // 2])
-
-
-def _fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
-    """Fit ``x = a*y + b`` to edge points; None unless most points lie on one straight line.
-
-    The first estimate is robust (median of slopes between points half the run apart), so a
-    rounded corner or a neighbour at one end of the run does not tilt it; then the points within
-    1.5 px are refitted. Two edges mixed half and half give no majority and are refused.
-    """
-    n = ys.size
-    if n < 8:
-        return None
-    half = n // 2
-    dy = ys[half:] - ys[: n - half]
-    a0 = _median((xs[half:] - xs[: n - half]) / np.where(dy == 0, 1, dy))
-    b0 = _median(xs - a0 * ys)
-    keep = np.abs(xs - (a0 * ys + b0)) <= 1.5
-    k = int(np.count_nonzero(keep))
-    if k < max(8, 0.6 * n):
-        return None
-    y, x = ys[keep], xs[keep]
-    # sum / count: what ``mean`` computes, without its wrapper's cost (called a few hundred
-    # times a frame)
-    my, mx = float(y.sum()) / k, float(x.sum()) / k
-    vy = y - my
-    a = float(vy @ (x - mx)) / max(float(vy @ vy), 1e-9)
-    return a, mx - a * my
-
-
-def _run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """For each row of ``band`` with a foreground pixel at ``seed``: start and end of that run.
-
-    Returns (row indices, first column, last column + 1). A run reaching the band's edge ends at
-    the edge (such ends are marked by the caller as not genuine).
-    """
-    on = band[:, seed] > 0
-    rows = np.nonzero(on)[0]
-    if rows.size == 0:
-        empty = np.zeros(0)
-        return empty, empty, empty
-    sub = band[rows] > 0
-    left_part = sub[:, : seed + 1][:, ::-1]
-    to_left = np.where(
-        (~left_part).any(axis=1), np.argmax(~left_part, axis=1), left_part.shape[1]
-    )
-    right_part = sub[:, seed:]
-    to_right = np.where(
-        (~right_part).any(axis=1), np.argmax(~right_part, axis=1), right_part.shape[1]
-    )
-    start = seed - to_left + 1
-    end = seed + to_right
-    return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)
-
-
 #: Steepest edge slope a card may lie at (tan of its rotation): 0.42 is 23 degrees; a dealer
 #: leaves a card askew by 10-20 degrees now and then (was 0.3, 17 degrees).
 MAX_SLOPE = 0.42
@@ -122,6 +64,36 @@ COLOURED_FELT_FRACTION = 0.6
 #: felt level (median over the felt) is not felt, whatever its ratio. A dealer's skin can be as
 #: red as burgundy felt by the ratio, but is far brighter (green felt keeps the ratio alone).
 FELT_MAX_BRIGHTNESS = 1.3
+
+
+#: Turns of the view (degrees) a card not located as the view lies is sought again at.
+TURNS_DEG = (-15.0, 15.0)
+#: Furthest a card found on a turned view may lie from square (degrees).
+MAX_TURN_DEG = 35.0
+
+
+def _same_pose(a: CardPose, b: CardPose) -> bool:
+    """Whether two poses found for one card agree (within 3 px and 2 degrees)."""
+    return (abs(a.centre[0] - b.centre[0]) <= 3.0 and abs(a.centre[1] - b.centre[1]) <= 3.0
+            and abs(a.angle_deg - b.angle_deg) <= 2.0)
+
+
+def _on_print(
+    printed: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
+) -> npt.NDArray[np.bool_]:
+    """Whether each pixel lies on the felt's ``printed`` mask (``np.clip`` costs more)."""
+    h, w = printed.shape
+    return np.asarray(printed[np.minimum(np.maximum(rows, 0), h - 1),
+                              np.minimum(np.maximum(cols, 0), w - 1)] > 0)
+
+
+#: A pixel whose felt-channel ratio exceeds the felt's by more than this is not felt: a card's
+#: print of the felt's colour is far purer (ratio 0.9+) than a felt (0.37-0.81), and the felt
+#: itself, noise, JPEG, dim light and glare included, stays within 0.18 of its calibrated
+#: ratio on rendered hard scenes. Without it a green court card on green felt loses its
+#: figure, open to the felt where the figure meets the card's edge.
+FELT_MAX_EXCESS = 0.25
+_AROUND_PRINT = np.ones((5, 5), np.uint8)
 
 
 class CardLocator:
@@ -159,6 +131,8 @@ class CardLocator:
         self.card_px = (geometry.card_mm[0] * s, geometry.card_mm[1] * s)
         fraction = 0.45 if felt_channel == "green" else COLOURED_FELT_FRACTION
         self.felt_threshold = max(0.08, fraction * felt_ratio)
+        #: Above this ratio a pixel is purer than the felt: a card's print (not felt).
+        self.felt_ceiling = felt_ratio + FELT_MAX_EXCESS
         self._ignore = self._ignore_mask()
         #: The felt's print (:mod:`hardware.camera.feltprint`), None on a plain felt.
         self.print: FeltPrint | None = None
@@ -232,6 +206,11 @@ class CardLocator:
         img = cv2.blur(canon, (3, 3)).astype(np.float32)
         ratio = self.felt_ratio(img, self.felt_channel)
         not_felt = ratio < self.felt_threshold
+        pure = np.asarray(ratio > self.felt_ceiling, np.uint8)
+        if pure.any():
+            # The print and the 2 px around it: where a figure meets the card's white, the
+            # mixed pixels have the felt's ratio (thin lines of "felt" across the card).
+            not_felt |= cv2.dilate(pure, _AROUND_PRINT) > 0
         if self.felt_channel != "green":
             plane = img[..., _FELT_PLANES[self.felt_channel][0]]
             felt = plane[~not_felt & (self._ignore > 0)]
@@ -295,7 +274,11 @@ class CardLocator:
     def _retry_with_neighbours_cut(
         self, fg: Image, poses: list[CardPose | None], fallbacks: list[SlotStatus]
     ) -> bool:
-        """Retry unresolved slots with their located neighbours cut out; True if one resolved."""
+        """Retry unresolved slots with their located neighbours cut out; True if one resolved.
+
+        When no neighbour's cut resolves one, the slots still unresolved are tried by their top
+        and bottom edges' stretches (``span``, :meth:`_find_card`).
+        """
         progress = False
         for slot, pose in enumerate(poses):
             if pose is not None or fallbacks[slot] != "uncertain":
@@ -312,6 +295,15 @@ class CardLocator:
                 poses[slot] = found
                 fallbacks[slot] = status
                 progress = True
+        if progress:
+            return True
+        for slot, pose in enumerate(poses):
+            if pose is None and fallbacks[slot] == "uncertain":
+                found, status = self._find_card(fg, slot, span=True)
+                if found is not None:
+                    poses[slot] = found
+                    fallbacks[slot] = status
+                    progress = True
         return progress
 
     def _quad(self, pose: CardPose, grow: float = 0.0) -> FloatArray:
@@ -333,7 +325,7 @@ class CardLocator:
         return pose
 
     def _find_card(
-        self, fg: Image, slot: int, cut: Image | None = None
+        self, fg: Image, slot: int, cut: Image | None = None, span: bool = False
     ) -> tuple[CardPose | None, SlotStatus]:
         """Locate the card whose centre lies in ``slot`` from the card's straight edges.
 
@@ -341,11 +333,13 @@ class CardLocator:
         on rows near its middle. A neighbour overlapping a little merges with the card on one
         side; then the genuine edge is the one that puts the card's centre inside this slot.
         ``cut`` marks neighbours already located and removed from ``fg``: an edge that ends on
-        them is where the neighbour was cut away, not the card's own edge.
+        them is where the neighbour was cut away, not the card's own edge. ``span`` (once the
+        other tries failed on this mask): a card whose both side edges run on into neighbours
+        is placed by its top and bottom edges' stretches (:func:`.edges.span_centre`), and the
+        turned views are not tried again.
         """
         p = self.params
         cw, ch = self.card_px
-        h, w = fg.shape
         x0 = self.canon_x(slot * self.geometry.slot_width_mm)
         x1 = self.canon_x((slot + 1) * self.geometry.slot_width_mm)
         cols = fg[:, int(x0) : int(np.ceil(x1))]
@@ -354,20 +348,68 @@ class CardLocator:
             return None, "empty"
         ys, xs = np.nonzero(cols)
         cx, cy = float(xs.mean()) + int(x0), float(ys.mean())
-        for _ in range(2):
-            found = self._edges(fg, slot, cx, cy, x0, x1, cut)
-            if found is None:
-                return None, "uncertain"
-            (cx, cy), angle, slack = found
-        if not x0 <= cx < x1:
+        pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0, span=span)
+        if pose is None and not span:
+            # Sampled along the card's own axes instead: a card turned far (or touching a
+            # neighbour at another angle) mixes its edges along the view's rows and columns.
+            turned = [q for t in TURNS_DEG
+                      if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
+            if turned and all(_same_pose(q, turned[0]) for q in turned[1:]):
+                pose = turned[0]
+        if pose is None:
             return None, "uncertain"
+        return pose, "card"
+
+    def _pose(
+        self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
+        cut: Image | None, turn: float, span: bool = False,
+    ) -> CardPose | None:
+        """Find the card's pose from its edges, sampled on the view turned by ``turn`` degrees.
+
+        The view is turned about the first estimate of the centre (``turn`` 0: as it is); the
+        pose found is turned back, and must lie in the view, its centre in the slot, and its
+        quad be covered by the foreground (:attr:`RecognizerParams.fill_fraction`).
+        """
+        p = self.params
+        h, w = fg.shape
+        view, view_cut, printed = fg, cut, self.printed
+        back: FloatArray | None = None
+        if turn:
+            m = cv2.getRotationMatrix2D((cx, cy), turn, 1.0)
+            back = np.asarray(cv2.invertAffineTransform(m), np.float64)
+
+            def turned(mask: Image) -> Image:
+                return np.asarray(cv2.warpAffine(mask, m, (w, h), flags=cv2.INTER_NEAREST,
+                                                 borderValue=0), np.uint8)
+
+            view = turned(fg)
+            view_cut = None if cut is None else turned(cut)
+            printed = None if printed is None else turned(printed)
+        angle = slack = 0.0
+        for _ in range(2):
+            found = self._edges(view, cx, cy, x0, x1, view_cut, printed, back, span)
+            if found is None:
+                return None
+            (cx, cy), angle, slack = found
+        if back is not None:
+            cx, cy = (float(v) for v in back @ np.array([cx, cy, 1.0]))
+            angle += turn
+            if abs(angle) > MAX_TURN_DEG:
+                return None
+        if not x0 <= cx < x1:
+            return None
         pose = CardPose((cx, cy), angle, slot, slack)
         # The card's quad filled over its bounding box only (the same pixels as over the view).
-        pts = np.round(self._quad(pose)).astype(np.int32)
+        corners = self._quad(pose)
+        if back is not None and not (np.all(corners >= 0) and np.all(corners[:, 0] < w - 1)
+                                     and np.all(corners[:, 1] < h - 1)):
+            # Turned, a run no longer ends at the view's border: a card must lie inside it.
+            return None
+        pts = np.round(corners).astype(np.int32)
         bx0, by0 = (max(int(v), 0) for v in pts.min(axis=0))
         bx1, by1 = (min(int(v) + 1, n) for v, n in zip(pts.max(axis=0), (w, h), strict=True))
         if bx1 <= bx0 or by1 <= by0:
-            return None, "uncertain"
+            return None
         quad = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
         cv2.fillPoly(quad, [pts - np.array([bx0, by0], np.int32)], 255)
         inside = np.count_nonzero(quad)
@@ -375,15 +417,22 @@ class CardLocator:
         if cut is not None:
             covered = covered | cut[by0:by1, bx0:bx1]
         if inside == 0 or np.count_nonzero(covered & quad) < p.fill_fraction * inside:
-            return None, "uncertain"
+            return None
         if not (0 <= cx < w and 0 <= cy < h):
-            return None, "uncertain"
-        return pose, "card"
+            return None
+        return pose
 
     def _edges(
-        self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
-        cut: Image | None = None,
+        self, fg: Image, cx: float, cy: float, x0: float, x1: float,
+        cut: Image | None, printed: Image | None, back: FloatArray | None,
+        span: bool = False,
     ) -> tuple[tuple[float, float], float, float] | None:
+        """Centre, angle and slack of the card around ``(cx, cy)`` in ``fg`` (None: no card).
+
+        ``back`` maps ``fg``'s pixels to the canonical view's (None: ``fg`` is the view): the
+        centre must lie between the slot's columns ``x0`` and ``x1`` there. ``span``: with no
+        side edge placing it, the card may be placed by :func:`.edges.span_centre`.
+        """
         p = self.params
         cw, ch = self.card_px
         h, w = fg.shape
@@ -393,38 +442,38 @@ class CardLocator:
         seed = round(cx)
         if not 0 <= seed < w:
             return None
-        rows, left, right = _run_ends(fg[r0:r1], seed)
+        rows, left, right = run_ends(fg[r0:r1], seed)
         if rows.size < 0.3 * (r1 - r0):
             return None
         rows += r0
         iy = rows.astype(np.intp)
         li, ri = left.astype(np.intp), right.astype(np.intp)
-        lfit, lp = (self._fit_edge(rows, left, iy, li - 1, iy, li) if np.all(left > 0)
+        lfit, lp = (self._fit_edge(printed, rows, left, iy, li - 1, iy, li) if np.all(left > 0)
                     else (None, 0.0))
-        rfit, rp = (self._fit_edge(rows, right, iy, ri, iy, ri - 1) if np.all(right < w)
+        rfit, rp = (self._fit_edge(printed, rows, right, iy, ri, iy, ri - 1) if np.all(right < w)
                     else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
             if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
-                lcut, lfit = _fit_line(rows, left), None
+                lcut, lfit = fit_line(rows, left), None
             if np.mean(cut[iy, np.minimum(right.astype(np.intp), w - 1)] > 0) > 0.5:
-                rcut, rfit = _fit_line(rows, right), None
+                rcut, rfit = fit_line(rows, right), None
         # Top and bottom edges from columns around the middle.
         c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
         seed_row = round(cy)
         if not 0 <= seed_row < h:
             return None
-        cols, top, bottom = _run_ends(np.ascontiguousarray(fg[:, c0:c1].T), seed_row)
+        cols, top, bottom = run_ends(np.ascontiguousarray(fg[:, c0:c1].T), seed_row)
         if cols.size < 0.3 * (c1 - c0):
             return None
         cols += c0
         ix = cols.astype(np.intp)
         ty, by = top.astype(np.intp), bottom.astype(np.intp)
-        tfit, tp = (self._fit_edge(cols, top, ty - 1, ix, ty, ix) if np.all(top > 0)
+        tfit, tp = (self._fit_edge(printed, cols, top, ty - 1, ix, ty, ix) if np.all(top > 0)
                     else (None, 0.0))
-        bfit, bp = (self._fit_edge(cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h)
+        bfit, bp = (self._fit_edge(printed, cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h)
                     else (None, 0.0))
-        if self.print is not None:
+        if printed is not None:
             tfit, bfit = self._clear_pair(tfit, bfit, tp, bp, cx, ch)
         if tfit is None or bfit is None:
             return None
@@ -471,18 +520,28 @@ class CardLocator:
             hyps.append(lfit[0] * new_cy + lfit[1] + width_dx / 2)
         elif rfit is not None:
             hyps.append(rfit[0] * new_cy + rfit[1] - width_dx / 2)
-        inside = [x for x in hyps if x0 <= x < x1]
+        if back is not None:
+            inside = [x for x in hyps
+                      if x0 <= back[0, 0] * x + back[0, 1] * new_cy + back[0, 2] < x1]
+        else:
+            inside = [x for x in hyps if x0 <= x < x1]
+        if not inside and span and lcut is None and rcut is None:
+            # No side edge places it in this slot (both run on into neighbours): the card
+            # spans its top and bottom edges' straight stretches.
+            mid = span_centre(fg, tfit, bfit, cx, new_cy, cw, tol)
+            if mid is not None and x0 <= mid < x1:
+                inside = [mid]
         if len(inside) != 1:
             return None
         angle = float(np.degrees(np.arctan(slope)))
         return (inside[0], float(new_cy)), angle, slack
 
     def _fit_edge(
-        self, along: FloatArray, ends: FloatArray,
+        self, printed: Image | None, along: FloatArray, ends: FloatArray,
         out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
         in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
     ) -> tuple[tuple[float, float] | None, float]:
-        """:func:`_fit_line` on a card's run ends, leaving out those on the felt's print.
+        """:func:`~hardware.camera.edges.fit_line` on run ends, leaving out those on the print.
 
         ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
         run. Where a card edge crosses a printed line, the run may end short of the edge or
@@ -490,24 +549,15 @@ class CardLocator:
         (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit and
         the share of the ends that lie on the print.
         """
-        if self.print is None:
-            return _fit_line(along, ends), 0.0
-        on_print = self._on_print(out_y, out_x) | self._on_print(in_y, in_x)
+        if printed is None:
+            return fit_line(along, ends), 0.0
+        on_print = _on_print(printed, out_y, out_x) | _on_print(printed, in_y, in_x)
         clear = ~on_print
         n_clear = int(np.count_nonzero(clear))
         share = 1.0 - n_clear / max(ends.size, 1)
         if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
-            return _fit_line(along, ends), share
-        return _fit_line(along[clear], ends[clear]), share
-
-    def _on_print(
-        self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
-    ) -> npt.NDArray[np.bool_]:
-        """Return :meth:`~hardware.camera.feltprint.FeltPrint.on` (``np.clip`` costs more)."""
-        assert self.printed is not None
-        h, w = self.printed.shape
-        return np.asarray(self.printed[np.minimum(np.maximum(rows, 0), h - 1),
-                                       np.minimum(np.maximum(cols, 0), w - 1)] > 0)
+            return fit_line(along, ends), share
+        return fit_line(along[clear], ends[clear]), share
 
     def _clear_pair(
         self, first: tuple[float, float] | None, second: tuple[float, float] | None,

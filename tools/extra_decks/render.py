@@ -273,8 +273,18 @@ FRESH_14 = {
     "kde-penguins": ("multi", f"{KDE}/svg-penguins/penguins.svgz", kde_id),
 }
 DESIGNS.update(FRESH_14)
-#: Fresh for the glare and first-comparison-cost work: never looked at before its measurement
-#: (benchmark run 19); the run-13 and run-15 designs above were used while building it.
+#: Fresh for the locator work: never looked at before its measurement (benchmark run 17); the
+#: run-15 designs above are tuning designs since. gnome-ornamental and gnome-paris come from the
+#: same art as kde-nicu-ornamental and kde-paris (other drawings, other sizes).
+FRESH_15 = {
+    "gnome-tango-nuevo": ("multi", f"{GNOME}/tango_nuevo.svgz", gnome_id),
+    "gnome-ornamental": ("multi", f"{GNOME}/ornamental.svgz", gnome_id),
+    "gnome-paris": ("multi", f"{GNOME}/paris.svgz", gnome_id),
+}
+DESIGNS.update(FRESH_15)
+#: Fresh for the glare and first-comparison-cost work (benchmark run 19), chosen at the same
+#: time as FRESH_15 by another branch: gnome-dondorf, and FRESH_15's three designs again (each
+#: branch measured them without tuning on them or seeing the other's results).
 FRESH_16 = {
     "gnome-paris": ("multi", f"{GNOME}/paris.svgz", gnome_id),
     "gnome-dondorf": ("multi", f"{GNOME}/dondorf.svgz", gnome_id),

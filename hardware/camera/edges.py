@@ -1,0 +1,122 @@
+"""Straight card edges in a foreground mask: run ends along rows and robust line fits.
+
+Rules this module keeps:
+
+1. A run is the stretch of foreground through a seed column, one per row of a band.
+2. A line is fitted only where most run ends lie on it; two edges mixed half and half give none.
+3. A card's top and bottom edges span its width where they run straight (:func:`span_centre`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hardware.camera.readings import FloatArray, Image
+
+
+def _median(values: FloatArray) -> float:
+    """Median of a short array (``np.median`` costs more in checks than in sorting here)."""
+    ordered = values.copy()
+    ordered.sort()
+    return float(ordered[values.size // 2])
+
+
+def fit_line(ys: FloatArray, xs: FloatArray) -> tuple[float, float] | None:
+    """Fit ``x = a*y + b`` to edge points; None unless most points lie on one straight line.
+
+    The first estimate is robust (median of slopes between points half the run apart), so a
+    rounded corner or a neighbour at one end of the run does not tilt it; then the points within
+    1.5 px are refitted. Two edges mixed half and half give no majority and are refused.
+    """
+    n = ys.size
+    if n < 8:
+        return None
+    half = n // 2
+    dy = ys[half:] - ys[: n - half]
+    a0 = _median((xs[half:] - xs[: n - half]) / np.where(dy == 0, 1, dy))
+    b0 = _median(xs - a0 * ys)
+    keep = np.abs(xs - (a0 * ys + b0)) <= 1.5
+    k = int(np.count_nonzero(keep))
+    if k < max(8, 0.6 * n):
+        return None
+    y, x = ys[keep], xs[keep]
+    # sum / count: what ``mean`` computes, without its wrapper's cost (called a few hundred
+    # times a frame)
+    my, mx = float(y.sum()) / k, float(x.sum()) / k
+    vy = y - my
+    a = float(vy @ (x - mx)) / max(float(vy @ vy), 1e-9)
+    return a, mx - a * my
+
+
+def run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """For each row of ``band`` with a foreground pixel at ``seed``: start and end of that run.
+
+    Returns (row indices, first column, last column + 1). A run reaching the band's edge ends at
+    the edge (such ends are marked by the caller as not genuine).
+    """
+    on = band[:, seed] > 0
+    rows = np.nonzero(on)[0]
+    if rows.size == 0:
+        empty = np.zeros(0)
+        return empty, empty, empty
+    sub = band[rows] > 0
+    left_part = sub[:, : seed + 1][:, ::-1]
+    to_left = np.where(
+        (~left_part).any(axis=1), np.argmax(~left_part, axis=1), left_part.shape[1]
+    )
+    right_part = sub[:, seed:]
+    to_right = np.where(
+        (~right_part).any(axis=1), np.argmax(~right_part, axis=1), right_part.shape[1]
+    )
+    start = seed - to_left + 1
+    end = seed + to_right
+    return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)
+
+
+#: What a card's rounded corners take off the straight stretch of its top and bottom edges
+#: (canonical px, both ends together; measured on located cards, rendered medium and hard).
+CORNER_ALLOWANCE_PX = 1.5
+
+
+def span_centre(
+    fg: Image, tfit: tuple[float, float], bfit: tuple[float, float],
+    cx: float, cy: float, cw: float, tolerance: float,
+) -> float | None:
+    """Return the column of the card's centre from where its top and bottom edges run straight.
+
+    Along each fitted edge, the columns whose run ends lie on it (1.5 px) next to column
+    ``cx`` are the edge's visible stretch; the two stretches, taken along the card's width,
+    must together span the card's width ``cw`` (within ``tolerance`` of it, the rounded
+    corners allowed for). Returns the centre's column, or None when they do not.
+    """
+    h, w = fg.shape
+    c0, c1 = max(0, int(cx - 0.8 * cw)), min(w, int(cx + 0.8 * cw) + 1)
+    seed_row = round(cy)
+    if not 0 <= seed_row < h or not c0 <= round(cx) < c1:
+        return None
+    cols, top, bottom = run_ends(np.ascontiguousarray(fg[:, c0:c1].T), seed_row)
+    if cols.size == 0:
+        return None
+    cols += c0
+    slope = (tfit[0] + bfit[0]) / 2
+    cos = 1 / float(np.sqrt(1 + slope**2))
+    lo, hi = np.inf, -np.inf
+    for fit, ends in ((tfit, top), (bfit, bottom)):
+        on = np.abs(ends - (fit[0] * cols + fit[1])) <= 1.5
+        at = int(np.searchsorted(cols, round(cx)))
+        if at >= cols.size or cols[at] != round(cx) or not on[at]:
+            return None
+        # The stretch of consecutive columns on the edge through ``cx``.
+        first = last = at
+        while first > 0 and on[first - 1] and cols[first] - cols[first - 1] == 1:
+            first -= 1
+        while last < cols.size - 1 and on[last + 1] and cols[last + 1] - cols[last] == 1:
+            last += 1
+        ys = fit[0] * cols[[first, last]] + fit[1]
+        # Along the card's width from (cx, cy): u = (dx + slope * dy) * cos.
+        u = ((cols[[first, last]] - cx) + slope * (ys - cy)) * cos
+        lo, hi = min(lo, float(u[0]) - 0.5), max(hi, float(u[1]) + 0.5)
+    span = hi - lo + CORNER_ALLOWANCE_PX
+    if abs(span - cw) > tolerance * cw:
+        return None
+    return cx + (lo + hi) / 2 / cos
