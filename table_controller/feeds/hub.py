@@ -437,7 +437,7 @@ class FeedHub:
                 between = None
             seq = self._seq[feed] + 1
             body = wire(mtype, seq, table_id, ts, text)
-            if now > (due := self._last_sent[feed] + self.heartbeat_interval):
+            if now > (due := self._heartbeat_due(feed)):
                 self._heartbeat_late(now - due, now)  # its heartbeat was due: it was late
             self._seq[feed] = seq
             if new_state is not None:

@@ -385,6 +385,12 @@ class Journal(JournalArchiving):
 
     def sync_anchor(self) -> None:
         """Write the anchor an ``append(..., anchor=False)`` deferred (:meth:`.Anchor.sync`)."""
+        anchor = self._anchor
+        if anchor is None or anchor.pending is None:
+            # nothing deferred: no write, no lock (a head deferred by another thread's
+            # ``anchor=False`` append just now is written by its own sync, its next append or
+            # the close: rule 1)
+            return
         with self.watch.writing(), self._lock:
             if self._anchor is not None:
                 self._anchor.sync()
