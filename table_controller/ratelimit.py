@@ -43,14 +43,17 @@ class TokenBucket:
         if self.tokens < 0:
             self.tokens = float(self.burst)
 
-    def allow(self, now: float) -> bool:
-        """Take one token at ``now`` if there is one; ``False`` = over the limit."""
+    def allow(self, now: float, cost: float = 1.0) -> bool:
+        """Take ``cost`` tokens at ``now`` if there are as many; ``False`` = over the limit.
+
+        A cost over ``burst`` is never allowed (the bucket never holds that many).
+        """
         if self.stamp is not None and now > self.stamp:
             self.tokens = min(float(self.burst), self.tokens + (now - self.stamp) * self.rate)
         if self.stamp is None or now > self.stamp:
             self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        if self.tokens >= cost:
+            self.tokens -= cost
             return True
         return False
 

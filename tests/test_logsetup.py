@@ -1,9 +1,16 @@
+import io
 import json
 import logging
 
 import pytest
 
-from table_controller.logsetup import JournalFormatter, JsonFormatter, configure, formatter
+from table_controller.logsetup import (
+    CappedHandler,
+    JournalFormatter,
+    JsonFormatter,
+    configure,
+    formatter,
+)
 
 
 def _record(level: int, msg: str, exc: bool = False) -> logging.LogRecord:
@@ -58,3 +65,83 @@ def test_doctests() -> None:
     import table_controller.logsetup as module
 
     assert doctest.testmod(module).failed == 0
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _capped(rate: float, burst: int) -> tuple[logging.Logger, CappedHandler, io.StringIO,
+                                              _Clock]:
+    out = io.StringIO()
+    clock = _Clock()
+    handler = CappedHandler(out, rate=rate, burst=burst, clock=clock)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    log = logging.getLogger(f"test.capped.{id(handler)}")
+    log.propagate = False
+    log.setLevel(logging.DEBUG)
+    log.addHandler(handler)
+    return log, handler, out, clock
+
+
+def test_a_flood_of_lines_writes_no_more_than_the_budget_and_counts_the_rest() -> None:
+    log, handler, out, clock = _capped(rate=1_000, burst=5_000)
+    line = "WARNING " + "x" * 91 + "\n"  # 100 bytes
+    for _ in range(10_000):  # 1 MB asked for at one instant
+        log.warning("x" * 91)
+    assert out.getvalue() == line * 50  # the burst, whole lines only
+    assert handler.left_out == (9_950, 9_950 * 100)
+    clock.now = 1.0  # one second: 1,000 bytes more (the notice is paid from them)
+    log.warning("x" * 91)
+    tail = out.getvalue()[len(line) * 50:]
+    assert tail == "log rate limit: 9950 lines (995000 bytes) left out\n" + line
+    assert handler.left_out == (0, 0)
+    for step in range(1, 601):  # ten minutes of a flood, 100 lines a second asked for
+        clock.now = 1.0 + step
+        for _ in range(100):
+            log.warning("x" * 91)
+    assert len(out.getvalue()) <= 5_000 + 1_000 * 601  # burst + rate x time, notices included
+
+
+def test_an_error_is_written_through_a_flood_of_lesser_lines() -> None:
+    log, _handler, out, _clock = _capped(rate=100, burst=200)
+    for _ in range(100):
+        log.info("client sent nonsense")
+    log.error("journal: the disk is full")
+    assert out.getvalue().splitlines()[-1] == "ERROR journal: the disk is full"
+    assert "left out" in out.getvalue()
+
+
+def test_the_cap_refuses_a_budget_of_nothing() -> None:
+    with pytest.raises(ValueError, match="log rate must be > 0"):
+        CappedHandler(io.StringIO(), rate=0, burst=10)
+
+
+def test_configure_caps_the_log() -> None:
+    root = logging.getLogger()
+    saved, level = list(root.handlers), root.level
+    try:
+        configure("INFO", "text", rate=2_000, burst=4_000)
+        assert isinstance(root.handlers[0], CappedHandler)
+    finally:
+        for h in list(root.handlers):
+            root.removeHandler(h)
+        for h in saved:
+            root.addHandler(h)
+        root.setLevel(level)
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "lots", str(2**41)])
+def test_run_refuses_a_bad_log_rate_in_one_line(value: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from table_controller.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--config", "table.toml", "--log-rate", value])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--log-rate" in err and "Traceback" not in err

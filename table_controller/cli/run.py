@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from table_controller.logsetup import LOG_BURST, LOG_RATE
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``run`` subcommand."""
@@ -37,7 +39,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--log-format", default="text", choices=["text", "journal", "json"],
                    help="text (a terminal), journal (syslog priority prefixes for journald) or "
                         "json (one JSON object a line)")
+    p.add_argument("--log-rate", type=_positive_int, default=LOG_RATE, metavar="BYTES",
+                   help="write at most BYTES of log a second on average (default "
+                        f"{LOG_RATE}); lines over it are left out and counted, and the next "
+                        "line says how many (errors have a reserve of their own)")
+    p.add_argument("--log-burst", type=_positive_int, default=LOG_BURST, metavar="BYTES",
+                   help=f"... and at most BYTES at once (default {LOG_BURST})")
     p.set_defaults(handler=run)
+
+
+def _positive_int(text: str) -> int:
+    """Read a whole number of bytes, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= 2**40:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 2**40, got {text}")
+    return value
 
 
 def die_with_parent() -> None:
@@ -74,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
     from table_controller.errors import ConfigError
     from table_controller.logsetup import configure
 
-    configure(args.log_level, args.log_format)
+    configure(args.log_level, args.log_format, rate=args.log_rate, burst=args.log_burst)
     if args.die_with_parent:
         die_with_parent()
     try:

@@ -48,6 +48,18 @@ def test_the_unit_gives_the_daemon_first_call_on_cpu_and_disk() -> None:
         assert line in unit, line
 
 
+def test_the_unit_caps_the_log_with_options_the_daemon_takes() -> None:
+    # a flood of log lines must not fill the disk: the daemon's own cap, journald's beside it
+    from table_controller.cli import build_parser
+    from table_controller.logsetup import LOG_BURST, LOG_RATE
+
+    unit = shipped_text("table-controller.service").splitlines()
+    assert "LogRateLimitIntervalSec=30s" in unit and "LogRateLimitBurst=20000" in unit
+    (exec_line,) = [line for line in unit if line.startswith("ExecStart=")]
+    args = build_parser().parse_args(exec_line.split()[1:])
+    assert (args.log_rate, args.log_burst, args.log_format) == (LOG_RATE, LOG_BURST, "journal")
+
+
 @pytest.mark.skipif(ANALYZE is None and not os.environ.get("CI"),
                     reason="systemd-analyze is not installed (.ci/run installs it)")
 def test_systemd_analyze_verify_accepts_the_installed_unit(tmp_path: Path) -> None:
