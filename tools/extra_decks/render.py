@@ -360,14 +360,16 @@ FRESH_16 = {
 DESIGNS.update(FRESH_16)
 
 #: Fresh for the final measurement of this round: never measured (every design above is a
-#: tuning design now). kennard-* are Adrian Kennard's faces (a design from outside the two
-#: Debian packages; -4c four colours, -bf big court faces); gnome-*-4c are the four-colour
-#: card-room editions (green clubs, blue diamonds) of two tuning designs; *-bitmap are raster
-#: editions of two tuning designs; kde-tigullio-international is an older drawing of
-#: gnome-tigullio's art.
+#: tuning design now). kennard-* are unseen editions of the shipped kennard design (from
+#: another npm package): -4c four colours (green clubs, blue diamonds), -bf big corner indices
+#: with small pips and court pictures (a casino layout); gnome-*-4c are the four-colour
+#: card-room editions of two tuning designs; gnome-atlasnye-skat is a four-colour skat edition
+#: (B/D/K indices); kde-xskat-french is new art (B/D/K indices); *-bitmap are raster editions
+#: of two tuning designs; kde-tigullio-international is an older drawing of gnome-tigullio's
+#: art. Left out: the two-colour kennard (the shipped design itself) and gnome-tarocco (280 x
+#: 467, narrower than bridge cards, as gnome-orell).
 KENNARD = f"{BUILD}/kennard/package/src/images"
 FRESH_17 = {
-    "kennard-2c": ("files", f"{KENNARD}/2color", kennard_file),
     "kennard-4c": ("files", f"{KENNARD}/4color", kennard_file),
     "kennard-2c-bf": ("files", f"{KENNARD}/2color-bf", kennard_file),
     "kennard-4c-bf": ("files", f"{KENNARD}/4color-bf", kennard_file),
@@ -378,18 +380,28 @@ FRESH_17 = {
     "gnome-neoclassical-4c": ("multi", f"{GNOME}/neoclassical_4_color.svgz", gnome_id),
     "gnome-anglo-bitmap": ("multi", f"{GNOME}/anglo_bitmap.svgz", gnome_id),
     "gnome-gnomangelo-bitmap": ("multi", f"{GNOME}/gnomangelo_bitmap.svgz", gnome_id),
-    "gnome-tarocco": ("multi", f"{GNOME}/tarocco.svgz", gnome_id),
     "gnome-atlasnye-skat": ("multi", f"{GNOME}/atlasnye_skat.svgz", gnome_id),
 }
 DESIGNS.update(FRESH_17)
+#: FRESH_17 designs that also get a bridge-size variant (bridge.py) when rendered.
+FRESH_17_BRIDGE = ["kennard-4c", "kennard-2c-bf", "kde-xskat-french", "gnome-neoclassical-4c",
+                   "gnome-anglo-modern-4c", "gnome-atlasnye-skat", "kde-tigullio-international"]
+#: Names that stand for a group of designs on the command line.
+GROUPS = {"fresh-17": list(FRESH_17)}
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bridge import bridge
+
     fetch()
     failed = []
-    for n in sys.argv[1:] or list(DESIGNS):
+    names = [d for n in sys.argv[1:] for d in GROUPS.get(n, [n])] or list(DESIGNS)
+    for n in names:
         try:
             build(n)
+            if n in FRESH_17_BRIDGE:
+                bridge(os.path.join(OUT, n))
         except (ValueError, AssertionError, subprocess.CalledProcessError) as exc:
             print(f"{n}: not rendered ({exc!r})", flush=True)
             failed.append(n)
