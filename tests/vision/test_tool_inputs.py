@@ -17,6 +17,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from hardware.sim import scene as S
@@ -218,3 +219,41 @@ def test_capture_faces_from_an_mjpeg_camera(tmp_path: Path, profile: Path,
     assert "captured 2h; take the card out of slot 3 (3/52 captured)" in seen
     assert err.strip().splitlines()[-1].startswith(f"vision capture-faces: no frame from {url}")
     assert not out.exists()
+
+
+def test_annotate_draws_each_slot_the_card_and_its_label(kennard: Faces) -> None:
+    from calibration.camera import calibrate_camera
+    from hardware.camera.annotate import COLOURS, annotate, label
+
+    cam = _camera(kennard)
+    empty = cam.read_frame(0.0)
+    assert empty is not None
+    recognizer = calibrate_camera(empty, kennard).recognizer()
+    cam.place(0, Card.parse("Qh"))
+    cam.place(3, Card.parse("7s"))
+    frame = cam.read_frame(0.0)
+    assert frame is not None
+    reading = recognizer.read(frame)
+    assert [label(s).split()[0] for s in reading.slots] == ["Qh", "empty", "empty", "7s",
+                                                           "empty"]
+    drawn = annotate(frame, recognizer, reading)
+    assert drawn.shape == frame.shape
+
+    def count(colour: tuple[int, int, int], box: npt.NDArray[np.float64]) -> int:
+        """Pixels of exactly ``colour`` around one slot's box (its label below included)."""
+        x0, y0 = np.floor(box.min(axis=0)).astype(int) - 40
+        x1, y1 = np.ceil(box.max(axis=0)).astype(int) + 60
+        region = drawn[max(y0, 0):y1, max(x0, 0):x1]
+        return int(np.count_nonzero(np.all(region == colour, axis=2)))
+
+    h = recognizer.world_to_image
+    sw, bh = recognizer.geometry.slot_width_mm, recognizer.geometry.board_mm[1]
+    for i, slot in enumerate(reading.slots):
+        world = np.array([[i * sw, 0], [(i + 1) * sw, 0], [(i + 1) * sw, bh], [i * sw, bh]],
+                         np.float64)
+        box = np.asarray(cv2.perspectiveTransform(world.reshape(-1, 1, 2), h).reshape(-1, 2),
+                         np.float64)
+        assert count((0, 160, 255), box) > 100, i  # the slot's box
+        colour = COLOURS[slot.status]
+        # the card's outline (read: green) and the label, in the status colour
+        assert count(colour, box) > (400 if slot.status == "card" else 50), (i, slot.status)
