@@ -7,8 +7,9 @@ Needs: root (apt-get), npm, and the tools this script installs:
 Run:  /tmp/deckvenv/bin/python tools/extra_decks/render.py [design ...]
 then: /tmp/deckvenv/bin/python tools/extra_decks/check.py var/decks/*
 
-Sources are fetched into /tmp/deckbuild (npm pack cardsJS; apt-get download
-kdegames-card-data-kf5 gnome-cards-data; dpkg-deb -x).  Each card is rendered
+Sources are fetched into $DECKS_BUILD, default /tmp/deckbuild (npm pack cardsJS and
+@heruka_urgyen/react-playing-cards; apt-get download kdegames-card-data-kf5 gnome-cards-data;
+dpkg-deb -x).  Arguments: design names, or a group (fresh-17); none renders every design.  Each card is rendered
 alone (rsvg-convert for single-card SVGs; inkscape --export-id ... --export-id-only
 for the multi-card SVGs) at twice the target height, downscaled with Lanczos to one
 size per design (height 420, width clamped to 280-320 keeping the aspect ratio),
