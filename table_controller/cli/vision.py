@@ -232,8 +232,11 @@ def run_capture_faces(args: argparse.Namespace) -> int:
         for frame in frames():
             h, w = frame.shape[:2]
             if (w, h) != profile.image_size:
+                pw, ph = profile.image_size
+                hint = (f" (ask the camera for it: width={pw}&height={ph} in the URL query)"
+                        if "://" in args.source[0] else "")
                 raise CalibrationError(f"frame is {w}x{h}, the camera profile is for "
-                                       f"{profile.image_size[0]}x{profile.image_size[1]}")
+                                       f"{pw}x{ph}{hint}")
             step = registration.feed(frame)
             if step.message != last:
                 print(step.message, flush=True)
