@@ -149,5 +149,6 @@ def write_marker_sheet(path: str | Path, geometry: BoardGeometry | None = None) 
     try:
         p.write_bytes(data)
     except OSError as exc:
-        raise CalibrationError(f"marker sheet {str(p)!r} cannot be written: {exc}") from None
+        raise CalibrationError(f"marker sheet {str(p)!r} cannot be written: "
+                               f"{exc.strerror or exc}") from None
     return p

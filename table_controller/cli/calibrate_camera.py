@@ -57,9 +57,6 @@ def run(args: argparse.Namespace) -> int:
     """Handle ``calibrate camera``; returns the exit status."""
     from pathlib import Path
 
-    import cv2
-    import numpy as np
-
     from calibration.camera import (
         calibrate_camera,
         card_size,
@@ -70,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from calibration.faces import load_face_folder
     from hardware.camera.geometry import BoardGeometry
+    from table_controller.cli.image_files import check_image_target, read_image, write_image
     from table_controller.errors import CalibrationError, TableError
 
     try:
@@ -86,17 +84,20 @@ def run(args: argparse.Namespace) -> int:
         out = Path(args.out)
         if out.exists() and not args.force:
             raise CalibrationError(f"{out} exists (use --force to overwrite)")
+        if not out.parent.is_dir():
+            raise CalibrationError(f"--out {args.out!r}: folder {str(out.parent)!r} does not "
+                                   "exist")
+        if args.preview:
+            check_image_target(args.preview, "--preview")
+        image = read_image(args.image, "--image")
         board_mm = _size(args.board_mm, "--board-mm")
         card_mm = _size(args.card_mm, "--card-mm") if args.card_mm else None
         faces = load_face_folder(args.faces)
         size = card_size(faces, card_mm)
         geometry = BoardGeometry(board_mm=board_mm, card_mm=size)
-        image = cv2.imread(args.image, cv2.IMREAD_COLOR)
-        if image is None:
-            raise CalibrationError(f"--image {args.image!r} cannot be read as an image")
         corners = parse_corners(args.corners) if args.corners else None
         design = args.design or Path(args.faces).resolve().name
-        profile = calibrate_camera(np.asarray(image, np.uint8), faces, corners=corners,
+        profile = calibrate_camera(image, faces, corners=corners,
                                    geometry=geometry, design=design, card_mm=size)
         faces_file = save_profile(profile, out)
         print(f"camera profile {out} (faces {faces_file.name}); board area from "
@@ -108,8 +109,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"felt: {profile.felt_channel}, ratio {profile.felt_ratio:.2f} (cards are told "
               f"from felt by it; recalibrate if the cloth or the lighting changes)")
         if args.preview:
-            if not cv2.imwrite(args.preview, draw_preview(np.asarray(image, np.uint8), profile)):
-                raise CalibrationError(f"--preview {args.preview!r} cannot be written")
+            write_image(args.preview, draw_preview(image, profile), "--preview")
             print(f"preview {args.preview}")
     except TableError as exc:
         print(f"calibrate camera: {exc}", file=sys.stderr)

@@ -11,6 +11,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from hardware.base import BoardCamera
+
+    Image = npt.NDArray[np.uint8]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,6 +66,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     f.add_argument("--slot", type=int, default=3, help="capture slot 1-5 (3)")
     f.add_argument("--design", help="deck design name (default: the profile's)")
     f.add_argument("--force", action="store_true", help="overwrite an existing profile")
+    f.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds to wait for each camera frame before giving up (10)")
     f.add_argument("source", nargs="+", metavar="SOURCE")
     f.set_defaults(handler=run_capture_faces)
 
@@ -65,43 +76,37 @@ def run_read(args: argparse.Namespace) -> int:
     """Handle ``vision read``; returns 0, or 1 if the profile or an image is unusable."""
     import json
 
-    import cv2
-    import numpy as np
-
     from calibration.camera import load_profile
-    from table_controller.errors import TableError
+    from table_controller.cli.image_files import check_image_target, read_image, write_image
+    from table_controller.errors import ConfigError, TableError
 
     try:
+        if args.annotate and len(args.images) != 1:
+            raise ConfigError("--annotate takes one image")
+        if args.annotate:
+            check_image_target(args.annotate, "--annotate")
         profile = load_profile(args.calibration)
     except TableError as exc:
         print(f"vision read: {exc}", file=sys.stderr)
         return 1
-    if args.annotate and len(args.images) != 1:
-        print("vision read: --annotate takes one image", file=sys.stderr)
-        return 1
     recognizer = profile.recognizer()
     status = 0
     for path in args.images:
-        image = cv2.imread(path, cv2.IMREAD_COLOR)
-        if image is None:
-            print(f"vision read: {path}: cannot be read as an image", file=sys.stderr)
-            status = 1
-            continue
-        h, w = image.shape[:2]
-        if (w, h) != profile.image_size:
-            print(f"vision read: {path}: image is {w}x{h}, the camera profile is for "
-                  f"{profile.image_size[0]}x{profile.image_size[1]}", file=sys.stderr)
-            status = 1
-            continue
-        reading = recognizer.read(np.asarray(image, np.uint8))
-        if args.annotate:
-            from hardware.camera.annotate import annotate
+        try:
+            image = read_image(path)
+            h, w = image.shape[:2]
+            if (w, h) != profile.image_size:
+                raise ConfigError(f"{path}: image is {w}x{h}, the camera profile is for "
+                                  f"{profile.image_size[0]}x{profile.image_size[1]}")
+            reading = recognizer.read(image)
+            if args.annotate:
+                from hardware.camera.annotate import annotate
 
-            drawn = annotate(np.asarray(image, np.uint8), recognizer, reading)
-            if not cv2.imwrite(args.annotate, drawn):
-                print(f"vision read: --annotate {args.annotate!r} cannot be written",
-                      file=sys.stderr)
-                status = 1
+                write_image(args.annotate, annotate(image, recognizer, reading), "--annotate")
+        except TableError as exc:
+            print(f"vision read: {exc}", file=sys.stderr)
+            status = 1
+            continue
         if args.json:
             doc = {"image": path, "slots": [s.as_json() for s in reading.slots]}
             print(json.dumps(doc), flush=True)
@@ -113,43 +118,74 @@ def run_read(args: argparse.Namespace) -> int:
                 else:
                     parts.append(f"{i}:{s.status}")
             print(f"{path}: " + "  ".join(parts), flush=True)
+        if args.annotate and not args.json:
+            print(f"annotated {args.annotate}", flush=True)
     return status
+
+
+#: What a camera URL looks like, for the messages about one that is not.
+CAMERA_URLS = "camera:///dev/video0, camera://0, camera://?url=http://HOST/stream or sim://camera"
+
+
+def open_board_camera(url: str) -> BoardCamera:
+    """Open the camera at ``url`` for a technician's command.
+
+    :raises TableError: if ``url`` is not a camera URL or the camera cannot be opened.
+    """
+    from hardware.base import open_camera
+    from table_controller.errors import ConfigError
+
+    if "://" not in url:
+        raise ConfigError(f"{url!r} is not a camera URL (use {CAMERA_URLS})")
+    try:
+        camera = open_camera(url)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (camera URLs: {CAMERA_URLS})") from None
+    camera.open()
+    return camera
+
+
+def first_frame(camera: BoardCamera, url: str, timeout: float, skip: int = 0) -> Image:
+    """Wait for a frame from the open ``camera`` (after dropping ``skip`` frames).
+
+    :raises DeviceError: if none came within ``timeout`` seconds.
+    """
+    import time
+
+    import numpy as np
+
+    from table_controller.errors import DeviceError
+
+    deadline = time.monotonic() + timeout
+    while True:
+        now = time.monotonic()
+        frame = camera.read_frame(now)
+        if frame is not None:
+            if skip <= 0:
+                return np.asarray(frame, np.uint8)
+            skip -= 1
+        elif now > deadline:
+            raise DeviceError(f"no frame from {url} in {timeout:g} s "
+                              f"({camera.status().last_error or 'no error reported'})")
+        else:
+            time.sleep(0.02)
 
 
 def run_capture(args: argparse.Namespace) -> int:
     """Handle ``vision capture``; returns 0, or 1 if no frame came or it cannot be written."""
-    import time
-
-    import cv2
-
-    from hardware.base import open_camera
+    from table_controller.cli.image_files import check_image_target, write_image
     from table_controller.errors import TableError
 
     try:
-        camera = open_camera(args.url)
-        camera.open()
+        check_image_target(args.file)
+        camera = open_board_camera(args.url)
+        try:
+            frame = first_frame(camera, args.url, args.timeout, max(0, args.skip))
+        finally:
+            camera.close()
+        write_image(args.file, frame)
     except TableError as exc:
         print(f"vision capture: {exc}", file=sys.stderr)
-        return 1
-    try:
-        deadline = time.monotonic() + args.timeout
-        skip = max(0, args.skip)
-        while True:
-            now = time.monotonic()
-            frame = camera.read_frame(now)
-            if frame is not None:
-                if skip == 0:
-                    break
-                skip -= 1
-            if now > deadline:
-                print(f"vision capture: no frame from {args.url} in {args.timeout:g} s "
-                      f"({camera.status().last_error or 'no error reported'})", file=sys.stderr)
-                return 1
-            time.sleep(0.02)
-    finally:
-        camera.close()
-    if not cv2.imwrite(args.file, frame):
-        print(f"vision capture: {args.file!r} cannot be written", file=sys.stderr)
         return 1
     h, w = frame.shape[:2]
     print(f"{args.file}: {w}x{h} frame from {args.url}")
@@ -159,51 +195,48 @@ def run_capture(args: argparse.Namespace) -> int:
 def run_capture_faces(args: argparse.Namespace) -> int:
     """Handle ``vision capture-faces``; returns 0 when all 52 faces were captured and saved."""
     import dataclasses
-    import time
     from collections.abc import Iterator
     from pathlib import Path
 
-    import cv2
-    import numpy as np
-    import numpy.typing as npt
-
     from calibration.camera import load_profile, profile_with_patches, save_profile
     from calibration.faces import FaceRegistration
-    from hardware.base import open_camera
+    from table_controller.cli.image_files import read_image
     from table_controller.errors import CalibrationError, TableError
 
-    def frames() -> Iterator[npt.NDArray[np.uint8]]:
+    def frames() -> Iterator[Image]:
         if len(args.source) == 1 and "://" in args.source[0]:
-            camera = open_camera(args.source[0])
-            camera.open()
+            url = args.source[0]
+            camera = open_board_camera(url)
             try:
                 while True:
-                    frame = camera.read_frame(time.monotonic())
-                    if frame is None:
-                        time.sleep(0.02)
-                        continue
-                    yield frame
+                    yield first_frame(camera, url, args.timeout)
             finally:
                 camera.close()
         for path in args.source:
-            image = cv2.imread(path, cv2.IMREAD_COLOR)
-            if image is None:
-                raise CalibrationError(f"{path}: cannot be read as an image")
-            yield np.asarray(image, np.uint8)
+            yield read_image(path)
 
     try:
         out = Path(args.out)
         if out.exists() and not args.force:
             raise CalibrationError(f"{out} exists (use --force to overwrite)")
+        if not out.parent.is_dir():
+            raise CalibrationError(f"--out {args.out!r}: folder {str(out.parent)!r} does not "
+                                   "exist")
         profile = load_profile(args.calibration)
+        if not 1 <= args.slot <= profile.geometry.slots:
+            raise CalibrationError(f"--slot {args.slot}: the board has slots 1-"
+                                   f"{profile.geometry.slots}")
         registration = FaceRegistration(profile.face_capture(slot=args.slot - 1))
-        print(registration.prompt(), flush=True)
-        last = ""
+        last = registration.prompt()
+        print(last, flush=True)
         for frame in frames():
             h, w = frame.shape[:2]
             if (w, h) != profile.image_size:
+                pw, ph = profile.image_size
+                hint = (f" (ask the camera for it: width={pw}&height={ph} in the URL query)"
+                        if "://" in args.source[0] else "")
                 raise CalibrationError(f"frame is {w}x{h}, the camera profile is for "
-                                       f"{profile.image_size[0]}x{profile.image_size[1]}")
+                                       f"{pw}x{ph}{hint}")
             step = registration.feed(frame)
             if step.message != last:
                 print(step.message, flush=True)

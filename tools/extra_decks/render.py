@@ -7,8 +7,9 @@ Needs: root (apt-get), npm, and the tools this script installs:
 Run:  /tmp/deckvenv/bin/python tools/extra_decks/render.py [design ...]
 then: /tmp/deckvenv/bin/python tools/extra_decks/check.py var/decks/*
 
-Sources are fetched into /tmp/deckbuild (npm pack cardsJS; apt-get download
-kdegames-card-data-kf5 gnome-cards-data; dpkg-deb -x).  Each card is rendered
+Sources are fetched into $DECKS_BUILD, default /tmp/deckbuild (npm pack cardsJS and
+@heruka_urgyen/react-playing-cards; apt-get download kdegames-card-data-kf5 gnome-cards-data;
+dpkg-deb -x).  Arguments: design names, or a group (fresh-17); none renders every design.  Each card is rendered
 alone (rsvg-convert for single-card SVGs; inkscape --export-id ... --export-id-only
 for the multi-card SVGs) at twice the target height, downscaled with Lanczos to one
 size per design (height 420, width clamped to 280-320 keeping the aspect ratio),
@@ -18,6 +19,7 @@ everything outside stays transparent.
 import glob
 import gzip
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -77,16 +79,30 @@ PKG = {
               "zcat {src} > deck.svg\n"
               "inkscape --export-id='<52 ids, e.g. heart_1;club_10;spade_king>' --export-id-only --export-type=png --export-height=840 deck.svg"),
 }
-KDE_LIC = {"kde-standard": "GPL-2+ (carddecks/svg-standard/*)"}
+PKG["kennard"] = (
+    "npm @heruka_urgyen/react-playing-cards 0.5.0 (package license MIT; the card faces in "
+    "package/src/images are Adrian Kennard's SVG playing cards, CC0 per package/README.md), "
+    "folder {src}",
+    "mkdir -p /tmp/deckbuild/kennard && cd /tmp/deckbuild/kennard && npm pack "
+    "@heruka_urgyen/react-playing-cards@0.5.0 && tar xzf heruka_urgyen-react-playing-cards-0.5.0.tgz\n"
+    "for each card: rsvg-convert -h 840 {src}/<2..9|T|J|Q|K|A><C|D|H|S>.svg -o raw.png")
+KDE_LIC = {"kde-standard": "GPL-2+ (carddecks/svg-standard/*)",
+           "kde-xskat-french": "GPL-2+ (carddecks/svg-xskat-french/*)",
+           "kde-tigullio-international": "LGPL-2+ (carddecks/svg-tigullio-international/*)"}
 
 
 def write_source(name, size):
     kind, src, _ = DESIGNS[name]
-    key = "cardsjs" if kind == "files" else name.split("-")[0]
+    key = "cardsjs" if name == "cardsjs" else name.split("-")[0]
     pkg, cmds = PKG[key]
     pkg = pkg.format(src=src.replace(f"{BUILD}/kde", "").replace(f"{BUILD}/gnome", ""),
                      lic=KDE_LIC.get(name, "GPL-2+ (falls under 'Files: *')"))
     cmds = cmds.format(src=src)
+    if kind == "defs":
+        w, h = DEFS_CELL[name]
+        cmds = cmds.rsplit("\n", 1)[0] + (
+            f"\nper card (its drawing is inside <defs>): a copy of deck.svg whose body is only "
+            f"<use xlink:href=\"#<id>\"/> in a {w}x{h} viewBox, rsvg-convert -h 840 card.svg")
     with open(os.path.join(OUT, name, "SOURCE.txt"), "w") as f:
         f.write(f"design: {name}\nsource: {pkg}\n\ncommands (run by tools/extra_decks/render.py, "
                 f"wrapper tools/extra_decks/render.sh):\n{cmds}\n"
@@ -108,6 +124,10 @@ def fetch():
     for pkg, d in [("kdegames-card-data-kf5", "kde"), ("gnome-cards-data", "gnome")]:
         if not os.path.isdir(f"{BUILD}/{d}/usr"):
             sh(f"cd {BUILD} && apt-get download {pkg} && dpkg-deb -x {pkg}_*.deb {d}")
+    if not os.path.isdir(f"{BUILD}/kennard/package/src/images"):
+        sh(f"mkdir -p {BUILD}/kennard && cd {BUILD}/kennard && npm pack "
+           "@heruka_urgyen/react-playing-cards@0.5.0 && "
+           "tar xzf heruka_urgyen-react-playing-cards-0.5.0.tgz")
     if not (shutil.which("rsvg-convert") and shutil.which("inkscape")):
         sh("apt-get update -q && apt-get install -y -q --no-install-recommends librsvg2-bin inkscape")
 
@@ -171,15 +191,57 @@ def finish(im, size):
     return Image.fromarray(np.clip(out + 0.5, 0, 255).astype(np.uint8), "RGBA")
 
 
-def render_files(name, src):
+def cardsjs_file(r, s):
+    return ("10" if r == "T" else r) + s.upper() + ".svg"
+
+
+def kennard_file(r, s):
+    return r + s.upper() + ".svg"
+
+
+def render_files(name, src, fnf=None):
     raw = f"{BUILD}/raw/{name}"
     os.makedirs(raw, exist_ok=True)
     files = {}
     for r in RANKS:
         for s in SUITS:
-            fn = ("10" if r == "T" else r) + s.upper() + ".svg"
+            fn = (fnf or cardsjs_file)(r, s)
             p = f"{raw}/{r}{s}.png"
             sh(["rsvg-convert", "-h", "840", os.path.join(src, fn), "-o", p])
+            files[r + s] = p
+    return files
+
+
+#: Multi-card SVGs whose cards are all inside <defs> (inkscape exports an empty image for such
+#: an id): each card is drawn alone by one <use> in a copy of the file, at this cell size.
+DEFS_CELL = {"kde-tigullio-international": (58, 88)}
+
+
+def render_defs(name, src, idf):
+    raw = f"{BUILD}/raw/{name}"
+    shutil.rmtree(raw, ignore_errors=True)
+    os.makedirs(raw)
+    data = open(src, "rb").read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    text = data.decode("utf-8")
+    w, h = DEFS_CELL[name]
+    head, sep, _ = text.rpartition("</defs>")
+    assert sep, "no </defs>"
+    start = head.index("<svg")
+    end = head.index(">", start)
+    # the root element keeps its namespaces; its size becomes one card cell
+    root = re.sub(r'\s(width|height|viewBox)="[^"]*"', "", head[start:end])
+    root += f' width="{w}" height="{h}" viewBox="0 0 {w} {h}">'
+    files = {}
+    for r in RANKS:
+        for s in SUITS:
+            svg = f"{raw}/{idf(r, s)}.svg"
+            with open(svg, "w", encoding="utf-8") as f:
+                f.write(head[:start] + root + head[end + 1:] + sep
+                        + f'<use xlink:href="#{idf(r, s)}" />\n</svg>\n')
+            p = f"{raw}/{r}{s}.png"
+            sh(["rsvg-convert", "-h", "840", svg, "-o", p])
             files[r + s] = p
     return files
 
@@ -207,7 +269,12 @@ def render_multi(name, src, idf):
 
 def build(name):
     kind, src, idf = DESIGNS[name]
-    files = render_files(name, src) if kind == "files" else render_multi(name, src, idf)
+    if kind == "files":
+        files = render_files(name, src, idf)
+    elif kind == "defs":
+        files = render_defs(name, src, idf)
+    else:
+        files = render_multi(name, src, idf)
     ims = {card: trim(Image.open(p)) for card, p in files.items()}
     sizes = [im.size for im in ims.values()]
     ws = sorted(w / h for w, h in sizes)
@@ -293,13 +360,50 @@ FRESH_16 = {
 }
 DESIGNS.update(FRESH_16)
 
+#: Fresh for the final measurement of this round: never measured (every design above is a
+#: tuning design now). kennard-* are unseen editions of the shipped kennard design (from
+#: another npm package): -4c four colours (green clubs, blue diamonds), -bf big corner indices
+#: with small pips and court pictures (a casino layout); gnome-*-4c are the four-colour
+#: card-room editions of two tuning designs; gnome-atlasnye-skat is a four-colour skat edition
+#: (B/D/K indices); kde-xskat-french is new art (B/D/K indices); *-bitmap are raster editions
+#: of two tuning designs; kde-tigullio-international is an older drawing of gnome-tigullio's
+#: art. Left out: the two-colour kennard (the shipped design itself) and gnome-tarocco (280 x
+#: 467, narrower than bridge cards, as gnome-orell).
+KENNARD = f"{BUILD}/kennard/package/src/images"
+FRESH_17 = {
+    "kennard-4c": ("files", f"{KENNARD}/4color", kennard_file),
+    "kennard-2c-bf": ("files", f"{KENNARD}/2color-bf", kennard_file),
+    "kennard-4c-bf": ("files", f"{KENNARD}/4color-bf", kennard_file),
+    "kde-xskat-french": ("multi", f"{KDE}/svg-xskat-french/french.svgz", kde_id),
+    "kde-tigullio-international": (
+        "defs", f"{KDE}/svg-tigullio-international/tigullio-international.svgz", kde_id),
+    "gnome-anglo-modern-4c": ("multi", f"{GNOME}/anglo_modern_4_color.svgz", gnome_id),
+    "gnome-neoclassical-4c": ("multi", f"{GNOME}/neoclassical_4_color.svgz", gnome_id),
+    "gnome-anglo-bitmap": ("multi", f"{GNOME}/anglo_bitmap.svgz", gnome_id),
+    "gnome-gnomangelo-bitmap": ("multi", f"{GNOME}/gnomangelo_bitmap.svgz", gnome_id),
+    "gnome-atlasnye-skat": ("multi", f"{GNOME}/atlasnye_skat.svgz", gnome_id),
+}
+DESIGNS.update(FRESH_17)
+#: FRESH_17 designs that also get a bridge-size variant (bridge.py) when rendered.
+#: (kde-xskat-french and the two bitmap editions are about 57:89 as shipped.)
+FRESH_17_BRIDGE = ["kennard-4c", "kennard-2c-bf", "gnome-neoclassical-4c", "gnome-anglo-modern-4c",
+                   "gnome-atlasnye-skat", "kde-tigullio-international"]
+#: Names that stand for a group of designs on the command line.
+GROUPS = {"fresh-17": list(FRESH_17)}
+
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bridge import bridge
+
     fetch()
     failed = []
-    for n in sys.argv[1:] or list(DESIGNS):
+    names = [d for n in sys.argv[1:] for d in GROUPS.get(n, [n])] or list(DESIGNS)
+    for n in names:
         try:
             build(n)
+            if n in FRESH_17_BRIDGE:
+                bridge(os.path.join(OUT, n))
         except (ValueError, AssertionError, subprocess.CalledProcessError) as exc:
             print(f"{n}: not rendered ({exc!r})", flush=True)
             failed.append(n)
