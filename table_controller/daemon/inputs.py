@@ -26,6 +26,9 @@ Rules this module keeps:
    Ticks are journaled only when they changed something, so replay is exact.
 4. A command is decided on the core without changing it (:meth:`TableCore.preview`), journaled
    with its reply by the command endpoint, and only then applied (``_committed``).
+5. Once an input or a command ended a hand, the journal's WAL is copied into its database on
+   the next turn of the loop (:meth:`.journaling.Journaler.checkpoint_wal`), after the hand's
+   prompt and anchor: SQLite's own checkpoint then never falls on a card's commit.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from table_controller.controller.events import (
     ControllerInput,
     DealerCommand,
     DeviceUp,
+    HandEnded,
     Output,
     Reply,
     Tick,
@@ -166,6 +170,7 @@ class InputPath:
             self._anchor_later()  # right after its dealer copy, the CPU idle while it crosses
         self._arm()  # what is not needed for the prompt comes after it
         log_outputs(out)
+        self._checkpoint_if_ended(out)
         return out
 
     def camera_events(self, events: list[DeviceEvent]) -> None:
@@ -238,6 +243,23 @@ class InputPath:
             return  # a journal write failed: the daemon stops
         try:
             self.journaler.sync_anchor()
+        except JournalError as exc:
+            self._fatal(exc)
+
+    def _checkpoint_if_ended(self, out: list[Output]) -> None:
+        """Once a hand ended, copy the journal's WAL into its database (rule 5), next turn.
+
+        On the next turn of the loop: after the anchor and the hand's other messages.
+        """
+        if self._loop is None or not any(isinstance(o, HandEnded) for o in out):
+            return  # (a replay at the start: the journal is checkpointed as it goes)
+        self._loop.call_soon(self._checkpoint_wal)
+
+    def _checkpoint_wal(self) -> None:
+        if self.exit_code or self.journaler is None:
+            return  # a journal write failed: the daemon stops
+        try:
+            self.journaler.checkpoint_wal()
         except JournalError as exc:
             self._fatal(exc)
 
@@ -325,3 +347,4 @@ class InputPath:
         if not self._publish(out, self._sync_anchor):
             self._anchor_later()
         log_outputs(out)
+        self._checkpoint_if_ended(out)

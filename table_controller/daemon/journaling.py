@@ -23,6 +23,10 @@ Rules this module keeps:
    :data:`ARCHIVE_CHECK` seconds), a checkpoint is written and the entries before it are
    archived (:mod:`table_controller.journal.archiving`). Never during a hand. The wall clock
    is passed in (``wall``).
+6. The WAL is copied into the database once a hand ended, once its outputs were published
+   (:meth:`Journaler.checkpoint_wal`, which the daemon calls then), so SQLite's own checkpoint
+   (every 1,000 pages, inside whichever commit crosses them, and the slow commit after it)
+   does not fall on a card's commit.
 """
 
 from __future__ import annotations
@@ -327,6 +331,13 @@ class Journaler:
         :raises JournalError: if it cannot be written.
         """
         self.journal.sync_anchor()
+
+    def checkpoint_wal(self) -> None:
+        """Copy the journal's WAL into its database and start the WAL over (rule 6).
+
+        :raises JournalError: if it cannot be written.
+        """
+        self.journal.checkpoint_wal()
 
     def _maybe_checkpoint(self, state: Callable[[], dict[str, Any]], now: float) -> None:
         journal = self.journal

@@ -22,8 +22,13 @@ Rules this module keeps:
    sequence number (not a new one), the hub's ``epoch`` and interval, a wall-clock stamp; it is
    due an interval after the feed's last message or the keeper's last heartbeat on it. A
    heartbeat the loop sends after the write as well is one more, which a display takes as any.
-5. Time is a parameter: :meth:`HeartbeatKeeper.check` takes ``now``; the thread polls it every
-   quarter interval (at most :data:`POLL` seconds).
+5. Time is a parameter: :meth:`HeartbeatKeeper.check` takes ``now``. The thread looks every
+   quarter interval (at most :data:`POLL` seconds) while the loop's thread is in a write or a
+   heartbeat is due; otherwise it sleeps until the next heartbeat can be due
+   (:meth:`HeartbeatKeeper.next_look`): on a busy table (a message on every feed more often
+   than the interval) it does not wake forty times a second to find nothing to do, and take
+   the interpreter's lock from the loop's thread each time. A write is then first seen at most
+   an interval after it began (rule 2 counts from then).
 """
 
 from __future__ import annotations
@@ -92,11 +97,33 @@ class HeartbeatKeeper:
 
     def _run(self) -> None:
         poll = min(self.hub.heartbeat_interval / 4, POLL)
-        while not self._stop.wait(poll):
+        wait = poll
+        while not self._stop.wait(wait):
+            wait = poll
             try:
-                self.check(self._mono())
+                now = self._mono()
+                self.check(now)
+                wait = self.next_look(now, poll)
             except Exception:  # pragma: no cover - keep watching whatever happened
                 log.exception("heartbeat keeper failed")
+
+    def next_look(self, now: float, poll: float) -> float:
+        """Return how long to sleep after :meth:`check` at ``now`` before the next (rule 5).
+
+        ``poll`` while the loop's thread was in a write at that check or a heartbeat is due
+        (the loop may be about to block); otherwise until the first feed's next heartbeat can
+        be due, at most an interval.
+        """
+        hub = self.hub
+        interval = hub.heartbeat_interval
+        if self._write is not None:
+            return poll
+        due = min((max(last, self._mine[feed]) + interval
+                   for feed in Feed for sock, last in (hub.keeper_view(feed),)
+                   if sock is not None), default=now + interval)
+        if due <= now:
+            return poll
+        return min(due - now, interval)
 
     def check(self, now: float) -> list[Feed]:
         """Look at the loop once at monotonic ``now``; beat the feeds due if it is in a write.

@@ -46,6 +46,10 @@ Rules this module keeps:
    not wait: they read only rows the chain has accepted, which are committed and never change.
    :attr:`Journal.watch` (:mod:`.watch`) tells which threads are inside a write (waiting for
    the lock included), for the feeds' heartbeat keeper.
+9. SQLite copies the WAL into the database (a *checkpoint*) inside the commit that takes the
+   WAL past 1,000 pages, and the commit after it starts the WAL over, syncing its header: two
+   slow commits. A writer may do both at a moment of its choosing
+   (:meth:`Journal.checkpoint_wal`, one write like the others); durability is the same.
 
 Time is passed in (``wall_time`` from :func:`time.time`, ``mono_time`` from
 :func:`time.monotonic`); the journal never reads a clock.
@@ -124,7 +128,6 @@ DROP INDEX IF EXISTS entries_hand
 """
 
 
-
 def lock_writer(path: Path) -> int:
     """Take the single-writer lock of a journal (``<path>.lock``); released on close or exit."""
     fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
@@ -174,6 +177,8 @@ class Journal(JournalArchiving):
         self._lock = threading.RLock()
         #: The threads inside a write (waiting for the lock included): :mod:`.watch`.
         self.watch = WriteWatch()
+        #: How many times :meth:`checkpoint_wal` started the WAL over.
+        self._restarts = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -394,6 +399,39 @@ class Journal(JournalArchiving):
         with self.watch.writing(), self._lock:
             if self._anchor is not None:
                 self._anchor.sync()
+
+    def checkpoint_wal(self) -> bool:
+        """Copy the committed WAL into the database now, and start the WAL over (rule 9).
+
+        A passive checkpoint (it never waits for a reader), then, when it copied every frame,
+        one small commit outside the chain (``meta``'s ``wal`` key: how many times this open
+        started the WAL over), so the WAL starts over now, not at the next entry's commit.
+
+        :returns: whether the WAL started over (``False`` for a read-only or closed journal,
+            or when a reader kept frames in use).
+        :raises JournalError: if the database cannot be written.
+        """
+        if self._readonly:
+            return False
+        with self.watch.writing(), self._lock:
+            if self._closed:
+                return False
+            c = self._conn
+            try:
+                busy, frames, copied = c.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                if busy or frames != copied:
+                    return False
+                self._restarts += 1
+                c.execute("BEGIN IMMEDIATE")
+                c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('wal', ?)",
+                          (str(self._restarts),))
+                c.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if c.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        c.execute("ROLLBACK")
+                raise JournalError(f"cannot checkpoint journal {self._path}: {exc}") from exc
+            return True
 
     def append_command(
         self,

@@ -132,3 +132,37 @@ def test_heartbeats_go_on_while_the_loop_is_blocked_in_a_commit(
         arun(body, timeout=3 * HUNG)
     finally:
         journal.close()
+
+
+def test_sleeps_until_a_heartbeat_can_be_due_unless_the_loop_is_in_a_write() -> None:
+    clock = [0.0]
+
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback(),
+                           heartbeat_interval=0.2, mono_clock=lambda: clock[0],
+                           epoch="e1") as hub:
+            watch = WriteWatch()
+            keeper = HeartbeatKeeper(hub, watch)
+            clock[0] = 1.0
+            for feed in Feed:  # every feed sent at 1.0, the public one again at 1.1
+                await hub.publish(feed, "count", {"n": 1})
+            clock[0] = 1.1
+            await hub.publish(Feed.PUBLIC, "count", {"n": 2})
+            assert keeper.check(1.15) == []
+            # the loop not in a write: until the first feed's heartbeat can be due (1.2)
+            assert keeper.next_look(1.15, 0.025) == pytest.approx(0.05)
+            assert keeper.check(1.25) == []  # due, but the loop sends it itself
+            assert keeper.next_look(1.25, 0.025) == 0.025  # due: look again soon
+            with watch.writing():
+                assert keeper.check(1.25) == [Feed.DEALER, Feed.SURVEILLANCE]
+                # in a write: every quarter interval, even with nothing due before 1.3
+                assert keeper.next_look(1.25, 0.025) == 0.025
+            assert keeper.check(1.26) == []
+            assert keeper.next_look(1.26, 0.025) == pytest.approx(0.04)  # the public at 1.3
+            clock[0] = 5.0
+            for feed in Feed:
+                await hub.publish(feed, "count", {"n": 3})
+            assert keeper.check(5.0) == []
+            assert keeper.next_look(5.0, 0.025) == pytest.approx(0.2)  # at most an interval
+
+    arun(body)

@@ -268,3 +268,36 @@ def test_a_full_disk_is_called_a_full_disk(tmp_path: Path) -> None:
                                mono_time=float(i))
         assert "the disk is full" in str(info.value)
         assert "rollback" not in str(info.value)
+
+
+def _wal_frames(path: Path) -> int:
+    """The frames in the WAL of ``path`` (read by a checkpoint of a second connection)."""
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
+    finally:
+        conn.close()
+
+
+def test_checkpoint_wal_starts_the_wal_over_and_keeps_every_entry(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    with Journal.open(path) as j:
+        _hand(j, 40)
+        heads = (j.last_seq, j.head_hash)
+        assert j.checkpoint_wal()
+        assert (j.last_seq, j.head_hash) == heads  # outside the chain
+        assert _wal_frames(path) <= 2  # the WAL holds the one commit that started it over
+        assert j.checkpoint_wal()
+        _hand(j, 1, start=50)
+        frames = _wal_frames(path)
+    assert 0 < frames <= 2 * 3 + 2  # the hand's three commits, after that one: not restarted
+    with Journal.open(path, full=True) as j:  # verifies the chain, the head and the anchor
+        assert j.last_seq == 45 and j.current_hand is None
+        assert [e.kind for e in j.entries()][-3:] == [
+            EntryKind.HAND_START, EntryKind.DEVICE_EVENT, EntryKind.HAND_END]
+    with Journal.open(path, readonly=True) as j:
+        assert not j.checkpoint_wal()
+    j.close()
+    with pytest.raises(JournalError):
+        j.append(EntryKind.DEVICE_EVENT, {"text": "x"}, **_t(99))
+    assert not j.checkpoint_wal()  # closed: nothing to do
