@@ -13,7 +13,10 @@ CPU: CPU time is this thread's, what the shared machine's load does not inflate)
 run as the
 baseline: the corner rank/suit index matched against fixed templates (taken from the kennard
 deck, as the well-known OpenCV card detector ships its own), always answering unless its match
-score is under 0.5, on the same card positions.
+score is under 0.5, on the same card positions. Beside it, per frame of our method: the CPU
+time of ``cv2.imdecode`` of the same frame encoded as JPEG q90 (what a camera's MJPEG frame
+adds; the frame read is the rendered one, as always), and decode + read CPU and wall (median,
+p99).
 
 Situations (``BENCH_VISION_SITUATION_DECKS``: folders, comma-separated; each
 :class:`hardware.sim.situations.Situation` on each, ``BENCH_VISION_SITUATION_FRAMES`` frames
@@ -22,7 +25,8 @@ the method column names the situation. The design column gives the card size the
 proportions give.
 
 ``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
-read), CPU per frame against the 100 ms of 10 fps (median, p99, max; and the same by how many
+read), CPU per frame against the 100 ms of 10 fps (median, p99, max; wall median and p99
+beside; and the same by how many
 cards each frame matched afresh); hands dealt in front of a fixed camera
 (:func:`stream_scenes`), for each design of ``BENCH_VISION_STREAM_DECKS`` (default kennard) at
 medium and hard.
@@ -84,6 +88,11 @@ class Counts:
     ms: list[float] = field(default_factory=list)
     calibration_failures: list[str] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
+    #: Per frame read: CPU and wall time of ``cv2.imdecode`` of the frame as JPEG q90 (the
+    #: reading is of the rendered frame itself, as always; this is the decode a camera's
+    #: MJPEG frame adds).
+    decode_cpu_ms: list[float] = field(default_factory=list)
+    decode_ms: list[float] = field(default_factory=list)
 
 
 class CornerBaseline:
@@ -113,6 +122,15 @@ class CornerBaseline:
             if scores[i] > best:
                 best, best_card = float(scores[i]), FULL_DECK[i]
         return best_card if best >= 0.5 else None
+
+
+def _time_decode(image: Image, c: Counts) -> None:
+    """Time ``cv2.imdecode`` of ``image`` encoded as JPEG q90 (as a camera's MJPEG frame)."""
+    blob = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1]
+    t0, c0 = time.perf_counter(), time.thread_time()
+    cv2.imdecode(blob, cv2.IMREAD_COLOR)
+    c.decode_cpu_ms.append((time.thread_time() - c0) * 1000)
+    c.decode_ms.append((time.perf_counter() - t0) * 1000)
 
 
 def _score(truth: tuple[S.SlotTruth, ...], cards: list[tuple[str, Card | None]], c: Counts) -> None:
@@ -187,6 +205,7 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
             ours.ms.append((time.perf_counter() - t0) * 1000)
             ours.cpu_ms.append((time.thread_time() - c0) * 1000)
             _score(scene.truth, [(s.status, s.card) for s in reading.slots], ours)
+            _time_decode(scene.image, ours)
             if not baseline_too:
                 done += 1
                 continue
@@ -250,16 +269,18 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
         ext = ".jpg" if kind.startswith("jpeg") else ".png"
         blobs = [cv2.imencode(ext, sc.image, params)[1] for sc in scenes]
         dec, rd, late = [], [], 0
+        wall: list[float] = []
         # per frame: how many cards were matched afresh (0: every card kept its reading)
         matched: list[int] = []
         counts = Counts()
         for blob, sc in zip(blobs, scenes, strict=True):
             before = getattr(recognizer, "identified", 0)
-            c0 = time.thread_time()
+            w0, c0 = time.perf_counter(), time.thread_time()
             frame = np.asarray(cv2.imdecode(blob, cv2.IMREAD_COLOR), np.uint8)
             c1 = time.thread_time()
             reading = recognizer.read(frame)
             c2 = time.thread_time()
+            wall.append((time.perf_counter() - w0) * 1000)
             dec.append((c1 - c0) * 1000)
             rd.append((c2 - c1) * 1000)
             matched.append(getattr(recognizer, "identified", 0) - before)
@@ -270,7 +291,9 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
                    f"{statistics.median(dec):.1f} ms, read {statistics.median(rd):.1f} ms "
                    f"(mean {statistics.fmean(rd):.1f}), both {statistics.median(total):.1f} ms "
                    f"median / {statistics.fmean(total):.1f} mean / "
-                   f"{np.percentile(total, 99):.1f} ms p99 / {max(total):.1f} ms max CPU; "
+                   f"{np.percentile(total, 99):.1f} ms p99 / {max(total):.1f} ms max CPU "
+                   f"(wall {statistics.median(wall):.1f} median / "
+                   f"{np.percentile(wall, 99):.1f} p99); "
                    f"{late} frames over the "
                    f"{1000 / fps:.0f} ms interval; cards matched "
                    f"{getattr(recognizer, 'identified', '-')}, kept "
@@ -298,7 +321,19 @@ def _row(name: str, design: str, level: str, c: Counts) -> str:
     return (f"| {name} | {design} | {level} | {c.cards} | {c.correct} ({_pct(c.correct, c.cards)})"
             f" | {c.uncertain} | {c.wrong} | {_pct(c.boards_all_correct, c.boards)} | "
             f"{statistics.median(c.ms):.1f} / {statistics.median(c.cpu_ms):.1f} / "
-            f"{min(c.ms):.1f} | {np.percentile(c.cpu_ms, 99):.1f} / {max(c.cpu_ms):.1f} |")
+            f"{min(c.ms):.1f} | {np.percentile(c.cpu_ms, 99):.1f} / {max(c.cpu_ms):.1f} |"
+            f"{_decode_cells(c)}")
+
+
+def _decode_cells(c: Counts) -> str:
+    """The JPEG decode columns: decode CPU, and decode + read CPU and wall (median / p99)."""
+    if not c.decode_cpu_ms:
+        return " - | - | - |"
+    both = [a + b for a, b in zip(c.decode_cpu_ms, c.cpu_ms, strict=True)]
+    both_wall = [a + b for a, b in zip(c.decode_ms, c.ms, strict=True)]
+    return (f" {statistics.median(c.decode_cpu_ms):.1f} / {np.percentile(c.decode_cpu_ms, 99):.1f}"
+            f" | {statistics.median(both):.1f} / {np.percentile(both, 99):.1f} | "
+            f"{statistics.median(both_wall):.1f} / {np.percentile(both_wall, 99):.1f} |")
 
 
 def main() -> None:
@@ -311,8 +346,10 @@ def main() -> None:
           f"{os.cpu_count()} cores; seeds {seed_base}+", flush=True)
     header = ("| method / situation | design (card size) | level | cards | correct | uncertain "
               "| wrong | boards all "
-              "correct | ms/frame: median wall / median CPU / min wall | CPU ms: p99 / max |\n"
-              "|---|---|---|---|---|---|---|---|---|---|")
+              "correct | ms/frame: median wall / median CPU / min wall | CPU ms: p99 / max "
+              "| JPEG q90 decode CPU ms: median / p99 | decode + read CPU ms: median / p99 "
+              "| decode + read wall ms: median / p99 |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     rows: list[str] = []
     extra: list[str] = []
     skip_repo = os.environ.get("BENCH_VISION_SKIP_REPO", "") == "1"

