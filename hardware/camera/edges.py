@@ -120,3 +120,30 @@ def span_centre(
     if abs(span - cw) > tolerance * cw:
         return None
     return cx + (lo + hi) / 2 / cos
+
+
+def card_columns_centre(
+    cols: Image, height: float, seed: tuple[float, float], x0: int
+) -> tuple[float, float] | None:
+    """Return the centre of the foreground in the columns of ``cols`` no taller than a card.
+
+    ``cols`` is a slot's columns of the mask (its first column is ``x0`` of the view); a
+    column whose foreground reaches the view's top or bottom, or spans more than 1.15 times the
+    card's ``height``, holds something else (a hand, a forearm). None when no such column is
+    left, or the centre is the ``seed`` already tried (within 3 px).
+    """
+    on = cols > 0
+    h = on.shape[0]
+    filled = on.any(axis=0)
+    top = np.argmax(on, axis=0)
+    bottom = h - 1 - np.argmax(on[::-1], axis=0)
+    card = filled & (top > 0) & (bottom < h - 1) & (bottom - top <= 1.15 * height)
+    if not card.any() or card.all():
+        return None
+    ys, xs = np.nonzero(on[:, card])
+    if xs.size == 0:
+        return None
+    centre = (float(np.nonzero(card)[0][xs].mean()) + x0, float(ys.mean()))
+    if abs(centre[0] - seed[0]) <= 3 and abs(centre[1] - seed[1]) <= 3:
+        return None
+    return centre

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.edges import fit_line, run_ends, span_centre
+from hardware.camera.edges import card_columns_centre, fit_line, run_ends, span_centre
 from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
@@ -76,6 +76,33 @@ def _same_pose(a: CardPose, b: CardPose) -> bool:
     """Whether two poses found for one card agree (within 3 px and 2 degrees)."""
     return (abs(a.centre[0] - b.centre[0]) <= 3.0 and abs(a.centre[1] - b.centre[1]) <= 3.0
             and abs(a.angle_deg - b.angle_deg) <= 2.0)
+
+
+#: A side edge running partly into a located neighbour's cut is fitted on its other ends (those
+#: with felt beyond) when at least this share of its ends, and 8, have felt beyond.
+CUT_CLEAR_FRACTION = 0.25
+
+
+def _cut_side(
+    rows: FloatArray, ends: FloatArray, on_cut: npt.NDArray[np.bool_], inner: npt.NDArray[np.bool_],
+    fit: tuple[float, float] | None,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """Return a side's edge and its cut line, given which run ends lie against a neighbour's cut.
+
+    A side whose ends mostly lie against the cut runs on under the neighbour (a cut line, no
+    edge), unless enough of its other ends (``inner``: not at the view's border) have felt
+    beyond and lie on one line: a neighbour lying at another angle covers only part of the
+    side, and those ends are the card's own edge. The same fit replaces a side's ``fit`` that
+    failed because some of its ends lie against the cut.
+    """
+    clear = ~on_cut & inner
+    n_clear = int(np.count_nonzero(clear))
+    own = (fit_line(rows[clear], ends[clear])
+           if n_clear >= max(8, CUT_CLEAR_FRACTION * ends.size) and n_clear < ends.size
+           else None)
+    if np.mean(on_cut) > 0.5:
+        return (own, None) if own is not None else (None, fit_line(rows, ends))
+    return (fit if fit is not None else own), None
 
 
 def _on_print(
@@ -347,18 +374,25 @@ class CardLocator:
         if count < p.empty_fraction * cw * ch:
             return None, "empty"
         ys, xs = np.nonzero(cols)
-        cx, cy = float(xs.mean()) + int(x0), float(ys.mean())
-        pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0, span=span)
-        if pose is None and not span:
-            # Sampled along the card's own axes instead: a card turned far (or touching a
-            # neighbour at another angle) mixes its edges along the view's rows and columns.
-            turned = [q for t in TURNS_DEG
-                      if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
-            if turned and all(_same_pose(q, turned[0]) for q in turned[1:]):
-                pose = turned[0]
-        if pose is None:
-            return None, "uncertain"
-        return pose, "card"
+        seed: tuple[float, float] | None = (float(xs.mean()) + int(x0), float(ys.mean()))
+        first = True
+        while seed is not None:
+            cx, cy = seed
+            pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0, span=span)
+            if pose is None and not span:
+                # Sampled along the card's own axes instead: a card turned far (or touching a
+                # neighbour at another angle) mixes its edges along the view's rows and columns.
+                turned = [q for t in TURNS_DEG
+                          if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
+                if turned and all(_same_pose(q, turned[0]) for q in turned[1:]):
+                    pose = turned[0]
+            if pose is not None:
+                return pose, "card"
+            # A hand or sleeve in the slot's columns pulls the first estimate off the card:
+            # once more from the columns whose non-felt is no taller than a card.
+            seed = card_columns_centre(cols, ch, seed, int(x0)) if first else None
+            first = False
+        return None, "uncertain"
 
     def _pose(
         self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
@@ -454,10 +488,9 @@ class CardLocator:
                     else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
-            if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
-                lcut, lfit = fit_line(rows, left), None
-            if np.mean(cut[iy, np.minimum(right.astype(np.intp), w - 1)] > 0) > 0.5:
-                rcut, rfit = fit_line(rows, right), None
+            lfit, lcut = _cut_side(rows, left, cut[iy, np.maximum(li - 1, 0)] > 0, left > 0, lfit)
+            rfit, rcut = _cut_side(rows, right, cut[iy, np.minimum(ri, w - 1)] > 0, right < w,
+                                   rfit)
         # Top and bottom edges from columns around the middle.
         c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
         seed_row = round(cy)
