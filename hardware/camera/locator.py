@@ -25,6 +25,7 @@ from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
+from hardware.camera.sides import side_shows_paper
 from table_controller.errors import CalibrationError
 
 #: Resolution of the canonical board view (pixels per millimetre).
@@ -161,6 +162,9 @@ class CardLocator:
         #: Above this ratio a pixel is purer than the felt: a card's print (not felt).
         self.felt_ceiling = felt_ratio + FELT_MAX_EXCESS
         self._ignore = self._ignore_mask()
+        #: The last :meth:`foreground`'s view, box-blurred (float BGR): the colours
+        #: :meth:`_merged_with_unknown` looks at.
+        self._view: npt.NDArray[np.float32] | None = None
         #: The felt's print (:mod:`hardware.camera.feltprint`), None on a plain felt.
         self.print: FeltPrint | None = None
         if reference is not None:
@@ -216,6 +220,7 @@ class CardLocator:
         the frame's felt level).
         """
         img, not_felt = self._blurred_not_felt(canon)
+        self._view = img
         mask = np.where(not_felt, 255, 0).astype(np.uint8) & self._ignore
         if self.print is not None:
             mask = self.print.unprint(img, not_felt, mask)
@@ -280,6 +285,10 @@ class CardLocator:
             if np.mean(others[ys, xs][outside] > 0) > 0.5:
                 continue
             if slot + side in unknown:
+                continue
+            if self._view is not None and side_shows_paper(
+                    self._view, pose.centre, pose.angle_deg, self.card_px, side):
+                # The card's own paper runs to that edge: what lies beyond touches it only.
                 continue
             return True
         return False
