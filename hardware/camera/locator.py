@@ -287,7 +287,7 @@ class CardLocator:
             if slot + side in unknown:
                 continue
             if self._view is not None and side_shows_paper(
-                    self._view, pose.centre, pose.angle_deg, self.card_px, side):
+                    self._view, fg, pose.centre, pose.angle_deg, self.card_px, side):
                 # The card's own paper runs to that edge: what lies beyond touches it only.
                 continue
             return True
