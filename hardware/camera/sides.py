@@ -51,9 +51,9 @@ def side_shows_paper(
     the edge shows the card when it has the paper's colour (the median of the strips inside
     the top and bottom edges, middle 60% of the width, where the foreground ``fg`` shows felt
     beyond the edge; fewer than :data:`MIN_BORDER` such: False), or when it differs from the
-    pixel as far outside the edge (:data:`OUTSIDE_PX`): a step of colour along the card's edge, a pip
-    printed to the edge against a hand beside it. A hand or sleeve over the side shows on both
-    sides of the edge alike and is no paper; a neighbour's paper beside ours is paper.
+    pixel as far outside the edge (:data:`OUTSIDE_PX`): a step of colour along the card's
+    edge, a pip printed to the edge against a hand beside it. A hand or sleeve over the side
+    shows on both sides of the edge alike and is no paper; a neighbour's paper beside ours is.
     """
     cw, ch = card_px
     a = np.deg2rad(angle_deg)
