@@ -166,7 +166,8 @@ class FeltPrint:
         # A card's edge along a line blurs into it and brightens it: a rim of "changed" print a
         # pixel or two wide beyond the card's edge, no part of anything lying there.
         k = PRINT_RIM_PX
-        solid = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        solid = np.asarray(cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)),
+                           np.uint8)
         out &= ~(self.mask & ~solid)
         return np.asarray(out & self.keep, np.uint8)
 
