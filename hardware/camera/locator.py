@@ -20,7 +20,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.edges import card_columns_centre, fit_line, run_ends, span_centre
+from hardware.camera.edges import (
+    card_columns_centre,
+    clear_pair,
+    cut_side,
+    fit_line,
+    run_ends,
+    span_centre,
+)
 from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
@@ -77,33 +84,6 @@ def _same_pose(a: CardPose, b: CardPose) -> bool:
     """Whether two poses found for one card agree (within 3 px and 2 degrees)."""
     return (abs(a.centre[0] - b.centre[0]) <= 3.0 and abs(a.centre[1] - b.centre[1]) <= 3.0
             and abs(a.angle_deg - b.angle_deg) <= 2.0)
-
-
-#: A side edge running partly into a located neighbour's cut is fitted on its other ends (those
-#: with felt beyond) when at least this share of its ends, and 8, have felt beyond.
-CUT_CLEAR_FRACTION = 0.25
-
-
-def _cut_side(
-    rows: FloatArray, ends: FloatArray, on_cut: npt.NDArray[np.bool_], inner: npt.NDArray[np.bool_],
-    fit: tuple[float, float] | None,
-) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
-    """Return a side's edge and its cut line, given which run ends lie against a neighbour's cut.
-
-    A side whose ends mostly lie against the cut runs on under the neighbour (a cut line, no
-    edge), unless enough of its other ends (``inner``: not at the view's border) have felt
-    beyond and lie on one line: a neighbour lying at another angle covers only part of the
-    side, and those ends are the card's own edge. The same fit replaces a side's ``fit`` that
-    failed because some of its ends lie against the cut.
-    """
-    clear = ~on_cut & inner
-    n_clear = int(np.count_nonzero(clear))
-    own = (fit_line(rows[clear], ends[clear])
-           if n_clear >= max(8, CUT_CLEAR_FRACTION * ends.size) and n_clear < ends.size
-           else None)
-    if np.mean(on_cut) > 0.5:
-        return (own, None) if own is not None else (None, fit_line(rows, ends))
-    return (fit if fit is not None else own), None
 
 
 def _on_print(
@@ -497,8 +477,8 @@ class CardLocator:
                     else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
-            lfit, lcut = _cut_side(rows, left, cut[iy, np.maximum(li - 1, 0)] > 0, left > 0, lfit)
-            rfit, rcut = _cut_side(rows, right, cut[iy, np.minimum(ri, w - 1)] > 0, right < w,
+            lfit, lcut = cut_side(rows, left, cut[iy, np.maximum(li - 1, 0)] > 0, left > 0, lfit)
+            rfit, rcut = cut_side(rows, right, cut[iy, np.minimum(ri, w - 1)] > 0, right < w,
                                    rfit)
         # Top and bottom edges from columns around the middle.
         c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
@@ -516,7 +496,7 @@ class CardLocator:
         bfit, bp = (self._fit_edge(printed, cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h)
                     else (None, 0.0))
         if printed is not None:
-            tfit, bfit = self._clear_pair(tfit, bfit, tp, bp, cx, ch)
+            tfit, bfit = clear_pair(tfit, bfit, tp, bp, cx, ch, p.size_tolerance)
         if tfit is None or bfit is None:
             return None
         slope = (tfit[0] + bfit[0]) / 2
@@ -600,30 +580,6 @@ class CardLocator:
         if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
             return fit_line(along, ends), share
         return fit_line(along[clear], ends[clear]), share
-
-    def _clear_pair(
-        self, first: tuple[float, float] | None, second: tuple[float, float] | None,
-        first_print: float, second_print: float, at: float, size: float,
-    ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
-        """Top and bottom edges, one of them rebuilt from the other when it lies on the print.
-
-        When the two do not agree (slope, or the card's height ``size`` at column ``at``) and
-        only one lies along the felt's print (:data:`PRINT_ON_EDGE` of its ends), that one is
-        replaced by the clear edge moved by the card's height.
-        """
-        tol = self.params.size_tolerance
-        if first is not None and second is not None:
-            slope = (first[0] + second[0]) / 2
-            height = ((second[0] - first[0]) * at + second[1] - first[1]) / np.sqrt(1 + slope**2)
-            if abs(first[0] - second[0]) <= 0.06 and abs(height - size) <= tol * size:
-                return first, second
-        if first_print >= PRINT_ON_EDGE > second_print and second is not None:
-            a, b = second
-            return (a, b - size * float(np.sqrt(1 + a * a))), second
-        if second_print >= PRINT_ON_EDGE > first_print and first is not None:
-            a, b = first
-            return first, (a, b + size * float(np.sqrt(1 + a * a)))
-        return first, second
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE
