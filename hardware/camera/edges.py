@@ -128,14 +128,15 @@ def span_centre(
 
 
 def card_columns_centre(
-    cols: Image, height: float, seed: tuple[float, float], x0: int
+    cols: Image, height: float, seed: tuple[float, float], x0: int, least: float
 ) -> tuple[float, float] | None:
     """Return the centre of the foreground in the columns of ``cols`` no taller than a card.
 
     ``cols`` is a slot's columns of the mask (its first column is ``x0`` of the view); a
     column whose foreground reaches the view's top or bottom, or spans more than 1.15 times the
-    card's ``height``, holds something else (a hand, a forearm). None when no such column is
-    left, or the centre is the ``seed`` already tried (within 3 px).
+    card's ``height``, holds something else (a hand, a forearm). None when those columns hold
+    fewer than ``least`` foreground pixels (no whole card beside the hand: the card is under
+    it), or the centre is the ``seed`` already tried (within 3 px).
     """
     on = cols > 0
     h = on.shape[0]
@@ -146,7 +147,7 @@ def card_columns_centre(
     if not card.any() or card.all():
         return None
     ys, xs = np.nonzero(on[:, card])
-    if xs.size == 0:
+    if xs.size < max(least, 1):
         return None
     centre = (float(np.nonzero(card)[0][xs].mean()) + x0, float(ys.mean()))
     if abs(centre[0] - seed[0]) <= 3 and abs(centre[1] - seed[1]) <= 3:

@@ -74,6 +74,9 @@ COLOURED_FELT_FRACTION = 0.6
 FELT_MAX_BRIGHTNESS = 1.3
 
 
+#: A slot's columns beside a hand are tried for a card (a second centre estimate) only when
+#: they hold half a card's area: less, and the card lies under the hand.
+CARD_BESIDE_HAND = 0.5
 #: Turns of the view (degrees) a card not located as the view lies is sought again at.
 TURNS_DEG = (-15.0, 15.0)
 #: Furthest a card found on a turned view may lie from square (degrees).
@@ -379,7 +382,8 @@ class CardLocator:
                 return pose, "card"
             # A hand or sleeve in the slot's columns pulls the first estimate off the card:
             # once more from the columns whose non-felt is no taller than a card.
-            seed = card_columns_centre(cols, ch, seed, int(x0)) if first else None
+            seed = (card_columns_centre(cols, ch, seed, int(x0), CARD_BESIDE_HAND * cw * ch)
+                    if first else None)
             first = False
         return None, "uncertain"
 
