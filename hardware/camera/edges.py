@@ -5,12 +5,17 @@ Rules this module keeps:
 1. A run is the stretch of foreground through a seed column, one per row of a band.
 2. A line is fitted only where most run ends lie on it; two edges mixed half and half give none.
 3. A card's top and bottom edges span its width where they run straight (:func:`span_centre`).
+4. Next to a located neighbour cut out of the mask, only run ends with felt beyond are a
+   card's own edge (:func:`cut_side`); an edge along the felt's print is rebuilt from the
+   clear one (:func:`clear_pair`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
+from hardware.camera.feltprint import PRINT_ON_EDGE
 from hardware.camera.readings import FloatArray, Image
 
 
@@ -120,3 +125,83 @@ def span_centre(
     if abs(span - cw) > tolerance * cw:
         return None
     return cx + (lo + hi) / 2 / cos
+
+
+def card_columns_centre(
+    cols: Image, height: float, seed: tuple[float, float], x0: int, least: float
+) -> tuple[float, float] | None:
+    """Return the centre of the foreground in the columns of ``cols`` no taller than a card.
+
+    ``cols`` is a slot's columns of the mask (its first column is ``x0`` of the view); a
+    column whose foreground reaches the view's top or bottom, or spans more than 1.15 times the
+    card's ``height``, holds something else (a hand, a forearm). None when those columns hold
+    fewer than ``least`` foreground pixels (no whole card beside the hand: the card is under
+    it), or the centre is the ``seed`` already tried (within 3 px).
+    """
+    on = cols > 0
+    h = on.shape[0]
+    filled = on.any(axis=0)
+    top = np.argmax(on, axis=0)
+    bottom = h - 1 - np.argmax(on[::-1], axis=0)
+    card = filled & (top > 0) & (bottom < h - 1) & (bottom - top <= 1.15 * height)
+    if not card.any() or card.all():
+        return None
+    ys, xs = np.nonzero(on[:, card])
+    if xs.size < max(least, 1):
+        return None
+    centre = (float(np.nonzero(card)[0][xs].mean()) + x0, float(ys.mean()))
+    if abs(centre[0] - seed[0]) <= 3 and abs(centre[1] - seed[1]) <= 3:
+        return None
+    return centre
+
+
+#: A side edge running partly into a located neighbour's cut is fitted on its other ends (those
+#: with felt beyond) when at least this share of its ends, and 8, have felt beyond.
+CUT_CLEAR_FRACTION = 0.25
+
+
+def cut_side(
+    rows: FloatArray, ends: FloatArray, on_cut: npt.NDArray[np.bool_], inner: npt.NDArray[np.bool_],
+    fit: tuple[float, float] | None,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """Return a side's edge and its cut line, given which run ends lie against a neighbour's cut.
+
+    A side whose ends mostly lie against the cut runs on under the neighbour (a cut line, no
+    edge), unless enough of its other ends (``inner``: not at the view's border) have felt
+    beyond and lie on one line: a neighbour lying at another angle covers only part of the
+    side, and those ends are the card's own edge. The same fit replaces a side's ``fit`` that
+    failed because some of its ends lie against the cut.
+    """
+    clear = ~on_cut & inner
+    n_clear = int(np.count_nonzero(clear))
+    own = (fit_line(rows[clear], ends[clear])
+           if n_clear >= max(8, CUT_CLEAR_FRACTION * ends.size) and n_clear < ends.size
+           else None)
+    if np.mean(on_cut) > 0.5:
+        return (own, None) if own is not None else (None, fit_line(rows, ends))
+    return (fit if fit is not None else own), None
+
+
+def clear_pair(
+    first: tuple[float, float] | None, second: tuple[float, float] | None,
+    first_print: float, second_print: float, at: float, size: float, tol: float,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """Top and bottom edges, one of them rebuilt from the other when it lies on the print.
+
+    When the two do not agree (slope, or the card's height ``size`` at column ``at``) and
+    only one lies along the felt's print (:data:`PRINT_ON_EDGE` of its ends), that one is
+    replaced by the clear edge moved by the card's height. ``tol``: the share of the card's
+    height the two may differ by (:attr:`RecognizerParams.size_tolerance`).
+    """
+    if first is not None and second is not None:
+        slope = (first[0] + second[0]) / 2
+        height = ((second[0] - first[0]) * at + second[1] - first[1]) / np.sqrt(1 + slope**2)
+        if abs(first[0] - second[0]) <= 0.06 and abs(height - size) <= tol * size:
+            return first, second
+    if first_print >= PRINT_ON_EDGE > second_print and second is not None:
+        a, b = second
+        return (a, b - size * float(np.sqrt(1 + a * a))), second
+    if second_print >= PRINT_ON_EDGE > first_print and first is not None:
+        a, b = first
+        return first, (a, b + size * float(np.sqrt(1 + a * a)))
+    return first, second

@@ -6,7 +6,8 @@ Rules this module keeps:
    (:data:`PRINT_MAX_PX`): a thicker thing (a card left lying at calibration) is not print.
 2. In a frame, a printed pixel counts as felt unless the frame shows something else there: its
    colour or brightness changed against the empty board's, under the local light, or non-felt
-   lies on both sides of the line (a card's pips or picture over it).
+   lies on both sides of the line (a card's pips or picture over it); never as a rim thinner
+   than :data:`PRINT_RIM_PX` (a card's edge blurred into a line beside it).
 3. Pure: canonical views in (:mod:`hardware.camera.locator`), masks out; no state per frame.
 """
 
@@ -39,6 +40,10 @@ PRINT_CHROMA = 0.2
 PRINT_BRIGHTER = 1.15
 #: ... both against the empty board's range over this square (canonical px) around the pixel.
 PRINT_RANGE_PX = 5
+#: Printed pixels read as non-felt are kept only where they belong to non-felt this wide (a
+#: square, canonical px: morphological opening); thinner, they are the blurred rim of a card's
+#: edge lying along a line (2 px or less on rendered hard scenes).
+PRINT_RIM_PX = 5
 #: Window (canonical px) over which the local light is measured on the felt.
 PRINT_LIGHT_WINDOW = 31
 #: A card edge is fitted on its ends clear of the print alone when at least this fraction of
@@ -158,6 +163,12 @@ class FeltPrint:
                             np.uint8)
         out = clear | (closed & self.mask)
         out[at[0][changed], at[1][changed]] = 255
+        # A card's edge along a line blurs into it and brightens it: a rim of "changed" print a
+        # pixel or two wide beyond the card's edge, no part of anything lying there.
+        k = PRINT_RIM_PX
+        solid = np.asarray(cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)),
+                           np.uint8)
+        out &= ~(self.mask & ~solid)
         return np.asarray(out & self.keep, np.uint8)
 
 

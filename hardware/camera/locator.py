@@ -20,11 +20,19 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.edges import fit_line, run_ends, span_centre
+from hardware.camera.edges import (
+    card_columns_centre,
+    clear_pair,
+    cut_side,
+    fit_line,
+    run_ends,
+    span_centre,
+)
 from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
+from hardware.camera.sides import side_shows_paper
 from table_controller.errors import CalibrationError
 
 #: Resolution of the canonical board view (pixels per millimetre).
@@ -66,6 +74,9 @@ COLOURED_FELT_FRACTION = 0.6
 FELT_MAX_BRIGHTNESS = 1.3
 
 
+#: A slot's columns beside a hand are tried for a card (a second centre estimate) only when
+#: they hold half a card's area: less, and the card lies under the hand.
+CARD_BESIDE_HAND = 0.5
 #: Turns of the view (degrees) a card not located as the view lies is sought again at.
 TURNS_DEG = (-15.0, 15.0)
 #: Furthest a card found on a turned view may lie from square (degrees).
@@ -134,6 +145,9 @@ class CardLocator:
         #: Above this ratio a pixel is purer than the felt: a card's print (not felt).
         self.felt_ceiling = felt_ratio + FELT_MAX_EXCESS
         self._ignore = self._ignore_mask()
+        #: The last :meth:`foreground`'s view, box-blurred (float BGR): the colours
+        #: :meth:`_merged_with_unknown` looks at.
+        self._view: npt.NDArray[np.float32] | None = None
         #: The felt's print (:mod:`hardware.camera.feltprint`), None on a plain felt.
         self.print: FeltPrint | None = None
         if reference is not None:
@@ -189,6 +203,7 @@ class CardLocator:
         the frame's felt level).
         """
         img, not_felt = self._blurred_not_felt(canon)
+        self._view = img
         mask = np.where(not_felt, 255, 0).astype(np.uint8) & self._ignore
         if self.print is not None:
             mask = self.print.unprint(img, not_felt, mask)
@@ -256,6 +271,10 @@ class CardLocator:
             if np.mean(others[ys, xs][outside] > 0) > 0.5:
                 continue
             if slot + side in unknown:
+                continue
+            if self._view is not None and side_shows_paper(
+                    self._view, fg, pose.centre, pose.angle_deg, self.card_px, side):
+                # The card's own paper runs to that edge: what lies beyond touches it only.
                 continue
             return True
         return False
@@ -350,18 +369,26 @@ class CardLocator:
         if count < p.empty_fraction * cw * ch:
             return None, "empty"
         ys, xs = np.nonzero(cols)
-        cx, cy = float(xs.mean()) + int(x0), float(ys.mean())
-        pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0, span=span)
-        if pose is None and not span:
-            # Sampled along the card's own axes instead: a card turned far (or touching a
-            # neighbour at another angle) mixes its edges along the view's rows and columns.
-            turned = [q for t in TURNS_DEG
-                      if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
-            if turned and all(_same_pose(q, turned[0]) for q in turned[1:]):
-                pose = turned[0]
-        if pose is None:
-            return None, "uncertain"
-        return pose, "card"
+        seed: tuple[float, float] | None = (float(xs.mean()) + int(x0), float(ys.mean()))
+        first = True
+        while seed is not None:
+            cx, cy = seed
+            pose = self._pose(fg, slot, cx, cy, x0, x1, cut, 0.0, span=span)
+            if pose is None and not span:
+                # Sampled along the card's own axes instead: a card turned far (or touching a
+                # neighbour at another angle) mixes its edges along the view's rows and columns.
+                turned = [q for t in TURNS_DEG
+                          if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
+                if turned and all(_same_pose(q, turned[0]) for q in turned[1:]):
+                    pose = turned[0]
+            if pose is not None:
+                return pose, "card"
+            # A hand or sleeve in the slot's columns pulls the first estimate off the card:
+            # once more from the columns whose non-felt is no taller than a card.
+            seed = (card_columns_centre(cols, ch, seed, int(x0), CARD_BESIDE_HAND * cw * ch)
+                    if first else None)
+            first = False
+        return None, "uncertain"
 
     def _pose(
         self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
@@ -457,10 +484,9 @@ class CardLocator:
                     else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
-            if np.mean(cut[iy, np.maximum(left.astype(np.intp) - 1, 0)] > 0) > 0.5:
-                lcut, lfit = fit_line(rows, left), None
-            if np.mean(cut[iy, np.minimum(right.astype(np.intp), w - 1)] > 0) > 0.5:
-                rcut, rfit = fit_line(rows, right), None
+            lfit, lcut = cut_side(rows, left, cut[iy, np.maximum(li - 1, 0)] > 0, left > 0, lfit)
+            rfit, rcut = cut_side(rows, right, cut[iy, np.minimum(ri, w - 1)] > 0, right < w,
+                                   rfit)
         # Top and bottom edges from columns around the middle.
         c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
         seed_row = round(cy)
@@ -477,7 +503,7 @@ class CardLocator:
         bfit, bp = (self._fit_edge(printed, cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h)
                     else (None, 0.0))
         if printed is not None:
-            tfit, bfit = self._clear_pair(tfit, bfit, tp, bp, cx, ch)
+            tfit, bfit = clear_pair(tfit, bfit, tp, bp, cx, ch, p.size_tolerance)
         if tfit is None or bfit is None:
             return None
         slope = (tfit[0] + bfit[0]) / 2
@@ -561,30 +587,6 @@ class CardLocator:
         if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
             return fit_line(along, ends), share
         return fit_line(along[clear], ends[clear]), share
-
-    def _clear_pair(
-        self, first: tuple[float, float] | None, second: tuple[float, float] | None,
-        first_print: float, second_print: float, at: float, size: float,
-    ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
-        """Top and bottom edges, one of them rebuilt from the other when it lies on the print.
-
-        When the two do not agree (slope, or the card's height ``size`` at column ``at``) and
-        only one lies along the felt's print (:data:`PRINT_ON_EDGE` of its ends), that one is
-        replaced by the clear edge moved by the card's height.
-        """
-        tol = self.params.size_tolerance
-        if first is not None and second is not None:
-            slope = (first[0] + second[0]) / 2
-            height = ((second[0] - first[0]) * at + second[1] - first[1]) / np.sqrt(1 + slope**2)
-            if abs(first[0] - second[0]) <= 0.06 and abs(height - size) <= tol * size:
-                return first, second
-        if first_print >= PRINT_ON_EDGE > second_print and second is not None:
-            a, b = second
-            return (a, b - size * float(np.sqrt(1 + a * a))), second
-        if second_print >= PRINT_ON_EDGE > first_print and first is not None:
-            a, b = first
-            return first, (a, b + size * float(np.sqrt(1 + a * a)))
-        return first, second
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE

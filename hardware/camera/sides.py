@@ -1,0 +1,81 @@
+"""Whether a located card's side shows its own paper: a hand beside a card is not over it.
+
+Rules this module keeps:
+
+1. Pure: the frame's canonical view (3x3 box-blurred, float BGR) and a card's pose in, a
+   verdict out; no state.
+2. A card's reference is its own border, along its top and bottom edges (located, so visible):
+   the colour of the card's paper under this frame's light, glare and tint, where felt lies
+   beyond them (a hand over an edge hides the paper there).
+3. A side shows the card when nearly all of the strip just inside it has the paper's colour
+   or steps in colour across the edge; a hand or sleeve lying over the side does neither.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+#: Canonical px inside the card's edge the strips are sampled at (about 2 mm; the fitted edge
+#: is within a pixel, and the 3x3 blur mixes one more).
+STRIP_INSET_PX = 2.5
+#: A strip pixel has the paper's colour when no channel differs from the reference by more
+#: than this share of the reference's brightest channel, plus :data:`PAPER_NOISE`.
+PAPER_TOLERANCE = 0.12
+PAPER_NOISE = 10.0
+#: Canonical px outside the card's edge the other side of a step is sampled at (the
+#: samples of :meth:`~hardware.camera.locator.CardLocator._merged_with_unknown`).
+OUTSIDE_PX = 3.0
+#: Fewest border samples (of 30) with felt beyond that give the paper's colour.
+MIN_BORDER = 6
+#: Share of the side strip that must have the paper's colour.
+PAPER_SHARE = 0.85
+
+
+def _samples(
+    view: npt.NDArray[np.float32] | npt.NDArray[np.uint8], pts: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float32]:
+    h, w = view.shape[:2]
+    xs = np.clip(np.round(pts[:, 0]).astype(np.intp), 0, w - 1)
+    ys = np.clip(np.round(pts[:, 1]).astype(np.intp), 0, h - 1)
+    return np.asarray(view[ys, xs], np.float32)
+
+
+def side_shows_paper(
+    view: npt.NDArray[np.float32], fg: npt.NDArray[np.uint8], centre: tuple[float, float],
+    angle_deg: float, card_px: tuple[float, float], side: int,
+) -> bool:
+    """Whether the card's ``side`` (-1 left, 1 right) shows the card itself, up to its edge.
+
+    Sampled over the middle 60% of the side's height: a pixel :data:`STRIP_INSET_PX` inside
+    the edge shows the card when it has the paper's colour (the median of the strips inside
+    the top and bottom edges, middle 60% of the width, where the foreground ``fg`` shows felt
+    beyond the edge; fewer than :data:`MIN_BORDER` such: False), or when it differs from the
+    pixel as far outside the edge (:data:`OUTSIDE_PX`): a step of colour along the card's
+    edge, a pip printed to the edge against a hand beside it. A hand or sleeve over the side
+    shows on both sides of the edge alike and is no paper; a neighbour's paper beside ours is.
+    """
+    cw, ch = card_px
+    a = np.deg2rad(angle_deg)
+    along = np.array([np.cos(a), np.sin(a)])
+    down = np.array([-np.sin(a), np.cos(a)])
+    c = np.asarray(centre, np.float64)
+    us = np.linspace(-0.3 * cw, 0.3 * cw, 15)
+    inner, outer = [], []
+    for e in (-1, 1):
+        across = c + us[:, None] * along
+        inner.append(_samples(view, across + e * (ch / 2 - STRIP_INSET_PX) * down))
+        outer.append(_samples(fg[..., None], across + e * (ch / 2 + OUTSIDE_PX) * down)[:, 0])
+    # The border only where felt lies beyond the edge: a hand over the edge hides it.
+    border = np.concatenate(inner)[np.concatenate(outer) == 0]
+    if border.shape[0] < MIN_BORDER:
+        return False
+    ref = np.median(border, axis=0)
+    tol = PAPER_TOLERANCE * float(ref.max()) + PAPER_NOISE
+    ts = np.linspace(-0.3 * ch, 0.3 * ch, 21)
+    line = c + ts[:, None] * down
+    inside = _samples(view, line + side * (cw / 2 - STRIP_INSET_PX) * along)
+    outside = _samples(view, line + side * (cw / 2 + OUTSIDE_PX) * along)
+    paper = np.all(np.abs(inside - ref) <= tol, axis=1)
+    step = np.any(np.abs(inside - outside) > tol, axis=1)
+    return bool(np.mean(paper | step) >= PAPER_SHARE)
