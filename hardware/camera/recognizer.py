@@ -33,6 +33,7 @@ from hardware.camera.facebank import (
     face_features,
     face_patch,
     ink_refuted,
+    read_by_difference,
     read_washed_out,
     suit_twins,
     twin_refuted,
@@ -304,6 +305,8 @@ class BoardRecognizer(CardLocator):
             reading = self._check_index(observed(), match, reading)
         if reading.status == "uncertain" and not sliding and p.washed_check:
             reading = read_washed_out(observed(), match, self.bank, p) or reading
+        if reading.status == "uncertain" and not sliding and p.difference_check:
+            reading = read_by_difference(observed(), match, self.bank, p) or reading
         return reading
 
     def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
