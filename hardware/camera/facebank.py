@@ -28,6 +28,7 @@ from hardware.camera.suits import (
     blurred_pair_check,
     face_luminance,
     ink_check,
+    line_fit,
     pair_check,
     read_only,
 )
@@ -421,6 +422,28 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
     return lean
 
 
+def region_washed_out(observed: F32, card: Card, rival: Card, bank: FaceBank,
+                      params: RecognizerParams) -> bool:
+    """Whether a glare washed out the region where ``card``'s and ``rival``'s faces differ.
+
+    A glare lifts ink towards the card's white: over the region where the two faces differ
+    (:func:`~hardware.camera.suits.pair_check`), the observation's contrast against the faces'
+    then falls well under its contrast over the whole card, and what is left there (a 2 whose
+    lower stroke is gone looks like a 7) is no evidence for either. Washed out when the
+    region's contrast is under ``difference_min_contrast`` times the whole card's.
+    """
+    check = pair_check(observed, bank.luminance(card), bank.luminance(rival))
+    return check.contrast < params.difference_min_contrast * whole_contrast(
+        observed, bank.luminance(card))
+
+
+def whole_contrast(observed: F32, face: F32) -> float:
+    """Return the observation's contrast against a face over the whole card (border left out)."""
+    b = 4
+    a, _ = line_fit(face[b:-b, b:-b].reshape(-1), observed[b:-b, b:-b].reshape(-1))
+    return float(a)
+
+
 def ink_refuted(observed: F32, card: Card, rival: Card, bank: FaceBank,
                 params: RecognizerParams) -> bool:
     """Whether the rival's own ink refutes a read whose own ink against it is not there.
@@ -458,6 +481,8 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
       ``difference_min_index`` (:meth:`~hardware.camera.index.IndexRead.position`): a glare
       that washes a pip out moves the whole difference region towards the rank that lacks it,
       the printed index stays;
+    - the region is not washed out (its contrast at least ``difference_min_contrast`` times
+      the whole card's, :func:`region_washed_out`);
 
     X scores at least ``min_score``, its corner indices name no other rank
     (``index_veto_close``), and a suit twin among the close cards (or the close cards of the
@@ -517,9 +542,11 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
             rivals.add(y)
     lean = 1.0
     worst: tuple[float, Card] | None = None
+    contrast = p.difference_min_contrast * whole_contrast(observed, bank.luminance(x))
     for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
         check = pair_check(observed, bank.luminance(x), bank.luminance(y))
-        if check.fit < p.difference_min_fit:
+        if check.fit < p.difference_min_fit or check.contrast < contrast:
+            # Not aligned, or washed out where the two differ (region_washed_out).
             return None, None
         if check.position < p.difference_min_position:
             if -check.position >= p.difference_min_position and y in scores and (

@@ -125,6 +125,12 @@ class RecognizerParams:
     difference_min_index: float = 0.2
     difference_min_fit: float = 0.6
     difference_max_close: int = 40
+    #: A read checked against a close rival of another rank (``pair_check_below``), and each
+    #: comparison :func:`hardware.camera.facebank.read_by_difference` makes, is refused when the
+    #: observation's contrast over the two faces' difference region is under this fraction of
+    #: its contrast over the whole card (:func:`hardware.camera.facebank.region_washed_out`: a
+    #: glare over the index).
+    difference_min_contrast: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)

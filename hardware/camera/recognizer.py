@@ -35,6 +35,7 @@ from hardware.camera.facebank import (
     ink_refuted,
     read_by_difference,
     read_washed_out,
+    region_washed_out,
     suit_twins,
     twin_refuted,
 )
@@ -356,7 +357,8 @@ class BoardRecognizer(CardLocator):
             else:
                 corners = index_positions(observed(), best, other)
                 refused = (bool(corners) and max(corners) < p.rank_index_min) or (
-                    p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p))
+                    p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p)
+                ) or region_washed_out(observed(), match.card, rival, self.bank, p)
             if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,
