@@ -28,6 +28,7 @@ from hardware.camera.suits import (
     blurred_pair_check,
     face_luminance,
     ink_check,
+    line_fit,
     pair_check,
     read_only,
 )
@@ -189,10 +190,15 @@ class FaceBank:
             np.sqrt(max(2.0 * (1.0 - c_other), 1e-6)))
         second = FULL_DECK[int(order[1])]
         top = order[:RANKED]
+        # Every card within the gap of the best score, best first (read_by_difference).
+        near = order[: max(int(np.count_nonzero(
+            per_card >= per_card[best] - params.difference_score_gap)), 1)]
         return Match(card, float(per_card[best]), margin, disc, separation, second,
                      bool(scores[2 * best + 1] > scores[2 * best]), disc_others, sep_others,
                      FULL_DECK[others[0]], tuple(FULL_DECK[int(i)] for i in top),
-                     tuple(float(per_card[int(i)]) for i in top))
+                     tuple(float(per_card[int(i)]) for i in top),
+                     tuple(FULL_DECK[int(i)] for i in near),
+                     tuple(float(per_card[int(i)]) for i in near))
 
     @classmethod
     def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
@@ -228,6 +234,10 @@ class Match:
     #: The :data:`RANKED` best cards, best first, and their scores.
     ranked: tuple[Card, ...] = ()
     ranked_scores: tuple[float, ...] = ()
+    #: Every card scoring within ``difference_score_gap`` of the best, best first, and their
+    #: scores (:func:`read_by_difference`).
+    close: tuple[Card, ...] = ()
+    close_scores: tuple[float, ...] = ()
 
 
 _RED = frozenset((SUITS.index("d"), SUITS.index("h")))
@@ -413,6 +423,28 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
     return lean
 
 
+def region_washed_out(observed: F32, card: Card, rival: Card, bank: FaceBank,
+                      params: RecognizerParams) -> bool:
+    """Whether a glare washed out the region where ``card``'s and ``rival``'s faces differ.
+
+    A glare lifts ink towards the card's white: over the region where the two faces differ
+    (:func:`~hardware.camera.suits.pair_check`), the observation's contrast against the faces'
+    then falls well under its contrast over the whole card, and what is left there (a 2 whose
+    lower stroke is gone looks like a 7) is no evidence for either. Washed out when the
+    region's contrast is under ``difference_min_contrast`` times the whole card's.
+    """
+    check = pair_check(observed, bank.luminance(card), bank.luminance(rival))
+    return check.contrast < params.difference_min_contrast * whole_contrast(
+        observed, bank.luminance(card))
+
+
+def whole_contrast(observed: F32, face: F32) -> float:
+    """Return the observation's contrast against a face over the whole card (border left out)."""
+    b = 4
+    a, _ = line_fit(face[b:-b, b:-b].reshape(-1), observed[b:-b, b:-b].reshape(-1))
+    return float(a)
+
+
 def ink_refuted(observed: F32, card: Card, rival: Card, bank: FaceBank,
                 params: RecognizerParams) -> bool:
     """Whether the rival's own ink refutes a read whose own ink against it is not there.
@@ -430,3 +462,119 @@ def ink_refuted(observed: F32, card: Card, rival: Card, bank: FaceBank,
         return False
     ink = ink_check(observed, bank.luminance(card), bank.luminance(rival))
     return ink.own < p.washed_min_own and ink.rival <= p.washed_veto_rival
+
+
+def read_by_difference(observed: F32, match: Match, bank: FaceBank,
+                       params: RecognizerParams) -> SlotReading | None:
+    """Read a card the whole face left uncertain among faces that differ in little.
+
+    Some designs print one picture for every card of a suit and tell the ranks apart by the
+    corner index alone: the whole faces then correlate at 0.99 and more, every card of the
+    suit scores within a hair of the best, and no separation is possible on the whole face
+    however clearly the index shows. Where two faces differ (their difference region, the
+    index), the observation can still sit clearly on one side. A candidate X (the best card,
+    then the close card it lost to most) is read when, against every card scoring within
+    ``difference_score_gap`` of the best (:attr:`Match.close`; suit twins aside):
+
+    - over the two faces' difference region, it leans towards X by ``difference_min_position``
+      (:func:`~hardware.camera.suits.pair_check`, fit at least ``difference_min_fit``);
+    - where X's and the rival's corner indices differ, they lean towards X by
+      ``difference_min_index`` (:meth:`~hardware.camera.index.IndexRead.position`): a glare
+      that washes a pip out moves the whole difference region towards the rank that lacks it,
+      the printed index stays;
+    - the region is not washed out (its contrast at least ``difference_min_contrast`` times
+      the whole card's, :func:`region_washed_out`);
+
+    X scores at least ``min_score``, its corner indices name no other rank
+    (``index_veto_close``), and a suit twin among the close cards (or the close cards of the
+    twin suit, tested on their rank in X's suit) is decided for X by :func:`decide_twin`. The
+    positions are antisymmetric (the rival's lean against X is minus X's against it), so two
+    candidates cannot both pass. Reported as :func:`read_washed_out` does: separation and
+    discriminant 0 (never read beside a hand), half the confidence.
+
+    :param observed: the observation's luminance, upright
+        (:func:`~hardware.camera.suits.observed_luminance`).
+    """
+    p = params
+    if len(match.close) > p.difference_max_close:
+        return None
+    scores = dict(zip(match.close, match.close_scores, strict=True))
+    index = bank.index.read(observed)
+    x: Card | None = match.card
+    tried: set[Card] = set()
+    while x is not None and x not in tried:
+        tried.add(x)
+        lean, beaten_by = _difference_lean(observed, x, scores, match, bank, index, p)
+        if lean is not None:
+            return SlotReading("card", x, 0.5 * float(np.clip(min(scores[x], lean), 0.0, 1.0)),
+                               None, scores[x], 0.0, 0.0, 0.0)
+        x = beaten_by
+    return None
+
+
+def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: Match,
+                     bank: FaceBank, index: IndexRead, params: RecognizerParams,
+                     ) -> tuple[float | None, Card | None]:
+    """How clearly X shows against every close card where they differ (None: not clearly).
+
+    Also returns the close card the observation leaned towards most against X (a candidate to
+    try next), when one did.
+    """
+    p = params
+    sx = scores[x]
+    if sx < p.min_score:
+        return None, None
+    pos = index.positions(x)
+    others = np.delete(pos.reshape(13, 4), x.rank, axis=0).reshape(-1)
+    known = others[~np.isnan(others)]
+    if known.size and float(known.min()) <= -p.index_veto_close:
+        return None, None
+    rivals: set[Card] = set()
+    twin_needed = False
+    for y in scores:
+        if y == x:
+            continue
+        if suit_twins(x, y):
+            twin_needed = True
+        elif y.rank != x.rank and y.suit != x.suit and (y.suit in _RED) == (x.suit in _RED):
+            twin_needed = True
+            rivals.add(Card(y.rank, x.suit))
+        else:
+            rivals.add(y)
+    lean = 1.0
+    worst: tuple[float, Card] | None = None
+    contrast = p.difference_min_contrast * whole_contrast(observed, bank.luminance(x))
+    for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
+        check = pair_check(observed, bank.luminance(x), bank.luminance(y))
+        if check.fit < p.difference_min_fit or check.contrast < contrast:
+            # Not aligned, or washed out where the two differ (region_washed_out).
+            return None, None
+        if check.position < p.difference_min_position:
+            if -check.position >= p.difference_min_position and y in scores and (
+                    worst is None or check.position < worst[0]):
+                worst = (check.position, y)
+            lean = -1.0
+            continue
+        at = index.position(x, y)
+        if at is not None and at < p.difference_min_index:
+            lean = -1.0
+            continue
+        lean = min(lean, check.position)
+    if lean < p.difference_min_position:
+        return None, worst[1] if worst is not None else None
+    if twin_needed:
+        twin = Card(x.rank, next(t for t in range(4) if t != x.suit
+                                 and (t in _RED) == (x.suit in _RED)))
+        # The twins' sharp comparison as decide_twin's first, at this rule's fit (a red
+        # index blurred on a one-picture design fits the twins' mean at 0.6-0.8); else the
+        # twin rules as they are.
+        sharp = pair_check(observed, bank.luminance(x), bank.luminance(twin))
+        if not (sharp.fit >= p.difference_min_fit and sharp.position >= p.suit_min_position
+                and sharp.worst_half >= p.suit_min_half):
+            st = scores.get(twin, sx - 1.0)
+            decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
+                                                    margin=sx - st), bank, p)
+            if decided is None or decided[0].card != x:
+                return None, None
+        lean = min(lean, sharp.position)
+    return lean, None

@@ -111,6 +111,26 @@ class RecognizerParams:
     #: (:func:`hardware.camera.facebank.ink_refuted`).
     washed_veto_rival: float = -1.0
     washed_veto_index: float = 0.0
+    #: A card the whole face leaves uncertain among faces that differ in little (every card
+    #: scoring within ``difference_score_gap`` of the best: designs whose cards of a suit share
+    #: one picture and differ in the corner index alone) is read where the faces differ
+    #: (:func:`hardware.camera.facebank.read_by_difference`): the candidate must lean towards
+    #: its own face by ``difference_min_position`` against every such card, over the two
+    #: faces' difference region (:func:`hardware.camera.suits.pair_check`, fit at least
+    #: ``difference_min_fit``), and its corner indices by ``difference_min_index`` where they tell
+    #: the two apart; at most ``difference_max_close`` such cards are compared.
+    difference_check: bool = True
+    difference_score_gap: float = 0.1
+    difference_min_position: float = 0.3
+    difference_min_index: float = 0.2
+    difference_min_fit: float = 0.6
+    difference_max_close: int = 40
+    #: A read checked against a close rival of another rank (``pair_check_below``), and each
+    #: comparison :func:`hardware.camera.facebank.read_by_difference` makes, is refused when the
+    #: observation's contrast over the two faces' difference region is under this fraction of
+    #: its contrast over the whole card (:func:`hardware.camera.facebank.region_washed_out`: a
+    #: glare over the index).
+    difference_min_contrast: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,9 @@ from hardware.camera.facebank import (
     face_features,
     face_patch,
     ink_refuted,
+    read_by_difference,
     read_washed_out,
+    region_washed_out,
     suit_twins,
     twin_refuted,
 )
@@ -304,6 +306,8 @@ class BoardRecognizer(CardLocator):
             reading = self._check_index(observed(), match, reading)
         if reading.status == "uncertain" and not sliding and p.washed_check:
             reading = read_washed_out(observed(), match, self.bank, p) or reading
+        if reading.status == "uncertain" and not sliding and p.difference_check:
+            reading = read_by_difference(observed(), match, self.bank, p) or reading
         return reading
 
     def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
@@ -353,7 +357,8 @@ class BoardRecognizer(CardLocator):
             else:
                 corners = index_positions(observed(), best, other)
                 refused = (bool(corners) and max(corners) < p.rank_index_min) or (
-                    p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p))
+                    p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p)
+                ) or region_washed_out(observed(), match.card, rival, self.bank, p)
             if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,

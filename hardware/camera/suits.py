@@ -55,6 +55,9 @@ class SuitCheck:
     worst_half: float = 0.0
     #: The higher of the two halves' positions (how far both lean towards the rival: -1).
     best_half: float = 0.0
+    #: The observation's contrast over the region, fitted against the faces' (1: as printed;
+    #: a glare over the region lifts its ink towards the white and brings this towards 0).
+    contrast: float = 0.0
 
 
 def luminance(patch: Image, blur: float = 1.0) -> F32:
@@ -255,7 +258,7 @@ def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
               for half, mvh, dh, dhdh in r.halves]
     position = float((o - mv) @ d) / max(r.dd / 2, 1e-6)
     return SuitCheck(position, fit, r.n, min(halves) if halves else 0.0,
-                     max(halves) if halves else 0.0)
+                     max(halves) if halves else 0.0, float(a))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,128 @@
+"""Cards told apart by their corner index alone: read where the close faces differ."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from hardware.camera.facebank import (
+    PATCH_SIZE,
+    STORED_PATCH_SIZE,
+    FaceBank,
+    decide,
+    face_features,
+    face_patch,
+    read_by_difference,
+    region_washed_out,
+)
+from hardware.camera.readings import RecognizerParams
+from hardware.camera.suits import observed_luminance
+from hardware.sim import scene as S
+from table_controller.engine.cards import Card
+
+from .conftest import Faces
+from .helpers import Tally, make_rig, score
+
+
+def shared_pictures(faces: Faces) -> Faces:
+    """Kennard with one picture per suit: every card of a suit is its ace, with the card's own
+    corner indices pasted in (top-left and bottom-right), as some designs print them."""
+    out = dict(faces)
+    for card, own in faces.items():
+        picture = faces[Card(12, card.suit)].copy()
+        h, w = picture.shape[:2]
+        ch, cw = int(0.24 * h), int(0.17 * w)
+        picture[:ch, :cw] = own[:ch, :cw]
+        picture[h - ch :, w - cw :] = own[h - ch :, w - cw :]
+        out[card] = picture
+    return out
+
+
+def _camera(patch: np.ndarray, rng: np.random.Generator, sigma: float,
+            noise: float = 8.0) -> np.ndarray:
+    soft = cv2.GaussianBlur(patch.astype(np.float32), (0, 0), sigma)
+    return np.asarray(np.clip(soft * 0.9 + rng.normal(0, noise, patch.shape), 0, 255), np.uint8)
+
+
+def test_close_faces_differ_only_in_the_index(kennard: Faces) -> None:
+    """The whole face cannot separate them; the difference region reads them, never wrongly."""
+    faces = shared_pictures(kennard)
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(faces, params)
+    rng = np.random.default_rng(47)
+    whole = by_difference = 0
+    for code in ("2c", "5c", "8s", "Th", "4d", "9d", "Qs", "Kh", "3h", "7s"):
+        card = Card.parse(code)
+        big = _camera(face_patch(faces[card], STORED_PATCH_SIZE), rng, 2.5)
+        small = np.asarray(cv2.resize(big, PATCH_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
+        match = bank.match(face_features(small, params.red_weight), params)
+        # Every card of the suit lies within a hair of the best: all of them are close.
+        assert len(match.close) >= 13, (code, match.close)
+        if decide(match, params).status == "card":
+            whole += 1
+            continue
+        got = read_by_difference(observed_luminance(big), match, bank, params)
+        assert got is None or got.card == card, (code, match, got)
+        if got is not None:
+            by_difference += 1
+            assert got.status == "card" and got.confidence <= 0.5
+            # Never read beside a hand this way (the near-hand rule needs a separation).
+            assert got.separation == 0.0 and got.discriminant == 0.0
+    # Blurred and noisy: the whole face reads almost none of them.
+    assert whole <= 2 and by_difference >= 4, (whole, by_difference)
+
+
+def test_a_rival_s_index_is_never_read_as_the_card(kennard: Faces) -> None:
+    """An observation showing X's index is not read as any other close card.
+
+    :func:`read_by_difference` starts from the whole face's best card; with X's own face taken
+    out of the bank (as if X were not registered), whatever is best now must not be read.
+    """
+    faces = shared_pictures(kennard)
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(faces, params)
+    rng = np.random.default_rng(48)
+    for code in ("2c", "6h", "9s", "Jd", "Ac"):
+        card = Card.parse(code)
+        big = _camera(face_patch(faces[card], STORED_PATCH_SIZE), rng, 1.2)
+        small = np.asarray(cv2.resize(big, PATCH_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
+        match = bank.match(face_features(small, params.red_weight), params, exclude=card)
+        assert match.card != card
+        got = read_by_difference(observed_luminance(big), match, bank, params)
+        assert got is None or got.card == card, (code, match.card, got)
+
+
+def test_shared_pictures_read_on_rendered_boards(kennard: Faces) -> None:
+    """Rendered hard boards of a one-picture-per-suit deck: more read, none wrong."""
+    faces = shared_pictures(kennard)
+    rig = make_rig(faces, seed=4700, level=S.Level.HARD)
+    off = rig.profile.recognizer(RecognizerParams(difference_check=False))
+    rng = np.random.default_rng(4701)
+    with_rule, without = Tally(), Tally()
+    for _ in range(16):
+        scene = S.render_board(faces, S.random_board(rng), rng, S.Level.HARD, rig.camera)
+        score(scene.truth, rig.recognizer.read(scene.image), with_rule)
+        score(scene.truth, off.read(scene.image), without)
+    assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
+    assert with_rule.correct >= without.correct + 2, (with_rule, without)
+
+
+def test_a_glare_over_the_index_washes_the_difference_region_out(kennard: Faces) -> None:
+    """Where two close faces differ only in their indices, a glare there leaves no evidence."""
+    from .test_glare import _glare
+
+    faces = shared_pictures(kennard)
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(faces, params)
+    rng = np.random.default_rng(49)
+    for code, rival in (("2c", "7c"), ("9h", "6h"), ("Qs", "Ks")):
+        shown = face_patch(faces[Card.parse(code)], STORED_PATCH_SIZE)
+        h, w = shown.shape[:2]
+        clean = observed_luminance(_camera(shown, rng, 1.0, 3.0))
+        assert not region_washed_out(clean, Card.parse(code), Card.parse(rival), bank, params)
+        # Both corner indices under a strong highlight, the picture left as it is.
+        glared = _glare(_glare(shown, (0.1 * w, 0.1 * h), 12.0, 0.85), (0.9 * w, 0.9 * h), 12.0,
+                        0.85)
+        washed = observed_luminance(_camera(glared, rng, 1.0, 3.0))
+        for a, b in ((code, rival), (rival, code)):
+            assert region_washed_out(washed, Card.parse(a), Card.parse(b), bank, params), (a, b)
