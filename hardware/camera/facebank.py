@@ -16,7 +16,7 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 import cv2
@@ -333,6 +333,28 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
             or blurred.worst_half < p.twin_blur_veto_half)
 
 
+
+def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:
+    """Split the cards ``close`` to ``x`` into the rivals to compare it with, and the twin need.
+
+    A suit twin of ``x`` is left to the twin rules (``True``); a card of another rank in the
+    other suit of ``x``'s colour needs the twin rules too, and its rank in ``x``'s suit is the
+    rival; any other card is a rival itself.
+    """
+    rivals: set[Card] = set()
+    twin_needed = False
+    for y in close:
+        if y == x:
+            continue
+        if suit_twins(x, y):
+            twin_needed = True
+        elif y.rank != x.rank and y.suit != x.suit and (y.suit in _RED) == (x.suit in _RED):
+            twin_needed = True
+            rivals.add(Card(y.rank, x.suit))
+        else:
+            rivals.add(y)
+    return rivals, twin_needed
+
 def read_washed_out(observed: F32, match: Match, bank: FaceBank,
                     params: RecognizerParams) -> SlotReading | None:
     """Read a card the whole face left uncertain, from the ink each close rival lacks.
@@ -386,18 +408,8 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
     """
     p = params
     lean = 1.0
-    rivals: set[Card] = set()
-    twin_needed = False
-    for y in match.ranked:
-        if y == x or sx - scores[y] > p.washed_score_gap:
-            continue
-        if suit_twins(x, y):
-            twin_needed = True
-        elif y.rank != x.rank and y.suit != x.suit and (y.suit in _RED) == (x.suit in _RED):
-            twin_needed = True
-            rivals.add(Card(y.rank, x.suit))
-        else:
-            rivals.add(y)
+    rivals, twin_needed = _rivals(x, (y for y in match.ranked
+                                      if sx - scores[y] <= p.washed_score_gap))
     # The closest rival first: the likeliest to refute X (every rival must pass anyway).
     for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
         ink = ink_check(observed, bank.luminance(x), bank.luminance(y))
@@ -529,18 +541,7 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     known = others[~np.isnan(others)]
     if known.size and float(known.min()) <= -p.index_veto_close:
         return None, None
-    rivals: set[Card] = set()
-    twin_needed = False
-    for y in scores:
-        if y == x:
-            continue
-        if suit_twins(x, y):
-            twin_needed = True
-        elif y.rank != x.rank and y.suit != x.suit and (y.suit in _RED) == (x.suit in _RED):
-            twin_needed = True
-            rivals.add(Card(y.rank, x.suit))
-        else:
-            rivals.add(y)
+    rivals, twin_needed = _rivals(x, scores)
     lean = 1.0
     worst: tuple[float, Card] | None = None
     contrast = p.difference_min_contrast * whole_contrast(observed, bank.luminance(x))

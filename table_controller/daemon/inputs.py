@@ -239,10 +239,14 @@ class InputPath:
 
     def _sync_anchor(self) -> None:
         self._anchor_due = False
+        self._journal_write(lambda journaler: journaler.sync_anchor())
+
+    def _journal_write(self, write: Callable[[Journaler], None]) -> None:
+        """Run one of the journaler's writes; a failed one stops the daemon."""
         if self.exit_code or self.journaler is None:
             return  # a journal write failed: the daemon stops
         try:
-            self.journaler.sync_anchor()
+            write(self.journaler)
         except JournalError as exc:
             self._fatal(exc)
 
@@ -256,12 +260,7 @@ class InputPath:
         self._loop.call_soon(self._checkpoint_wal)
 
     def _checkpoint_wal(self) -> None:
-        if self.exit_code or self.journaler is None:
-            return  # a journal write failed: the daemon stops
-        try:
-            self.journaler.checkpoint_wal()
-        except JournalError as exc:
-            self._fatal(exc)
+        self._journal_write(lambda journaler: journaler.checkpoint_wal())
 
     # -- the core's timer --------------------------------------------------------------------
 
