@@ -25,6 +25,7 @@ import numpy as np
 from hardware.camera.index import IndexBank, IndexRead
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
 from hardware.camera.suits import (
+    LineX,
     blurred_pair_check,
     face_luminance,
     ink_check,
@@ -130,6 +131,8 @@ class FaceBank:
         self._luminance: dict[Card, F32] = {
             c: read_only(face_luminance(self.patches[c])) for c in FULL_DECK}
         self.index = IndexBank(self._luminance)
+        #: Each face's share of :func:`whole_contrast`'s fit (computed when first needed).
+        self._whole: dict[Card, LineX] = {}
 
     def luminance(self, card: Card) -> F32:
         """Return the registered face's luminance for :func:`hardware.camera.suits.pair_check`."""
@@ -137,6 +140,13 @@ class FaceBank:
         if lum is None:
             lum = self._luminance[card] = read_only(face_luminance(self.patches[card]))
         return lum
+
+    def whole_face(self, card: Card) -> LineX:
+        """Return the face's share of :func:`whole_contrast` (the same result, computed once)."""
+        lx = self._whole.get(card)
+        if lx is None:
+            lx = self._whole[card] = LineX(_whole(self.luminance(card)))
+        return lx
 
     def match(
         self, vec: F32, params: RecognizerParams, exclude: Card | None = None
@@ -447,13 +457,24 @@ def region_washed_out(observed: F32, card: Card, rival: Card, bank: FaceBank,
     """
     check = pair_check(observed, bank.luminance(card), bank.luminance(rival))
     return check.contrast < params.difference_min_contrast * whole_contrast(
-        observed, bank.luminance(card))
+        observed, bank.whole_face(card))
 
 
-def whole_contrast(observed: F32, face: F32) -> float:
-    """Return the observation's contrast against a face over the whole card (border left out)."""
-    b = 4
-    a, _ = line_fit(face[b:-b, b:-b].reshape(-1), observed[b:-b, b:-b].reshape(-1))
+#: The card's own border (stored-patch pixels) left out of :func:`whole_contrast`.
+_WHOLE_BORDER = 4
+
+
+def _whole(lum: F32) -> F32:
+    b = _WHOLE_BORDER
+    return np.asarray(lum[b:-b, b:-b].reshape(-1))
+
+
+def whole_contrast(observed: F32, face: F32 | LineX) -> float:
+    """Return the observation's contrast against a face over the whole card (border left out).
+
+    :param face: the face's luminance, or its share of the fit (:meth:`FaceBank.whole_face`).
+    """
+    a, _ = line_fit(face if isinstance(face, LineX) else _whole(face), _whole(observed))
     return float(a)
 
 
@@ -544,7 +565,7 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     rivals, twin_needed = _rivals(x, scores)
     lean = 1.0
     worst: tuple[float, Card] | None = None
-    contrast = p.difference_min_contrast * whole_contrast(observed, bank.luminance(x))
+    contrast = p.difference_min_contrast * whole_contrast(observed, bank.whole_face(x))
     for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
         check = pair_check(observed, bank.luminance(x), bank.luminance(y))
         if check.fit < p.difference_min_fit or check.contrast < contrast:
