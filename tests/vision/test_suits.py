@@ -213,3 +213,41 @@ def test_line_fit_is_polyfit() -> None:
         a, b = line_fit(x, y)
         pa, pb = np.polyfit(x, y, 1)
         assert abs(a - pa) <= 1e-12 and abs(b - pb) <= 1e-12
+
+
+def test_one_alignment_per_observation_and_pair(kennard: Faces) -> None:
+    """The alignment kept for an observation serves it alone: never another frame or card."""
+    from hardware.camera.suits import ink_check, read_only
+
+    rng = np.random.default_rng(23)
+    pa, pb, pc = (face_patch(kennard[Card.parse(x)], STORED_PATCH_SIZE)
+                  for x in ("6h", "4h", "9s"))
+    fa, fb = (read_only(face_luminance(p)) for p in (pa, pb))
+    fresh_a, fresh_b = face_luminance(pa), face_luminance(pb)  # writable: nothing kept
+    observations = [observed_luminance(_moving(p, 8, 45, 1.0, rng)) for p in (pa, pb, pc, pa)]
+    for ob in observations:
+        # ink_check aligns first, pair_check then takes the kept alignment: the same as fresh.
+        assert ink_check(ob, fa, fb) == ink_check(ob, fresh_a, fresh_b)
+        for joint in (False, True):
+            assert pair_check(ob, fa, fb, joint) == pair_check(ob, fresh_a, fresh_b, joint)
+    # A copy (another array, the same pixels) is aligned afresh, and so is a writable array
+    # written to after it was aligned once.
+    ob = observations[0]
+    assert pair_check(read_only(ob.copy()), fa, fb) == pair_check(ob, fa, fb)
+    writable = np.array(observations[1])
+    first = pair_check(writable, fa, fb)
+    writable[:] = observations[2]
+    assert pair_check(writable, fa, fb) == pair_check(observations[2], fresh_a, fresh_b)
+    assert first == pair_check(observations[1], fresh_a, fresh_b)
+
+
+def test_dot_on_one_thread_equals_blas() -> None:
+    """:func:`~hardware.camera.suits.dot` sums what ``@`` does, to the last bits or nearly."""
+    from hardware.camera.suits import dot
+
+    rng = np.random.default_rng(29)
+    for n in (10, 9_999, 10_000, 10_001, 14_960, 17_920, 31_000):
+        a, b = rng.standard_normal(n), rng.standard_normal(n)
+        assert abs(float(dot(a, b)) - float(a @ b)) <= 1e-12 * float(np.abs(a) @ np.abs(b)), n
+        if n <= 10_000:
+            assert dot(a, b) == np.dot(a, b), n
