@@ -238,6 +238,30 @@ class _Region:
             self.halves.append((half, self.mv[half], dh, float(dh @ dh)))
 
 
+    def reversed(self) -> _Region:
+        """Return the region of the two faces the other way round (``fr``, ``fb``).
+
+        The same pixels, mean face and template (so :meth:`_Template.aligned` keeps one
+        alignment for both orders), the difference negated: ``fr - fb`` exactly, zeros
+        positive as that subtraction gives them.
+        """
+        out = _Region.__new__(_Region)
+        out.n, out.template = self.n, self.template
+        if self.template is None:
+            return out
+        out.ys, out.xs, out.mv, out.dd = self.ys, self.xs, self.mv, self.dd
+        out.d = _negated(self.d)
+        out.halves = [(half, mvh, _negated(dh), dhdh) for half, mvh, dh, dhdh in self.halves]
+        return out
+
+
+def _negated(d: F32) -> F32:
+    """Return ``-d`` with positive zeros (``b - a`` for ``d = a - b``, bit for bit)."""
+    out = np.negative(d)
+    out[out == 0] = 0.0
+    return out
+
+
 class _Pair:
     """Two faces' luminances and what is derived from them alone, each computed once."""
 
@@ -282,6 +306,19 @@ def _pair(fb: F32, fr: F32) -> _Pair:
     return pair
 
 
+def _region(pair: _Pair) -> _Region:
+    """Return the pair's :class:`_Region`: the reversed pair's turned round, if it has one."""
+    if pair.region is None:
+        fb, fr = pair.fb, pair.fr
+        back = _PAIRS.get((id(fr), id(fb))) if fb is not fr else None
+        if (back is not None and back.fb is fr and back.fr is fb and back.region is not None
+                and not (fb.flags.writeable or fr.flags.writeable)):
+            pair.region = back.region.reversed()
+        else:
+            pair.region = _Region(fb, fr)
+    return pair.region
+
+
 def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
     """:func:`suit_check` on luminances (:func:`observed_luminance`, :func:`face_luminance`).
 
@@ -296,9 +333,7 @@ def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
         towards halfway.
     """
     pair = _pair(fb, fr)
-    if pair.region is None:
-        pair.region = _Region(fb, fr)
-    r = pair.region
+    r = _region(pair)
     if r.template is None:
         return SuitCheck(0.0, 0.0, r.n)
     vals, fit = r.template.aligned(ob)
@@ -351,9 +386,7 @@ def ink_check(ob: F32, fb: F32, fr: F32) -> InkCheck:
     of one face's own ink, at least :data:`MIN_BLOB_PX` pixels) is then measured alone.
     """
     pair = _pair(fb, fr)
-    if pair.region is None:
-        pair.region = _Region(fb, fr)
-    r = pair.region
+    r = _region(pair)
     if r.template is None:
         return InkCheck(-1.0, -1.0, (0, 0))
     if pair.blobs is None:

@@ -251,3 +251,21 @@ def test_dot_on_one_thread_equals_blas() -> None:
         assert abs(float(dot(a, b)) - float(a @ b)) <= 1e-12 * float(np.abs(a) @ np.abs(b)), n
         if n <= 10_000:
             assert dot(a, b) == np.dot(a, b), n
+
+
+def test_reversed_pair_shares_the_region_and_checks_the_same(kennard: Faces) -> None:
+    """The pair the other way round (its region turned from the first's) checks as if fresh."""
+    from hardware.camera.suits import blurred_pair_check, ink_check, read_only
+
+    rng = np.random.default_rng(31)
+    for a, b in (("6h", "4h"), ("3c", "3s"), ("Kd", "2d")):
+        pa, pb = (face_patch(kennard[Card.parse(x)], STORED_PATCH_SIZE) for x in (a, b))
+        fa, fb = (read_only(face_luminance(p)) for p in (pa, pb))
+        wa, wb = face_luminance(pa), face_luminance(pb)
+        for p in (pa, pb):
+            ob = observed_luminance(_moving(p, 6, 60, 1.0, rng))
+            for joint in (False, True):
+                assert pair_check(ob, fa, fb, joint) == pair_check(ob, wa, wb, joint), a
+                assert pair_check(ob, fb, fa, joint) == pair_check(ob, wb, wa, joint), a
+            assert ink_check(ob, fb, fa) == ink_check(ob, wb, wa), a
+            assert blurred_pair_check(ob, fb, fa) == blurred_pair_check(ob, wb, wa), a
