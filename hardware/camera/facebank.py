@@ -16,7 +16,7 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 import cv2
@@ -535,9 +535,20 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     index = bank.index.read(observed)
     x: Card | None = match.card
     tried: set[Card] = set()
+    leads: dict[Card, bool] = {}
+
+    def may_lead(c: Card) -> bool:
+        """Whether ``c``, not tried yet, could be read (:func:`_may_lead`, once per card)."""
+        if c in tried:
+            return False
+        if c not in leads:
+            leads[c] = _may_lead(c, scores, index, p)
+        return leads[c]
+
     while x is not None and x not in tried:
         tried.add(x)
-        lean, beaten_by = _difference_lean(observed, x, scores, match, bank, index, p)
+        lean, beaten_by = _difference_lean(observed, x, scores, match, bank, index, p,
+                                           may_lead)
         if lean is not None:
             return SlotReading("card", x, 0.5 * float(np.clip(min(scores[x], lean), 0.0, 1.0)),
                                None, scores[x], 0.0, 0.0, 0.0)
@@ -545,28 +556,40 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     return None
 
 
+def _may_lead(x: Card, scores: dict[Card, float], index: IndexRead,
+              params: RecognizerParams) -> bool:
+    """Whether X passes :func:`_difference_lean`'s first tests (score, corner index veto)."""
+    p = params
+    if scores[x] < p.min_score:
+        return False
+    pos = index.positions(x)
+    others = np.delete(pos.reshape(13, 4), x.rank, axis=0).reshape(-1)
+    known = others[~np.isnan(others)]
+    return not (known.size and float(known.min()) <= -p.index_veto_close)
+
+
 def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: Match,
                      bank: FaceBank, index: IndexRead, params: RecognizerParams,
+                     may_lead: Callable[[Card], bool] | None = None,
                      ) -> tuple[float | None, Card | None]:
     """How clearly X shows against every close card where they differ (None: not clearly).
 
     Also returns the close card the observation leaned towards most against X (a candidate to
-    try next), when one did.
+    try next), when one did. ``may_lead`` tells whether a close card could still be read
+    (:func:`_may_lead`, not tried yet): once X is refuted and neither the card it lost to most
+    so far nor any close card left to compare could be, nothing can be read whatever the rest
+    shows, and the rest is not compared.
     """
     p = params
     sx = scores[x]
-    if sx < p.min_score:
-        return None, None
-    pos = index.positions(x)
-    others = np.delete(pos.reshape(13, 4), x.rank, axis=0).reshape(-1)
-    known = others[~np.isnan(others)]
-    if known.size and float(known.min()) <= -p.index_veto_close:
+    if not _may_lead(x, scores, index, p):
         return None, None
     rivals, twin_needed = _rivals(x, scores)
     lean = 1.0
     worst: tuple[float, Card] | None = None
     contrast = p.difference_min_contrast * whole_contrast(observed, bank.whole_face(x))
-    for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
+    order = sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c))
+    for k, y in enumerate(order):
         check = pair_check(observed, bank.luminance(x), bank.luminance(y))
         if check.fit < p.difference_min_fit or check.contrast < contrast:
             # Not aligned, or washed out where the two differ (region_washed_out).
@@ -576,12 +599,16 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                     worst is None or check.position < worst[0]):
                 worst = (check.position, y)
             lean = -1.0
-            continue
-        at = index.position(x, y)
-        if at is not None and at < p.difference_min_index:
-            lean = -1.0
-            continue
-        lean = min(lean, check.position)
+        elif lean >= p.difference_min_position:
+            at = index.position(x, y)
+            if at is not None and at < p.difference_min_index:
+                lean = -1.0
+            else:
+                lean = min(lean, check.position)
+        if (lean < p.difference_min_position and may_lead is not None
+                and (worst is None or not may_lead(worst[1]))
+                and not any(z in scores and may_lead(z) for z in order[k + 1:])):
+            return None, None
     if lean < p.difference_min_position:
         return None, worst[1] if worst is not None else None
     if twin_needed:
