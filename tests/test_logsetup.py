@@ -1,6 +1,7 @@
 import io
 import json
 import logging
+from collections.abc import Iterator
 
 import pytest
 
@@ -42,21 +43,27 @@ def test_json_lines() -> None:
     assert "ValueError: boom" in body["exc"]
 
 
-def test_configure_replaces_the_handlers() -> None:
+@pytest.fixture
+def root() -> Iterator[logging.Logger]:
+    """The root logger, its handlers and level put back after the test."""
     root = logging.getLogger()
     saved, level = list(root.handlers), root.level
     try:
-        configure("INFO", "json")
-        configure("INFO", "journal")
-        assert len(root.handlers) == 1
-        assert isinstance(root.handlers[0].formatter, JournalFormatter)
-        assert isinstance(formatter("text"), logging.Formatter)
+        yield root
     finally:
         for h in list(root.handlers):
             root.removeHandler(h)
         for h in saved:
             root.addHandler(h)
         root.setLevel(level)
+
+
+def test_configure_replaces_the_handlers(root: logging.Logger) -> None:
+    configure("INFO", "json")
+    configure("INFO", "journal")
+    assert len(root.handlers) == 1
+    assert isinstance(root.handlers[0].formatter, JournalFormatter)
+    assert isinstance(formatter("text"), logging.Formatter)
 
 
 def test_doctests() -> None:
@@ -121,18 +128,9 @@ def test_the_cap_refuses_a_budget_of_nothing() -> None:
         CappedHandler(io.StringIO(), rate=0, burst=10)
 
 
-def test_configure_caps_the_log() -> None:
-    root = logging.getLogger()
-    saved, level = list(root.handlers), root.level
-    try:
-        configure("INFO", "text", rate=2_000, burst=4_000)
-        assert isinstance(root.handlers[0], CappedHandler)
-    finally:
-        for h in list(root.handlers):
-            root.removeHandler(h)
-        for h in saved:
-            root.addHandler(h)
-        root.setLevel(level)
+def test_configure_caps_the_log(root: logging.Logger) -> None:
+    configure("INFO", "text", rate=2_000, burst=4_000)
+    assert isinstance(root.handlers[0], CappedHandler)
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "lots", str(2**41)])
