@@ -30,6 +30,8 @@ beside; and the same by how many
 cards each frame matched afresh); hands dealt in front of a fixed camera
 (:func:`stream_scenes`), for each design of ``BENCH_VISION_STREAM_DECKS`` (default kennard) at
 medium and hard.
+``BENCH_VISION_SITUATIONS``: only these situations (comma-separated values, e.g.
+``overlap,placing``; each keeps the seeds it has in the whole run).
 ``BENCH_VISION_SKIP_REPO=1`` leaves out the two repository designs and the wrong-deck runs.
 
 Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
@@ -391,8 +393,15 @@ def main() -> None:
     situation_frames = int(os.environ.get("BENCH_VISION_SITUATION_FRAMES", str(frames // 4)))
     situation_levels = [S.Level(v) for v in
                         os.environ.get("BENCH_VISION_SITUATION_LEVELS", "medium").split(",")]
+    only = {v for v in os.environ.get("BENCH_VISION_SITUATIONS", "").split(",") if v}
+    unknown = only - {s.value for s in Situation}
+    if unknown:
+        raise SystemExit(f"BENCH_VISION_SITUATIONS: unknown situation(s) {sorted(unknown)}; "
+                         f"known: {', '.join(s.value for s in Situation)}")
     sit_rows: list[str] = []
     for s_i, situation in enumerate(Situation):
+        if only and situation.value not in only:
+            continue  # the seeds stay those of the whole run
         for d_i, folder in enumerate(situation_decks):
             for l_i, level in enumerate(situation_levels):
                 ours, _ = run_config(folder.rstrip("/") + "/", level, situation_frames,
