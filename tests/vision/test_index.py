@@ -74,7 +74,8 @@ def test_each_corner_is_scored_at_its_best_shift_and_the_eight_around(kennard: F
     """The scores are the templates' correlations with the cuts around the best shift.
 
     A reference computed the plain way (one cut at a time, ``np.einsum``): the strided cuts and
-    the BLAS product give the same scores (to float32 rounding) and the same best card.
+    the BLAS product give the same scores (to float32 rounding) and the same best card (or one
+    tied with it to that rounding).
     """
     from hardware.camera.index import BORDER, SHIFT_PX, _znorm
 
@@ -100,4 +101,7 @@ def test_each_corner_is_scored_at_its_best_shift_and_the_eight_around(kennard: F
                     for x in range(max(cx - 1, 0), min(cx + 2, fit.shape[1]))]
             ref = np.einsum("ij,kj->ik", bank.templates[k], _znorm(np.stack(cuts))).max(axis=1)
             np.testing.assert_allclose(read.scores[k], ref, rtol=0, atol=1e-5)
-            assert int(np.argmax(read.scores[k])) == int(np.argmax(ref))
+            # The same best card, up to ties within float32 rounding (a plain corner shows the
+            # same ink on several cards: their scores agree to the last bits).
+            best = int(np.argmax(read.scores[k]))
+            assert ref[best] >= ref.max() - 1e-5
