@@ -215,7 +215,7 @@ class Deck:
         aw, ah = self.x1 - self.x0, self.y1 - self.y0
         inset = d["pip_inset"] * aw
         if d["pips"] == "central":
-            size = min(d["central_h"] * self.h, self.cw * 0.9 / wr, self.ch * 0.9)
+            size = min(d["central_h"] * self.h, self.fit(wr / 0.9, 1 / 0.9))
             sh.draw_shape(dr, self.shapes[s], self.w / 2, self.h / 2, size, col)
             return
         size = d["pip_fill"] * min(d["pip_h"] * self.h, ah / 4.3, (aw - 2 * inset) / (2.6 * wr))
@@ -228,16 +228,22 @@ class Deck:
             sh.draw_shape(dr, self.shapes[s], xs[c], yt + row * (yb - yt), size, col,
                           rot180=row > 0.5)
 
+    def fit(self, wide, tall):
+        """The largest size of a centred symbol ``wide`` x ``tall`` sizes across that keeps
+        clear of the indices: between the indices above and below, or between the index
+        columns."""
+        return max(min(self.cw / wide, self.ch / tall),
+                   min((self.x1 - self.x0) / wide, (self.y1 - self.y0) / tall))
+
     def ace(self, dr, rng, s):
         d = self.d
         style = d["ace_spades"] if s == "s" else d["ace"]
         k = d["ace_spades_k"] if s == "s" else 1.0
         w = self.swr[s]
-        aw = self.cw
-        limit = {"solid": 0.95 / w, "inlay": 0.95 / w, "rosette": 1 / 1.95,
-                 "framed": 0.95 / (1.56 * max(w, 0.8)), "flourish": 0.95 / (1.24 * w + 0.5)}[style]
-        tall = {"solid": 1.0, "inlay": 1.0, "rosette": 1.9, "framed": 1.5, "flourish": 1.45}[style]
-        size = min(d["ace_h"] * k * self.h, aw * limit, self.ch * 0.95 / tall)
+        wide = {"solid": w, "inlay": w, "rosette": 1.7, "framed": 1.56 * max(w, 0.8),
+                "flourish": 1.24 * w + 0.5}[style]
+        tall = {"solid": 1.0, "inlay": 1.0, "rosette": 1.7, "framed": 1.5, "flourish": 1.45}[style]
+        size = min(d["ace_h"] * k * self.h, self.fit(wide / 0.95, tall / 0.95))
         accent = self.frame_colour if style != "solid" else self.colour[s]
         sh.ornate_ace(dr, rng, style, self.shapes[s], self.w / 2, self.h / 2, size,
                       self.colour[s], self.paper, accent)

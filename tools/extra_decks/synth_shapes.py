@@ -192,13 +192,13 @@ def ornate_ace(draw, rng, style, polys, cx, cy, size, colour, paper, accent):
     """The ace's large pip with its ornament; ``style`` one of ACE_STYLES."""
     w = width_of(polys)
     if style == "rosette":
-        rr = size * 0.78
+        rr = size * 0.7
         lw = max(2, int(size * 0.025))
         draw.ellipse([cx - rr, cy - rr, cx + rr, cy + rr], outline=accent, width=lw)
         n = int(rng.integers(8, 17))
         for i in range(n):
             a = 2 * math.pi * i / n
-            px, py = cx + rr * 1.1 * math.cos(a), cy + rr * 1.1 * math.sin(a)
+            px, py = cx + rr * 1.12 * math.cos(a), cy + rr * 1.12 * math.sin(a)
             q = size * 0.05
             draw.ellipse([px - q, py - q, px + q, py + q], fill=accent)
     elif style == "framed":
