@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import synth_shapes as sh  # noqa: E402
+import synth_shapes as sh
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -153,7 +153,7 @@ class Deck:
         self.d, self.shapes = draw_design(seed)
         d = self.d
         self.H = height
-        self.W = int(round(height * ASPECT[size]))
+        self.W = round(height * ASPECT[size])
         W, H = self.W * SS, self.H * SS
         self.w, self.h = W, H
         self.paper = PAPERS[d["paper"]]
@@ -196,17 +196,17 @@ class Deck:
         m = self.ranks[r]
         centres = [self.col_cx] + ([self.w - self.col_cx] if self.d["corners"] == 4 else [])
         for cx in centres:
-            x = int(round(cx - m.width / 2))
-            layer.paste(Image.new("RGBA", m.size, col + (255,)), (x, self.my), m)
+            x = round(cx - m.width / 2)
+            layer.paste(Image.new("RGBA", m.size, (*col, 255)), (x, self.my), m)
             sy = self.my + self.rank_h + self.idx_gap + self.suit_h / 2
-            sh.draw_shape(dr, self.shapes[s], cx, sy, self.suit_h, col + (255,))
+            sh.draw_shape(dr, self.shapes[s], cx, sy, self.suit_h, (*col, 255))
         return layer
 
     def index_box(self):
         """(x0, y0, x1, y1) of the top-left index at 1x."""
         b = (self.mx - 2 * SS, self.my - 2 * SS, self.mx + self.col_w + 2 * SS,
              self.my + self.rank_h + self.idx_gap + self.suit_h + 2 * SS)
-        return tuple(int(round(v / SS)) for v in b)
+        return tuple(round(v / SS) for v in b)
 
     # -- the body -----------------------------------------------------------------------------
     def pips(self, dr, s, n):

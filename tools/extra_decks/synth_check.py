@@ -19,8 +19,8 @@ import numpy as np
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import check  # noqa: E402
-import synth  # noqa: E402
+import check
+import synth
 
 # Two index crops differ by the share of their ink (pixels inked in either) that differs:
 RANK_DIFF = 0.08  # at least, two ranks of one suit (3 and 8 are the nearest: 0.12-0.35 seen)
@@ -85,8 +85,8 @@ def validate(folder, deck):
             errs.append(f"{card}: drawn again, not the same image (not deterministic)")
     info = (f"{w}x{h} {size}, index {d['index']} x{d['corners']}, {d['colours']} colours, "
             f"pips {d['pips']}, courts {d['courts']}/{d['court_mode']}, "
-            f"font {os.path.basename(d['font'])}; index ink differing, least: ranks {rank_min:.2f}, "
-            f"suits {suit_min:.2f}")
+            f"font {os.path.basename(d['font'])}; index ink differing, least: "
+            f"ranks {rank_min:.2f}, suits {suit_min:.2f}")
     return errs, info
 
 

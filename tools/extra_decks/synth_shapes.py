@@ -234,7 +234,7 @@ ACE_STYLES = ("solid", "inlay", "rosette", "framed", "flourish")
 
 
 def _tint(c, paper, k):
-    return tuple(int(round(a * (1 - k) + b * k)) for a, b in zip(c, paper, strict=True))
+    return tuple(round(a * (1 - k) + b * k) for a, b in zip(c, paper, strict=True))
 
 
 # -- court pictures ---------------------------------------------------------------------------
@@ -328,7 +328,7 @@ def _figure(d, rng, fw, fh, cx, letter, pal, paper):
     n = int(rng.integers(4, 9))
     pts = [(cx - sw * 0.75 + 1.5 * sw * i / n, sy + (hr * 0.5 if i % 2 else 0)) for i in
            range(n + 1)]
-    d.polygon([(cx - sw * 0.75, sy - hr * 0.2), (cx + sw * 0.75, sy - hr * 0.2)] + pts[::-1],
+    d.polygon([(cx - sw * 0.75, sy - hr * 0.2), (cx + sw * 0.75, sy - hr * 0.2), *pts[::-1]],
               fill=colour[2])
     # head: hair (or beard), face, eyes, mouth
     skin = [(250, 225, 190), (245, 235, 215), paper][int(rng.integers(3))]
