@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import sys
+import zlib
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -85,17 +86,37 @@ def pick(rng, options, p=None):
     return options[int(rng.choice(len(options), p=p))]
 
 
+def share(seed, name, k, n=10):
+    """Whether ``seed`` is one of the ``k`` in its block that get the first option of ``name``.
+
+    Blocks are ``n`` consecutive seeds from 1 (1-10, 11-20, ..., 9101-9110): which seeds of a
+    block get the option is drawn per block, how many is fixed, so that every block of ten (a
+    measurement's batch) covers the space (stratified sampling).
+    """
+    block, pos = divmod(seed - 1, n)
+    perm = np.random.default_rng([block, 99, zlib.crc32(name.encode())]).permutation(n)
+    return int(perm[pos]) < k
+
+
 def draw_design(seed):
-    """Every choice of a design, from the seed alone (fractions of the card, not pixels)."""
+    """Every choice of a design, from the seed alone (fractions of the card, not pixels).
+
+    The main features are stratified over each block of ten seeds (:func:`share`): four of ten
+    four-colour, four jumbo indices, four with indices in four corners, two with a central symbol
+    only, two with one court picture for all twelve courts, six court figures, two abstract, two
+    monograms. The rest is drawn independently per seed.
+    """
     rng = np.random.default_rng([seed, 0])
     bold = [i for i, f in enumerate(FONTS) if f[1]]
     light = [i for i, f in enumerate(FONTS) if not f[1]]
     font = FONTS[pick(rng, bold) if rng.random() < 0.75 else pick(rng, light)][0]
-    jumbo = bool(rng.random() < 0.4)
+    jumbo = share(seed, "jumbo", 4)
+    mode = "figure" if share(seed, "court_mode", 6) else (
+        "abstract" if share(seed, "court_mode", 8) else "monogram")
     d = {
         "seed": seed, "font": font, "index": "jumbo" if jumbo else "normal",
-        "corners": 4 if rng.random() < (0.6 if jumbo else 0.25) else 2,
-        "colours": 4 if rng.random() < 0.35 else 2,
+        "corners": 4 if share(seed, "corners", 4) else 2,
+        "colours": 4 if share(seed, "colours", 4) else 2,
         "paper": pick(rng, list(PAPERS), [0.35, 0.15, 0.2, 0.15, 0.15]),
         "rank_h": rng.uniform(0.15, 0.19) if jumbo else rng.uniform(0.075, 0.10),
         "suit_h": rng.uniform(0.075, 0.10) if jumbo else rng.uniform(0.05, 0.068),
@@ -104,12 +125,12 @@ def draw_design(seed):
         # how wide "10" may be, over the widest other rank (it is condensed to fit)
         "ten_cap": rng.uniform(0.95, 1.1) if jumbo else rng.uniform(0.95, 1.25),
         "margin_x": rng.uniform(0.025, 0.05), "margin_y": rng.uniform(0.025, 0.045),
-        "pips": "central" if rng.random() < 0.18 else "standard",
+        "pips": "central" if share(seed, "pips", 2) else "standard",
         "pip_h": rng.uniform(0.11, 0.16), "pip_fill": rng.uniform(0.8, 1.0),
         "pip_inset": rng.uniform(0.0, 0.08), "central_h": rng.uniform(0.28, 0.42),
         "pip_frame": bool(rng.random() < 0.15),
-        "courts": "shared" if rng.random() < 0.22 else "each",
-        "court_mode": pick(rng, ["figure", "abstract", "monogram"], [0.6, 0.2, 0.2]),
+        "courts": "shared" if share(seed, "courts", 2) else "each",
+        "court_mode": mode,
         "palette": int(rng.integers(len(sh.PALETTES))),
         "ace": pick(rng, sh.ACE_STYLES), "ace_h": rng.uniform(0.3, 0.45),
         "ace_spades": pick(rng, sh.ACE_STYLES), "ace_spades_k": rng.uniform(1.0, 1.3),
