@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Generate a new card deck design from a seed: 52 faces ``<rank><suit>.png`` (RGBA, rounded
-transparent corners), the same form as ``examples/cards`` and ``var/decks``.
+"""Generate a new card deck design from a seed.
+
+Writes 52 faces ``<rank><suit>.png`` (RGBA, rounded transparent corners), the same form as
+``examples/cards`` and ``var/decks``.
 
 usage: synth.py --seed N --size poker|bridge --out DIR [--height PX] [--no-check]
 
@@ -83,6 +85,7 @@ LAYOUT[10] = [(c, r) for r in (0, 1 / 3, 2 / 3, 1) for c in (0, 2)] + [(1, 1 / 6
 
 
 def pick(rng, options, p=None):
+    """One of ``options`` (probabilities ``p``)."""
     return options[int(rng.choice(len(options), p=p))]
 
 
@@ -150,6 +153,7 @@ def draw_design(seed):
 
 
 def suit_colours(d):
+    """Suit -> RGB colour of design ``d``."""
     red, black = REDS[d["red"]], BLACKS[d["black"]]
     if d["colours"] == 4:
         return {"c": GREENS[d["green"]], "d": BLUES[d["blue"]], "h": red, "s": black}
@@ -157,8 +161,10 @@ def suit_colours(d):
 
 
 def glyph_mask(font_path, text, h, max_w, condense=1.0):
-    """The text as an L mask ``h`` pixels tall (ink box), its width times ``condense``, at most
-    ``max_w`` wide."""
+    """Draw ``text`` as an L mask ``h`` pixels tall (its ink box).
+
+    Its width is the font's times ``condense``, at most ``max_w``.
+    """
     font = ImageFont.truetype(font_path, 4 * h)
     img = Image.new("L", (8 * h * len(text) + 8 * h, 8 * h), 0)
     ImageDraw.Draw(img).text((2 * h, 2 * h), text, fill=255, font=font)
@@ -211,6 +217,7 @@ class Deck:
 
     # -- the index ----------------------------------------------------------------------------
     def index_layer(self, r, s):
+        """Draw the top index (left, and right in four-corner designs) on a clear layer."""
         layer = Image.new("RGBA", (self.w, self.h), (0, 0, 0, 0))
         col = self.colour[s]
         dr = ImageDraw.Draw(layer)
@@ -231,6 +238,7 @@ class Deck:
 
     # -- the body -----------------------------------------------------------------------------
     def pips(self, dr, s, n):
+        """Draw the ``n`` pips of a number card (or its one central symbol)."""
         d, col = self.d, self.colour[s]
         wr = max(self.swr.values())
         aw, ah = self.x1 - self.x0, self.y1 - self.y0
@@ -250,13 +258,16 @@ class Deck:
                           rot180=row > 0.5)
 
     def fit(self, wide, tall):
-        """The largest size of a centred symbol ``wide`` x ``tall`` sizes across that keeps
-        clear of the indices: between the indices above and below, or between the index
-        columns."""
+        """Return the largest size of a centred symbol ``wide`` x ``tall`` sizes across.
+
+        It keeps clear of the indices: between the indices above and below, or between the
+        index columns.
+        """
         return max(min(self.cw / wide, self.ch / tall),
                    min((self.x1 - self.x0) / wide, (self.y1 - self.y0) / tall))
 
     def ace(self, dr, rng, s):
+        """Draw the ace's large, maybe ornate, pip."""
         d = self.d
         style = d["ace_spades"] if s == "s" else d["ace"]
         k = d["ace_spades_k"] if s == "s" else 1.0
@@ -270,6 +281,7 @@ class Deck:
                       self.colour[s], self.paper, accent)
 
     def court(self, img, dr, r, s):
+        """Draw a court card's framed picture."""
         d = self.d
         lw = max(SS, int(self.w * 0.006))
         box = [self.x0, self.y0, self.x1, self.y1]
@@ -286,6 +298,7 @@ class Deck:
         dr.rectangle(box, outline=self.frame_colour, width=lw)
 
     def border(self, dr):
+        """Draw the card's border (none, line, double line or band)."""
         d = self.d
         if d["border"] == "none":
             return
@@ -301,6 +314,7 @@ class Deck:
 
     # -- one card -----------------------------------------------------------------------------
     def face(self, r, s):
+        """Draw the card of rank ``r``, suit ``s`` (an RGBA image at the card's size)."""
         d = self.d
         idx = RANKS.index(r) * 4 + SUITS.index(s)
         rng = np.random.default_rng([d["seed"], 1000 + idx])
@@ -339,6 +353,7 @@ class Deck:
 
 
 def versions():
+    """Versions of what draws the pixels (recorded in design.json)."""
     import PIL
     from PIL import features
     return {"pillow": PIL.__version__, "freetype": features.version("freetype2"),
@@ -346,6 +361,7 @@ def versions():
 
 
 def write(seed, size, out, height=420):
+    """Write the 52 faces and design.json of ``seed`` at ``size`` into ``out``."""
     deck = Deck(seed, size, height)
     missing = [f for f, _ in FONTS if not os.path.exists(os.path.join(FONT_ROOT, f))]
     if deck.d["font"] in missing:
@@ -362,6 +378,7 @@ def write(seed, size, out, height=420):
 
 
 def main(argv=None):
+    """Command line: write, then validate."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--size", choices=sorted(ASPECT), required=True)

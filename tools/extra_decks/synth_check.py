@@ -30,6 +30,7 @@ INK = 60  # a pixel is ink, or two pixels differ, past this in some channel
 
 
 def ink_diff(a, b, paper):
+    """Share of the ink of two crops (inked in either) that differs between them."""
     ink = (np.abs(a - paper).max(-1) > INK) | (np.abs(b - paper).max(-1) > INK)
     return float((np.abs(a - b).max(-1) > INK).sum() / max(1, ink.sum()))
 
@@ -91,6 +92,7 @@ def validate(folder, deck):
 
 
 def main():
+    """Command line: validate each folder named."""
     bad = 0
     for folder in sys.argv[1:]:
         with open(os.path.join(folder, "design.json")) as f:

@@ -24,12 +24,13 @@ def bezier(p0, p1, p2, p3, n=40):
 
 
 def circle(cx, cy, r, n=72):
+    """Return a circle as a polygon."""
     return [(cx + r * math.cos(a), cy + r * math.sin(a))
             for a in np.linspace(0, 2 * math.pi, n, endpoint=False)]
 
 
 def mirror_x(half: Poly) -> Poly:
-    """A closed outline from its left half (listed from the top of the axis to the bottom)."""
+    """Close an outline from its left half (listed from the top of the axis to the bottom)."""
     return half + [(-x, y) for x, y in reversed(half)]
 
 
@@ -43,17 +44,15 @@ def normalise(polys: list[Poly]) -> list[Poly]:
 
 
 def width_of(polys: list[Poly]) -> float:
+    """Width of a shape's bounding box."""
     xs = [x for p in polys for x, _ in p]
     return max(xs) - min(xs)
-
-
-def flip_y(polys: list[Poly]) -> list[Poly]:
-    return [[(x, -y) for x, y in p] for p in polys]
 
 
 # -- suit symbols -----------------------------------------------------------------------------
 
 def heart(rng) -> tuple[str, list[Poly]]:
+    """Draw a heart: the textbook curve, two round lobes, or Bézier lobes."""
     kind = str(rng.choice(["curve", "lobes", "bezier"]))
     if kind == "curve":
         k = rng.uniform(0.85, 1.15)  # wider or narrower than the textbook curve
@@ -97,6 +96,7 @@ def _tangent(b, c, r, outer_sign):
 
 
 def diamond(rng) -> tuple[str, list[Poly]]:
+    """Draw a diamond with straight, concave or convex sides."""
     kind = str(rng.choice(["straight", "concave", "convex"]))
     a = rng.uniform(0.32, 0.40)
     if kind == "straight":
@@ -116,7 +116,7 @@ def diamond(rng) -> tuple[str, list[Poly]]:
 
 
 def _stem(rng, style, top_y, width):
-    """A stem below a club or spade: from top_y (inside the body) to y = 0.5."""
+    """Draw a stem below a club or spade: from top_y (inside the body) to y = 0.5."""
     if style == "flare":
         half = bezier((0, top_y), (-0.02, 0.2), (-width * 0.3, 0.45), (-width, 0.5), 20)
         return [half + [(-width, 0.5), (width, 0.5)] + [(-x, y) for x, y in reversed(half)]]
@@ -129,6 +129,7 @@ def _stem(rng, style, top_y, width):
 
 
 def club(rng) -> tuple[str, list[Poly]]:
+    """Draw a club: three round lobes on a flared, straight or footed stem."""
     kind = str(rng.choice(["flare", "triangle", "foot"]))
     r = rng.uniform(0.19, 0.235)
     spread = rng.uniform(0.85, 1.05)  # how far the side lobes stand from the top one
@@ -143,6 +144,7 @@ def club(rng) -> tuple[str, list[Poly]]:
 
 
 def spade(rng) -> tuple[str, list[Poly]]:
+    """Draw a spade: an upturned heart (three kinds) on a stem (three kinds)."""
     kind = str(rng.choice(["curve", "bezier", "lobes"]))
     stem_style = str(rng.choice(["flare", "triangle", "foot"]))
     body_h = rng.uniform(0.74, 0.82)  # the inverted heart's share of the height
@@ -189,7 +191,7 @@ def draw_shape(draw, polys, cx, cy, size, fill, rot180=False, sx=1.0):
 
 
 def ornate_ace(draw, rng, style, polys, cx, cy, size, colour, paper, accent):
-    """The ace's large pip with its ornament; ``style`` one of ACE_STYLES."""
+    """Draw the ace's large pip with its ornament; ``style`` one of ACE_STYLES."""
     w = width_of(polys)
     if style == "rosette":
         rr = size * 0.7
@@ -310,7 +312,7 @@ def _crown(draw, rng, cx, top, w, h, letter, colour, accent):
 
 
 def _figure(d, rng, fw, fh, cx, letter, pal, paper):
-    """A half-length figure in the upper half (its robe reaches past the middle)."""
+    """Draw a half-length figure in the upper half (its robe reaches past the middle)."""
     u = min(fw, fh * 0.5)  # the figure's scale: the upper half's smaller side
     hr = u * rng.uniform(0.14, 0.19)  # head radius
     hy = fh * 0.5 * rng.uniform(0.30, 0.38)
@@ -372,7 +374,7 @@ def _figure(d, rng, fw, fh, cx, letter, pal, paper):
 
 def court_picture(rng, fw, fh, letter, suit_polys, suit_colour, paper, palette, font_path,
                   mode):
-    """A double-headed court picture, ``fw`` x ``fh`` pixels (RGB).
+    """Draw a double-headed court picture, ``fw`` x ``fh`` pixels (RGB).
 
     ``letter`` is J, Q or K (None: one picture for every court, with no rank in it);
     ``suit_polys`` None leaves the suit out. ``mode``: "figure", "abstract" or "monogram".
