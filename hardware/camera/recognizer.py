@@ -60,6 +60,7 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
+from hardware.camera.sides import shadow_offset
 from hardware.camera.suits import index_positions, observed_luminance
 from table_controller.engine.cards import Card
 
@@ -84,6 +85,9 @@ UNCHANGED_PIXELS = 4
 #: A neighbour's quad is grown by this (canonical px, about the fitted edges' error and the
 #: 3x3 blur) where it is taken to overlap a card (:meth:`BoardRecognizer._neighbours_over`).
 NEIGHBOUR_GROW_PX = 1.5
+#: A card between two neighbours is placed by its shadow (:func:`.sides.shadow_offset`) when
+#: the best-scoring slide of its face lies within this (canonical px) of it.
+SHADOW_FACE_AGREE_PX = 2.0
 
 
 class BoardRecognizer(CardLocator):
@@ -283,13 +287,27 @@ class BoardRecognizer(CardLocator):
             # Both side edges hidden: slide along the card's width, keep the best-scoring
             # position.
             a = np.deg2rad(pose.angle_deg)
-            tries: list[tuple[Match, CardPose]] = []
+            (cx, cy), slid = pose.centre, pose
+
+            def moved(off: float) -> CardPose:
+                return CardPose((cx + off * np.cos(a), cy + off * np.sin(a)), slid.angle_deg,
+                                slid.slot)
+
+            tries: list[tuple[Match, float]] = []
             for off in np.arange(-pose.slack, pose.slack + 0.5, 1.0):
-                centre = (pose.centre[0] + off * np.cos(a), pose.centre[1] + off * np.sin(a))
-                moved = CardPose(centre, pose.angle_deg, pose.slot)
-                vec = face_features(self.card_patch(frame, moved), p.red_weight)
-                tries.append((self.bank.match(vec, p), moved))
-            match, pose = max(tries, key=lambda t: t[0].score)
+                vec = face_features(self.card_patch(frame, moved(off)), p.red_weight)
+                tries.append((self.bank.match(vec, p), float(off)))
+            match, best = max(tries, key=lambda t: t[0].score)
+            shadow = (None if self._grey is None else shadow_offset(
+                self._grey, pose.centre, pose.angle_deg, self.card_px, pose.slack))
+            if shadow is not None and abs(shadow - best) <= SHADOW_FACE_AGREE_PX:
+                # The side lying on a neighbour shows its shadow, where the face put it too:
+                # the card is located, and read as any other.
+                pose, sliding = moved(shadow), False
+                match = self.bank.match(face_features(self.card_patch(frame, pose), p.red_weight),
+                                        p)
+            else:
+                pose = moved(best)
         reading = decide(match, p)
         seen: list[F32] = []
 
