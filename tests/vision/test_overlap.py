@@ -6,9 +6,10 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.locator import CANON_MARGIN_MM, CANON_PX_PER_MM
+from hardware.camera.locator import CANON_MARGIN_MM, CANON_PX_PER_MM, CardPose
 from hardware.camera.sides import shadow_offset
 from hardware.camera.suits import ink_check
+from hardware.camera.turns import seen_square
 from hardware.sim import scene as S
 from table_controller.engine.cards import Card
 
@@ -78,3 +79,18 @@ def test_ink_where_a_neighbour_lies_is_no_evidence(rig: Rig, read: str, rival: s
     ignore[:, int(0.85 * w):] = 1
     assert ink_check(ob, fb, fr, ignore).own < 0.0
     assert ink_check(fr.copy(), fb, fr, ignore).own < 0.0
+
+
+def test_of_two_turned_poses_the_one_seen_square_from_its_own_angle_is_kept() -> None:
+    """The card lies at 7.8 degrees: seen from 7.8 it is found again; from 5.5, at 7.8."""
+    right = CardPose((150.9, 94.6), 8.1, 1)
+    wrong = CardPose((149.6, 94.2), 5.5, 1)
+
+    def seek(turn: float) -> CardPose | None:
+        # What a view turned by ``turn`` finds: the card's own pose, within 2 degrees of it.
+        return CardPose((150.5, 94.4), 7.8, 1) if abs(turn - 7.8) <= 4.0 else None
+
+    assert seen_square([wrong, right], seek) is right
+    assert seen_square([right, wrong], lambda turn: right) is right
+    assert seen_square([right, CardPose((150.0, 94.0), 7.0, 1)], lambda turn: right) is None
+    assert seen_square([wrong], lambda turn: None) is None
