@@ -88,6 +88,9 @@ NEIGHBOUR_GROW_PX = 1.5
 #: A card between two neighbours is placed by its shadow (:func:`.sides.shadow_offset`) when
 #: the best-scoring slide of its face lies within this (canonical px) of it.
 SHADOW_FACE_AGREE_PX = 2.0
+#: A card between two neighbours with at most this slack (canonical px either way) is read at
+#: its best slide as any located card (located cards lie within about 2 px of the truth).
+SLACK_LOCATED_PX = 2.0
 
 
 class BoardRecognizer(CardLocator):
@@ -307,7 +310,9 @@ class BoardRecognizer(CardLocator):
                 match = self.bank.match(face_features(self.card_patch(frame, pose), p.red_weight),
                                         p)
             else:
-                pose = moved(best)
+                # Slack within the fits' own error (as far as a located card may lie off):
+                # the best slide is as located as any card.
+                pose, sliding = moved(best), pose.slack > SLACK_LOCATED_PX
         reading = decide(match, p)
         seen: list[F32] = []
 
