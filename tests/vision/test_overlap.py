@@ -94,3 +94,23 @@ def test_of_two_turned_poses_the_one_seen_square_from_its_own_angle_is_kept() ->
     assert seen_square([right, wrong], lambda turn: right) is right
     assert seen_square([right, CardPose((150.0, 94.0), 7.0, 1)], lambda turn: right) is None
     assert seen_square([wrong], lambda turn: None) is None
+
+
+@pytest.mark.parametrize("over", [0.0, 0.3])
+def test_a_card_barely_between_touching_neighbours_is_read(rig: Rig, over: float) -> None:
+    """Neighbours touching slot 2 (``over`` mm): its slack is under 2 px, within the fits' own
+    error, and its best slide is read as any located card."""
+    geo = rig.camera.geometry
+    cw = geo.card_mm[0]
+    x2, y2 = geo.slot_centre_mm(2)
+    a, b, c = (Card.parse(t) for t in ("Kd", "7c", "7s"))
+    placements = [S.Placement(a, 1, (x2 - cw + over, y2 + 1.0), 0.0),
+                  S.Placement(b, 2, (x2, y2), 0.0),
+                  S.Placement(c, 3, (x2 + cw - over, y2 - 1.0), 0.0)]
+    scene = S.render(rig.faces, placements, rig.camera, np.random.default_rng(178),
+                     S.Perturbations(noise_sigma=3))
+    tally = Tally()
+    score(scene.truth, rig.recognizer.read(scene.image), tally)
+    pose = rig.recognizer._poses[2]
+    assert pose is not None and 0.0 < pose.slack <= 2.0, pose
+    assert tally.wrong == 0 and tally.correct == tally.cards == 3, tally
