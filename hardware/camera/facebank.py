@@ -366,7 +366,7 @@ def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:
     return rivals, twin_needed
 
 def read_washed_out(observed: F32, match: Match, bank: FaceBank,
-                    params: RecognizerParams) -> SlotReading | None:
+                    params: RecognizerParams, ignore: Image | None = None) -> SlotReading | None:
     """Read a card the whole face left uncertain, from the ink each close rival lacks.
 
     A glare washes pips and strokes out; it never prints one. Of the best card and the best
@@ -381,6 +381,8 @@ def read_washed_out(observed: F32, match: Match, bank: FaceBank,
 
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
+    :param ignore: where a neighbouring card may lie over or under this one (stored size,
+        upright): X's own ink found only there is no evidence (``ink_check``'s ``ignore``).
     """
     p = params
     scores = dict(zip(match.ranked, match.ranked_scores, strict=True))
@@ -397,7 +399,7 @@ def read_washed_out(observed: F32, match: Match, bank: FaceBank,
         known = others[~np.isnan(others)]
         if known.size and float(known.min()) <= -p.index_veto_close:
             continue
-        lean = _washed_lean(observed, x, sx, match, scores, bank, index, p)
+        lean = _washed_lean(observed, x, sx, match, scores, bank, index, p, ignore)
         if lean is None:
             continue
         passed.append((x, min(sx, lean)))
@@ -409,7 +411,8 @@ def read_washed_out(observed: F32, match: Match, bank: FaceBank,
 
 
 def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[Card, float],
-                 bank: FaceBank, index: IndexRead, params: RecognizerParams) -> float | None:
+                 bank: FaceBank, index: IndexRead, params: RecognizerParams,
+                 ignore: Image | None = None) -> float | None:
     """How clearly X shows against its close rivals (None: refuted, or not shown clearly).
 
     A rival of X's suit twin's suit and another rank is tested on its rank alone (the rival's
@@ -422,7 +425,7 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
                                       if sx - scores[y] <= p.washed_score_gap))
     # The closest rival first: the likeliest to refute X (every rival must pass anyway).
     for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
-        ink = ink_check(observed, bank.luminance(x), bank.luminance(y))
+        ink = ink_check(observed, bank.luminance(x), bank.luminance(y), ignore)
         if ink.rival < p.washed_min_rival:
             return None
         if ink.own >= p.washed_min_own:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import cv2
@@ -33,6 +34,7 @@ from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltP
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
 from hardware.camera.sides import side_shows_paper
+from hardware.camera.turns import same_pose, seen_square
 from table_controller.errors import CalibrationError
 
 #: Resolution of the canonical board view (pixels per millimetre).
@@ -81,12 +83,6 @@ CARD_BESIDE_HAND = 0.5
 TURNS_DEG = (-15.0, 15.0)
 #: Furthest a card found on a turned view may lie from square (degrees).
 MAX_TURN_DEG = 35.0
-
-
-def _same_pose(a: CardPose, b: CardPose) -> bool:
-    """Whether two poses found for one card agree (within 3 px and 2 degrees)."""
-    return (abs(a.centre[0] - b.centre[0]) <= 3.0 and abs(a.centre[1] - b.centre[1]) <= 3.0
-            and abs(a.angle_deg - b.angle_deg) <= 2.0)
 
 
 def _on_print(
@@ -379,8 +375,10 @@ class CardLocator:
                 # neighbour at another angle) mixes its edges along the view's rows and columns.
                 turned = [q for t in TURNS_DEG
                           if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
-                if turned and all(_same_pose(q, turned[0]) for q in turned[1:]):
+                if turned and all(same_pose(q, turned[0]) for q in turned[1:]):
                     pose = turned[0]
+                elif turned:
+                    pose = seen_square(turned, partial(self._pose, fg, slot, cx, cy, x0, x1, cut))
             if pose is not None:
                 return pose, "card"
             # A hand or sleeve in the slot's columns pulls the first estimate off the card:

@@ -60,6 +60,7 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
+from hardware.camera.sides import shadow_offset
 from hardware.camera.suits import index_positions, observed_luminance
 from table_controller.engine.cards import Card
 
@@ -81,6 +82,15 @@ UNCHANGED_ANGLE_DEG = 1.0
 #: about 3 there).
 UNCHANGED_LEVEL = 24
 UNCHANGED_PIXELS = 4
+#: A neighbour's quad is grown by this (canonical px, about the fitted edges' error and the
+#: 3x3 blur) where it is taken to overlap a card (:meth:`BoardRecognizer._neighbours_over`).
+NEIGHBOUR_GROW_PX = 1.5
+#: A card between two neighbours is placed by its shadow (:func:`.sides.shadow_offset`) when
+#: the best-scoring slide of its face lies within this (canonical px) of it.
+SHADOW_FACE_AGREE_PX = 2.0
+#: A card between two neighbours with at most this slack (canonical px either way) is read at
+#: its best slide as any located card (located cards lie within about 2 px of the truth).
+SLACK_LOCATED_PX = 2.0
 
 
 class BoardRecognizer(CardLocator):
@@ -107,6 +117,8 @@ class BoardRecognizer(CardLocator):
         self._grey: Image | None = None
         #: Slots whose card was not located again this frame (:meth:`_unchanged_pose`).
         self._unchanged: set[int] = set()
+        #: This frame's located cards (:meth:`_neighbours_over`).
+        self._poses: list[CardPose | None] = []
         #: Cards identified, cards whose earlier reading was kept, and cards of those not
         #: located again either (for the benchmark).
         self.identified = 0
@@ -150,6 +162,7 @@ class BoardRecognizer(CardLocator):
         for _ in range(2):
             if not self._retry_with_neighbours_cut(fg, poses, fallbacks):
                 break
+        self._poses = poses
         foreign = fg.copy()
         quads = [self._quad(p, grow=3.0) if p else None for p in poses]
         for q in quads:
@@ -277,13 +290,29 @@ class BoardRecognizer(CardLocator):
             # Both side edges hidden: slide along the card's width, keep the best-scoring
             # position.
             a = np.deg2rad(pose.angle_deg)
-            tries: list[tuple[Match, CardPose]] = []
+            (cx, cy), slid = pose.centre, pose
+
+            def moved(off: float) -> CardPose:
+                return CardPose((cx + off * np.cos(a), cy + off * np.sin(a)), slid.angle_deg,
+                                slid.slot)
+
+            tries: list[tuple[Match, float]] = []
             for off in np.arange(-pose.slack, pose.slack + 0.5, 1.0):
-                centre = (pose.centre[0] + off * np.cos(a), pose.centre[1] + off * np.sin(a))
-                moved = CardPose(centre, pose.angle_deg, pose.slot)
-                vec = face_features(self.card_patch(frame, moved), p.red_weight)
-                tries.append((self.bank.match(vec, p), moved))
-            match, pose = max(tries, key=lambda t: t[0].score)
+                vec = face_features(self.card_patch(frame, moved(off)), p.red_weight)
+                tries.append((self.bank.match(vec, p), float(off)))
+            match, best = max(tries, key=lambda t: t[0].score)
+            shadow = (None if self._grey is None else shadow_offset(
+                self._grey, pose.centre, pose.angle_deg, self.card_px, pose.slack))
+            if shadow is not None and abs(shadow - best) <= SHADOW_FACE_AGREE_PX:
+                # The side lying on a neighbour shows its shadow, where the face put it too:
+                # the card is located, and read as any other.
+                pose, sliding = moved(shadow), False
+                match = self.bank.match(face_features(self.card_patch(frame, pose), p.red_weight),
+                                        p)
+            else:
+                # Slack within the fits' own error (as far as a located card may lie off):
+                # the best slide is as located as any card.
+                pose, sliding = moved(best), pose.slack > SLACK_LOCATED_PX
         reading = decide(match, p)
         seen: list[F32] = []
 
@@ -305,10 +334,36 @@ class BoardRecognizer(CardLocator):
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading)
         if reading.status == "uncertain" and not sliding and p.washed_check:
-            reading = read_washed_out(observed(), match, self.bank, p) or reading
+            reading = read_washed_out(observed(), match, self.bank, p,
+                                      self._neighbours_over(pose, match.flipped)) or reading
         if reading.status == "uncertain" and not sliding and p.difference_check:
             reading = read_by_difference(observed(), match, self.bank, p) or reading
         return reading
+
+    def _neighbours_over(self, pose: CardPose, flipped: bool) -> Image | None:
+        """Where another located card overlaps the card at ``pose`` (stored size, upright).
+
+        Either card may lie on top; where a neighbour may, the print seen can be the
+        neighbour's (its index over our corner), so the washed-out read takes no ink found
+        only there for the card's own. None when no located card overlaps it.
+        """
+        w, h = STORED_PATCH_SIZE
+        src = self._quad(pose)[:3].astype(np.float32)
+        to_patch = cv2.getAffineTransform(src, np.array([[0, 0], [w, 0], [w, h]], np.float32))
+        out: Image | None = None
+        for other in self._poses:
+            if other is None or other.slot == pose.slot:
+                continue
+            quad = cv2.transform(self._quad(other, grow=NEIGHBOUR_GROW_PX)[None], to_patch)[0]
+            if (quad[:, 0].max() < 0 or quad[:, 0].min() > w or quad[:, 1].max() < 0
+                    or quad[:, 1].min() > h):
+                continue
+            if out is None:
+                out = np.zeros((h, w), np.uint8)
+            cv2.fillPoly(out, [np.round(quad).astype(np.int32)], 1)
+        if out is None or not out.any():
+            return None
+        return np.asarray(cv2.rotate(out, cv2.ROTATE_180), np.uint8) if flipped else out
 
     def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
         """Keep a read only if its corner indices do not name another rank.

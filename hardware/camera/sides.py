@@ -79,3 +79,82 @@ def side_shows_paper(
     paper = np.all(np.abs(inside - ref) <= tol, axis=1)
     step = np.any(np.abs(inside - outside) > tol, axis=1)
     return bool(np.mean(paper | step) >= PAPER_SHARE)
+
+
+#: A card lying on another casts a thin contact shadow along its edge onto the card under it:
+#: across the side, the view's darkest line lies at the edge (within a pixel; measured on
+#: rendered medium and hard scenes of tuning designs). The edge is sought this far (canonical
+#: px) clear of the slack's ends: at the ends lies the neighbour's own edge, with its shadow.
+SHADOW_CLEAR_PX = 1.5
+#: The shadow's depth under the paper 3-4 px inside the edge (share of the paper's grey) a
+#: side must show to place the card (true edges over a neighbour, rendered medium and hard
+#: scenes: 0.085-0.61; kennard under a light that saturates the paper: 0.15).
+SHADOW_DEPTH = 0.08
+#: Two sides that both show a shadow must place the card within this (canonical px).
+SHADOW_AGREE_PX = 1.5
+
+
+def _grey_at(grey: npt.NDArray[np.uint8], pts: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
+    """Bilinear samples of ``grey`` at ``pts`` (..., 2), clamped to the view."""
+    h, w = grey.shape
+    xs = np.clip(pts[..., 0], 0, w - 1.001)
+    ys = np.clip(pts[..., 1], 0, h - 1.001)
+    x0, y0 = np.floor(xs).astype(np.intp), np.floor(ys).astype(np.intp)
+    fx, fy = (xs - x0).astype(np.float32), (ys - y0).astype(np.float32)
+    g = grey.astype(np.float32)
+    top = g[y0, x0] * (1 - fx) + g[y0, x0 + 1] * fx
+    bottom = g[y0 + 1, x0] * (1 - fx) + g[y0 + 1, x0 + 1] * fx
+    return np.asarray(top * (1 - fy) + bottom * fy, np.float32)
+
+
+def shadow_offset(
+    grey: npt.NDArray[np.uint8], centre: tuple[float, float], angle_deg: float,
+    card_px: tuple[float, float], slack: float,
+) -> float | None:
+    """Where along its width a card whose both sides lie against neighbours is, by its shadow.
+
+    The card (``centre`` +- ``slack`` along its width) lies on one neighbour or under it.
+    The side lying on a neighbour casts a contact shadow on it: over the middle 60% of the
+    side, the median grey across it (``grey``: the canonical view, 3x3 box-blurred) is
+    darkest at the edge (within 1.5 px either way), at least :data:`SHADOW_DEPTH` under the
+    paper 3-4 px inside the edge. Searched where the edge can lie :data:`SHADOW_CLEAR_PX`
+    clear of the slack's ends (at the ends lies the neighbour's own edge); both sides
+    showing one must agree (:data:`SHADOW_AGREE_PX`). Returns the offset along the width, or
+    None.
+    """
+    cw, ch = card_px
+    if slack < SHADOW_CLEAR_PX + 0.5:
+        return None
+    a = np.deg2rad(angle_deg)
+    along = np.array([np.cos(a), np.sin(a)])
+    down = np.array([-np.sin(a), np.cos(a)])
+    ts = np.linspace(-0.3 * ch, 0.3 * ch, 21)
+    base = np.asarray(centre, np.float64) + ts[:, None] * down
+
+    def across(us: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
+        pts = base[None, :, :] + us[:, None, None] * along[None, None, :]
+        return np.asarray(np.median(_grey_at(grey, pts), axis=1), np.float32)
+
+    found: list[tuple[float, float]] = []
+    for side in (-1, 1):
+        reach = side * cw / 2
+        offs = np.arange(-slack + SHADOW_CLEAR_PX, slack - SHADOW_CLEAR_PX + 1e-6, 0.25)
+        # The line is the darkest within 1.5 px either way (6 steps of 0.25 px).
+        pad = np.arange(1, 7) * 0.25
+        prof = across(np.concatenate((offs[0] - pad[::-1], offs, offs[-1] + pad)) + reach)
+        best: tuple[float, float] | None = None
+        for i in range(6, prof.size - 6):
+            if prof[i] > prof[i - 6 : i + 7].min():
+                continue
+            u = float(offs[i - 6]) + reach
+            paper = float(across(np.array([u - side * 3.0, u - side * 4.0])).mean())
+            depth = (paper - float(prof[i])) / max(paper, 1.0)
+            if depth >= SHADOW_DEPTH and (best is None or depth > best[1]):
+                best = (float(offs[i - 6]), depth)
+        if best is not None:
+            found.append(best)
+    if not found:
+        return None
+    if len(found) == 2 and abs(found[0][0] - found[1][0]) > SHADOW_AGREE_PX:
+        return None
+    return max(found, key=lambda f: f[1])[0]

@@ -374,7 +374,7 @@ class InkCheck:
 MIN_BLOB_PX = 16
 
 
-def ink_check(ob: F32, fb: F32, fr: F32) -> InkCheck:
+def ink_check(ob: F32, fb: F32, fr: F32, ignore: Image | None = None) -> InkCheck:
     """Where the observation lies between two faces, blob by blob of each face's own ink.
 
     A glare (a glossy card's reflection) adds white: it can wash a pip or a stroke out, never
@@ -384,6 +384,9 @@ def ink_check(ob: F32, fb: F32, fr: F32) -> InkCheck:
     glare washed out. Aligned as :func:`pair_check` is, brightness and contrast fitted on the
     pair's whole difference region (jointly with the position); each blob (a connected piece
     of one face's own ink, at least :data:`MIN_BLOB_PX` pixels) is then measured alone.
+    ``ignore`` (stored size, upright; nonzero where a neighbouring card may lie over or under
+    this one): a blob of the best face's own ink reaching into it is no evidence for the best
+    face (the neighbour's print may be what shows there); the rival's blobs are all measured.
     """
     pair = _pair(fb, fr)
     r = _region(pair)
@@ -400,6 +403,8 @@ def ink_check(ob: F32, fb: F32, fr: F32) -> InkCheck:
         return InkCheck(-1.0, -1.0, (0, 0))
     o = (vals - b) / a - r.mv
     own_blobs, rival_blobs = pair.blobs
+    if ignore is not None:
+        own_blobs = [i for i in own_blobs if not ignore[r.ys[i], r.xs[i]].any()]
     own = [float(o[i] @ r.d[i]) / max(float(r.d[i] @ r.d[i]) / 2, 1e-6) for i in own_blobs]
     rival = [float(o[i] @ r.d[i]) / max(float(r.d[i] @ r.d[i]) / 2, 1e-6)
              for i in rival_blobs]
