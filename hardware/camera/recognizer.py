@@ -111,7 +111,8 @@ class BoardRecognizer(CardLocator):
         #: was identified from, and the reading (:meth:`_identify_unless_unchanged`).
         self._last: dict[int, tuple[CardPose, tuple[int, int, Image], SlotReading]] = {}
         self._grey: Image | None = None
-        #: The canonical grey view of the last frame read in full, and its reading.
+        #: The canonical grey view of the last frame read in full, and its reading (None unless
+        #: every slot of it read a card or empty).
         self._board: tuple[Image, BoardReading] | None = None
         #: Slots whose card was not located again this frame (:meth:`_unchanged_pose`).
         self._unchanged: set[int] = set()
@@ -133,9 +134,10 @@ class BoardRecognizer(CardLocator):
         slot's occlusion are decided on every frame.
 
         A frame whose whole board is unchanged (:data:`UNCHANGED_BOARD_PIXELS`) since the last
-        frame read in full is not read at all: that frame's reading is returned. The frame it
-        is compared with is not updated by the frames skipped, so a slow drift adds up until
-        it is noticed.
+        frame read in full is not read at all: that frame's reading is returned, provided each
+        of its slots read a card or empty (an occluded or uncertain slot is read again on every
+        frame, as before). The frame it is compared with is not updated by the frames skipped,
+        so a slow drift adds up until it is noticed.
         """
         canon = self.warp_board(frame)
         grey = np.asarray(cv2.blur(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), (3, 3)), np.uint8)
@@ -150,7 +152,11 @@ class BoardRecognizer(CardLocator):
             reading = self._read(frame, canon)
         finally:
             self._grey = None
-        self._board = (grey, reading)
+        # Only a board whose every slot was decided (a card read, or empty) is kept: an
+        # occluded or uncertain verdict with nothing moving may be noise on a borderline, and
+        # the next frame's read may settle it.
+        settled = all(s.status in ("card", "empty") for s in reading.slots)
+        self._board = (grey, reading) if settled else None
         return reading
 
     def _read(self, frame: Image, canon: Image) -> BoardReading:
