@@ -26,8 +26,8 @@ proportions give.
 
 ``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
 read), CPU per frame against the 100 ms of 10 fps (median, p99, max; wall median and p99
-beside; and the same by how many
-cards each frame matched afresh); hands dealt in front of a fixed camera
+beside; and the same for the frames whose whole board was unchanged and by how many
+cards each frame read matched afresh); hands dealt in front of a fixed camera
 (:func:`stream_scenes`), for each design of ``BENCH_VISION_STREAM_DECKS`` (default kennard) at
 medium and hard.
 At the end, every other design's and situation deck's counts pooled by situation, card size and
@@ -50,7 +50,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -236,9 +236,14 @@ def stream_scenes(faces: dict[Card, Image], rng: np.random.Generator, level: S.L
                   cam: S.CameraSetup, frames: int, per_step: int = 10) -> list[S.Scene]:
     """Frames as a fixed camera sees hands dealt: empty, flop, turn, river, ``per_step`` each.
 
-    The light is drawn once per hand (a room's light does not change between frames); the
-    sensor noise and JPEG are fresh in every frame. The first frame of each step shows the
-    dealer's hand over the board (laying the new cards), the others the board alone.
+    What a dealer does, street by street: the first frame shows the dealer's hand laying the
+    street's last card (the hand half over it, the card a few millimetres short of where it
+    comes to rest, as :attr:`~hardware.sim.situations.Situation.PLACING`; the empty board's
+    first frame: a hand over the felt, the cards just swept away), the second the cards at rest
+    with the hand drawing back over some of the board, then the board unchanged, except one
+    frame halfway where a hand passes over the board and leaves the cards as they were. The
+    light is drawn once per hand (a room's light does not change between frames); the sensor
+    noise and JPEG are fresh in every frame. ``per_step`` under 4 keeps only the first frames.
     """
     out: list[S.Scene] = []
     while len(out) < frames:
@@ -246,9 +251,23 @@ def stream_scenes(faces: dict[Card, Image], rng: np.random.Generator, level: S.L
         pert = S.sample_perturbations(rng, level, cam)
         for shown in (0, 3, 4, 5):
             on = [p for p in placements if p.slot < shown]
+            laid = [p for p in on if p.slot == shown - 1]
             for k in range(per_step):
-                hand = S.random_hand(rng, cam.geometry) if k == 0 and shown else None
-                out.append(S.render(faces, on, cam, rng, pert, hand))
+                hand: S.Hand | None = None
+                cards = on
+                if k == 0 and laid:
+                    last = laid[0]
+                    x, y = last.centre_mm
+                    short = replace(last, centre_mm=(x + float(rng.uniform(-3, 3)),
+                                                     y + float(rng.uniform(3, 12))))
+                    cards = [short if p is last else p for p in on]
+                    hand = replace(S.random_hand(rng, cam.geometry),
+                                   centre_mm=(x + float(rng.uniform(-15, 15)),
+                                              y + float(rng.uniform(80, 100))),
+                                   angle_deg=float(rng.uniform(-15, 15)))
+                elif k == 0 or (k == 1 and laid) or (k == per_step // 2 and per_step >= 4):
+                    hand = S.random_hand(rng, cam.geometry)
+                out.append(S.render(faces, cards, cam, rng, pert, hand))
     return out[:frames]
 
 
@@ -281,6 +300,7 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
         counts = Counts()
         for blob, sc in zip(blobs, scenes, strict=True):
             before = getattr(recognizer, "identified", 0)
+            skipped = getattr(recognizer, "unchanged_frames", 0)
             w0, c0 = time.perf_counter(), time.thread_time()
             frame = np.asarray(cv2.imdecode(blob, cv2.IMREAD_COLOR), np.uint8)
             c1 = time.thread_time()
@@ -289,7 +309,9 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
             wall.append((time.perf_counter() - w0) * 1000)
             dec.append((c1 - c0) * 1000)
             rd.append((c2 - c1) * 1000)
-            matched.append(getattr(recognizer, "identified", 0) - before)
+            # -1: the whole board unchanged, not read again
+            same = getattr(recognizer, "unchanged_frames", 0) > skipped
+            matched.append(-1 if same else getattr(recognizer, "identified", 0) - before)
             late += (c2 - c0) > 1.0 / fps
             _score(sc.truth, [(r.status, r.card) for r in reading.slots], counts)
         total = [a + b for a, b in zip(dec, rd, strict=True)]
@@ -304,11 +326,14 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
                    f"{1000 / fps:.0f} ms interval; cards matched "
                    f"{getattr(recognizer, 'identified', '-')}, kept "
                    f"{getattr(recognizer, 'reused', '-')} (not located again "
-                   f"{getattr(recognizer, 'not_located', '-')}); cards {counts.cards}: "
+                   f"{getattr(recognizer, 'not_located', '-')}); frames whose whole board "
+                   f"was unchanged (not read again) {matched.count(-1)}; cards {counts.cards}: "
                    f"{counts.correct} read, {counts.uncertain} not, {counts.wrong} wrong")
         for k in sorted(set(matched)):
             cost = [t for t, m in zip(total, matched, strict=True) if m == k]
-            out.append(f"  {kind}, frames where {k} card(s) were matched afresh: {len(cost)}, "
+            what = ("the whole board unchanged (not read again)" if k < 0 else
+                    f"read, {k} card(s) matched afresh")
+            out.append(f"  {kind}, frames {what}: {len(cost)}, "
                        f"decode + read {statistics.median(cost):.1f} ms median / "
                        f"{np.percentile(cost, 99):.1f} p99 / {max(cost):.1f} max CPU")
     return out

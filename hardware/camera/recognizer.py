@@ -91,6 +91,12 @@ SHADOW_FACE_AGREE_PX = 2.0
 #: A card between two neighbours with at most this slack (canonical px either way) is read at
 #: its best slide as any located card (located cards lie within about 2 px of the truth).
 SLACK_LOCATED_PX = 2.0
+#: A frame whose whole canonical view (grey, 3x3 box-blurred) has at most this many pixels
+#: differing by more than UNCHANGED_LEVEL from the last frame read in full is not read again:
+#: that frame's reading is returned (:meth:`BoardRecognizer.read`). Sensor noise of the hard
+#: scenes leaves every pixel within 12 of the earlier frame's; a hand, a card or a moving
+#: glare moves thousands.
+UNCHANGED_BOARD_PIXELS = UNCHANGED_PIXELS
 
 
 class BoardRecognizer(CardLocator):
@@ -115,6 +121,9 @@ class BoardRecognizer(CardLocator):
         #: was identified from, and the reading (:meth:`_identify_unless_unchanged`).
         self._last: dict[int, tuple[CardPose, tuple[int, int, Image], SlotReading]] = {}
         self._grey: Image | None = None
+        #: The canonical grey view of the last frame read in full, and its reading (None unless
+        #: every slot of it read a card or empty).
+        self._board: tuple[Image, BoardReading] | None = None
         #: Slots whose card was not located again this frame (:meth:`_unchanged_pose`).
         self._unchanged: set[int] = set()
         #: This frame's located cards (:meth:`_neighbours_over`).
@@ -124,6 +133,8 @@ class BoardRecognizer(CardLocator):
         self.identified = 0
         self.reused = 0
         self.not_located = 0
+        #: Frames whose whole board was unchanged, answered with the last full read's reading.
+        self.unchanged_frames = 0
 
     def read(self, frame: Image) -> BoardReading:
         """Read all slots of ``frame`` (BGR, the calibrated camera's size).
@@ -133,14 +144,32 @@ class BoardRecognizer(CardLocator):
         a camera delivering 10 frames a second sees the same board for seconds. Such a card is
         not located again either (:meth:`_unchanged_pose`); the other slots' location and every
         slot's occlusion are decided on every frame.
+
+        A frame whose whole board is unchanged (:data:`UNCHANGED_BOARD_PIXELS`) since the last
+        frame read in full is not read at all: that frame's reading is returned, provided each
+        of its slots read a card or empty (an occluded or uncertain slot is read again on every
+        frame, as before). The frame it is compared with is not updated by the frames skipped,
+        so a slow drift adds up until it is noticed.
         """
         canon = self.warp_board(frame)
-        self._grey = np.asarray(cv2.blur(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), (3, 3)),
-                                np.uint8)
+        grey = np.asarray(cv2.blur(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), (3, 3)), np.uint8)
+        board = self._board
+        if board is not None and board[0].shape == grey.shape:
+            diff = cv2.absdiff(grey, board[0])
+            if int(np.count_nonzero(diff > UNCHANGED_LEVEL)) <= UNCHANGED_BOARD_PIXELS:
+                self.unchanged_frames += 1
+                return board[1]
+        self._grey = grey
         try:
-            return self._read(frame, canon)
+            reading = self._read(frame, canon)
         finally:
             self._grey = None
+        # Only a board whose every slot was decided (a card read, or empty) is kept: an
+        # occluded or uncertain verdict with nothing moving may be noise on a borderline, and
+        # the next frame's read may settle it.
+        settled = all(s.status in ("card", "empty") for s in reading.slots)
+        self._board = (grey, reading) if settled else None
+        return reading
 
     def _read(self, frame: Image, canon: Image) -> BoardReading:
         fg = self.foreground(canon)

@@ -282,7 +282,13 @@ def test_an_unchanged_card_keeps_its_reading_a_changed_one_is_matched_again(
     assert (rec.identified, rec.reused) == (3, 0)
     again = rec.read(S.render(kennard, placements, rig.camera, rng, pert).image)
     assert again.cards() == first.cards()
-    assert (rec.identified, rec.reused) == (3, 3)
+    # The whole board unchanged: the frame is not read again at all.
+    assert (rec.identified, rec.reused, rec.unchanged_frames) == (3, 0, 1)
+    # A hand over the empty slots: the frame is read, the cards are not matched again ...
+    hand = S.Hand(centre_mm=(rig.camera.geometry.slot_centre_mm(4)[0], 150.0), angle_deg=0.0)
+    fourth_slot = rec.read(S.render(kennard, placements, rig.camera, rng, pert, hand).image)
+    assert fourth_slot.cards()[:3] == first.cards()[:3]
+    assert (rec.identified, rec.reused, rec.unchanged_frames) == (3, 3, 1)
     # ... nor located again (their boxes' pixels did not change).
     assert rec.not_located == 3
     # The 7 of clubs replaced by the 7 of spades where it lay: matched again, read right.
@@ -295,3 +301,26 @@ def test_an_unchanged_card_keeps_its_reading_a_changed_one_is_matched_again(
     # A card taken away: its slot reads empty, and nothing is kept for it.
     fourth = rec.read(S.render(kennard, placements[:2], rig.camera, rng, pert).image)
     assert fourth.slots[2].status == "empty"
+
+
+def test_a_board_unchanged_is_not_read_again_until_its_pixels_drift(kennard: Faces) -> None:
+    """Frames of an unchanged board return the last full read's reading; the frame compared
+    with is not updated by the frames skipped, so light that brightens by 1% a frame is
+    noticed once it adds up (a white card's pixels move by more than UNCHANGED_LEVEL)."""
+    from dataclasses import replace
+
+    rig = make_rig(kennard, 121, S.Level.MEDIUM)
+    rng = np.random.default_rng(1210)
+    placements = S.place_cards(rng, board("Qs 9h 2d 5c"), S.Level.MEDIUM, rig.camera.geometry)
+    pert = S.Perturbations(noise_sigma=5.0, jpeg_quality=80)
+    rec = rig.profile.recognizer()
+    first = rec.read(S.render(kennard, placements, rig.camera, rng, pert).image)
+    assert first.cards()[:4] == tuple(board("Qs 9h 2d 5c")[:4])
+    for k in range(1, 4):
+        gain = replace(pert, gain=1.0 + 0.01 * k)
+        assert rec.read(S.render(kennard, placements, rig.camera, rng, gain).image) is first
+    assert rec.unchanged_frames == 3
+    later = [rec.read(S.render(kennard, placements, rig.camera, rng,
+                               replace(pert, gain=1.0 + 0.01 * k)).image) for k in range(4, 16)]
+    assert rec.unchanged_frames < 15        # read in full again at some point ...
+    assert all(r.cards() == first.cards() for r in later)   # ... and still the same board
