@@ -17,7 +17,7 @@ from hardware.camera.facebank import (
     read_washed_out,
 )
 from hardware.camera.glare import glare_score
-from hardware.camera.readings import RecognizerParams
+from hardware.camera.readings import RecognizerParams, SlotReading
 from hardware.camera.suits import (
     _BLUR_RADIUS_HALF,
     _Spectrum,
@@ -174,3 +174,49 @@ def test_glare_score_does_not_lift_another_face(kennard: Faces) -> None:
             row = bank.matrix[2 * Card.parse(other).index + k]
             lifted, _ = glare_score(vec, row)
             assert lifted < params.min_score, (code, other, lifted)
+
+
+def test_a_fallback_read_is_refused_when_its_suit_twin_shows(kennard: Faces) -> None:
+    """A heart read as the diamond (or a club as the spade) by the washed-out or difference
+    rule is refused: where the twins differ, the observation leans towards the one shown."""
+    from .helpers import make_rig
+    from .test_difference import shared_pictures
+
+    faces = shared_pictures(kennard)
+    rig = make_rig(faces, seed=5701)
+    recognizer = rig.recognizer
+    rng = np.random.default_rng(63)
+    for shown, twin in (("6h", "6d"), ("Qd", "Qh"), ("4c", "4s"), ("9s", "9c")):
+        patch = _camera(face_patch(faces[Card.parse(shown)], STORED_PATCH_SIZE), rng)
+        ob = observed_luminance(patch)
+        for code, kept in ((shown, True), (twin, False)):
+            reading = SlotReading("card", Card.parse(code), 0.45, None, 0.9)
+            got = recognizer._twin_not_shown(ob, reading)
+            assert (got is reading) if kept else got is None, (shown, code)
+
+
+def test_gloss_boards_of_one_picture_per_suit_read_more_never_wrong(kennard: Faces) -> None:
+    """Rendered boards with a reflection streak across one card: the glare-lifted score reads
+    more of them than the whole face's alone, and none wrongly."""
+    from hardware.sim import scene as S
+    from hardware.sim.situations import Situation, render_situation
+
+    from .helpers import Tally, make_rig, score
+    from .test_difference import shared_pictures
+
+    faces = shared_pictures(kennard)
+    rig = make_rig(faces, seed=GLOSS_RIG_SEED)
+    off = rig.profile.recognizer(RecognizerParams(glare_check=False))
+    rng = np.random.default_rng(GLOSS_RIG_SEED + 1)
+    with_rule, without = Tally(), Tally()
+    for _ in range(GLOSS_FRAMES):
+        scene = render_situation(faces, S.random_board(rng), rng, S.Level.MEDIUM, rig.camera,
+                                 Situation.GLOSS)
+        score(scene.truth, rig.recognizer.read(scene.image), with_rule)
+        score(scene.truth, off.read(scene.image), without)
+    assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
+    assert with_rule.correct >= without.correct + 1, (with_rule, without)
+
+
+GLOSS_RIG_SEED = 5808
+GLOSS_FRAMES = 12
