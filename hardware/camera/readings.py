@@ -135,6 +135,10 @@ class RecognizerParams:
     #: glare lifted left out (:func:`hardware.camera.glare.glare_score`); if that reaches
     #: ``min_score``, the separation and discriminant rules decide as for any card.
     glare_check: bool = True
+    #: ... and a read whose difference region against a close rival is washed out is kept
+    #: when both corner index boxes keep their contrast and lean towards it by this much
+    #: (``BoardRecognizer._indices_clear``).
+    index_clear_min: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)
