@@ -131,6 +131,14 @@ class RecognizerParams:
     #: its contrast over the whole card (:func:`hardware.camera.facebank.region_washed_out`: a
     #: glare over the index).
     difference_min_contrast: float = 0.5
+    #: A card whose whole-face score is under ``min_score`` is scored again with the ink a
+    #: glare lifted left out (:func:`hardware.camera.glare.glare_score`); if that reaches
+    #: ``min_score``, the separation and discriminant rules decide as for any card.
+    glare_check: bool = True
+    #: ... and a read whose difference region against a close rival is washed out is kept
+    #: when both corner index boxes keep their contrast and lean towards it by this much
+    #: (``BoardRecognizer._indices_clear``).
+    index_clear_min: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ The names the other parts use (readings, parameters, face bank, locator) are re-
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -38,8 +39,10 @@ from hardware.camera.facebank import (
     region_washed_out,
     suit_twins,
     twin_refuted,
+    whole_contrast,
 )
 from hardware.camera.geometry import BoardGeometry
+from hardware.camera.glare import glare_score, index_leans
 from hardware.camera.locator import (
     CANON_MARGIN_MM,
     CANON_PX_PER_MM,
@@ -61,7 +64,7 @@ from hardware.camera.readings import (
     SlotStatus,
 )
 from hardware.camera.sides import shadow_offset
-from hardware.camera.suits import index_positions, observed_luminance
+from hardware.camera.suits import index_positions, observed_luminance, pair_check
 from table_controller.engine.cards import Card
 
 __all__ = [
@@ -313,8 +316,10 @@ class BoardRecognizer(CardLocator):
     def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
         p = self.params
         sliding = pose.slack > 0
+        vec: F32 | None = None
         if not sliding:
-            match = self.bank.match(face_features(self.card_patch(frame, pose), p.red_weight), p)
+            vec = face_features(self.card_patch(frame, pose), p.red_weight)
+            match = self.bank.match(vec, p)
         else:
             # Both side edges hidden: slide along the card's width, keep the best-scoring
             # position.
@@ -325,24 +330,27 @@ class BoardRecognizer(CardLocator):
                 return CardPose((cx + off * np.cos(a), cy + off * np.sin(a)), slid.angle_deg,
                                 slid.slot)
 
-            tries: list[tuple[Match, float]] = []
+            tries: list[tuple[Match, float, F32]] = []
             for off in np.arange(-pose.slack, pose.slack + 0.5, 1.0):
-                vec = face_features(self.card_patch(frame, moved(off)), p.red_weight)
-                tries.append((self.bank.match(vec, p), float(off)))
-            match, best = max(tries, key=lambda t: t[0].score)
+                slid_vec = face_features(self.card_patch(frame, moved(off)), p.red_weight)
+                tries.append((self.bank.match(slid_vec, p), float(off), slid_vec))
+            match, best, vec = max(tries, key=lambda t: t[0].score)
             shadow = (None if self._grey is None else shadow_offset(
                 self._grey, pose.centre, pose.angle_deg, self.card_px, pose.slack))
             if shadow is not None and abs(shadow - best) <= SHADOW_FACE_AGREE_PX:
                 # The side lying on a neighbour shows its shadow, where the face put it too:
                 # the card is located, and read as any other.
                 pose, sliding = moved(shadow), False
-                match = self.bank.match(face_features(self.card_patch(frame, pose), p.red_weight),
-                                        p)
+                vec = face_features(self.card_patch(frame, pose), p.red_weight)
+                match = self.bank.match(vec, p)
             else:
                 # Slack within the fits' own error (as far as a located card may lie off):
                 # the best slide is as located as any card.
                 pose, sliding = moved(best), pose.slack > SLACK_LOCATED_PX
         reading = decide(match, p)
+        if (reading.status == "uncertain" and vec is not None and p.glare_check
+                and match.score < p.min_score):
+            reading = self._glare_lifted(vec, match, reading)
         seen: list[F32] = []
 
         def observed() -> F32:
@@ -363,10 +371,59 @@ class BoardRecognizer(CardLocator):
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading)
         if reading.status == "uncertain" and not sliding and p.washed_check:
-            reading = read_washed_out(observed(), match, self.bank, p,
-                                      self._neighbours_over(pose, match.flipped)) or reading
+            reading = self._twin_not_shown(
+                observed(), read_washed_out(observed(), match, self.bank, p,
+                                            self._neighbours_over(pose, match.flipped))) or reading
         if reading.status == "uncertain" and not sliding and p.difference_check:
-            reading = read_by_difference(observed(), match, self.bank, p) or reading
+            reading = self._twin_not_shown(
+                observed(), read_by_difference(observed(), match, self.bank, p)) or reading
+        return reading
+
+    def _glare_lifted(self, vec: F32, match: Match, reading: SlotReading) -> SlotReading:
+        """Decide again with the best face's score over the pixels a glare did not lift.
+
+        :func:`~hardware.camera.glare.glare_score` stands in for the whole-face score only (a
+        score under ``min_score`` gets no further otherwise); the separation
+        (``min_separation``: the residual's rule stays the whole face's) and the discriminant,
+        measured on the whole face, must pass as they are, and the read goes through the same
+        checks after (close rivals, corner indices). The washed-out and difference reads, the
+        twin rules, and the near-hand rule (the reading keeps the whole face's score) still
+        take the whole face's score: under a hand's fingers over a corner index, a 2 of spades
+        was read as the 7 by the washed-out rule with its score raised (tuning seed 5503911).
+        """
+        p = self.params
+        # The face's row at the template blur the match chose (the one its best card scored
+        # highest at), the way the card lay (upright or turned).
+        k = 2 * match.card.index + int(match.flipped)
+        row = max((m[k] for m in self.bank.matrices), key=lambda r: float(r @ vec))
+        lifted, _ = glare_score(vec, row)
+        if lifted < p.min_score or match.separation < p.min_separation:
+            return reading
+        decided = decide(replace(match, score=lifted), p)
+        if decided.status != "card":
+            return reading
+        conf = float(np.clip(min(match.score, match.discriminant), 0.0, 1.0))
+        return replace(decided, score=match.score, confidence=conf)
+
+    def _twin_not_shown(self, observed: F32, reading: SlotReading | None) -> SlotReading | None:
+        """Keep a washed-out or difference read only if its suit twin does not show instead.
+
+        Those reads weigh the card against the whole face's close cards only; a glare over a
+        heart's lobes makes the whole face a diamond's, the heart then scores below every
+        diamond of the suit's picture and is never compared (GNOME tango-nuevo: a 6 of hearts
+        read as the 6 of diamonds, twice, tuning seeds 5503800 and 5503811). Refused, as a
+        whole-face read with its twin close is in :meth:`_verify`, when the observation leans
+        towards the twin where the two differ, over the whole region and on one half of the
+        card (:func:`~hardware.camera.suits.pair_check`: ``twin_veto_position``,
+        ``twin_veto_half``).
+        """
+        if reading is None or reading.card is None:
+            return reading
+        p, card = self.params, reading.card
+        twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
+        check = pair_check(observed, self.bank.luminance(card), self.bank.luminance(twin))
+        if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
+            return None
         return reading
 
     def _neighbours_over(self, pose: CardPose, flipped: bool) -> Image | None:
@@ -442,12 +499,34 @@ class BoardRecognizer(CardLocator):
                 corners = index_positions(observed(), best, other)
                 refused = (bool(corners) and max(corners) < p.rank_index_min) or (
                     p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p)
-                ) or region_washed_out(observed(), match.card, rival, self.bank, p)
+                ) or (region_washed_out(observed(), match.card, rival, self.bank, p)
+                      and not self._indices_clear(observed(), match.card, rival))
             if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,
                                    match.separation)
         return reading
+
+    def _indices_clear(self, observed: F32, card: Card, rival: Card) -> bool:
+        """Whether both corner indices, printed as clearly as the card, name ``card``.
+
+        :func:`~hardware.camera.facebank.region_washed_out` refuses a read whose difference
+        region against the rival has lost its contrast: a glare over a 2's index makes it a 7.
+        But where the region is ink the rival alone has (a 7's middle pip against a 6), the
+        right card shows white there, the region's fitted contrast is near 0 with no glare at
+        all, and a 6 was refused however clearly its indices read 6 (GNOME paris, hard plain,
+        bright and printed felt: 9 of 10 refused reads, tuning seed 5500000). A glare washes
+        ink out, never prints it: when each of the two corner index boxes (where they tell the
+        two apart) keeps its own contrast (at least ``difference_min_contrast`` times the whole
+        card's, as the region's must) and leans towards ``card`` by ``index_clear_min``, the
+        indices are there to be read and the region's whiteness is the card's own.
+        """
+        p = self.params
+        leans = index_leans(observed, self.bank.luminance(card), self.bank.luminance(rival))
+        if len(leans) < 2:
+            return False
+        floor = p.difference_min_contrast * whole_contrast(observed, self.bank.whole_face(card))
+        return all(lean >= p.index_clear_min and contrast >= floor for lean, contrast in leans)
 
     def _twin_left(self, match: Match) -> bool:
         """Whether only the best card's suit twin stands in the way of a read."""

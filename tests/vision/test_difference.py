@@ -126,3 +126,25 @@ def test_a_glare_over_the_index_washes_the_difference_region_out(kennard: Faces)
         washed = observed_luminance(_camera(glared, rng, 1.0, 3.0))
         for a, b in ((code, rival), (rival, code)):
             assert region_washed_out(washed, Card.parse(a), Card.parse(b), bank, params), (a, b)
+
+
+def test_a_region_white_on_the_card_itself_is_no_washed_out_index(kennard: Faces) -> None:
+    """A 6 against a 7: the 7's own pip is white on the 6 with no glare at all. Its clear
+    corner indices keep the read; a glare over them, or the 7 read instead, does not."""
+    from .helpers import make_rig
+    from .test_glare import _glare
+
+    recognizer = make_rig(kennard, seed=5702).recognizer
+    rng = np.random.default_rng(51)
+    for code, rival in (("6h", "7h"), ("6s", "7s"), ("7d", "8d")):
+        card, other = Card.parse(code), Card.parse(rival)
+        shown = face_patch(kennard[card], STORED_PATCH_SIZE)
+        clean = observed_luminance(_camera(shown, rng, 1.0, 3.0))
+        assert recognizer._indices_clear(clean, card, other), code
+        # The rival read instead: its indices do not name it.
+        assert not recognizer._indices_clear(clean, other, card), code
+        h, w = shown.shape[:2]
+        glared = _glare(_glare(shown, (0.1 * w, 0.1 * h), 12.0, 0.85), (0.9 * w, 0.9 * h), 12.0,
+                        0.85)
+        washed = observed_luminance(_camera(glared, rng, 1.0, 3.0))
+        assert not recognizer._indices_clear(washed, card, other), code

@@ -16,7 +16,8 @@ from hardware.camera.facebank import (
     ink_refuted,
     read_washed_out,
 )
-from hardware.camera.readings import RecognizerParams
+from hardware.camera.glare import glare_score
+from hardware.camera.readings import RecognizerParams, SlotReading
 from hardware.camera.suits import (
     _BLUR_RADIUS_HALF,
     _Spectrum,
@@ -25,7 +26,7 @@ from hardware.camera.suits import (
     ink_check,
     observed_luminance,
 )
-from table_controller.engine.cards import Card
+from table_controller.engine.cards import FULL_DECK, Card
 
 from .conftest import Faces
 
@@ -123,3 +124,99 @@ def test_ink_refuted_when_the_rival_s_own_ink_is_there(kennard: Faces) -> None:
     assert ink_refuted(washed, Card.parse("7d"), Card.parse("8d"), bank, params)
     clean = observed_luminance(_camera(seven, rng))
     assert not ink_refuted(clean, Card.parse("7d"), Card.parse("8d"), bank, params)
+
+
+def _streak(patch: np.ndarray, start: tuple[float, float], end: tuple[float, float],
+            sigma: float, peak: float) -> np.ndarray:
+    """A reflection streak across a card, as the ``gloss`` situation draws it: 14 spots."""
+    out = patch
+    for x, y in np.linspace(start, end, 14):
+        out = _glare(out, (float(x), float(y)), sigma, peak)
+    return out
+
+
+def _observed(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The camera's view of a stored-size patch, at the matching size."""
+    big = _camera(patch, rng)
+    return np.asarray(cv2.resize(big, PATCH_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
+
+
+@pytest.mark.parametrize("code", ["As", "7s", "Kh", "4d", "9c", "Qs"])
+def test_glare_score_leaves_the_lifted_ink_out(kennard: Faces, code: str) -> None:
+    """A streak across a one-picture deck's big symbol: the whole face falls, the rest fits."""
+    from .test_difference import shared_pictures
+
+    faces = shared_pictures(kennard)
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(faces, params)
+    rng = np.random.default_rng(61)
+    card = Card.parse(code)
+    shown = _streak(face_patch(faces[card], STORED_PATCH_SIZE), (0, 60), (120, 110), 8.0, 0.7)
+    vec = face_features(_observed(shown, rng), params.red_weight)
+    match = bank.match(vec, params)
+    assert match.score < 0.85, match
+    lifted = {c: max(glare_score(vec, bank.matrix[2 * c.index + k])[0]
+                     for k in (0, 1)) for c in FULL_DECK}
+    assert lifted[card] >= 0.9, lifted[card]
+    # The card shown still fits best: the left-out pixels are the glare's, not its rivals'.
+    assert max(lifted, key=lambda c: lifted[c]) == card
+
+
+def test_glare_score_does_not_lift_another_face(kennard: Faces) -> None:
+    """A clean card against faces it is not: nothing a glare did, so little is left out."""
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(kennard, params)
+    rng = np.random.default_rng(62)
+    for code, other in (("7s", "Kh"), ("Qd", "3c"), ("2h", "9s"), ("Jc", "As")):
+        vec = face_features(_observed(face_patch(kennard[Card.parse(code)],
+                                                 STORED_PATCH_SIZE), rng), params.red_weight)
+        for k in (0, 1):
+            row = bank.matrix[2 * Card.parse(other).index + k]
+            lifted, _ = glare_score(vec, row)
+            assert lifted < params.min_score, (code, other, lifted)
+
+
+def test_a_fallback_read_is_refused_when_its_suit_twin_shows(kennard: Faces) -> None:
+    """A heart read as the diamond (or a club as the spade) by the washed-out or difference
+    rule is refused: where the twins differ, the observation leans towards the one shown."""
+    from .helpers import make_rig
+    from .test_difference import shared_pictures
+
+    faces = shared_pictures(kennard)
+    rig = make_rig(faces, seed=5701)
+    recognizer = rig.recognizer
+    rng = np.random.default_rng(63)
+    for shown, twin in (("6h", "6d"), ("Qd", "Qh"), ("4c", "4s"), ("9s", "9c")):
+        patch = _camera(face_patch(faces[Card.parse(shown)], STORED_PATCH_SIZE), rng)
+        ob = observed_luminance(patch)
+        for code, kept in ((shown, True), (twin, False)):
+            reading = SlotReading("card", Card.parse(code), 0.45, None, 0.9)
+            got = recognizer._twin_not_shown(ob, reading)
+            assert (got is reading) if kept else got is None, (shown, code)
+
+
+def test_gloss_boards_of_one_picture_per_suit_read_more_never_wrong(kennard: Faces) -> None:
+    """Rendered boards with a reflection streak across one card: the glare-lifted score reads
+    more of them than the whole face's alone, and none wrongly."""
+    from hardware.sim import scene as S
+    from hardware.sim.situations import Situation, render_situation
+
+    from .helpers import Tally, make_rig, score
+    from .test_difference import shared_pictures
+
+    faces = shared_pictures(kennard)
+    rig = make_rig(faces, seed=GLOSS_RIG_SEED)
+    off = rig.profile.recognizer(RecognizerParams(glare_check=False))
+    rng = np.random.default_rng(GLOSS_RIG_SEED + 1)
+    with_rule, without = Tally(), Tally()
+    for _ in range(GLOSS_FRAMES):
+        scene = render_situation(faces, S.random_board(rng), rng, S.Level.MEDIUM, rig.camera,
+                                 Situation.GLOSS)
+        score(scene.truth, rig.recognizer.read(scene.image), with_rule)
+        score(scene.truth, off.read(scene.image), without)
+    assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
+    assert with_rule.correct >= without.correct + 1, (with_rule, without)
+
+
+GLOSS_RIG_SEED = 5808
+GLOSS_FRAMES = 12
