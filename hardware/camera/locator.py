@@ -33,8 +33,8 @@ from hardware.camera.edges import (
 from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
+from hardware.camera.occlusion import runs_into_unknown
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
-from hardware.camera.sides import side_shows_paper
 from table_controller.errors import CalibrationError
 
 #: Resolution of the canonical board view (pixels per millimetre).
@@ -238,48 +238,15 @@ class CardLocator:
     def _merged_with_unknown(
         self, fg: Image, poses: Sequence[CardPose | None], slot: int, unknown: Sequence[int]
     ) -> bool:
-        """Whether the card in ``slot`` runs on, past a side edge, into something not a card.
-
-        Non-felt just outside a side edge belongs to a located neighbour, to an unlocated but
-        card-sized neighbour (overlapping cards), or else to something else: a hand.
-        """
+        """Whether the card in ``slot`` runs on into something not a card (:mod:`.occlusion`)."""
         pose = poses[slot]
         if pose is None:
             return False
-        cw, ch = self.card_px
-        a = np.deg2rad(pose.angle_deg)
-        along = np.array([np.cos(a), np.sin(a)])
-        down = np.array([-np.sin(a), np.cos(a)])
-        h, w = fg.shape
-        # A located neighbour claims the non-felt within twice the sampling distance of its
-        # edges: two cards laid touching at slightly different angles leave a thin wedge of
-        # non-felt between their fitted edges that is neither card's but is no hand either.
-        others: Image | None = None  # drawn only once a side has non-felt outside
-        for side in (-1, 1):
-            ts = np.linspace(-0.35 * ch, 0.35 * ch, 15)
-            pts = (np.asarray(pose.centre) + side * (cw / 2 + 3) * along
-                   + ts[:, None] * down[None, :])
-            xs = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
-            ys = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
-            outside = fg[ys, xs] > 0
-            if np.mean(outside) <= 0.5:
-                continue
-            if others is None:
-                others = np.zeros_like(fg)
-                for n, p in enumerate(poses):
-                    if p is not None and n != slot:
-                        cv2.fillPoly(others,
-                                     [np.round(self._quad(p, grow=6.0)).astype(np.int32)], 255)
-            if np.mean(others[ys, xs][outside] > 0) > 0.5:
-                continue
-            if slot + side in unknown:
-                continue
-            if self._view is not None and side_shows_paper(
-                    self._view, fg, pose.centre, pose.angle_deg, self.card_px, side):
-                # The card's own paper runs to that edge: what lies beyond touches it only.
-                continue
-            return True
-        return False
+        return runs_into_unknown(
+            fg, self._view, pose.centre, pose.angle_deg, self.card_px,
+            lambda: [self._quad(p, grow=6.0) for n, p in enumerate(poses)
+                     if p is not None and n != slot],
+            {s - slot for s in unknown})
 
     def _card_sized(self, fg: Image, slot: int) -> bool:
         """Whether ``slot``'s non-felt spans at most a card's height, inside the view.
