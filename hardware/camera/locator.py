@@ -386,8 +386,10 @@ class CardLocator:
             printed = None if printed is None else turned(printed)
         angle = slack = 0.0
         for _ in range(2):
+            # The second fit off the corners, as the view lies only: a turned view samples the
+            # card along its own axes already (there the turned fits agreed less with it).
             found = self._edges(view, cx, cy, x0, x1, view_cut, printed, back, span,
-                                float(np.tan(np.deg2rad(angle))))
+                                0.0 if turn else float(np.tan(np.deg2rad(angle))))
             if found is None:
                 return None
             (cx, cy), angle, slack = found
