@@ -24,16 +24,18 @@ import numpy.typing as npt
 from hardware.camera.edges import (
     card_columns_centre,
     clear_pair,
+    corner_px,
     cut_side,
     fit_line,
     run_ends,
     span_centre,
+    straight_ends,
 )
 from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
+from hardware.camera.occlusion import runs_into_unknown
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
-from hardware.camera.sides import side_shows_paper
 from hardware.camera.turns import same_pose, seen_square
 from table_controller.errors import CalibrationError
 
@@ -232,48 +234,15 @@ class CardLocator:
     def _merged_with_unknown(
         self, fg: Image, poses: Sequence[CardPose | None], slot: int, unknown: Sequence[int]
     ) -> bool:
-        """Whether the card in ``slot`` runs on, past a side edge, into something not a card.
-
-        Non-felt just outside a side edge belongs to a located neighbour, to an unlocated but
-        card-sized neighbour (overlapping cards), or else to something else: a hand.
-        """
+        """Whether the card in ``slot`` runs on into something not a card (:mod:`.occlusion`)."""
         pose = poses[slot]
         if pose is None:
             return False
-        cw, ch = self.card_px
-        a = np.deg2rad(pose.angle_deg)
-        along = np.array([np.cos(a), np.sin(a)])
-        down = np.array([-np.sin(a), np.cos(a)])
-        h, w = fg.shape
-        # A located neighbour claims the non-felt within twice the sampling distance of its
-        # edges: two cards laid touching at slightly different angles leave a thin wedge of
-        # non-felt between their fitted edges that is neither card's but is no hand either.
-        others: Image | None = None  # drawn only once a side has non-felt outside
-        for side in (-1, 1):
-            ts = np.linspace(-0.35 * ch, 0.35 * ch, 15)
-            pts = (np.asarray(pose.centre) + side * (cw / 2 + 3) * along
-                   + ts[:, None] * down[None, :])
-            xs = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
-            ys = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
-            outside = fg[ys, xs] > 0
-            if np.mean(outside) <= 0.5:
-                continue
-            if others is None:
-                others = np.zeros_like(fg)
-                for n, p in enumerate(poses):
-                    if p is not None and n != slot:
-                        cv2.fillPoly(others,
-                                     [np.round(self._quad(p, grow=6.0)).astype(np.int32)], 255)
-            if np.mean(others[ys, xs][outside] > 0) > 0.5:
-                continue
-            if slot + side in unknown:
-                continue
-            if self._view is not None and side_shows_paper(
-                    self._view, fg, pose.centre, pose.angle_deg, self.card_px, side):
-                # The card's own paper runs to that edge: what lies beyond touches it only.
-                continue
-            return True
-        return False
+        return runs_into_unknown(
+            fg, self._view, pose.centre, pose.angle_deg, self.card_px,
+            lambda: [self._quad(p, grow=6.0) for n, p in enumerate(poses)
+                     if p is not None and n != slot],
+            {s - slot for s in unknown})
 
     def _card_sized(self, fg: Image, slot: int) -> bool:
         """Whether ``slot``'s non-felt spans at most a card's height, inside the view.
@@ -415,7 +384,10 @@ class CardLocator:
             printed = None if printed is None else turned(printed)
         angle = slack = 0.0
         for _ in range(2):
-            found = self._edges(view, cx, cy, x0, x1, view_cut, printed, back, span)
+            # The second fit off the corners, as the view lies only: a turned view samples the
+            # card along its own axes already (there the turned fits agreed less with it).
+            found = self._edges(view, cx, cy, x0, x1, view_cut, printed, back, span,
+                                0.0 if turn else float(np.tan(np.deg2rad(angle))))
             if found is None:
                 return None
             (cx, cy), angle, slack = found
@@ -453,13 +425,15 @@ class CardLocator:
     def _edges(
         self, fg: Image, cx: float, cy: float, x0: float, x1: float,
         cut: Image | None, printed: Image | None, back: FloatArray | None,
-        span: bool = False,
+        span: bool = False, hint: float = 0.0,
     ) -> tuple[tuple[float, float], float, float] | None:
         """Centre, angle and slack of the card around ``(cx, cy)`` in ``fg`` (None: no card).
 
         ``back`` maps ``fg``'s pixels to the canonical view's (None: ``fg`` is the view): the
         centre must lie between the slot's columns ``x0`` and ``x1`` there. ``span``: with no
-        side edge placing it, the card may be placed by :func:`.edges.span_centre`.
+        side edge placing it, the card may be placed by :func:`.edges.span_centre`. ``hint``:
+        the slope a first fit found (0: none), each edge is then fitted on its straight
+        stretch only (:func:`.edges.straight_ends`).
         """
         p = self.params
         cw, ch = self.card_px
@@ -474,17 +448,21 @@ class CardLocator:
         if rows.size < 0.3 * (r1 - r0):
             return None
         rows += r0
-        iy = rows.astype(np.intp)
+        # Each side on the rows along its straight stretch (a card turned far: off its corners).
+        (rows_l, left), (rows_r, right) = straight_ends(
+            rows, left, right, cy, cw / 2, ch / 2 - corner_px(cw), hint)
+        iyl, iyr = rows_l.astype(np.intp), rows_r.astype(np.intp)
         li, ri = left.astype(np.intp), right.astype(np.intp)
-        lfit, lp = (self._fit_edge(printed, rows, left, iy, li - 1, iy, li) if np.all(left > 0)
-                    else (None, 0.0))
-        rfit, rp = (self._fit_edge(printed, rows, right, iy, ri, iy, ri - 1) if np.all(right < w)
-                    else (None, 0.0))
+        lfit, lp = (self._fit_edge(printed, rows_l, left, iyl, li - 1, iyl, li)
+                    if np.all(left > 0) else (None, 0.0))
+        rfit, rp = (self._fit_edge(printed, rows_r, right, iyr, ri, iyr, ri - 1)
+                    if np.all(right < w) else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
-            lfit, lcut = cut_side(rows, left, cut[iy, np.maximum(li - 1, 0)] > 0, left > 0, lfit)
-            rfit, rcut = cut_side(rows, right, cut[iy, np.minimum(ri, w - 1)] > 0, right < w,
-                                   rfit)
+            lfit, lcut = cut_side(rows_l, left, cut[iyl, np.maximum(li - 1, 0)] > 0, left > 0,
+                                  lfit)
+            rfit, rcut = cut_side(rows_r, right, cut[iyr, np.minimum(ri, w - 1)] > 0, right < w,
+                                  rfit)
         # Top and bottom edges from columns around the middle.
         c0, c1 = max(0, int(cx - 0.25 * cw)), min(w, int(cx + 0.25 * cw) + 1)
         seed_row = round(cy)
@@ -494,12 +472,14 @@ class CardLocator:
         if cols.size < 0.3 * (c1 - c0):
             return None
         cols += c0
-        ix = cols.astype(np.intp)
+        (cols_t, top), (cols_b, bottom) = straight_ends(
+            cols, top, bottom, cx, -ch / 2, cw / 2 - corner_px(cw), hint)
+        ixt, ixb = cols_t.astype(np.intp), cols_b.astype(np.intp)
         ty, by = top.astype(np.intp), bottom.astype(np.intp)
-        tfit, tp = (self._fit_edge(printed, cols, top, ty - 1, ix, ty, ix) if np.all(top > 0)
-                    else (None, 0.0))
-        bfit, bp = (self._fit_edge(printed, cols, bottom, by, ix, by - 1, ix) if np.all(bottom < h)
-                    else (None, 0.0))
+        tfit, tp = (self._fit_edge(printed, cols_t, top, ty - 1, ixt, ty, ixt)
+                    if np.all(top > 0) else (None, 0.0))
+        bfit, bp = (self._fit_edge(printed, cols_b, bottom, by, ixb, by - 1, ixb)
+                    if np.all(bottom < h) else (None, 0.0))
         if printed is not None:
             tfit, bfit = clear_pair(tfit, bfit, tp, bp, cx, ch, p.size_tolerance)
         if tfit is None or bfit is None:

@@ -17,7 +17,7 @@ The names the other parts use (readings, parameters, face bank, locator) are re-
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import cv2
@@ -53,6 +53,16 @@ from hardware.camera.locator import (
     CardLocator,
     CardPose,
     FeltChannel,
+)
+from hardware.camera.partial import (
+    HIDDEN_GROW_PX,
+    MIN_HIDDEN,
+    MIN_VISIBLE,
+    hidden_in_patch,
+    hidden_share,
+    restrict,
+    visible_bank,
+    visible_keep,
 )
 from hardware.camera.readings import (
     F32,
@@ -232,9 +242,11 @@ class BoardRecognizer(CardLocator):
                 occluded = SlotReading("occluded", confidence=conf)
             elif pose is not None and self._merged_with_unknown(fg, poses, slot, unknown):
                 occluded = SlotReading("occluded", confidence=0.5)
+            over = self._over(poses, slot)
             if occluded is not None:
                 # A located card beside a hand may still be read, but only on a clear win.
-                near = self._identify_unless_unchanged(frame, pose) if pose is not None else None
+                near = (self._identify_unless_unchanged(frame, pose, over) if pose is not None
+                        else None)
                 out.append(near if near is not None and self._clear(near) else occluded)
                 continue
             if pose is None:
@@ -242,10 +254,32 @@ class BoardRecognizer(CardLocator):
                 status = fallbacks[slot]
                 out.append(SlotReading(status, confidence=0.9 if status == "empty" else 0.0))
                 continue
-            out.append(self._identify_unless_unchanged(frame, pose))
+            out.append(self._identify_unless_unchanged(frame, pose, over))
         return BoardReading(tuple(out))
 
-    def _identify_unless_unchanged(self, frame: Image, pose: CardPose) -> SlotReading:
+    def _over(self, poses: Sequence[CardPose | None], slot: int) -> list[FloatArray]:
+        """Return the located neighbours' quads (grown) that overlap ``slot``'s card.
+
+        Where one lies over the card, the card's face is not seen (:mod:`.partial`).
+        """
+        pose = poses[slot]
+        if pose is None:
+            return []
+        mine = self._quad(pose).astype(np.float32)
+        out = []
+        for n in (slot - 1, slot + 1):
+            other = poses[n] if 0 <= n < len(poses) else None
+            if other is None:
+                continue
+            quad = self._quad(other, grow=HIDDEN_GROW_PX)
+            area, _ = cv2.intersectConvexConvex(mine, quad.astype(np.float32))
+            if area > 0:
+                out.append(quad)
+        return out
+
+    def _identify_unless_unchanged(
+        self, frame: Image, pose: CardPose, over: Sequence[FloatArray] = ()
+    ) -> SlotReading:
         """:meth:`_identify`, or the slot's last reading if the card and its pixels are the same.
 
         Kept when the pose is within :data:`UNCHANGED_POSE_PX` / :data:`UNCHANGED_ANGLE_DEG` of
@@ -256,7 +290,7 @@ class BoardRecognizer(CardLocator):
         """
         grey = self._grey
         if grey is None:
-            return self._identify(frame, pose)
+            return self._identify(frame, pose, over)
         last = self._last.get(pose.slot)
         if last is not None and pose.slot in self._unchanged and pose is last[0]:
             self.reused += 1
@@ -273,7 +307,7 @@ class BoardRecognizer(CardLocator):
                 if int(np.count_nonzero(diff > UNCHANGED_LEVEL)) <= UNCHANGED_PIXELS:
                     self.reused += 1
                     return reading
-        reading = self._identify(frame, pose)
+        reading = self._identify(frame, pose, over)
         self.identified += 1
         # The pose and pixels of the frame the card was identified in are kept (not updated
         # by later frames), so a slow drift adds up until it is noticed.
@@ -313,7 +347,10 @@ class BoardRecognizer(CardLocator):
                 and reading.separation >= p.near_hand_min_separation
                 and reading.discriminant >= p.near_hand_min_discriminant)
 
-    def _identify(self, frame: Image, pose: CardPose) -> SlotReading:
+    def _identify(
+        self, frame: Image, pose: CardPose, over: Sequence[FloatArray] = ()
+    ) -> SlotReading:
+        """Identify the card at ``pose``; ``over``: located neighbours' quads lying over it."""
         p = self.params
         sliding = pose.slack > 0
         vec: F32 | None = None
@@ -377,6 +414,8 @@ class BoardRecognizer(CardLocator):
         if reading.status == "uncertain" and not sliding and p.difference_check:
             reading = self._twin_not_shown(
                 observed(), read_by_difference(observed(), match, self.bank, p)) or reading
+        if reading.status == "uncertain" and not sliding and over:
+            reading = self._read_visible(frame, pose, over) or reading
         return reading
 
     def _glare_lifted(self, vec: F32, match: Match, reading: SlotReading) -> SlotReading:
@@ -450,6 +489,35 @@ class BoardRecognizer(CardLocator):
         if out is None or not out.any():
             return None
         return np.asarray(cv2.rotate(out, cv2.ROTATE_180), np.uint8) if flipped else out
+
+    def _read_visible(
+        self, frame: Image, pose: CardPose, over: Sequence[FloatArray]
+    ) -> SlotReading | None:
+        """Read the card on the part of its face no neighbour in ``over`` covers, or None.
+
+        Only when the neighbours hide at least ``MIN_HIDDEN`` and leave ``MIN_VISIBLE`` of the
+        face, on a clear win (the thresholds of a card beside a hand) that the close rivals'
+        checks (:meth:`_verify`, :meth:`_check_index`) do not refuse (:mod:`.partial`).
+        """
+        p = self.params
+        hidden = hidden_in_patch(self._quad(pose), over)
+        share = hidden_share(hidden)
+        if not MIN_HIDDEN <= share <= 1.0 - MIN_VISIBLE:
+            return None
+        keep = visible_keep(hidden)
+        vec = restrict(face_features(self.card_patch(frame, pose), p.red_weight), keep)
+        match = visible_bank(self.bank, keep).match(vec, p)
+        reading = decide(match, p)
+        if not self._clear(reading):
+            return None
+        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+        if match.flipped:
+            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        seen = observed_luminance(patch)
+        reading = self._verify(lambda: seen, match, reading, False)
+        if reading.status == "card" and p.index_check:
+            reading = self._check_index(seen, match, reading)
+        return reading if reading.status == "card" else None
 
     def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
         """Keep a read only if its corner indices do not name another rank.
