@@ -1,6 +1,6 @@
 #!/bin/sh
 # Generate deck designs with synth.py: one folder per seed and size,
-# $SYNTH_OUT/synth-<seed>-<size> (default /work/synth), sizes $SYNTH_SIZES (default "poker bridge"),
+# $SYNTH_OUT/synth-<seed>-<size> (default var/synth), sizes $SYNTH_SIZES (default "poker bridge"),
 # each validated (synth_check.py) with its contact sheet in $SYNTH_OUT/sheets/.
 # Needs root for apt-get (the fonts) and PyPI (the venv /tmp/deckvenv that render.sh makes too).
 # usage: synth.sh SEED ...     e.g. synth.sh 9101 9102 9103
@@ -17,7 +17,7 @@ fi
 [ -x /tmp/deckvenv/bin/python ] || python3 -m venv /tmp/deckvenv
 /tmp/deckvenv/bin/python -c "import PIL, numpy" 2>/dev/null \
   || /tmp/deckvenv/bin/pip install -q pillow numpy opencv-python-headless
-out="${SYNTH_OUT:-/work/synth}"
+out="${SYNTH_OUT:-var/synth}"
 bad=0
 for seed in "$@"; do
   for size in ${SYNTH_SIZES:-poker bridge}; do
