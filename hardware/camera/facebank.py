@@ -22,11 +22,11 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from hardware.camera.blurmatch import blurred_pair_check
 from hardware.camera.index import IndexBank, IndexRead
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
 from hardware.camera.suits import (
     LineX,
-    blurred_pair_check,
     face_luminance,
     ink_check,
     line_fit,
@@ -285,7 +285,7 @@ def decide_twin(
 
     First :func:`~hardware.camera.suits.pair_check` at the faces' own light blur, for the best
     card only (``suit_min_position``, ``suit_min_fit``, ``suit_min_half``); then, if that
-    fails and ``suit_blur_check`` is set, :func:`~hardware.camera.suits.blurred_pair_check`
+    fails and ``suit_blur_check`` is set, :func:`~hardware.camera.blurmatch.blurred_pair_check`
     (both faces blurred as the observation is), for whichever twin the observation leans
     towards (``suit_blur_min_position`` on the whole region, ``suit_blur_min_half`` on each
     half; the twin must also reach ``min_score``). Returns the match of the card read (its

@@ -21,8 +21,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.suits import _index_boxes, _pair, line_fit
-
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
@@ -77,27 +75,3 @@ def _line(x: F64, y: F64) -> tuple[float, float]:
     xx = float(xc @ xc)
     a = float(xc @ (y - ym)) / xx if xx > 0 else 0.0
     return a, ym - a * xm
-
-
-def index_leans(ob: F32, fb: F32, fr: F32) -> list[tuple[float, float]]:
-    """Per corner index box, where the observation lies between two faces and its contrast.
-
-    As :func:`hardware.camera.suits.index_positions` (each box aligned and fitted on its own;
-    a box where the two faces barely differ left out), with each box's fitted contrast (the
-    scale of the observation against the faces there: 1 as printed, towards 0 where a glare
-    lifted the index's ink). ``ob`` is :func:`~hardware.camera.suits.observed_luminance`'s,
-    ``fb`` and ``fr`` the two faces' :func:`~hardware.camera.suits.face_luminance`.
-    """
-    pair = _pair(fb, fr)
-    if pair.boxes is None:
-        pair.boxes = _index_boxes(fb, fr)
-    out = []
-    for crop_at, template, mv, d, dd in pair.boxes:
-        vals, _ = template.aligned(np.ascontiguousarray(ob[crop_at]))
-        a, b = line_fit(mv, vals)
-        if a <= 1e-3:
-            out.append((0.0, float(max(a, 0.0))))
-            continue
-        o = (vals - b) / a
-        out.append((float((o - mv) @ d) / max(dd / 2, 1e-6), float(a)))
-    return out

@@ -59,7 +59,7 @@ class RecognizerParams:
     #: ... and each half of the card alone must lean towards the best face at least this much.
     suit_min_half: float = 0.4
     #: When that fails, the same against the two faces blurred as the observation is
-    #: (:func:`hardware.camera.suits.blurred_pair_check`: a moving card, a lens out of focus):
+    #: (:func:`hardware.camera.blurmatch.blurred_pair_check`: a moving card, a lens out of focus):
     #: the card read is the twin the observation leans towards by at least
     #: ``suit_blur_min_position`` on the whole region and ``suit_blur_min_half`` on each half
     #: (the best card or its twin, whichever; the fit at least ``suit_min_fit``).

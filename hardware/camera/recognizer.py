@@ -42,7 +42,7 @@ from hardware.camera.facebank import (
     whole_contrast,
 )
 from hardware.camera.geometry import BoardGeometry
-from hardware.camera.glare import glare_score, index_leans
+from hardware.camera.glare import glare_score
 from hardware.camera.locator import (
     CANON_MARGIN_MM,
     CANON_PX_PER_MM,
@@ -74,7 +74,7 @@ from hardware.camera.readings import (
     SlotStatus,
 )
 from hardware.camera.sides import shadow_offset
-from hardware.camera.suits import index_positions, observed_luminance, pair_check
+from hardware.camera.suits import index_leans, index_positions, observed_luminance, pair_check
 from table_controller.engine.cards import Card
 
 __all__ = [

@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from hardware.camera.blurmatch import _BLUR_RADIUS_HALF, _Spectrum, blur_kernel
 from hardware.camera.facebank import (
     PATCH_SIZE,
     STORED_PATCH_SIZE,
@@ -19,9 +20,6 @@ from hardware.camera.facebank import (
 from hardware.camera.glare import glare_score
 from hardware.camera.readings import RecognizerParams, SlotReading
 from hardware.camera.suits import (
-    _BLUR_RADIUS_HALF,
-    _Spectrum,
-    blur_kernel,
     face_luminance,
     ink_check,
     observed_luminance,

@@ -118,7 +118,7 @@ def test_washed_out_pips_leave_the_index(kennard: Faces) -> None:
 def _moving(patch: np.ndarray, length: int, angle: float, sigma: float,
             rng: np.random.Generator) -> np.ndarray:
     """``patch`` as a moving card out of focus gives it: a streak, a Gaussian, sensor noise."""
-    from hardware.camera.suits import blur_kernel
+    from hardware.camera.blurmatch import blur_kernel
 
     streaked = cv2.filter2D(patch.astype(np.float32), -1, blur_kernel((0.0, length, int(angle))),
                             borderType=cv2.BORDER_REPLICATE)
@@ -128,7 +128,7 @@ def _moving(patch: np.ndarray, length: int, angle: float, sigma: float,
 
 def test_blurred_pair_check_reads_a_moving_club(kennard: Faces) -> None:
     """A club streaked by motion sits near halfway against the sharp faces, not the blurred."""
-    from hardware.camera.suits import blurred_pair_check, matched_blur
+    from hardware.camera.blurmatch import blurred_pair_check, matched_blur
 
     rng = np.random.default_rng(14)
     for a, b, angle in (("3c", "3s", 30), ("8s", "8c", 100), ("Tc", "Ts", 160), ("5h", "5d", 0)):
@@ -187,7 +187,8 @@ def test_twin_refuted_by_the_blurred_pips(kennard: Faces) -> None:
 
 def test_cached_pair_checks_equal_fresh_ones(kennard: Faces) -> None:
     """Read-only faces (the bank's) give the same checks, first call and later, as writable."""
-    from hardware.camera.suits import blurred_pair_check, read_only
+    from hardware.camera.blurmatch import blurred_pair_check
+    from hardware.camera.suits import read_only
 
     rng = np.random.default_rng(17)
     for a, b, angle in (("3c", "3s", 30), ("Kh", "Kd", 90), ("6h", "4h", 0)):
@@ -255,7 +256,8 @@ def test_dot_on_one_thread_equals_blas() -> None:
 
 def test_reversed_pair_shares_the_region_and_checks_the_same(kennard: Faces) -> None:
     """The pair the other way round (its region turned from the first's) checks as if fresh."""
-    from hardware.camera.suits import blurred_pair_check, ink_check, read_only
+    from hardware.camera.blurmatch import blurred_pair_check
+    from hardware.camera.suits import ink_check, read_only
 
     rng = np.random.default_rng(31)
     for a, b in (("6h", "4h"), ("3c", "3s"), ("Kd", "2d")):

@@ -1,0 +1,201 @@
+"""Suit twins told apart at the frame's blur: the two faces blurred as the observation is.
+
+Rules this module keeps:
+
+1. The blur (a Gaussian after a straight motion streak, :data:`Blur`) is the one whose blurred
+   faces best fit the observation where the two faces differ (:func:`matched_blur`); the
+   comparison then is :func:`~hardware.camera.suits.pair_check`'s, on the blurred faces.
+2. Caches are bounded (kernels, their spectra, the blurred faces per pair).
+3. Pure: arrays in, a :class:`~hardware.camera.suits.SuitCheck` out.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from hardware.camera.suits import (
+    _BLURRED_MAX,
+    _BLURS_MAX,
+    DIFFERENCE_LEVEL,
+    Blur,
+    SuitCheck,
+    _pair,
+    pair_check,
+    read_only,
+)
+
+F32 = npt.NDArray[np.float32]
+
+#: The blurs tried on the registered faces (stored-patch pixels): a Gaussian of sigma up to
+#: BLUR_SIGMA_MAX after a straight motion streak of length up to BLUR_LENGTH_MAX at any angle,
+#: as a lens out of focus and a card or camera moving during the exposure blur a frame. The
+#: search: a coarse grid (:data:`BLUR_COARSE`: sigmas, lengths, angle step in degrees), then
+#: the neighbours of the best one at half the steps, twice.
+BLUR_SIGMA_MAX = 4.0
+BLUR_LENGTH_MAX = 24
+BLUR_COARSE = ((0.0, 1.0, 2.0, 3.0), (0, 8, 16), 30)
+
+
+@lru_cache(maxsize=2048)
+def blur_kernel(blur: Blur, scale: float = 1.0) -> F32:
+    """Return the normalised kernel of ``(sigma, length, angle)`` at ``scale`` times stored size."""
+    sigma, length, angle = blur
+    n = int(np.ceil(length * scale / 2 + 3 * sigma * scale)) * 2 + 3
+    # Drawn four times finer, then reduced: a streak of sub-pixel ends.
+    fine = np.zeros((4 * n, 4 * n), np.float32)
+    c, a = 2 * n, np.deg2rad(angle)
+    dx, dy = np.cos(a) * length * scale * 2, np.sin(a) * length * scale * 2
+    if length:
+        cv2.line(fine, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 4)
+    else:
+        cv2.circle(fine, (c, c), 2, 1.0, -1)
+    k = cv2.resize(fine, (n, n), interpolation=cv2.INTER_AREA)
+    if sigma:
+        k = cv2.GaussianBlur(k, (0, 0), sigma * scale)
+    return np.asarray(k / k.sum(), np.float32)
+
+
+#: The largest radius of a kernel :func:`matched_blur` tries (at half the stored size).
+_BLUR_RADIUS_HALF = int(np.ceil(BLUR_LENGTH_MAX * 0.5 / 2 + 3 * BLUR_SIGMA_MAX * 0.5)) + 1
+
+
+class _Spectrum:
+    """An image padded by repeating its edge, as a spectrum: any blur of it by one product.
+
+    :meth:`blurred` equals ``cv2.filter2D(image, -1, kernel, borderType=BORDER_REPLICATE)``
+    (to float rounding, about 1e-7) for a kernel of radius up to the padding: the padding
+    keeps the circular convolution from wrapping into the image.
+    """
+
+    __slots__ = ("pad", "shape", "size", "spectrum")
+
+    def __init__(self, image: F32, pad: int) -> None:
+        h, w = image.shape
+        big_h, big_w = cv2.getOptimalDFTSize(h + 2 * pad), cv2.getOptimalDFTSize(w + 2 * pad)
+        padded = cv2.copyMakeBorder(np.asarray(image, np.float32), pad, big_h - h - pad, pad,
+                                    big_w - w - pad, cv2.BORDER_REPLICATE)
+        self.pad, self.size, self.shape = pad, (h, w), (big_h, big_w)
+        self.spectrum = cv2.dft(padded)
+
+    def blurred(self, kernel: F32) -> F32:
+        """Return the image correlated with ``kernel`` (odd size, radius at most the padding)."""
+        spectrum = _kernel_spectrum(kernel, self.shape)
+        full = cv2.idft(cv2.mulSpectrums(self.spectrum, spectrum, 0),
+                        flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+        (h, w), p = self.size, self.pad
+        return np.asarray(full[p : p + h, p : p + w], np.float32)
+
+
+#: Kernel spectra (by the kernel's bytes and the padded shape): a kernel is drawn per blur.
+_KERNEL_SPECTRA: OrderedDict[tuple[bytes, int, tuple[int, int]], F32] = OrderedDict()
+_KERNEL_SPECTRA_MAX = 4096
+
+
+def _kernel_spectrum(kernel: F32, shape: tuple[int, int]) -> F32:
+    """Return the spectrum of ``kernel`` flipped (a correlation) with its centre at the origin."""
+    key = (kernel.tobytes(), kernel.shape[0], shape)
+    cached = _KERNEL_SPECTRA.get(key)
+    if cached is not None:
+        return cached
+    n = kernel.shape[0]
+    c = n // 2
+    big = np.zeros(shape, np.float32)
+    big[:n, :n] = cv2.flip(kernel, -1)
+    out = np.asarray(cv2.dft(np.roll(big, (-c, -c), axis=(0, 1))), np.float32)
+    _KERNEL_SPECTRA[key] = out
+    if len(_KERNEL_SPECTRA) > _KERNEL_SPECTRA_MAX:
+        _KERNEL_SPECTRA.popitem(last=False)
+    return out
+
+
+def _neighbours(blur: Blur, step: tuple[float, int, int]) -> list[Blur]:
+    sigma, length, angle = blur
+    out = []
+    for ds in (-step[0], 0.0, step[0]):
+        for dl in (-step[1], 0, step[1]):
+            for da in (-step[2], 0, step[2]) if length + dl > 0 else (0,):
+                s2, l2 = sigma + ds, length + dl
+                if 0 <= s2 <= BLUR_SIGMA_MAX and 0 <= l2 <= BLUR_LENGTH_MAX:
+                    out.append((s2, l2, (angle + da) % 180 if l2 else 0))
+    return out
+
+
+def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
+    """Find the blur (:data:`BLUR_COARSE` ...) that makes the twins look most like ``ob``.
+
+    Fitted, at half the stored size, on the two faces' mean where the two faces agree (their
+    difference region, grown, is left out: there the mean is a mix of both shapes and would
+    ask for less blur than the frame has), so the choice favours neither. Returns the blur's
+    (sigma, length, angle), its kernel at the stored size and the correlation it reached.
+    """
+    h, w = ob.shape
+    size = (w // 2, h // 2)
+    small_o = cv2.resize(ob, size, interpolation=cv2.INTER_AREA)
+    pair = _pair(fb, fr)
+    setup = pair.blur_setup.get(size)
+    if setup is None:
+        small_m = cv2.resize((fb + fr) / 2, size, interpolation=cv2.INTER_AREA)
+        apart = cv2.dilate((np.abs(fb - fr) >= DIFFERENCE_LEVEL).astype(np.uint8),
+                           np.ones((9, 9), np.uint8))
+        keep = cv2.resize(apart, size, interpolation=cv2.INTER_NEAREST) == 0
+        keep[:3, :] = keep[-3:, :] = False
+        keep[:, :3] = keep[:, -3:] = False
+        setup = pair.blur_setup[size] = (_Spectrum(np.asarray(small_m, np.float32),
+                                                    _BLUR_RADIUS_HALF),
+                                          np.asarray(keep, bool), {})
+    spectrum, keep, faces = setup
+    o = small_o[keep]
+    o = o - o.mean()
+    o /= max(float(np.linalg.norm(o)), 1e-6)
+    fits: dict[Blur, float] = {}
+
+    def fit(blur: Blur) -> float:
+        if blur not in fits:
+            face = faces.get(blur)
+            if face is None:
+                m = spectrum.blurred(blur_kernel(blur, 0.5))[keep]
+                m = m - m.mean()
+                if len(faces) >= _BLURS_MAX:
+                    faces.clear()
+                face = faces[blur] = (m, max(float(np.linalg.norm(m)), 1e-6))
+            fits[blur] = float(o @ face[0]) / face[1]
+        return fits[blur]
+
+    sigmas, lengths, angle_step = BLUR_COARSE
+    grid = [(s, n, a) for s in sigmas for n in lengths
+            for a in (range(0, 180, angle_step) if n else (0,))]
+    best = max(grid, key=fit)
+    step = (0.5, 4, angle_step // 2)
+    for _ in range(2):
+        best = max(_neighbours(best, step), key=fit)
+        step = (step[0] / 2, max(step[1] // 2, 1), max(step[2] // 2, 1))
+    return best, blur_kernel(best), fits[best]
+
+
+def blurred_pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
+    """:func:`pair_check` against the two faces blurred as ``ob`` is (:func:`matched_blur`).
+
+    A frame blurred more than the faces' own light blur (a moving card, a lens out of focus)
+    shrinks a club's lobes and a spade's point alike; compared with sharp faces, such an
+    observation sits near halfway. Blurred the same way, the two faces differ less, but the
+    observation lies near the face it shows.
+    """
+    blur, kernel, _ = matched_blur(ob, fb, fr)
+    pair = _pair(fb, fr)
+    faces = pair.blurred.get(blur)
+    if faces is None:
+        bb = np.asarray(cv2.filter2D(fb, -1, kernel, borderType=cv2.BORDER_REPLICATE),
+                        np.float32)
+        br = np.asarray(cv2.filter2D(fr, -1, kernel, borderType=cv2.BORDER_REPLICATE),
+                        np.float32)
+        faces = (bb, br)
+        if not (fb.flags.writeable or fr.flags.writeable):
+            if len(pair.blurred) >= _BLURRED_MAX:
+                del pair.blurred[next(iter(pair.blurred))]
+            faces = pair.blurred[blur] = (read_only(bb), read_only(br))
+    return pair_check(ob, faces[0], faces[1], joint=True)
