@@ -18,7 +18,6 @@ The names the other parts use (readings, parameters, face bank, locator) are re-
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -41,8 +40,8 @@ from hardware.camera.facebank import (
     twin_refuted,
     whole_contrast,
 )
+from hardware.camera.fallback import glare_lifted, twin_not_shown
 from hardware.camera.geometry import BoardGeometry
-from hardware.camera.glare import glare_score
 from hardware.camera.locator import (
     CANON_MARGIN_MM,
     CANON_PX_PER_MM,
@@ -74,7 +73,7 @@ from hardware.camera.readings import (
     SlotStatus,
 )
 from hardware.camera.sides import shadow_offset
-from hardware.camera.suits import index_leans, index_positions, observed_luminance, pair_check
+from hardware.camera.suits import index_leans, index_positions, observed_luminance
 from table_controller.engine.cards import Card
 
 __all__ = [
@@ -387,7 +386,7 @@ class BoardRecognizer(CardLocator):
         reading = decide(match, p)
         if (reading.status == "uncertain" and vec is not None and p.glare_check
                 and match.score < p.min_score):
-            reading = self._glare_lifted(vec, match, reading)
+            reading = glare_lifted(self.bank, p, vec, match, reading)
         seen: list[F32] = []
 
         def observed() -> F32:
@@ -408,61 +407,14 @@ class BoardRecognizer(CardLocator):
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading)
         if reading.status == "uncertain" and not sliding and p.washed_check:
-            reading = self._twin_not_shown(
-                observed(), read_washed_out(observed(), match, self.bank, p,
-                                            self._neighbours_over(pose, match.flipped))) or reading
+            washed = read_washed_out(observed(), match, self.bank, p,
+                                     self._neighbours_over(pose, match.flipped))
+            reading = twin_not_shown(self.bank, p, observed(), washed) or reading
         if reading.status == "uncertain" and not sliding and p.difference_check:
-            reading = self._twin_not_shown(
-                observed(), read_by_difference(observed(), match, self.bank, p)) or reading
+            differs = read_by_difference(observed(), match, self.bank, p)
+            reading = twin_not_shown(self.bank, p, observed(), differs) or reading
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
-        return reading
-
-    def _glare_lifted(self, vec: F32, match: Match, reading: SlotReading) -> SlotReading:
-        """Decide again with the best face's score over the pixels a glare did not lift.
-
-        :func:`~hardware.camera.glare.glare_score` stands in for the whole-face score only (a
-        score under ``min_score`` gets no further otherwise); the separation
-        (``min_separation``: the residual's rule stays the whole face's) and the discriminant,
-        measured on the whole face, must pass as they are, and the read goes through the same
-        checks after (close rivals, corner indices). The washed-out and difference reads, the
-        twin rules, and the near-hand rule (the reading keeps the whole face's score) still
-        take the whole face's score: under a hand's fingers over a corner index, a 2 of spades
-        was read as the 7 by the washed-out rule with its score raised (tuning seed 5503911).
-        """
-        p = self.params
-        # The face's row at the template blur the match chose (the one its best card scored
-        # highest at), the way the card lay (upright or turned).
-        k = 2 * match.card.index + int(match.flipped)
-        row = max((m[k] for m in self.bank.matrices), key=lambda r: float(r @ vec))
-        lifted, _ = glare_score(vec, row)
-        if lifted < p.min_score or match.separation < p.min_separation:
-            return reading
-        decided = decide(replace(match, score=lifted), p)
-        if decided.status != "card":
-            return reading
-        conf = float(np.clip(min(match.score, match.discriminant), 0.0, 1.0))
-        return replace(decided, score=match.score, confidence=conf)
-
-    def _twin_not_shown(self, observed: F32, reading: SlotReading | None) -> SlotReading | None:
-        """Keep a washed-out or difference read only if its suit twin does not show instead.
-
-        Those reads weigh the card against the whole face's close cards only; a glare over a
-        heart's lobes makes the whole face a diamond's, the heart then scores below every
-        diamond of the suit's picture and is never compared (GNOME tango-nuevo: a 6 of hearts
-        read as the 6 of diamonds, twice, tuning seeds 5503800 and 5503811). Refused, as a
-        whole-face read with its twin close is in :meth:`_verify`, when the observation leans
-        towards the twin where the two differ, over the whole region and on one half of the
-        card (:func:`~hardware.camera.suits.pair_check`: ``twin_veto_position``,
-        ``twin_veto_half``).
-        """
-        if reading is None or reading.card is None:
-            return reading
-        p, card = self.params, reading.card
-        twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
-        check = pair_check(observed, self.bank.luminance(card), self.bank.luminance(twin))
-        if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
-            return None
         return reading
 
     def _neighbours_over(self, pose: CardPose, flipped: bool) -> Image | None:

@@ -17,6 +17,7 @@ from hardware.camera.facebank import (
     ink_refuted,
     read_washed_out,
 )
+from hardware.camera.fallback import twin_not_shown
 from hardware.camera.glare import glare_score
 from hardware.camera.readings import RecognizerParams, SlotReading
 from hardware.camera.suits import (
@@ -189,7 +190,7 @@ def test_a_fallback_read_is_refused_when_its_suit_twin_shows(kennard: Faces) -> 
         ob = observed_luminance(patch)
         for code, kept in ((shown, True), (twin, False)):
             reading = SlotReading("card", Card.parse(code), 0.45, None, 0.9)
-            got = recognizer._twin_not_shown(ob, reading)
+            got = twin_not_shown(recognizer.bank, recognizer.params, ob, reading)
             assert (got is reading) if kept else got is None, (shown, code)
 
 
