@@ -85,12 +85,16 @@ def main():
     bad = 0
     for d in dirs:
         errs, sizes = check(d)
-        status = "OK" if not errs else "FAIL"
-        print(f"{status:4} {os.path.basename(d.rstrip('/'))}: sizes={sorted(sizes)}")
-        for e in errs[:20]:
-            print("     ", e)
-        bad += bool(errs)
+        bad += report(d, errs, f"sizes={sorted(sizes)}")
     sys.exit(1 if bad else 0)
+
+
+def report(folder, errs, info):
+    """Print one folder's verdict and its first errors; return whether it failed."""
+    print(f"{'OK' if not errs else 'FAIL':4} {os.path.basename(folder.rstrip('/'))}: {info}")
+    for e in errs[:20]:
+        print("     ", e)
+    return bool(errs)
 
 
 if __name__ == "__main__":

@@ -99,10 +99,7 @@ def main():
             meta = json.load(f)
         deck = synth.Deck(meta["seed"], meta["size"], meta["height"])
         errs, info = validate(folder, deck)
-        print(f"{'OK' if not errs else 'FAIL':4} {os.path.basename(folder.rstrip('/'))}: {info}")
-        for e in errs[:20]:
-            print("     ", e)
-        bad += bool(errs)
+        bad += check.report(folder, errs, info)
     sys.exit(1 if bad else 0)
 
 
