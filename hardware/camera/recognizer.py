@@ -111,9 +111,10 @@ SLACK_LOCATED_PX = 2.0
 #: scenes leaves every pixel within 12 of the earlier frame's; a hand, a card or a moving
 #: glare moves thousands.
 UNCHANGED_BOARD_PIXELS = UNCHANGED_PIXELS
-#: A frame not read again fills the suit-twin caches (:mod:`.warmup`) until its read has taken
-#: this much CPU (s): such a frame costs about 1.5 ms of read beside a 5-7 ms JPEG decode.
-WARM_UNTIL_S = 0.005
+#: A frame not read again fills the suit-twin caches (:mod:`.warmup`, units of 1-3 ms) until its
+#: read has taken this much CPU (s): such a frame costs about 1.5 ms of read beside a 5-7 ms
+#: JPEG decode, and stays under 15 ms with the unit that crosses the deadline.
+WARM_UNTIL_S = 0.004
 
 
 class BoardRecognizer(CardLocator):
@@ -168,7 +169,9 @@ class BoardRecognizer(CardLocator):
         frame read in full is not read at all: that frame's reading is returned, provided each
         of its slots read a card or empty (an occluded or uncertain slot is read again on every
         frame, as before). The frame it is compared with is not updated by the frames skipped,
-        so a slow drift adds up until it is noticed.
+        so a slow drift adds up until it is noticed. Such a frame has time to spare: it fills
+        the caches of the suit-twin checks (:class:`~hardware.camera.warmup.FaceWarmer`, up to
+        :data:`WARM_UNTIL_S` of CPU), which a frame where a card is laid would otherwise fill.
         """
         started = time.thread_time()
         canon = self.warp_board(frame)
