@@ -125,17 +125,18 @@ def _neighbours(blur: Blur, step: tuple[float, int, int]) -> list[Blur]:
     return out
 
 
-def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
-    """Find the blur (:data:`BLUR_COARSE` ...) that makes the twins look most like ``ob``.
+_Setup = tuple[_Spectrum, npt.NDArray[np.bool_], dict[Blur, tuple[F32, float]]]
+#: The coarse grid of blurs :func:`matched_blur` tries first on every observation.
+COARSE_GRID: tuple[Blur, ...] = tuple(
+    (s, n, a) for s in BLUR_COARSE[0] for n in BLUR_COARSE[1]
+    for a in (range(0, 180, BLUR_COARSE[2]) if n else (0,)))
 
-    Fitted, at half the stored size, on the two faces' mean where the two faces agree (their
-    difference region, grown, is left out: there the mean is a mix of both shapes and would
-    ask for less blur than the frame has), so the choice favours neither. Returns the blur's
-    (sigma, length, angle), its kernel at the stored size and the correlation it reached.
+
+def _blur_setup(fb: F32, fr: F32, size: tuple[int, int]) -> _Setup:
+    """Return the pair's mean face at ``size`` as a spectrum, the pixels fitted, the blurs made.
+
+    Computed once per pair and size (kept by :func:`~hardware.camera.suits._pair`).
     """
-    h, w = ob.shape
-    size = (w // 2, h // 2)
-    small_o = cv2.resize(ob, size, interpolation=cv2.INTER_AREA)
     pair = _pair(fb, fr)
     setup = pair.blur_setup.get(size)
     if setup is None:
@@ -148,7 +149,47 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
         setup = pair.blur_setup[size] = (_Spectrum(np.asarray(small_m, np.float32),
                                                     _BLUR_RADIUS_HALF),
                                           np.asarray(keep, bool), {})
+    return setup
+
+
+def _blurred_mean(setup: _Setup, blur: Blur) -> tuple[F32, float]:
+    """Return the mean face blurred by ``blur`` over the pixels fitted (centred), and its norm."""
     spectrum, keep, faces = setup
+    face = faces.get(blur)
+    if face is None:
+        m = spectrum.blurred(blur_kernel(blur, 0.5))[keep]
+        m = m - m.mean()
+        if len(faces) >= _BLURS_MAX:
+            faces.clear()
+        face = faces[blur] = (m, max(float(np.linalg.norm(m)), 1e-6))
+    return face
+
+
+def warm_blurs(fb: F32, fr: F32, shape: tuple[int, int], blurs: tuple[Blur, ...]) -> None:
+    """Make ahead what :func:`matched_blur` makes for ``blurs`` on an observation of ``shape``.
+
+    The pair's setup and its mean face blurred by each of ``blurs``: the same arrays the search
+    would compute itself (:mod:`hardware.camera.warmup`).
+    """
+    h, w = shape
+    setup = _blur_setup(fb, fr, (w // 2, h // 2))
+    for blur in blurs:
+        _blurred_mean(setup, blur)
+
+
+def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
+    """Find the blur (:data:`BLUR_COARSE` ...) that makes the twins look most like ``ob``.
+
+    Fitted, at half the stored size, on the two faces' mean where the two faces agree (their
+    difference region, grown, is left out: there the mean is a mix of both shapes and would
+    ask for less blur than the frame has), so the choice favours neither. Returns the blur's
+    (sigma, length, angle), its kernel at the stored size and the correlation it reached.
+    """
+    h, w = ob.shape
+    size = (w // 2, h // 2)
+    small_o = cv2.resize(ob, size, interpolation=cv2.INTER_AREA)
+    setup = _blur_setup(fb, fr, size)
+    keep = setup[1]
     o = small_o[keep]
     o = o - o.mean()
     o /= max(float(np.linalg.norm(o)), 1e-6)
@@ -156,20 +197,12 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
 
     def fit(blur: Blur) -> float:
         if blur not in fits:
-            face = faces.get(blur)
-            if face is None:
-                m = spectrum.blurred(blur_kernel(blur, 0.5))[keep]
-                m = m - m.mean()
-                if len(faces) >= _BLURS_MAX:
-                    faces.clear()
-                face = faces[blur] = (m, max(float(np.linalg.norm(m)), 1e-6))
+            face = _blurred_mean(setup, blur)
             fits[blur] = float(o @ face[0]) / face[1]
         return fits[blur]
 
-    sigmas, lengths, angle_step = BLUR_COARSE
-    grid = [(s, n, a) for s in sigmas for n in lengths
-            for a in (range(0, 180, angle_step) if n else (0,))]
-    best = max(grid, key=fit)
+    best = max(COARSE_GRID, key=fit)
+    angle_step = BLUR_COARSE[2]
     step = (0.5, 4, angle_step // 2)
     for _ in range(2):
         best = max(_neighbours(best, step), key=fit)
