@@ -27,6 +27,7 @@ from hardware.camera.index import IndexBank, IndexRead
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
 from hardware.camera.suits import (
     LineX,
+    SuitCheck,
     face_luminance,
     ink_check,
     line_fit,
@@ -305,7 +306,7 @@ def decide_twin(
     if not p.suit_blur_check:
         return None
     blurred = blurred_pair_check(observed, best, twin)
-    if blurred.fit < p.suit_min_fit:
+    if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p):
         return None
     if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
         return match, blurred.position
@@ -318,6 +319,18 @@ def decide_twin(
     return None
 
 
+def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:
+    """Whether a blurred twin comparison is no evidence: the faces were blurred past the frame.
+
+    Faces blurred as the observation is keep about its contrast where they differ; a fitted
+    contrast over ``twin_blur_max_contrast``, or blurred faces that no longer differ enough to
+    be compared (no fit), means the blur found was more than the frame's: faces with too
+    little print outside their difference region to match a blur on (an ace, a two of a
+    four-colour deck, whose twins differ in the whole pip's ink).
+    """
+    return blurred.fit <= 0.0 or blurred.contrast > params.twin_blur_max_contrast
+
+
 def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
                  params: RecognizerParams) -> bool:
     """Whether the observation fails to show ``card`` rather than its suit twin ``twin``.
@@ -327,7 +340,9 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     ``suit_blur_check``, not clearly towards ``card`` against the two faces blurred as the
     observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``). The blurred
     comparison is skipped when the comparison at the faces' own blur already reads ``card``
-    by the rule :func:`decide_twin` reads a twin with (``suit_min_*``).
+    by the rule :func:`decide_twin` reads a twin with (``suit_min_*``), and replaced by that
+    comparison (at the blurred bounds, fit at least ``suit_min_fit``) when no blur could be
+    matched (:func:`blurred_unmatched`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
@@ -339,6 +354,12 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
                                  and check.worst_half >= p.suit_min_half):
         return False
     blurred = blurred_pair_check(observed, best, other)
+    if blurred_unmatched(blurred, p):
+        # No blur could be matched on these faces: the comparison at their own blur decides,
+        # by the blurred rule's bounds, where it fits the twins.
+        if check.fit < p.suit_min_fit:
+            return True
+        blurred = check
     return (blurred.position < p.twin_blur_veto_position
             or blurred.worst_half < p.twin_blur_veto_half)
 

@@ -450,7 +450,8 @@ def index_positions(ob: F32, fb: F32, fr: F32) -> tuple[float, ...]:
     return tuple(pos for pos, contrast in index_leans(ob, fb, fr) if contrast > 1e-3)
 
 
-def index_leans(ob: F32, fb: F32, fr: F32) -> list[tuple[float, float]]:
+def index_leans(ob: F32, fb: F32, fr: F32,
+                ignore: Image | None = None) -> list[tuple[float, float]]:
     """Per corner index box, where the observation lies between two faces and its contrast.
 
     As :func:`index_positions` (each box aligned and fitted on its own; a box where the two
@@ -458,12 +459,16 @@ def index_leans(ob: F32, fb: F32, fr: F32) -> list[tuple[float, float]]:
     observation against the faces there: 1 as printed, towards 0 where a glare lifted the
     index's ink; a box with none is given position 0). ``ob`` is
     :func:`observed_luminance`'s, ``fb`` and ``fr`` the two faces' :func:`face_luminance`.
+    ``ignore`` (stored size, upright; nonzero where a neighbouring card may lie over this one):
+    a box reaching into it is left out (what shows there may be the neighbour's print).
     """
     pair = _pair(fb, fr)
     if pair.boxes is None:
         pair.boxes = _index_boxes(fb, fr)
     out = []
     for crop_at, template, mv, d, dd in pair.boxes:
+        if ignore is not None and ignore[crop_at].any():
+            continue
         vals, _ = template.aligned(np.ascontiguousarray(ob[crop_at]))
         a, b = line_fit(mv, vals)
         if a <= 1e-3:
