@@ -114,7 +114,7 @@ class RecognizerParams:
     #: A card the whole face leaves uncertain among faces that differ in little (every card
     #: scoring within ``difference_score_gap`` of the best: designs whose cards of a suit share
     #: one picture and differ in the corner index alone) is read where the faces differ
-    #: (:func:`hardware.camera.facebank.read_by_difference`): the candidate must lean towards
+    #: (:func:`hardware.camera.difference.read_by_difference`): the candidate must lean towards
     #: its own face by ``difference_min_position`` against every such card, over the two
     #: faces' difference region (:func:`hardware.camera.suits.pair_check`, fit at least
     #: ``difference_min_fit``), and its corner indices by ``difference_min_index`` where they tell
@@ -126,7 +126,7 @@ class RecognizerParams:
     difference_min_fit: float = 0.6
     difference_max_close: int = 40
     #: A read checked against a close rival of another rank (``pair_check_below``), and each
-    #: comparison :func:`hardware.camera.facebank.read_by_difference` makes, is refused when the
+    #: comparison :func:`hardware.camera.difference.read_by_difference` makes, is refused when the
     #: observation's contrast over the two faces' difference region is under this fraction of
     #: its contrast over the whole card (:func:`hardware.camera.facebank.region_washed_out`: a
     #: glare over the index).
