@@ -24,6 +24,7 @@ import numpy as np
 
 from hardware.camera.blurmatch import blurred_pair_check
 from hardware.camera.index import IndexBank, IndexRead
+from hardware.camera.indexonly import IndexOnly
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
 from hardware.camera.suits import (
     LineX,
@@ -131,6 +132,8 @@ class FaceBank:
         self._luminance: dict[Card, F32] = {
             c: read_only(face_luminance(self.patches[c])) for c in FULL_DECK}
         self.index = IndexBank(self._luminance)
+        #: Which faces differ only in their corner indices, and the check between two.
+        self.index_only = IndexOnly(self._luminance)
         #: Each face's share of :func:`whole_contrast`'s fit (computed when first needed).
         self._whole: dict[Card, LineX] = {}
 
