@@ -135,15 +135,19 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 if lean >= p.difference_min_position:
                     lean = min(lean, check.position)
             else:
-                lean_sharp = _index_only_sharp(observed, x, y, bank, index, contrast, p)
+                lean_sharp, at_sharp = _index_only_sharp(observed, x, y, bank, index, contrast, p)
                 if lean_sharp is not None:
                     if lean >= p.difference_min_position:
                         lean = min(lean, lean_sharp)
                 else:
-                    if (-check.position >= p.index_only_min_position
-                            and -check.best_half >= p.index_only_min_half and y in scores
-                            and (worst is None or check.position < worst[0])):
-                        worst = (check.position, y)
+                    # Y a candidate to try next when either comparison leaned clearly to it.
+                    towards = min(
+                        check.position if (-check.position >= p.index_only_min_position
+                                           and -check.best_half >= p.index_only_min_half)
+                        else 0.0,
+                        at_sharp if -at_sharp >= p.difference_min_position else 0.0)
+                    if towards < 0.0 and y in scores and (worst is None or towards < worst[0]):
+                        worst = (towards, y)
                     lean = -1.0
         else:
             check = pair_check(observed, bank.luminance(x), bank.luminance(y))
@@ -186,20 +190,19 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
 
 
 def _index_only_sharp(observed: F32, x: Card, y: Card, bank: FaceBank, index: IndexRead,
-                      contrast: float, params: RecognizerParams) -> float | None:
+                      contrast: float, params: RecognizerParams) -> tuple[float | None, float]:
     """X's lean against Y at the faces' own blur, as against any close card (None: not clear).
 
-    Made only where the corner templates tell the two apart (:meth:`IndexRead.position`
-    not None): where they do not, a 6 and an 8 whose indices differ by one short stroke, a
-    blurred 6 leaned 0.41 of the way towards the 8 over the difference region and was read
-    as the 8 (synth-9102 poker, hard plain, tuning seed 5257000).
+    Also returns the difference region's position. Read only where the corner templates tell
+    the two apart (:meth:`IndexRead.position` not None): where they do not, a 6 and an 8 whose
+    indices differ by one short stroke, a blurred 6 leaned 0.41 of the way towards the 8 over
+    the difference region and was read as the 8 (synth-9102 poker, hard plain, tuning seed
+    5257000).
     """
     p = params
-    at = index.position(x, y)
-    if at is None or at < p.difference_min_index:
-        return None
     check = pair_check(observed, bank.luminance(x), bank.luminance(y))
-    if (check.fit < p.difference_min_fit or check.contrast < contrast
-            or check.position < p.difference_min_position):
-        return None
-    return check.position
+    at = index.position(x, y)
+    if (at is None or at < p.difference_min_index or check.fit < p.difference_min_fit
+            or check.contrast < contrast or check.position < p.difference_min_position):
+        return None, check.position
+    return check.position, check.position
