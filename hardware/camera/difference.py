@@ -124,31 +124,27 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     order = sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c))
     for k, y in enumerate(order):
         if bank.index_only.pair(x, y):
-            # Faces told apart by their indices alone: compared at the observation's blur,
-            # each half (the top and bottom indices) as well; else as any close card, where
-            # the corner templates tell the two apart at all (:func:`_index_only_sharp`).
-            check = bank.index_only.check(observed, x, y)
+            # Faces told apart by their corners alone: as any close card (below), except that
+            # where the corner templates do not tell the two apart, or the region at the
+            # faces' own blur does not lean far enough, the comparison at the observation's
+            # blur over both indices may decide instead (:func:`_index_only_lean`).
+            check = pair_check(observed, bank.luminance(x), bank.luminance(y))
             if check.fit < p.difference_min_fit or check.contrast < contrast:
                 return None, None
-            if (check.position >= p.index_only_min_position
-                    and check.worst_half >= p.index_only_min_half):
-                if lean >= p.difference_min_position:
-                    lean = min(lean, check.position)
+            at = index.position(x, y)
+            if at is not None and at < p.difference_min_index:
+                at_lean: float | None = None
+            elif check.position >= p.difference_min_position and at is not None:
+                at_lean = check.position
             else:
-                lean_sharp, at_sharp = _index_only_sharp(observed, x, y, bank, index, contrast, p)
-                if lean_sharp is not None:
-                    if lean >= p.difference_min_position:
-                        lean = min(lean, lean_sharp)
-                else:
-                    # Y a candidate to try next when either comparison leaned clearly to it.
-                    towards = min(
-                        check.position if (-check.position >= p.index_only_min_position
-                                           and -check.best_half >= p.index_only_min_half)
-                        else 0.0,
-                        at_sharp if -at_sharp >= p.difference_min_position else 0.0)
-                    if towards < 0.0 and y in scores and (worst is None or towards < worst[0]):
-                        worst = (towards, y)
-                    lean = -1.0
+                at_lean = _index_only_lean(observed, x, y, bank, p)
+            if at_lean is None:
+                if -check.position >= p.difference_min_position and y in scores and (
+                        worst is None or check.position < worst[0]):
+                    worst = (check.position, y)
+                lean = -1.0
+            elif lean >= p.difference_min_position:
+                lean = min(lean, at_lean)
         else:
             check = pair_check(observed, bank.luminance(x), bank.luminance(y))
             if check.fit < p.difference_min_fit or check.contrast < contrast:
@@ -189,20 +185,21 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     return lean, None
 
 
-def _index_only_sharp(observed: F32, x: Card, y: Card, bank: FaceBank, index: IndexRead,
-                      contrast: float, params: RecognizerParams) -> tuple[float | None, float]:
-    """X's lean against Y at the faces' own blur, as against any close card (None: not clear).
 
-    Also returns the difference region's position. Read only where the corner templates tell
-    the two apart (:meth:`IndexRead.position` not None): where they do not, a 6 and an 8 whose
-    indices differ by one short stroke, a blurred 6 leaned 0.41 of the way towards the 8 over
-    the difference region and was read as the 8 (synth-9102 poker, hard plain, tuning seed
-    5257000).
+def _index_only_lean(observed: F32, x: Card, y: Card, bank: FaceBank,
+                     params: RecognizerParams) -> float | None:
+    """X's lean against Y over both indices at the observation's blur (None: not clear).
+
+    For faces that differ only in their corners (:class:`~hardware.camera.indexonly.IndexOnly`):
+    at least ``index_only_min_position`` over both indices and ``index_only_min_half`` on each
+    half, with a fit of ``difference_min_fit``. Where the corner templates do not tell a 6 and
+    an 8 apart (one short stroke), the region at the faces' own blur alone read a blurred 6 of
+    hearts as the 8 (0.41 of the way; synth-9102 poker, hard plain, tuning seed 5257000); at
+    the frame's blur it leaned 0.45 / 0.18, and is not read.
     """
     p = params
-    check = pair_check(observed, bank.luminance(x), bank.luminance(y))
-    at = index.position(x, y)
-    if (at is None or at < p.difference_min_index or check.fit < p.difference_min_fit
-            or check.contrast < contrast or check.position < p.difference_min_position):
-        return None, check.position
-    return check.position, check.position
+    check = bank.index_only.check(observed, x, y)
+    if (check.fit < p.difference_min_fit or check.position < p.index_only_min_position
+            or check.worst_half < p.index_only_min_half):
+        return None
+    return check.position
