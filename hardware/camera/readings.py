@@ -132,10 +132,10 @@ class RecognizerParams:
     #: glare over the index).
     difference_min_contrast: float = 0.5
     #: Against a close card whose face differs from X's only in the corner indices (the
-    #: registered faces tell: :class:`hardware.camera.indexonly.IndexOnly`), the observation,
-    #: compared with both faces blurred as it is, must lean towards X by
-    #: ``index_only_min_position`` over both indices and ``index_only_min_half`` on each half
-    #: (instead of ``difference_min_position`` and ``difference_min_index``).
+    #: registered faces tell: :class:`hardware.camera.indexonly.IndexOnly`), where the corner
+    #: templates give no position or the region leans less than ``difference_min_position``,
+    #: the observation, compared with both faces blurred as it is, must lean towards X by
+    #: ``index_only_min_position`` over both indices and ``index_only_min_half`` on each half.
     index_only_min_position: float = 0.7
     index_only_min_half: float = 0.4
     #: A card whose whole-face score is under ``min_score`` is scored again with the ink a
