@@ -120,7 +120,7 @@ class RecognizerParams:
     #: A card the whole face leaves uncertain among faces that differ in little (every card
     #: scoring within ``difference_score_gap`` of the best: designs whose cards of a suit share
     #: one picture and differ in the corner index alone) is read where the faces differ
-    #: (:func:`hardware.camera.facebank.read_by_difference`): the candidate must lean towards
+    #: (:func:`hardware.camera.difference.read_by_difference`): the candidate must lean towards
     #: its own face by ``difference_min_position`` against every such card, over the two
     #: faces' difference region (:func:`hardware.camera.suits.pair_check`, fit at least
     #: ``difference_min_fit``), and its corner indices by ``difference_min_index`` where they tell
@@ -132,11 +132,18 @@ class RecognizerParams:
     difference_min_fit: float = 0.6
     difference_max_close: int = 40
     #: A read checked against a close rival of another rank (``pair_check_below``), and each
-    #: comparison :func:`hardware.camera.facebank.read_by_difference` makes, is refused when the
+    #: comparison :func:`hardware.camera.difference.read_by_difference` makes, is refused when the
     #: observation's contrast over the two faces' difference region is under this fraction of
     #: its contrast over the whole card (:func:`hardware.camera.facebank.region_washed_out`: a
     #: glare over the index).
     difference_min_contrast: float = 0.5
+    #: Against a close card whose face differs from X's only in the corner indices (the
+    #: registered faces tell: :class:`hardware.camera.indexonly.IndexOnly`), where the corner
+    #: templates give no position or the region leans less than ``difference_min_position``,
+    #: the observation, compared with both faces blurred as it is, must lean towards X by
+    #: ``index_only_min_position`` over both indices and ``index_only_min_half`` on each half.
+    index_only_min_position: float = 0.7
+    index_only_min_half: float = 0.4
     #: A card whose whole-face score is under ``min_score`` is scored again with the ink a
     #: glare lifted left out (:func:`hardware.camera.glare.glare_score`); if that reaches
     #: ``min_score``, the separation and discriminant rules decide as for any card.

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
+from hardware.camera.difference import read_by_difference
 from hardware.camera.facebank import (
     PATCH_MASK,
     PATCH_SIZE,
@@ -34,7 +35,6 @@ from hardware.camera.facebank import (
     face_features,
     face_patch,
     ink_refuted,
-    read_by_difference,
     read_washed_out,
     region_washed_out,
     suit_twins,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from hardware.camera.difference import read_by_difference
 from hardware.camera.facebank import (
     PATCH_SIZE,
     STORED_PATCH_SIZE,
@@ -12,7 +13,6 @@ from hardware.camera.facebank import (
     decide,
     face_features,
     face_patch,
-    read_by_difference,
     region_washed_out,
 )
 from hardware.camera.readings import RecognizerParams

@@ -1,0 +1,205 @@
+"""Close faces read where they differ: designs whose faces of a suit share one picture.
+
+Rules this module keeps:
+
+1. A card the whole face leaves uncertain is read only when, against every close card (suit
+   twins aside), the observation leans towards it where the two faces differ, and its corner
+   indices do (:func:`read_by_difference`); its suit twin is decided by the twin rules.
+2. Pure: the observation's luminance and a :class:`~hardware.camera.facebank.Match` in, a
+   reading or None out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from hardware.camera.facebank import (
+    _RED,
+    FaceBank,
+    Match,
+    _rivals,
+    decide_twin,
+    whole_contrast,
+)
+from hardware.camera.index import IndexRead
+from hardware.camera.readings import F32, RecognizerParams, SlotReading
+from hardware.camera.suits import pair_check
+from table_controller.engine.cards import Card
+
+
+def read_by_difference(observed: F32, match: Match, bank: FaceBank,
+                       params: RecognizerParams) -> SlotReading | None:
+    """Read a card the whole face left uncertain among faces that differ in little.
+
+    Some designs print one picture for every card of a suit and tell the ranks apart by the
+    corner index alone: the whole faces then correlate at 0.99 and more, every card of the
+    suit scores within a hair of the best, and no separation is possible on the whole face
+    however clearly the index shows. Where two faces differ (their difference region, the
+    index), the observation can still sit clearly on one side. A candidate X (the best card,
+    then the close card it lost to most) is read when, against every card scoring within
+    ``difference_score_gap`` of the best (:attr:`Match.close`; suit twins aside):
+
+    - over the two faces' difference region, it leans towards X by ``difference_min_position``
+      (:func:`~hardware.camera.suits.pair_check`, fit at least ``difference_min_fit``);
+    - where X's and the rival's corner indices differ, they lean towards X by
+      ``difference_min_index`` (:meth:`~hardware.camera.index.IndexRead.position`): a glare
+      that washes a pip out moves the whole difference region towards the rank that lacks it,
+      the printed index stays;
+    - the region is not washed out (its contrast at least ``difference_min_contrast`` times
+      the whole card's, :func:`region_washed_out`);
+
+    X scores at least ``min_score``, its corner indices name no other rank
+    (``index_veto_close``), and a suit twin among the close cards (or the close cards of the
+    twin suit, tested on their rank in X's suit) is decided for X by :func:`decide_twin`. The
+    positions are antisymmetric (the rival's lean against X is minus X's against it), so two
+    candidates cannot both pass. Reported as :func:`read_washed_out` does: separation and
+    discriminant 0 (never read beside a hand), half the confidence.
+
+    :param observed: the observation's luminance, upright
+        (:func:`~hardware.camera.suits.observed_luminance`).
+    """
+    p = params
+    if len(match.close) > p.difference_max_close:
+        return None
+    scores = dict(zip(match.close, match.close_scores, strict=True))
+    index = bank.index.read(observed)
+    x: Card | None = match.card
+    tried: set[Card] = set()
+    leads: dict[Card, bool] = {}
+
+    def may_lead(c: Card) -> bool:
+        """Whether ``c``, not tried yet, could be read (:func:`_may_lead`, once per card)."""
+        if c in tried:
+            return False
+        if c not in leads:
+            leads[c] = _may_lead(c, scores, index, p)
+        return leads[c]
+
+    while x is not None and x not in tried:
+        tried.add(x)
+        lean, beaten_by = _difference_lean(observed, x, scores, match, bank, index, p,
+                                           may_lead)
+        if lean is not None:
+            return SlotReading("card", x, 0.5 * float(np.clip(min(scores[x], lean), 0.0, 1.0)),
+                               None, scores[x], 0.0, 0.0, 0.0)
+        x = beaten_by
+    return None
+
+
+def _may_lead(x: Card, scores: dict[Card, float], index: IndexRead,
+              params: RecognizerParams) -> bool:
+    """Whether X passes :func:`_difference_lean`'s first tests (score, corner index veto)."""
+    p = params
+    if scores[x] < p.min_score:
+        return False
+    pos = index.positions(x)
+    others = np.delete(pos.reshape(13, 4), x.rank, axis=0).reshape(-1)
+    known = others[~np.isnan(others)]
+    return not (known.size and float(known.min()) <= -p.index_veto_close)
+
+
+def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: Match,
+                     bank: FaceBank, index: IndexRead, params: RecognizerParams,
+                     may_lead: Callable[[Card], bool] | None = None,
+                     ) -> tuple[float | None, Card | None]:
+    """How clearly X shows against every close card where they differ (None: not clearly).
+
+    Also returns the close card the observation leaned towards most against X (a candidate to
+    try next), when one did. ``may_lead`` tells whether a close card could still be read
+    (:func:`_may_lead`, not tried yet): once X is refuted and neither the card it lost to most
+    so far nor any close card left to compare could be, nothing can be read whatever the rest
+    shows, and the rest is not compared.
+    """
+    p = params
+    sx = scores[x]
+    if not _may_lead(x, scores, index, p):
+        return None, None
+    rivals, twin_needed = _rivals(x, scores)
+    lean = 1.0
+    worst: tuple[float, Card] | None = None
+    contrast = p.difference_min_contrast * whole_contrast(observed, bank.whole_face(x))
+    order = sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c))
+    for k, y in enumerate(order):
+        if bank.index_only.pair(x, y):
+            # Faces told apart by their corners alone: as any close card (below), except that
+            # where the corner templates do not tell the two apart, or the region at the
+            # faces' own blur does not lean far enough, the comparison at the observation's
+            # blur over both indices may decide instead (:func:`_index_only_lean`).
+            check = pair_check(observed, bank.luminance(x), bank.luminance(y))
+            if check.fit < p.difference_min_fit or check.contrast < contrast:
+                return None, None
+            at = index.position(x, y)
+            if at is not None and at < p.difference_min_index:
+                at_lean: float | None = None
+            elif check.position >= p.difference_min_position and at is not None:
+                at_lean = check.position
+            else:
+                at_lean = _index_only_lean(observed, x, y, bank, p)
+            if at_lean is None:
+                if -check.position >= p.difference_min_position and y in scores and (
+                        worst is None or check.position < worst[0]):
+                    worst = (check.position, y)
+                lean = -1.0
+            elif lean >= p.difference_min_position:
+                lean = min(lean, at_lean)
+        else:
+            check = pair_check(observed, bank.luminance(x), bank.luminance(y))
+            if check.fit < p.difference_min_fit or check.contrast < contrast:
+                # Not aligned, or washed out where the two differ (region_washed_out).
+                return None, None
+            if check.position < p.difference_min_position:
+                if -check.position >= p.difference_min_position and y in scores and (
+                        worst is None or check.position < worst[0]):
+                    worst = (check.position, y)
+                lean = -1.0
+            elif lean >= p.difference_min_position:
+                at = index.position(x, y)
+                if at is not None and at < p.difference_min_index:
+                    lean = -1.0
+                else:
+                    lean = min(lean, check.position)
+        if (lean < p.difference_min_position and may_lead is not None
+                and (worst is None or not may_lead(worst[1]))
+                and not any(z in scores and may_lead(z) for z in order[k + 1:])):
+            return None, None
+    if lean < p.difference_min_position:
+        return None, worst[1] if worst is not None else None
+    if twin_needed:
+        twin = Card(x.rank, next(t for t in range(4) if t != x.suit
+                                 and (t in _RED) == (x.suit in _RED)))
+        # The twins' sharp comparison as decide_twin's first, at this rule's fit (a red
+        # index blurred on a one-picture design fits the twins' mean at 0.6-0.8); else the
+        # twin rules as they are.
+        sharp = pair_check(observed, bank.luminance(x), bank.luminance(twin))
+        if not (sharp.fit >= p.difference_min_fit and sharp.position >= p.suit_min_position
+                and sharp.worst_half >= p.suit_min_half):
+            st = scores.get(twin, sx - 1.0)
+            decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
+                                                    margin=sx - st), bank, p)
+            if decided is None or decided[0].card != x:
+                return None, None
+        lean = min(lean, sharp.position)
+    return lean, None
+
+
+
+def _index_only_lean(observed: F32, x: Card, y: Card, bank: FaceBank,
+                     params: RecognizerParams) -> float | None:
+    """X's lean against Y over both indices at the observation's blur (None: not clear).
+
+    For faces that differ only in their corners (:class:`~hardware.camera.indexonly.IndexOnly`):
+    at least ``index_only_min_position`` over both indices and ``index_only_min_half`` on each
+    half, with a fit of ``difference_min_fit``. Where the corner templates do not tell a 6 and
+    an 8 apart (one short stroke), the region at the faces' own blur alone read a blurred 6 of
+    hearts as the 8 (0.41 of the way; synth-9102 poker, hard plain, tuning seed 5257000); at
+    the frame's blur it leaned 0.45 / 0.18, and is not read.
+    """
+    p = params
+    check = bank.index_only.check(observed, x, y)
+    if (check.fit < p.difference_min_fit or check.position < p.index_only_min_position
+            or check.worst_half < p.index_only_min_half):
+        return None
+    return check.position
