@@ -72,7 +72,7 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
-from hardware.camera.sides import shadow_offset
+from hardware.camera.sides import SHADOW_CLEAR_PX, shadow_offset
 from hardware.camera.suits import index_leans, index_positions, observed_luminance
 from table_controller.engine.cards import Card
 
@@ -102,7 +102,8 @@ NEIGHBOUR_GROW_PX = 1.5
 SHADOW_FACE_AGREE_PX = 2.0
 #: A card between two neighbours with at most this slack (canonical px either way) is read at
 #: its best slide as any located card (located cards lie within about 2 px of the truth).
-SLACK_LOCATED_PX = 2.0
+#: Too little room to seek a shadow clear of the slack's ends (:data:`.sides.SHADOW_CLEAR_PX`).
+SLACK_LOCATED_PX = SHADOW_CLEAR_PX + 0.5
 #: A frame whose whole canonical view (grey, 3x3 box-blurred) has at most this many pixels
 #: differing by more than UNCHANGED_LEVEL from the last frame read in full is not read again:
 #: that frame's reading is returned (:meth:`BoardRecognizer.read`). Sensor noise of the hard
