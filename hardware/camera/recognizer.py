@@ -42,6 +42,7 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.fallback import glare_lifted, twin_not_shown
 from hardware.camera.geometry import BoardGeometry
+from hardware.camera.inkhue import hue_refutes
 from hardware.camera.locator import (
     CANON_MARGIN_MM,
     CANON_PX_PER_MM,
@@ -410,13 +411,29 @@ class BoardRecognizer(CardLocator):
         if reading.status == "uncertain" and not sliding and p.washed_check:
             washed = read_washed_out(observed(), match, self.bank, p,
                                      self._neighbours_over(pose, match.flipped))
-            reading = twin_not_shown(self.bank, p, observed(), washed) or reading
+            washed = twin_not_shown(self.bank, p, observed(), washed)
+            reading = self._hue_shown(frame, pose, match, washed) or reading
         if reading.status == "uncertain" and not sliding and p.difference_check:
             differs = read_by_difference(observed(), match, self.bank, p)
-            reading = twin_not_shown(self.bank, p, observed(), differs) or reading
+            differs = twin_not_shown(self.bank, p, observed(), differs)
+            reading = self._hue_shown(frame, pose, match, differs) or reading
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
         return reading
+
+    def _hue_shown(self, frame: Image, pose: CardPose, match: Match,
+                   read: SlotReading | None) -> SlotReading | None:
+        """Return a fallback read, or None when its ink's hue shows the whole face's best card."""
+        if read is None or read.card is None:
+            return read
+        rival = match.card if read.card != match.card else match.second
+        if rival is None:
+            return read
+        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+        if match.flipped:
+            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        refuted = hue_refutes(patch, self.bank.patches[read.card], self.bank.patches[rival])
+        return None if refuted else read
 
     def _neighbours_over(self, pose: CardPose, flipped: bool) -> Image | None:
         """Where another located card overlaps the card at ``pose`` (stored size, upright).
