@@ -80,6 +80,14 @@ def run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArray
     return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)
 
 
+#: A run's first pixel and its end (:func:`run_ends`: last pixel + 1) both lie half a pixel
+#: past the edge they stand for: with pixel centres at whole coordinates (as ``warpPerspective``
+#: and ``warpAffine`` place them), the edge between felt and card lies at ``first - 0.5`` and
+#: at ``end - 0.5``. Edges fitted on run ends put a card this much right of and below its place
+#: (rendered scenes: 0.5-0.8 canonical px, the face patch cut that far off with it).
+RUN_END_PX = 0.5
+
+
 #: A card's rounded corner: its radius as a share of the card's width (the face patch's mask,
 #: ``facebank.PATCH_MASK``, takes the same), and the canonical px a located edge and the 3x3
 #: blur add to it.

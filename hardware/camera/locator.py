@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.edges import (
+    RUN_END_PX,
     card_columns_centre,
     clear_pair,
     corner_px,
@@ -496,7 +497,9 @@ class CardLocator:
         height = (bottom_y - top_y) * cos
         if abs(height - ch) > tol * ch:
             return None
-        new_cy = (top_y + bottom_y) / 2
+        # The fits lie on run ends, half a pixel past the edges (RUN_END_PX): the centre is
+        # that much up and left of their middle.
+        new_cy = (top_y + bottom_y) / 2 - RUN_END_PX
         width_dx = cw / cos
         hyps: list[float] = []
         slack = 0.0
@@ -527,6 +530,7 @@ class CardLocator:
             hyps.append(lfit[0] * new_cy + lfit[1] + width_dx / 2)
         elif rfit is not None:
             hyps.append(rfit[0] * new_cy + rfit[1] - width_dx / 2)
+        hyps = [x - RUN_END_PX for x in hyps]
         if back is not None:
             inside = [x for x in hyps
                       if x0 <= back[0, 0] * x + back[0, 1] * new_cy + back[0, 2] < x1]
@@ -535,7 +539,7 @@ class CardLocator:
         if not inside and span and lcut is None and rcut is None:
             # No side edge places it in this slot (both run on into neighbours): the card
             # spans its top and bottom edges' straight stretches.
-            mid = span_centre(fg, tfit, bfit, cx, new_cy, cw, tol)
+            mid = span_centre(fg, tfit, bfit, cx, new_cy + RUN_END_PX, cw, tol)
             if mid is not None and x0 <= mid < x1:
                 inside = [mid]
         if len(inside) != 1:
@@ -575,7 +579,9 @@ class CardLocator:
         quad = quad.reshape(-1, 2)
         pw, ph = size
         big = (pw * 2, ph * 2)
-        src = np.array([[0, 0], [big[0], 0], [big[0], big[1]], [0, big[1]]], np.float32)
+        # The card's corners are the patch's outer corners, half a pixel out from its corner
+        # pixels' centres (as a face is resized to its patch, ``INTER_AREA``).
+        src = np.array([[0, 0], [big[0], 0], [big[0], big[1]], [0, big[1]]], np.float32) - 0.5
         m = cv2.getPerspectiveTransform(quad.astype(np.float32), src)
         warped = cv2.warpPerspective(frame, m, big, flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REPLICATE)

@@ -43,6 +43,7 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.fallback import glare_lifted, twin_not_shown
 from hardware.camera.geometry import BoardGeometry
+from hardware.camera.inkhue import hue_refutes
 from hardware.camera.locator import (
     CANON_MARGIN_MM,
     CANON_PX_PER_MM,
@@ -73,7 +74,7 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
-from hardware.camera.sides import shadow_offset
+from hardware.camera.sides import SHADOW_CLEAR_PX, shadow_offset
 from hardware.camera.suits import index_leans, index_positions, observed_luminance
 from hardware.camera.warmup import FaceWarmer
 from table_controller.engine.cards import Card
@@ -108,7 +109,8 @@ NEIGHBOUR_GROW_PX = 4.0
 SHADOW_FACE_AGREE_PX = 2.0
 #: A card between two neighbours with at most this slack (canonical px either way) is read at
 #: its best slide as any located card (located cards lie within about 2 px of the truth).
-SLACK_LOCATED_PX = 2.0
+#: Too little room to seek a shadow clear of the slack's ends (:data:`.sides.SHADOW_CLEAR_PX`).
+SLACK_LOCATED_PX = SHADOW_CLEAR_PX + 0.5
 #: A frame whose whole canonical view (grey, 3x3 box-blurred) has at most this many pixels
 #: differing by more than UNCHANGED_LEVEL from the last frame read in full is not read again:
 #: that frame's reading is returned (:meth:`BoardRecognizer.read`). Sensor noise of the hard
@@ -428,13 +430,29 @@ class BoardRecognizer(CardLocator):
         if reading.status == "uncertain" and not sliding and p.washed_check:
             washed = read_washed_out(observed(), match, self.bank, p,
                                      self._neighbours_over(pose, match.flipped))
-            reading = twin_not_shown(self.bank, p, observed(), washed) or reading
+            washed = twin_not_shown(self.bank, p, observed(), washed)
+            reading = self._hue_shown(frame, pose, match, washed) or reading
         if reading.status == "uncertain" and not sliding and p.difference_check:
             differs = read_by_difference(observed(), match, self.bank, p)
-            reading = twin_not_shown(self.bank, p, observed(), differs) or reading
+            differs = twin_not_shown(self.bank, p, observed(), differs)
+            reading = self._hue_shown(frame, pose, match, differs) or reading
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
         return reading
+
+    def _hue_shown(self, frame: Image, pose: CardPose, match: Match,
+                   read: SlotReading | None) -> SlotReading | None:
+        """Return a fallback read, or None when its ink's hue shows the whole face's best card."""
+        if read is None or read.card is None:
+            return read
+        rival = match.card if read.card != match.card else match.second
+        if rival is None:
+            return read
+        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+        if match.flipped:
+            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        refuted = hue_refutes(patch, self.bank.patches[read.card], self.bank.patches[rival])
+        return None if refuted else read
 
     def _neighbours_over(self, pose: CardPose, flipped: bool) -> Image | None:
         """Where another located card overlaps the card at ``pose`` (stored size, upright).

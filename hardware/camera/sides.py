@@ -84,8 +84,10 @@ def side_shows_paper(
 #: A card lying on another casts a thin contact shadow along its edge onto the card under it:
 #: across the side, the view's darkest line lies at the edge (within a pixel; measured on
 #: rendered medium and hard scenes of tuning designs). The edge is sought this far (canonical
-#: px) clear of the slack's ends: at the ends lies the neighbour's own edge, with its shadow.
-SHADOW_CLEAR_PX = 1.5
+#: px) clear of the slack's ends: at the ends lies the neighbour's own edge (the cut's 1.5 px
+#: in), with its shadow reaching 0.5 px beyond it. 1.5 while located cards lay half a pixel
+#: right of and below their place (``edges.RUN_END_PX``): one end was 2 px clear, the other 1.
+SHADOW_CLEAR_PX = 2.0
 #: The shadow's depth under the paper 3-4 px inside the edge (share of the paper's grey) a
 #: side must show to place the card (true edges over a neighbour, rendered medium and hard
 #: scenes: 0.085-0.61; kennard under a light that saturates the paper: 0.15).
