@@ -37,7 +37,7 @@ from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltP
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.occlusion import runs_into_unknown
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
-from hardware.camera.turns import same_pose, seen_square
+from hardware.camera.turns import blocked_turns, same_pose, seen_square
 from table_controller.errors import CalibrationError
 
 #: Resolution of the canonical board view (pixels per millimetre).
@@ -86,6 +86,9 @@ CARD_BESIDE_HAND = 0.5
 TURNS_DEG = (-15.0, 15.0)
 #: Furthest a card found on a turned view may lie from square (degrees).
 MAX_TURN_DEG = 35.0
+#: Half the columns (share of the card's width) :func:`.turns.blocked_turns` looks at: within
+#: those the top and bottom edges are fitted on (0.25 either side of the centre).
+TURN_BAND = 0.1
 
 
 def _on_print(
@@ -343,8 +346,10 @@ class CardLocator:
             if pose is None and not span:
                 # Sampled along the card's own axes instead: a card turned far (or touching a
                 # neighbour at another angle) mixes its edges along the view's rows and columns.
-                turned = [q for t in TURNS_DEG
-                          if (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
+                # Not on a view whose middle runs into the border (a hand over the slot).
+                blocked = blocked_turns(fg, (cx, cy), TURN_BAND * cw, TURNS_DEG)
+                turned = [q for t in TURNS_DEG if t not in blocked
+                          and (q := self._pose(fg, slot, cx, cy, x0, x1, cut, t)) is not None]
                 if turned and all(same_pose(q, turned[0]) for q in turned[1:]):
                     pose = turned[0]
                 elif turned:
