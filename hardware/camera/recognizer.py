@@ -18,7 +18,7 @@ The names the other parts use (readings, parameters, face bank, locator) are re-
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
@@ -31,15 +31,10 @@ from hardware.camera.facebank import (
     FaceBank,
     Match,
     decide,
-    decide_twin,
     face_features,
     face_patch,
-    ink_refuted,
     read_washed_out,
-    region_washed_out,
     suit_twins,
-    twin_refuted,
-    whole_contrast,
 )
 from hardware.camera.fallback import glare_lifted, twin_not_shown
 from hardware.camera.geometry import BoardGeometry
@@ -74,10 +69,10 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
+from hardware.camera.rivals import RivalChecks
 from hardware.camera.sides import SHADOW_CLEAR_PX, shadow_offset
-from hardware.camera.suits import index_leans, index_positions, observed_luminance
+from hardware.camera.suits import observed_luminance
 from hardware.camera.warmup import FaceWarmer
-from table_controller.engine.cards import Card
 
 __all__ = [
     "CANON_MARGIN_MM", "CANON_PX_PER_MM", "COLOURED_FELT_FRACTION", "FELT_CHANNELS",
@@ -123,7 +118,7 @@ UNCHANGED_BOARD_PIXELS = UNCHANGED_PIXELS
 WARM_UNTIL_S = 0.004
 
 
-class BoardRecognizer(CardLocator):
+class BoardRecognizer(RivalChecks, CardLocator):
     """Reads the board slots (status, card, confidence) from frames of a calibrated camera.
 
     :param bank: the registered faces of the deck in use.
@@ -508,122 +503,3 @@ class BoardRecognizer(CardLocator):
         if reading.status == "card" and p.index_check:
             reading = self._check_index(seen, match, reading)
         return reading if reading.status == "card" else None
-
-    def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
-        """Keep a read only if its corner indices do not name another rank.
-
-        Against every card of another rank (not only the close rivals of the whole face: a
-        washed-out four may match the five's face best and the four's only third), the corners
-        that tell the two apart (:meth:`hardware.camera.index.IndexRead.positions`); refused
-        when one of them puts the observation at ``-index_veto`` or beyond, or at
-        ``-index_veto_close`` when the whole face barely separated the read.
-        """
-        p = self.params
-        pos = self.bank.index.read(observed).positions(match.card)
-        others = np.delete(pos.reshape(13, 4), match.card.rank, axis=0).reshape(-1)
-        known = others[~np.isnan(others)]
-        veto = p.index_veto_close if match.separation < p.index_close_below else p.index_veto
-        if known.size and float(known.min()) <= -veto:
-            return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
-                               match.score, match.margin, match.discriminant, match.separation)
-        return reading
-
-    def _verify(
-        self, observed: Callable[[], F32], match: Match, reading: SlotReading,
-        twin_decided: bool, neighbours: Callable[[], Image | None] | None = None,
-    ) -> SlotReading:
-        """Keep a read only if it agrees with the close rivals' faces where they differ.
-
-        The rivals: the second-best card if it is the read's suit twin (unless
-        :meth:`_decide_suit` already decided between the two) and the best card that is not,
-        each when the read's separation from it is under ``pair_check_below``; refused when the
-        observation leans towards the rival there (:class:`RecognizerParams`). A glare streak
-        that washes out two pips of a six makes the whole face close to a four's, but not its
-        corner indices. ``neighbours``: where a located neighbour may lie over the card
-        (:meth:`_neighbours_over`), for :meth:`_indices_clear`.
-        """
-        p = self.params
-        rivals: list[Card] = []
-        if (not twin_decided and match.second is not None
-                and suit_twins(match.card, match.second)
-                and match.separation < p.pair_check_below):
-            rivals.append(match.second)
-        if match.other is not None and match.separation_others < p.pair_check_below:
-            rivals.append(match.other)
-        for rival in rivals:
-            best, other = self.bank.luminance(match.card), self.bank.luminance(rival)
-            if suit_twins(match.card, rival):
-                refused = twin_refuted(observed(), match.card, rival, self.bank, p)
-            else:
-                corners = index_positions(observed(), best, other)
-                refused = (bool(corners) and max(corners) < p.rank_index_min) or (
-                    p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p)
-                ) or (region_washed_out(observed(), match.card, rival, self.bank, p)
-                      and not self._indices_clear(observed(), match.card, rival,
-                                                  neighbours() if neighbours else None))
-            if refused:
-                return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
-                                   match.score, match.margin, match.discriminant,
-                                   match.separation)
-        return reading
-
-    def _indices_clear(self, observed: F32, card: Card, rival: Card,
-                       ignore: Image | None = None) -> bool:
-        """Whether both corner indices, printed as clearly as the card, name ``card``.
-
-        :func:`~hardware.camera.facebank.region_washed_out` refuses a read whose difference
-        region against the rival has lost its contrast: a glare over a 2's index makes it a 7.
-        But where the region is ink the rival alone has (a 7's middle pip against a 6), the
-        right card shows white there, the region's fitted contrast is near 0 with no glare at
-        all, and a 6 was refused however clearly its indices read 6 (GNOME paris, hard plain,
-        bright and printed felt: 9 of 10 refused reads, tuning seed 5500000). A glare washes
-        ink out, never prints it: when each of the two corner index boxes (where they tell the
-        two apart) keeps its own contrast (at least ``difference_min_contrast`` times the whole
-        card's, as the region's must) and leans towards ``card`` by ``index_clear_min``, the
-        indices are there to be read and the region's whiteness is the card's own.
-
-        ``ignore`` (:meth:`_neighbours_over`): an index box a located neighbour (grown by its
-        shadow's reach) may lie over is no evidence either way, and is left out; the other
-        must then be clear alone. Cards overlapping by a few millimetres hide one corner index
-        of the card beneath (GNOME atlasnye-skat, overlap: 7s and 7h refused against the 8
-        with the whole face at 0.95-0.97, tuning seed 5200000).
-        """
-        p = self.params
-        fb, fr = self.bank.luminance(card), self.bank.luminance(rival)
-        leans = index_leans(observed, fb, fr)
-        if len(leans) < 2:
-            return False
-        if ignore is not None:
-            leans = index_leans(observed, fb, fr, ignore)
-            if not leans:
-                return False
-        floor = p.difference_min_contrast * whole_contrast(observed, self.bank.whole_face(card))
-        return all(lean >= p.index_clear_min and contrast >= floor for lean, contrast in leans)
-
-    def _twin_left(self, match: Match) -> bool:
-        """Whether only the best card's suit twin stands in the way of a read."""
-        p = self.params
-        if match.second is None or not suit_twins(match.card, match.second):
-            return False
-        residual = float(np.sqrt(max(1.0 - match.score * match.score, 0.0)))
-        separated = (match.separation_others >= p.min_separation
-                     or match.separation_others >= p.min_separation_residual * residual)
-        return (match.score >= p.min_score and separated
-                and match.discriminant_others >= p.min_discriminant)
-
-    def _decide_suit(
-        self, observed: F32, match: Match, reading: SlotReading
-    ) -> tuple[SlotReading, Match]:
-        """Read the twin its indices and pips show (:func:`decide_twin`); else ``reading``.
-
-        Returns the reading and the match it stands on (the twin's when the twin is read).
-
-        :param observed: the observation's luminance (:func:`~hardware.camera.suits.pair_check`).
-        """
-        decided = decide_twin(observed, match, self.bank, self.params)
-        if decided is None:
-            return reading, match
-        read, lean = decided
-        conf = float(np.clip(min(read.score, match.discriminant_others, lean), 0.0, 1.0))
-        return SlotReading("card", read.card, conf, None, read.score, match.margin,
-                           match.discriminant, match.separation), read
