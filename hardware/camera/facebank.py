@@ -153,9 +153,11 @@ class FaceBank:
         return lx
 
     def match(
-        self, vec: F32, params: RecognizerParams, exclude: Card | None = None
+        self, vec: F32, params: RecognizerParams, exclude: Card | Iterable[Card] | None = None
     ) -> Match:
-        """Compare an observed feature vector with every face (``exclude`` left out, for tests).
+        """Compare an observed feature vector with every face but ``exclude`` (a card or cards).
+
+        Left out: a card in tests, a rank's suits the ink's colour refuted (:mod:`.inkhue`).
 
         The template blur whose best card scores highest is used (a blurred frame is compared
         with equally blurred faces); margin, separation and discriminant are taken at that blur.
@@ -167,8 +169,8 @@ class FaceBank:
             # Row by row (np.vecdot, one thread, 0.09 ms for 104 x 8880), not @: a BLAS
             # matrix-vector product spins up threads; einsum costs 0.21 ms.
             s = np.asarray(np.vecdot(matrix, vec), np.float32)
-            if exclude is not None:
-                s[2 * exclude.index : 2 * exclude.index + 2] = -np.inf
+            for out in ((exclude,) if isinstance(exclude, Card) else exclude or ()):
+                s[2 * out.index : 2 * out.index + 2] = -np.inf
             if float(s.max()) > best_level:
                 best_level, chosen, scores = float(s.max()), matrix, s
         per_card = np.maximum(scores[0::2], scores[1::2])

@@ -90,3 +90,125 @@ def hue_refutes(observed: Image, read: Image, rival: Image) -> bool:
     cr, cv, co = ink_colours(observed, read, rival)
     own = hue_residual(co, cr)
     return own > HUE_MAX_RESIDUAL and hue_residual(co, cv) <= 0.5 * own
+
+
+# --- The suit from the ink's colour, on decks that print their suits in more than two inks ---
+#
+# 3. The ink's *tone*: its colour (``B - G`` and ``R - max(G, B)``, mean over the ink less the
+#    paper's) divided by how much darker than the paper the same pixels are (:func:`ink_tone`).
+#    A blur mixes ink with paper and a light's strength scales both: the ratio stays the ink's
+#    own (black: near 0; green: ``B - G`` well below 0; blue: above 0); a glare's white adds
+#    to the three channels alike and cancels in both differences. A camera's white balance
+#    moves the paper and the ink alike (the paper is subtracted).
+# 4. Two tones are of different inks (:func:`other_inks`) when one is black (a tone under
+#    :data:`INKS_APART`) and the other is not, or both are coloured and their hues lie more
+#    than :data:`HUE_APART_DEG` apart: a light and a dark red are one ink to a camera whose
+#    exposure varies. A deck prints its suits in more than two inks when its suits' median
+#    tones (each face's own ink) fall into more than two such groups (:class:`SuitInks`,
+#    decided once from the registered faces). Only there is the tone used to read a suit
+#    (:func:`suit_by_tone`); a red-and-black deck reads exactly as without it.
+
+#: Darkness (share of the paper's grey) under which the ink is too washed out to show a tone.
+TONE_MIN_DARKNESS = 0.04
+#: A tone under this is black ink's (rule 4).
+INKS_APART = 0.25
+#: Two coloured inks whose hues (the tone's angle) lie more than this apart (degrees) differ.
+HUE_APART_DEG = 30.0
+#: A suit is read from the tone when the observation lies within this share of the distance
+#: between its face's tone and the nearest other suit's, and every other suit's face is at least
+#: :data:`INKS_APART` from it.
+TONE_MAX_SHARE = 0.35
+
+
+def ink_tone(patch: Image, ink: npt.NDArray[np.bool_], paper: npt.NDArray[np.bool_]) -> F64 | None:
+    """Return ``patch``'s ink colour per unit of darkness over ``ink`` (rule 3), or None."""
+    img = patch.astype(np.float32)
+    b, g, r = cv2.split(img)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    colour = np.stack([b - g, r - np.maximum(g, b)], -1)
+    white = float(grey[paper].mean())
+    dark = white - float(grey[ink].mean())
+    if dark < TONE_MIN_DARKNESS * max(white, 16.0):
+        return None
+    return np.asarray((colour[ink].mean(axis=0) - colour[paper].mean(axis=0)) / dark, np.float64)
+
+
+def other_inks(a: F64, b: F64) -> bool:
+    """Whether two tones are of different inks (rule 4)."""
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    if na < INKS_APART or nb < INKS_APART:
+        return (na < INKS_APART) != (nb < INKS_APART)
+    cos = float(a @ b) / (na * nb)
+    return cos < float(np.cos(np.deg2rad(HUE_APART_DEG)))
+
+
+def _regions(faces: list[Image]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Return where any of ``faces`` has ink (grown) and the paper, inside the border."""
+    ink = np.zeros(faces[0].shape[:2], bool)
+    for face in faces:
+        ink |= _colour(face)[0] < INK_LEVEL
+    ink = cv2.dilate(ink.astype(np.uint8), INK_GROW) > 0
+    inside = np.zeros_like(ink)
+    b = BORDER_PX
+    inside[b:-b, b:-b] = True
+    return ink & inside, inside & ~ink
+
+
+def suit_by_tone(observed: Image, faces: dict[int, Image]) -> int | None:
+    """Return the suit (a key of ``faces``) whose ink tone the observation shows, or None.
+
+    ``faces``: one rank's registered faces by suit (BGR patches of the observation's size,
+    upright). The tones are taken over where any of them has ink (rule 3); the suit is read
+    when the observation lies within :data:`TONE_MAX_SHARE` of the way from its face's tone to
+    the nearest other suit's and every other face's tone is of another ink (rule 4).
+    """
+    suits = list(faces)
+    ink, paper = _regions([faces[s] for s in suits])
+    if not ink.any() or not paper.any():
+        return None
+    seen = ink_tone(observed, ink, paper)
+    tones = [ink_tone(faces[s], ink, paper) for s in suits]
+    if seen is None or any(t is None for t in tones):
+        return None
+    known = [t for t in tones if t is not None]
+    dist = [float(np.linalg.norm(seen - t)) for t in known]
+    best = int(np.argmin(dist))
+    rest = [t for i, t in enumerate(known) if i != best]
+    if not all(other_inks(known[best], t) for t in rest):
+        return None
+    apart = min(float(np.linalg.norm(known[best] - t)) for t in rest)
+    if dist[best] > TONE_MAX_SHARE * apart:
+        return None
+    return suits[best]
+
+
+class SuitInks:
+    """Whether a deck prints its suits in more than two inks (rule 4), from its faces."""
+
+    def __init__(self, patches: dict[tuple[int, int], Image]) -> None:
+        """``patches``: (rank, suit) -> the registered face (BGR, stored size)."""
+        medians: list[F64] = []
+        for suit in range(4):
+            tones = []
+            for rank in range(13):
+                face = patches.get((rank, suit))
+                if face is None:
+                    continue
+                ink, paper = _regions([face])
+                if ink.any() and paper.any():
+                    tone = ink_tone(face, ink, paper)
+                    if tone is not None:
+                        tones.append(tone)
+            medians.append(np.median(np.stack(tones), axis=0) if tones else np.zeros(2))
+        #: Each suit's median ink tone, and the groups of suits sharing an ink.
+        self.tones = medians
+        groups: list[list[int]] = []
+        for suit, tone in enumerate(medians):
+            for group in groups:
+                if not other_inks(medians[group[0]], tone):
+                    group.append(suit)
+                    break
+            else:
+                groups.append([suit])
+        self.groups = groups
+        self.many = len(groups) > 2

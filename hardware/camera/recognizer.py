@@ -18,7 +18,7 @@ The names the other parts use (readings, parameters, face bank, locator) are re-
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -38,7 +38,7 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.fallback import glare_lifted, twin_not_shown
 from hardware.camera.geometry import BoardGeometry
-from hardware.camera.inkhue import hue_refutes
+from hardware.camera.inkhue import SuitInks, hue_refutes, suit_by_tone
 from hardware.camera.locator import (
     CANON_MARGIN_MM,
     CANON_PX_PER_MM,
@@ -73,6 +73,7 @@ from hardware.camera.rivals import RivalChecks
 from hardware.camera.sides import SHADOW_CLEAR_PX, shadow_offset
 from hardware.camera.suits import observed_luminance
 from hardware.camera.warmup import FaceWarmer
+from table_controller.engine.cards import Card
 
 __all__ = [
     "CANON_MARGIN_MM", "CANON_PX_PER_MM", "COLOURED_FELT_FRACTION", "FELT_CHANNELS",
@@ -156,6 +157,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
         self.unchanged_frames = 0
         #: The suit-twin checks' caches, filled in the frames not read again (:mod:`.warmup`).
         self.warmer = FaceWarmer(bank)
+        #: Whether the deck prints its suits in more than two inks (:class:`.inkhue.SuitInks`,
+        #: decided from the registered faces when first needed).
+        self._inks: SuitInks | None = None
 
     def read(self, frame: Image) -> BoardReading:
         """Read all slots of ``frame`` (BGR, the calibrated camera's size).
@@ -422,6 +426,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
                                    lambda: self._neighbours_over(pose, match.flipped))
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading)
+        if (reading.status == "uncertain" and not sliding and vec is not None
+                and self._many_inks()):
+            reading = self._tone_read(frame, pose, vec, match, observed) or reading
         if reading.status == "uncertain" and not sliding and p.washed_check:
             washed = read_washed_out(observed(), match, self.bank, p,
                                      self._neighbours_over(pose, match.flipped))
@@ -434,6 +441,42 @@ class BoardRecognizer(RivalChecks, CardLocator):
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
         return reading
+
+    def _many_inks(self) -> bool:
+        """Whether the deck's suits are printed in more than two inks (decided once)."""
+        if self._inks is None:
+            self._inks = SuitInks({(c.rank, c.suit): f for c, f in self.bank.patches.items()})
+        return self._inks.many
+
+    def _tone_read(self, frame: Image, pose: CardPose, vec: F32, match: Match,
+                   observed: Callable[[], F32]) -> SlotReading | None:
+        """Read the best card's rank in the suit its ink's tone shows, or None.
+
+        On a deck printing its suits in more than two inks (:meth:`_many_inks`), the suit whose
+        ink the observation shows (:func:`.inkhue.suit_by_tone`) is read when the whole face,
+        with that rank's other suits left out, reads it on every threshold and the close
+        rivals' checks (:meth:`_verify`, :meth:`_check_index`) keep it: the ink's colour tells
+        the suits apart, the whole face the rank.
+        """
+        p = self.params
+        rank = match.card.rank
+        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+        if match.flipped:
+            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        suit = suit_by_tone(patch, {s: self.bank.patches[Card(rank, s)] for s in range(4)})
+        if suit is None:
+            return None
+        toned = self.bank.match(vec, p, [Card(rank, s) for s in range(4) if s != suit])
+        if toned.card != Card(rank, suit) or toned.flipped != match.flipped:
+            return None
+        reading = decide(toned, p)
+        if reading.status != "card":
+            return None
+        reading = self._verify(observed, toned, reading, False,
+                               lambda: self._neighbours_over(pose, match.flipped))
+        if reading.status == "card" and p.index_check:
+            reading = self._check_index(observed(), toned, reading)
+        return reading if reading.status == "card" else None
 
     def _hue_shown(self, frame: Image, pose: CardPose, match: Match,
                    read: SlotReading | None) -> SlotReading | None:
