@@ -22,6 +22,7 @@ from hardware.camera.facebank import (
     Match,
     _rivals,
     decide_twin,
+    index_only_refutes,
     whole_contrast,
 )
 from hardware.camera.index import IndexRead
@@ -135,7 +136,9 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
             if at is not None and at < p.difference_min_index:
                 at_lean: float | None = None
             elif check.position >= p.difference_min_position and at is not None:
-                at_lean = check.position
+                # Still not where the frame's own blur leans the other way.
+                at_lean = (None if index_only_refutes(observed, x, y, bank, p)
+                           else check.position)
             else:
                 at_lean = _index_only_lean(observed, x, y, bank, p)
             if at_lean is None:

@@ -391,6 +391,23 @@ def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:
             rivals.add(y)
     return rivals, twin_needed
 
+def index_only_refutes(observed: F32, x: Card, y: Card, bank: FaceBank,
+                       params: RecognizerParams) -> bool:
+    """Whether faces told apart by their corners alone show Y rather than X at the frame's blur.
+
+    For such a pair (:meth:`IndexOnly.pair`) the evidence is a few dozen pixels of index ink,
+    and the comparison closest to what the camera shows is both faces blurred as the
+    observation is (:meth:`IndexOnly.check`): where it fits and leans towards Y at all
+    (position under 0), neither the sharp faces' region, nor the corner templates, nor a blob
+    of ink can read X (a blurred 7 of hearts read as the 2: templates +1.5 towards the 2,
+    the 2's ink found in a blob, its own blur -0.12). False for any other pair.
+    """
+    if not bank.index_only.pair(x, y):
+        return False
+    at_blur = bank.index_only.check(observed, x, y)
+    return at_blur.fit >= params.difference_min_fit and at_blur.position < 0.0
+
+
 def read_washed_out(observed: F32, match: Match, bank: FaceBank,
                     params: RecognizerParams, ignore: Image | None = None) -> SlotReading | None:
     """Read a card the whole face left uncertain, from the ink each close rival lacks.
@@ -451,6 +468,8 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
                                       if sx - scores[y] <= p.washed_score_gap))
     # The closest rival first: the likeliest to refute X (every rival must pass anyway).
     for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
+        if index_only_refutes(observed, x, y, bank, p):
+            return None
         ink = ink_check(observed, bank.luminance(x), bank.luminance(y), ignore)
         if ink.rival < p.washed_min_rival:
             return None

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch
+from hardware.camera.facebank import (
+    STORED_PATCH_SIZE,
+    FaceBank,
+    face_patch,
+    index_only_refutes,
+)
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance, pair_check
 from hardware.sim import scene as S
@@ -63,3 +68,22 @@ def test_index_only_faces_read_on_rendered_hard_boards(kennard: Faces) -> None:
         score(scene.truth, off.read(scene.image), without)
     assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
     assert with_rule.correct >= without.correct + 1, (with_rule, without)
+
+
+def test_a_read_the_frame_s_blur_leans_against_is_refuted(kennard: Faces) -> None:
+    """A blurred index shown: the card whose index it is never refuted against its pair, the
+    pair's other card always (its comparison at the frame's blur leans the other way); a pair
+    that differs outside the corners (kennard's own pips) is left to the other rules."""
+    faces = shared_pictures(kennard)
+    bank = FaceBank.from_faces(faces, RecognizerParams())
+    plain = FaceBank.from_faces(kennard, RecognizerParams())
+    p = RecognizerParams()
+    rng = np.random.default_rng(62)
+    for code, rival in (("7h", "2h"), ("6h", "8h"), ("3c", "5c"), ("Qd", "Kd")):
+        card, other = Card.parse(code), Card.parse(rival)
+        ob = observed_luminance(_camera(face_patch(faces[card], STORED_PATCH_SIZE), rng, 1.5))
+        assert index_only_refutes(ob, other, card, bank, p), (code, rival)
+        assert not index_only_refutes(ob, card, other, bank, p), (code, rival)
+        seen = observed_luminance(
+            _camera(face_patch(kennard[card], STORED_PATCH_SIZE), rng, 1.5))
+        assert not index_only_refutes(seen, other, card, plain, p), (code, rival)
