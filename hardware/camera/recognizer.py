@@ -426,6 +426,12 @@ class BoardRecognizer(RivalChecks, CardLocator):
                                    lambda: self._neighbours_over(pose, match.flipped))
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading)
+        if (reading.status == "card" and reading.card is not None and not sliding
+                and self._many_inks()
+                and self._tone_names_other(frame, pose, match.flipped, reading.card)):
+            reading = SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
+                                  match.score, match.margin, match.discriminant,
+                                  match.separation)
         if (reading.status == "uncertain" and not sliding and vec is not None
                 and self._many_inks()):
             reading = self._tone_read(frame, pose, vec, match, observed) or reading
@@ -447,6 +453,24 @@ class BoardRecognizer(RivalChecks, CardLocator):
         if self._inks is None:
             self._inks = SuitInks({(c.rank, c.suit): f for c, f in self.bank.patches.items()})
         return self._inks.many
+
+    def _tone_names_other(self, frame: Image, pose: CardPose, flipped: bool,
+                          card: Card) -> bool:
+        """Whether the ink's tone names another suit than ``card``'s (a read to refuse).
+
+        On a deck printing its suits in more than two inks the whole face weighs colour only as
+        redness, so a blue diamond and a green club of one rank differ to it in pip shape alone,
+        and a hard frame's blur can make the shape lean the wrong way (10 and 6 of diamonds read
+        as clubs, benchmark run 35). A blur or a glare changes the ink's brightness, not its
+        tone (:func:`.inkhue.suit_by_tone`, which names a suit only when it is clear): a read
+        whose ink names another suit of its rank is refused, and the tone read (:meth:`_tone_read`)
+        may then read the suit the ink shows.
+        """
+        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+        if flipped:
+            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        suit = suit_by_tone(patch, {s: self.bank.patches[Card(card.rank, s)] for s in range(4)})
+        return suit is not None and suit != card.suit
 
     def _tone_read(self, frame: Image, pose: CardPose, vec: F32, match: Match,
                    observed: Callable[[], F32]) -> SlotReading | None:

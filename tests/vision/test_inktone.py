@@ -89,3 +89,24 @@ def test_blurred_four_colour_clubs_read_and_two_colour_decks_never_toned(
     assert rec._many_inks()
     plain = make_rig(kennard, 5804).recognizer
     assert not plain._many_inks()
+
+
+def test_a_read_whose_ink_names_another_suit_is_refused(
+    kennard: Faces, four_colour: Faces,
+) -> None:
+    """On a four-colour deck a read whose ink's tone names another suit of its rank is refused
+    (a blurred blue diamond read as the green club by the pips' shape); the suit the ink shows,
+    and any card on a two-colour deck, is not."""
+    rec, image = _blurred_board(four_colour, "Td 6d Tc 6s 9h", 5805)
+    for slot, text in enumerate(("Td", "6d", "Tc", "6s", "9h")):
+        pose = rec.locate(image, slot)
+        assert pose is not None, text
+        card = Card.parse(text)
+        others = [Card(card.rank, s) for s in range(4) if s != card.suit]
+        assert not rec._tone_names_other(image, pose, False, card), text
+        assert any(rec._tone_names_other(image, pose, False, o) for o in others), text
+    plain, shown = _blurred_board(kennard, "Td 6d Tc 6s 9h", 5806)
+    reading = plain.read(shown)
+    assert not plain._many_inks()
+    assert all(s.status != "card" or s.card == Card.parse(t)
+               for s, t in zip(reading.slots, "Td 6d Tc 6s 9h".split(), strict=True))
