@@ -109,4 +109,4 @@ def test_a_read_whose_ink_names_another_suit_is_refused(
     reading = plain.read(shown)
     assert not plain._many_inks()
     assert all(s.status != "card" or s.card == Card.parse(t)
-               for s, t in zip(reading.slots, "Td 6d Tc 6s 9h".split(), strict=True))
+               for s, t in zip(reading.slots, ["Td", "6d", "Tc", "6s", "9h"], strict=True))
