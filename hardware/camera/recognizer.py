@@ -411,9 +411,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         def observed() -> F32:
             """Return the observation's luminance at the stored size, upright (once)."""
             if not seen:
-                patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
-                if match.flipped:
-                    patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+                patch = self._upright(frame, pose, match.flipped)
                 seen.append(observed_luminance(patch))
             return seen[0]
 
@@ -448,6 +446,11 @@ class BoardRecognizer(RivalChecks, CardLocator):
             reading = self._read_visible(frame, pose, over) or reading
         return reading
 
+    def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:
+        """Return the card at ``pose`` cut at the stored faces' size, turned upright."""
+        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+        return np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8) if flipped else patch
+
     def _many_inks(self) -> bool:
         """Whether the deck's suits are printed in more than two inks (decided once)."""
         if self._inks is None:
@@ -466,9 +469,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         whose ink names another suit of its rank is refused, and the tone read (:meth:`_tone_read`)
         may then read the suit the ink shows.
         """
-        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
-        if flipped:
-            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        patch = self._upright(frame, pose, flipped)
         suit = suit_by_tone(patch, {s: self.bank.patches[Card(card.rank, s)] for s in range(4)})
         return suit is not None and suit != card.suit
 
@@ -484,9 +485,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         """
         p = self.params
         rank = match.card.rank
-        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
-        if match.flipped:
-            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        patch = self._upright(frame, pose, match.flipped)
         suit = suit_by_tone(patch, {s: self.bank.patches[Card(rank, s)] for s in range(4)})
         if suit is None:
             return None
@@ -510,9 +509,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         rival = match.card if read.card != match.card else match.second
         if rival is None:
             return read
-        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
-        if match.flipped:
-            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        patch = self._upright(frame, pose, match.flipped)
         refuted = hue_refutes(patch, self.bank.patches[read.card], self.bank.patches[rival])
         return None if refuted else read
 
@@ -561,9 +558,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         reading = decide(match, p)
         if not self._clear(reading):
             return None
-        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
-        if match.flipped:
-            patch = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8)
+        patch = self._upright(frame, pose, match.flipped)
         seen = observed_luminance(patch)
         reading = self._verify(lambda: seen, match, reading, False,
                                lambda: self._neighbours_over(pose, match.flipped))
