@@ -94,6 +94,9 @@ class DealerLog:
     prompts: list[dict[str, Any]] = field(default_factory=list)
     commands: list[tuple[dict[str, Any], CommandReply]] = field(default_factory=list)
     refused: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    #: actions refused because the table was held after their prompt was read (the feed and
+    #: the command socket race): not the dealer's mistake, so not in :attr:`refused`
+    stale: list[tuple[dict[str, Any], str]] = field(default_factory=list)
     hands_started: int = 0
     holds_handled: int = 0
     mucked: int = 0
@@ -171,6 +174,9 @@ class SimDealer:
         self.last_state: Mapping[str, Any] = {}
         self.seated = False
         self.floor: Callable[[SimDealer, Mapping[str, Any]], Any] | None = None
+        #: told when the controller refused an action :attr:`decide` chose (the prompt had
+        #: gone stale, e.g. the table was held in between): that action did not happen
+        self.act_refused: Callable[[Act], None] | None = None
         self._start_prompt: int | None = None
         self._to_lay: list[tuple[int, Card]] = []
         self._last_kind = ""
@@ -387,6 +393,11 @@ class SimDealer:
         if reply.accepted:
             total = bet_after(act, legal)
             self.io.felt.set_seat(legal.seat, self.mistakes.bet_chips(self, legal.seat, total))
+        elif (await self.io.command({"command": "status"})).result.get("held"):
+            # the prompt went stale (a hold came first): the action did not happen
+            self.log.stale.append(self.log.refused.pop())
+            if self.act_refused is not None:
+                self.act_refused(act)
 
     async def _on_collect(self, step: Mapping[str, Any], prompt: Mapping[str, Any],
                           state: Mapping[str, Any]) -> None:

@@ -198,6 +198,14 @@ class ScriptedPlayers:
         self._i += 1
         return action.to_act()
 
+    def take_back(self, act: Act | None = None) -> None:
+        """Put the last action handed out back: the controller refused it, so it did not happen.
+
+        (A prompt can go stale between the feed and the command, e.g. when a hold arrives.)
+        """
+        if self._i > 0:
+            self._i -= 1
+
 
 @dataclass(frozen=True, slots=True)
 class SeatChange:

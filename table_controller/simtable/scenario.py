@@ -302,6 +302,7 @@ def make_dealer(scn: Scenario, io: Any) -> tuple[SimDealer, ScenarioMistakes]:
     dealer = SimDealer(io, decide, seats=scn.players, hands=scn.hands, decks=scn.decks,
                        mistakes=mistakes)
     dealer.floor = _floor(scn.floor, io)
+    dealer.act_refused = script.take_back
     return dealer, mistakes
 
 

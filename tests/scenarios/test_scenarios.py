@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("table_controller.controller.core")
 
 from table_controller.cli import main
+from table_controller.controller.events import Prompt
 from table_controller.simtable.scenario import (
     ACTIONS,
     CoreDriver,
@@ -116,4 +118,36 @@ def test_scenario_against_the_daemon(path: Path) -> None:
     from table_controller.simtable.scenario import run_file
 
     result = asyncio.run(run_file(load_scenario(path)))
+    assert result.passed, result.failures
+
+
+class _LaggingFeed(CoreDriver):
+    """The core, seen through a feed that is one prompt late when the table is held.
+
+    On the daemon the dealer can read the prompt that came just before a hold after the hold
+    began (the feed and the command socket race); its action is then refused.
+    """
+
+    def __init__(self, scn: Any) -> None:
+        super().__init__(scn)
+        self._lagged = False
+        self.stale_shown = 0
+
+    def current(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        prompt, state = super().current()
+        if "held" in str(prompt.get("text", "")).lower() and not self._lagged:
+            self._lagged = True
+            prompts = [o.to_dict() for o in self.io.outputs if isinstance(o, Prompt)]
+            stale = [p for p in prompts[:-1] if "to act" in str(p.get("text", ""))]
+            if stale:
+                self.stale_shown += 1
+                return stale[-1], state
+        return prompt, state
+
+
+def test_an_action_refused_on_a_stale_prompt_is_not_used_up() -> None:
+    scn = load_scenario(SCENARIOS[0].parent / "chip_difference.toml")
+    driver = _LaggingFeed(scn)
+    result = asyncio.run(run_scenario(scn, driver))
+    assert driver.stale_shown == 1
     assert result.passed, result.failures
