@@ -7,6 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.camera import CameraProfile, calibrate_camera
+from hardware.camera.readings import RecognizerParams
 from hardware.camera.recognizer import BoardReading, BoardRecognizer
 from hardware.sim import scene as S
 from table_controller.engine.cards import Card
@@ -60,3 +61,20 @@ def score(truth: Sequence[S.SlotTruth], reading: BoardReading, tally: Tally) -> 
                 tally.wrong += 1
         elif r.status == "card" and r.card != t.card:
             tally.wrong += 1
+
+
+def with_and_without(faces: dict[Card, Image], off: RecognizerParams, seed: int,
+                     frames: int = 16, level: S.Level = S.Level.HARD) -> tuple[Tally, Tally]:
+    """Score rendered boards read by a rig's recogniser and by one with ``off``'s parameters.
+
+    The rig's camera comes from ``seed``, the boards from ``seed + 1``.
+    """
+    rig = make_rig(faces, seed=seed, level=level)
+    other = rig.profile.recognizer(off)
+    rng = np.random.default_rng(seed + 1)
+    with_rule, without = Tally(), Tally()
+    for _ in range(frames):
+        scene = S.render_board(faces, S.random_board(rng), rng, level, rig.camera)
+        score(scene.truth, rig.recognizer.read(scene.image), with_rule)
+        score(scene.truth, other.read(scene.image), without)
+    return with_rule, without

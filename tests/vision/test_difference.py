@@ -17,11 +17,10 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance
-from hardware.sim import scene as S
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import Tally, make_rig, score
+from .helpers import make_rig, with_and_without
 
 
 def shared_pictures(faces: Faces) -> Faces:
@@ -95,14 +94,8 @@ def test_a_rival_s_index_is_never_read_as_the_card(kennard: Faces) -> None:
 def test_shared_pictures_read_on_rendered_boards(kennard: Faces) -> None:
     """Rendered hard boards of a one-picture-per-suit deck: more read, none wrong."""
     faces = shared_pictures(kennard)
-    rig = make_rig(faces, seed=4700, level=S.Level.HARD)
-    off = rig.profile.recognizer(RecognizerParams(difference_check=False))
-    rng = np.random.default_rng(4701)
-    with_rule, without = Tally(), Tally()
-    for _ in range(16):
-        scene = S.render_board(faces, S.random_board(rng), rng, S.Level.HARD, rig.camera)
-        score(scene.truth, rig.recognizer.read(scene.image), with_rule)
-        score(scene.truth, off.read(scene.image), without)
+    off = RecognizerParams(difference_check=False)
+    with_rule, without = with_and_without(faces, off, seed=4700)
     assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
     assert with_rule.correct >= without.correct + 2, (with_rule, without)
 
@@ -131,7 +124,6 @@ def test_a_glare_over_the_index_washes_the_difference_region_out(kennard: Faces)
 def test_a_region_white_on_the_card_itself_is_no_washed_out_index(kennard: Faces) -> None:
     """A 6 against a 7: the 7's own pip is white on the 6 with no glare at all. Its clear
     corner indices keep the read; a glare over them, or the 7 read instead, does not."""
-    from .helpers import make_rig
     from .test_glare import _glare
 
     recognizer = make_rig(kennard, seed=5702).recognizer

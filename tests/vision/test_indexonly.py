@@ -12,11 +12,10 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance, pair_check
-from hardware.sim import scene as S
 from table_controller.engine.cards import FULL_DECK, Card
 
 from .conftest import Faces
-from .helpers import Tally, make_rig, score
+from .helpers import with_and_without
 from .test_difference import _camera, shared_pictures
 
 
@@ -58,14 +57,8 @@ def test_index_only_faces_read_on_rendered_hard_boards(kennard: Faces) -> None:
     """Rendered hard boards of a one-picture-per-suit deck: more read than with the blurred
     comparison switched off (thresholds out of reach: 41 of 57), none wrong."""
     faces = shared_pictures(kennard)
-    rig = make_rig(faces, seed=5700, level=S.Level.HARD)
-    off = rig.profile.recognizer(RecognizerParams(index_only_min_position=9.0))
-    rng = np.random.default_rng(5701)
-    with_rule, without = Tally(), Tally()
-    for _ in range(16):
-        scene = S.render_board(faces, S.random_board(rng), rng, S.Level.HARD, rig.camera)
-        score(scene.truth, rig.recognizer.read(scene.image), with_rule)
-        score(scene.truth, off.read(scene.image), without)
+    off = RecognizerParams(index_only_min_position=9.0)
+    with_rule, without = with_and_without(faces, off, seed=5700)
     assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
     assert with_rule.correct >= without.correct + 1, (with_rule, without)
 
