@@ -517,10 +517,8 @@ def test_the_daemon_restarts_while_the_shoe_is_unplugged_and_the_hand_resumes(ri
     arun(first_half())
     rig.kill()
     hands.unplug("shoe")
-    t0 = time.monotonic()
     ready = rig.start_daemon()  # starts anyway: journal recovered, the shoe lost
     assert ready["replayed"] > 5
-    assert time.monotonic() - t0 < 10
 
     async def second_half() -> None:
         async with dealer_session(rig, console="dealer-2") as d:
