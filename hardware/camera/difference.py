@@ -133,8 +133,14 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
             if check.fit < p.difference_min_fit or check.contrast < contrast:
                 return None, None
             at = index.position(x, y)
-            if at is not None and at < p.difference_min_index:
+            if at is not None and at <= -p.difference_min_index:
                 at_lean: float | None = None
+            elif at is not None and at < p.difference_min_index:
+                # The corner templates (sharp) lean neither way: a blur that smears thin
+                # strokes leaves them undecided. The comparison at the frame's own blur, on
+                # its stricter bounds, decides (a blurred 9 of clubs: templates -0.19
+                # against the 8, both indices at the frame's blur 0.93 / 0.91 towards the 9).
+                at_lean = _index_only_lean(observed, x, y, bank, p)
             elif check.position >= p.difference_min_position and at is not None:
                 # Still not where the frame's own blur leans the other way.
                 at_lean = (None if index_only_refutes(observed, x, y, bank, p)
