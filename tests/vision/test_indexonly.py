@@ -125,3 +125,22 @@ def test_templates_leaning_neither_way_leave_it_to_the_frame_s_blur(
             read[name] += got is not None
         monkeypatch.setattr(IndexRead, "position", real)
     assert read["undecided"] >= 4 and read["other way"] == 0, read
+
+
+def test_how_far_the_camera_resolves_a_pair(kennard: Faces) -> None:
+    """The pair's difference at the frame's blur over what the fit leaves: well above 1 on a
+    lightly blurred, quiet card; under 1 once blur and noise drown the indices (where the
+    position is anything: a 6 of hearts put beyond the 6 itself, at +1.74, against the 8)."""
+    faces = shared_pictures(kennard)
+    bank = FaceBank.from_faces(faces, RecognizerParams())
+    rng = np.random.default_rng(59)
+    for code, rival in (("6h", "8h"), ("3c", "5c"), ("Qd", "Kd")):
+        card, other = Card.parse(code), Card.parse(rival)
+        shown = face_patch(faces[card], STORED_PATCH_SIZE)
+        clear = observed_luminance(_camera(shown, rng, 1.0, 3.0))
+        assert bank.index_only.resolved(clear, card, other) > 3.0, code
+        drowned = observed_luminance(_camera(shown, rng, 5.0, 30.0))
+        ratio = bank.index_only.resolved(drowned, card, other)
+        assert ratio < 1.0, (code, ratio)
+        # The same pair either way round.
+        assert abs(bank.index_only.resolved(drowned, other, card) - ratio) < 1e-6, code
