@@ -35,7 +35,7 @@ from table_controller.engine.cards import Card
 #: this many times what that comparison's fit leaves unexplained
 #: (:meth:`~hardware.camera.indexonly.IndexOnly.resolved`). A blurred 3 of spades leaned 1.25
 #: towards the 5 there at 0.91 (synth-8106 bridge, hard, tuning seed 1811710); on 110 hard frames
-#: of nine index-only designs no other card's lean passed against the truth, and the truth's
+#: of eleven designs with such pairs no other card's lean passed against the truth, and the truth's
 #: passed at 0.65-6.8 (42 of 47 at 1.2 or more).
 INDEX_RESOLVED = 1.2
 
