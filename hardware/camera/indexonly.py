@@ -98,9 +98,25 @@ class IndexOnly:
         blurred faces' mean over the region (aligned, up to 3 px), ``contrast`` the fitted scale
         of the observation against the faces there (towards 0 where a glare lifted the ink).
         """
+        return self._fit(observed, card, rival)[0]
+
+    def resolved(self, observed: F32, card: Card, rival: Card) -> float:
+        """How far the camera resolves the pair: their difference over what the fit leaves.
+
+        The two faces blurred as the observation is differ over the region by some amount (RMS,
+        in the faces' luminance); the fit of :meth:`check` (brightness, contrast, position)
+        leaves a residual (RMS, in the same units: noise, JPEG, a blur or pose not quite the
+        camera's). Their ratio: under 1, the pair's whole difference at this blur is smaller
+        than what the comparison cannot explain, and its position is no evidence. 0 where
+        :meth:`check` has no fit.
+        """
+        return self._fit(observed, card, rival)[1]
+
+    def _fit(self, observed: F32, card: Card, rival: Card) -> tuple[SuitCheck, float]:
+        """:meth:`check`'s comparison, and :meth:`resolved`'s ratio."""
         region, n = self._region(card, rival)
         if n < MIN_REGION_PX:
-            return SuitCheck(0.0, 0.0, n)
+            return SuitCheck(0.0, 0.0, n), 0.0
         blur, kernel = self._observed_blur(observed, card, rival)
         fb, fr = self._blurred_face(card, blur, kernel), self._blurred_face(rival, blur, kernel)
         mean = np.asarray((fb + fr) / 2, np.float32)
@@ -108,9 +124,10 @@ class IndexOnly:
         ys, xs = np.nonzero(region)
         mv, d = mean[ys, xs], np.asarray(fb[ys, xs] - fr[ys, xs], np.float32)
         design = np.stack([mv, d / 2, np.ones_like(mv)], axis=1)
-        a, _, b = np.linalg.lstsq(design, vals, rcond=None)[0]
+        coef = np.linalg.lstsq(design, vals, rcond=None)[0]
+        a, b = float(coef[0]), float(coef[2])
         if a <= 1e-3:
-            return SuitCheck(0.0, fit, n)
+            return SuitCheck(0.0, fit, n), 0.0
         o = (vals - b) / a - mv
         dd = float(d @ d)
         halves = []
@@ -119,8 +136,10 @@ class IndexOnly:
             if dh.size >= MIN_REGION_PX // 2:
                 halves.append(float(o[half] @ dh) / max(float(dh @ dh) / 2, 1e-6))
         position = float(o @ d) / max(dd / 2, 1e-6)
+        residual = float(np.sqrt(np.mean(np.square(vals - design @ coef)))) / a
+        ratio = float(np.sqrt(dd / d.size)) / max(residual, 1e-6)
         return SuitCheck(position, fit, n, min(halves) if halves else 0.0,
-                         max(halves) if halves else 0.0, float(a))
+                         max(halves) if halves else 0.0, a), ratio
 
     def _region(self, a: Card, b: Card) -> tuple[npt.NDArray[np.bool_], int]:
         key = (min(a.index, b.index), max(a.index, b.index))

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 
+from hardware.camera.difference import read_by_difference
 from hardware.camera.facebank import (
+    PATCH_SIZE,
     STORED_PATCH_SIZE,
     FaceBank,
+    face_features,
     face_patch,
     index_only_refutes,
 )
+from hardware.camera.index import IndexRead
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance, pair_check
 from table_controller.engine.cards import FULL_DECK, Card
@@ -80,3 +86,54 @@ def test_a_read_the_frame_s_blur_leans_against_is_refuted(kennard: Faces) -> Non
         seen = observed_luminance(
             _camera(face_patch(kennard[card], STORED_PATCH_SIZE), rng, 1.5))
         assert not index_only_refutes(seen, other, card, plain, p), (code, rival)
+
+
+def test_templates_leaning_neither_way_leave_it_to_the_frame_s_blur(
+    kennard: Faces, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Corner templates that lean neither way (within ``difference_min_index`` of halfway, as a
+    blur that smears thin strokes leaves them) do not refuse a difference read: the indices at
+    the frame's own blur decide, on their stricter bounds. Templates leaning the other way
+    still refuse it."""
+    faces = shared_pictures(kennard)
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(faces, params)
+    rng = np.random.default_rng(58)
+    real = IndexRead.position
+    read = {"undecided": 0, "other way": 0}
+    for code in ("6h", "3c", "9s", "Qd", "2h", "8c"):
+        card = Card.parse(code)
+        big = _camera(face_patch(faces[card], STORED_PATCH_SIZE), rng, 1.5)
+        small = np.asarray(cv2.resize(big, PATCH_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
+        match = bank.match(face_features(small, params.red_weight), params)
+        ob = observed_luminance(big)
+        for name, at in (("undecided", 0.1), ("other way", -0.3)):
+
+            def position(self: IndexRead, x: Card, y: Card, at: float = at) -> float | None:
+                return at if bank.index_only.pair(x, y) else real(self, x, y)
+
+            monkeypatch.setattr(IndexRead, "position", position)
+            got = read_by_difference(ob, match, bank, params)
+            assert got is None or got.card == card, (code, name, got)
+            read[name] += got is not None
+        monkeypatch.setattr(IndexRead, "position", real)
+    assert read["undecided"] >= 4 and read["other way"] == 0, read
+
+
+def test_how_far_the_camera_resolves_a_pair(kennard: Faces) -> None:
+    """The pair's difference at the frame's blur over what the fit leaves: well above 1 on a
+    lightly blurred, quiet card; under 1 once blur and noise drown the indices (where the
+    position is anything: a 6 of hearts put beyond the 6 itself, at +1.74, against the 8)."""
+    faces = shared_pictures(kennard)
+    bank = FaceBank.from_faces(faces, RecognizerParams())
+    rng = np.random.default_rng(59)
+    for code, rival in (("6h", "8h"), ("3c", "5c"), ("Qd", "Kd")):
+        card, other = Card.parse(code), Card.parse(rival)
+        shown = face_patch(faces[card], STORED_PATCH_SIZE)
+        clear = observed_luminance(_camera(shown, rng, 1.0, 3.0))
+        assert bank.index_only.resolved(clear, card, other) > 3.0, code
+        drowned = observed_luminance(_camera(shown, rng, 5.0, 30.0))
+        ratio = bank.index_only.resolved(drowned, card, other)
+        assert ratio < 1.0, (code, ratio)
+        # The same pair either way round.
+        assert abs(bank.index_only.resolved(drowned, other, card) - ratio) < 1e-6, code
