@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from hardware.camera.blurmatch import blurred_pair_check
+from hardware.camera.blurmatch import blurred_lean_noise, blurred_pair_check
 from hardware.camera.index import IndexBank, IndexRead
 from hardware.camera.indexonly import IndexOnly
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
@@ -314,14 +314,34 @@ def decide_twin(
     if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p):
         return None
     if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
+        if not lean_stands(observed, best, twin, blurred.position, p):
+            return None
         return match, blurred.position
     if (-blurred.position >= p.suit_blur_min_position
             and -blurred.best_half >= p.suit_blur_min_half
             and match.score - match.margin >= p.min_score):
+        if not lean_stands(observed, best, twin, blurred.position, p):
+            return None
         swapped = replace(match, card=match.second, second=match.card,
                           score=match.score - match.margin)
         return swapped, -blurred.position
     return None
+
+
+def lean_stands(observed: F32, best: F32, twin: F32, position: float,
+                params: RecognizerParams) -> bool:
+    """Whether a lean between blurred twins is more than the frame's own noise can make.
+
+    Where a club and a spade differ in a few pixels of a small index symbol, or in pips the
+    frame blurs to blobs, the faces blurred as the observation is differ by little, and the
+    position along that little difference (``position``: +1 at ``best``, -1 at ``twin``) is
+    as much the frame's noise, compression and blur misfit as the card. The same difference
+    laid where the two faces agree measures that noise on this very frame
+    (:func:`~hardware.camera.blurmatch.lean_noise`); kept when ``|position|`` is at least
+    ``suit_blur_noise`` times it (or when too little of the card agrees to measure it).
+    """
+    noise = blurred_lean_noise(observed, best, twin)
+    return noise is None or abs(position) >= params.suit_blur_noise * noise
 
 
 def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:
