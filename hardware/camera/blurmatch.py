@@ -28,6 +28,7 @@ from hardware.camera.suits import (
     _pair,
     _Region,
     _region,
+    line_fit,
     pair_check,
     read_only,
 )
@@ -298,13 +299,14 @@ class _Placebo:
 MIN_PLACEBOS = 8
 
 
-def lean_noise(ob: F32, fb: F32, fr: F32) -> float | None:
-    """How far :func:`pair_check`'s position (``joint``) strays by noise alone, on this frame.
+def lean_noise(ob: F32, fb: F32, fr: F32, joint: bool = True) -> float | None:
+    """How far :func:`pair_check`'s position strays by noise alone, on this frame.
 
     The same difference between the two faces is laid, at offsets up to
     :data:`PLACEBO_REACH` beyond the alignment's own search, where the two faces agree: there
     the observation shows neither face's own ink, and the position measured (the observation
-    aligned, its brightness and contrast fitted as for the real one) is noise, blur misfit,
+    aligned, its brightness and contrast fitted as :func:`pair_check` fits them for the real
+    one, ``joint`` or not) is noise, blur misfit,
     compression and print together, as the real position's is. Returns the spread of those
     positions (1.4826 times their median absolute value: a placebo that lands on ink the
     faces print differently from the frame counts once), or None when fewer than
@@ -321,8 +323,11 @@ def lean_noise(ob: F32, fb: F32, fr: F32) -> float | None:
         return None
     vals, _ = r.template.aligned(ob)
     dy, dx = r.template.shift
-    design = np.stack([r.mv, r.d / 2, np.ones_like(r.mv)], axis=1)
-    a, _, b = np.linalg.lstsq(design, vals, rcond=None)[0]
+    if joint:
+        design = np.stack([r.mv, r.d / 2, np.ones_like(r.mv)], axis=1)
+        a, _, b = np.linalg.lstsq(design, vals, rcond=None)[0]
+    else:
+        a, b = line_fit(r.mv, vals)
     if a <= 1e-3:
         return None
     h, w = ob.shape
