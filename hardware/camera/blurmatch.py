@@ -22,9 +22,13 @@ from hardware.camera.suits import (
     _BLURRED_MAX,
     _BLURS_MAX,
     DIFFERENCE_LEVEL,
+    SHIFT_PX,
     Blur,
     SuitCheck,
     _pair,
+    _Region,
+    _region,
+    line_fit,
     pair_check,
     read_only,
 )
@@ -185,6 +189,12 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
     ask for less blur than the frame has), so the choice favours neither. Returns the blur's
     (sigma, length, angle), its kernel at the stored size and the correlation it reached.
     """
+    best, fits = _search(ob, fb, fr)
+    return best, blur_kernel(best), fits[best]
+
+
+def _search(ob: F32, fb: F32, fr: F32) -> tuple[Blur, dict[Blur, float]]:
+    """:func:`matched_blur`'s search: the blur found and the fit of every blur tried."""
     h, w = ob.shape
     size = (w // 2, h // 2)
     small_o = cv2.resize(ob, size, interpolation=cv2.INTER_AREA)
@@ -207,7 +217,7 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
     for _ in range(2):
         best = max(_neighbours(best, step), key=fit)
         step = (step[0] / 2, max(step[1] // 2, 1), max(step[2] // 2, 1))
-    return best, blur_kernel(best), fits[best]
+    return best, fits
 
 
 def blurred_pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
@@ -219,9 +229,17 @@ def blurred_pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
     observation lies near the face it shows.
     """
     blur, kernel, _ = matched_blur(ob, fb, fr)
+    faces = blurred_faces(fb, fr, blur, kernel)
+    return pair_check(ob, faces[0], faces[1], joint=True)
+
+
+def blurred_faces(fb: F32, fr: F32, blur: Blur, kernel: F32 | None = None) -> tuple[F32, F32]:
+    """Return the two faces blurred by ``blur`` (kept per pair of read-only faces)."""
     pair = _pair(fb, fr)
     faces = pair.blurred.get(blur)
     if faces is None:
+        if kernel is None:
+            kernel = blur_kernel(blur)
         bb = np.asarray(cv2.filter2D(fb, -1, kernel, borderType=cv2.BORDER_REPLICATE),
                         np.float32)
         br = np.asarray(cv2.filter2D(fr, -1, kernel, borderType=cv2.BORDER_REPLICATE),
@@ -231,4 +249,100 @@ def blurred_pair_check(ob: F32, fb: F32, fr: F32) -> SuitCheck:
             if len(pair.blurred) >= _BLURRED_MAX:
                 del pair.blurred[next(iter(pair.blurred))]
             faces = pair.blurred[blur] = (read_only(bb), read_only(br))
-    return pair_check(ob, faces[0], faces[1], joint=True)
+    return faces
+
+
+#: How far (stored-patch pixels, about 0.5 mm each) :func:`lean_noise` lays the difference.
+PLACEBO_REACH = 12
+
+
+class _Placebo:
+    """What :func:`lean_noise` derives from two faces alone (computed once per pair)."""
+
+    __slots__ = ("box", "free", "mean", "templates", "usable", "usable_share")
+
+    def __init__(self, fb: F32, fr: F32, r: _Region) -> None:
+        h, w = fb.shape
+        reach = PLACEBO_REACH
+        self.mean = np.asarray((fb + fr) / 2, np.float32)
+        # Where the faces agree (the region grown, and the card's own border, left out).
+        inside = np.zeros((h, w), np.uint8)
+        inside[r.ys, r.xs] = 1
+        free = np.asarray(cv2.dilate(inside, np.ones((7, 7), np.uint8)) == 0, np.float32)
+        free[:4, :] = free[-4:, :] = 0.0
+        free[:, :4] = free[:, -4:] = 0.0
+        self.free = free
+        y0, y1 = int(r.ys.min()), int(r.ys.max()) + 1
+        x0, x1 = int(r.xs.min()), int(r.xs.max()) + 1
+        self.box = (y0, y1, x0, x1)
+        diff = np.zeros((h, w), np.float32)
+        diff[r.ys, r.xs] = r.d
+        t = np.ascontiguousarray(diff[y0:y1, x0:x1])
+        self.templates = (t, np.ascontiguousarray(t * t))
+        # The difference's share laid on agreeing print at each offset: an offset is used
+        # where at least half of it lands there, beyond the alignment's own search.
+        share = cv2.matchTemplate(self.window(free), self.templates[1], cv2.TM_CCORR)
+        off = np.abs(np.arange(-reach, reach + 1))
+        far = (off[:, None] > SHIFT_PX) | (off[None, :] > SHIFT_PX)
+        self.usable = (share > 0.5 * r.dd) & far
+        self.usable_share = share
+
+    def window(self, image: F32) -> F32:
+        """``image`` padded with zeros by :data:`PLACEBO_REACH`, cut around the region's box."""
+        y0, y1, x0, x1 = self.box
+        k = PLACEBO_REACH
+        padded = cv2.copyMakeBorder(image, k, k, k, k, cv2.BORDER_CONSTANT, value=0.0)
+        return np.ascontiguousarray(padded[y0 : y1 + 2 * k, x0 : x1 + 2 * k])
+
+
+#: Fewest offsets :func:`lean_noise` measures the noise on.
+MIN_PLACEBOS = 8
+
+
+def lean_noise(ob: F32, fb: F32, fr: F32, joint: bool = True) -> float | None:
+    """How far :func:`pair_check`'s position strays by noise alone, on this frame.
+
+    The same difference between the two faces is laid, at offsets up to
+    :data:`PLACEBO_REACH` beyond the alignment's own search, where the two faces agree: there
+    the observation shows neither face's own ink, and the position measured (the observation
+    aligned, its brightness and contrast fitted as :func:`pair_check` fits them for the real
+    one, ``joint`` or not) is noise, blur misfit,
+    compression and print together, as the real position's is. Returns the spread of those
+    positions (1.4826 times their median absolute value: a placebo that lands on ink the
+    faces print differently from the frame counts once), or None when fewer than
+    :data:`MIN_PLACEBOS` offsets land on agreeing print.
+    """
+    pair = _pair(fb, fr)
+    r = _region(pair)
+    if r.template is None:
+        return None
+    if pair.placebo is None:
+        pair.placebo = _Placebo(pair.fb, pair.fr, r)
+    pl = pair.placebo
+    if int(np.count_nonzero(pl.usable)) < MIN_PLACEBOS:
+        return None
+    vals, _ = r.template.aligned(ob)
+    dy, dx = r.template.shift
+    if joint:
+        design = np.stack([r.mv, r.d / 2, np.ones_like(r.mv)], axis=1)
+        a, _, b = np.linalg.lstsq(design, vals, rcond=None)[0]
+    else:
+        a, b = line_fit(r.mv, vals)
+    if a <= 1e-3:
+        return None
+    h, w = ob.shape
+    s = SHIFT_PX
+    moved = cv2.copyMakeBorder(ob, s, s, s, s, cv2.BORDER_REPLICATE)[s + dy : s + dy + h,
+                                                                      s + dx : s + dx + w]
+    residual = np.asarray(((moved - b) / a - pl.mean) * pl.free, np.float32)
+    num = cv2.matchTemplate(pl.window(residual), pl.templates[0], cv2.TM_CCORR)
+    positions = num[pl.usable] / (pl.usable_share[pl.usable] / 2)
+    return float(1.4826 * np.median(np.abs(positions)))
+
+
+
+def blurred_lean_noise(ob: F32, fb: F32, fr: F32) -> float | None:
+    """:func:`lean_noise` against the two faces blurred as ``ob`` is (:func:`matched_blur`)."""
+    blur, kernel, _ = matched_blur(ob, fb, fr)
+    faces = blurred_faces(fb, fr, blur, kernel)
+    return lean_noise(ob, faces[0], faces[1])

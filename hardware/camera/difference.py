@@ -23,6 +23,7 @@ from hardware.camera.facebank import (
     _rivals,
     decide_twin,
     index_only_refutes,
+    sharp_twin_read,
     whole_contrast,
 )
 from hardware.camera.index import IndexRead
@@ -195,8 +196,8 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
         # index blurred on a one-picture design fits the twins' mean at 0.6-0.8); else the
         # twin rules as they are.
         sharp = pair_check(observed, bank.luminance(x), bank.luminance(twin))
-        if not (sharp.fit >= p.difference_min_fit and sharp.position >= p.suit_min_position
-                and sharp.worst_half >= p.suit_min_half):
+        if not sharp_twin_read(observed, bank.luminance(x), bank.luminance(twin), sharp, p,
+                               p.difference_min_fit):
             st = scores.get(twin, sx - 1.0)
             decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
                                                     margin=sx - st), bank, p)

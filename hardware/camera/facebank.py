@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from hardware.camera.blurmatch import blurred_pair_check
+from hardware.camera.blurmatch import blurred_lean_noise, blurred_pair_check, lean_noise
 from hardware.camera.index import IndexBank, IndexRead
 from hardware.camera.indexonly import IndexOnly
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
@@ -294,7 +294,11 @@ def decide_twin(
     fails and ``suit_blur_check`` is set, :func:`~hardware.camera.blurmatch.blurred_pair_check`
     (both faces blurred as the observation is), for whichever twin the observation leans
     towards (``suit_blur_min_position`` on the whole region, ``suit_blur_min_half`` on each
-    half; the twin must also reach ``min_score``). Returns the match of the card read (its
+    half; the twin must also reach ``min_score``). Either way the lean must be at least
+    ``suit_noise_ratio`` times the lean the frame's noise alone gives against those faces
+    (:func:`~hardware.camera.blurmatch.lean_noise`, :func:`lean_stands`): at that size, blur
+    and light the camera may not resolve the little the twins differ in (a small index
+    symbol, pips blurred to blobs). Returns the match of the card read (its
     ``card`` and ``second`` swapped when the twin is read) and how far the observation leaned,
     or None: the two stay undecided.
 
@@ -305,8 +309,7 @@ def decide_twin(
     p = params
     best, twin = bank.luminance(match.card), bank.luminance(match.second)
     check = pair_check(observed, best, twin)
-    if (check.position >= p.suit_min_position and check.fit >= p.suit_min_fit
-            and check.worst_half >= p.suit_min_half):
+    if sharp_twin_read(observed, best, twin, check, p, p.suit_min_fit):
         return match, check.position
     if not p.suit_blur_check:
         return None
@@ -314,14 +317,56 @@ def decide_twin(
     if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p):
         return None
     if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
+        if not lean_stands(observed, best, twin, blurred.position, p):
+            return None
         return match, blurred.position
     if (-blurred.position >= p.suit_blur_min_position
             and -blurred.best_half >= p.suit_blur_min_half
             and match.score - match.margin >= p.min_score):
+        if not lean_stands(observed, best, twin, blurred.position, p):
+            return None
         swapped = replace(match, card=match.second, second=match.card,
                           score=match.score - match.margin)
         return swapped, -blurred.position
     return None
+
+
+def sharp_twin_read(observed: F32, best: F32, twin: F32, check: SuitCheck,
+                    params: RecognizerParams, min_fit: float) -> bool:
+    """Whether the comparison at the faces' own blur (``check``) reads ``best`` over ``twin``.
+
+    ``suit_min_position`` on the whole region, ``suit_min_half`` on each half, a fit of at
+    least ``min_fit``, and a position above the frame's noise against the sharp faces
+    (:func:`_above_noise`): on a blurred frame the sharp faces fit nowhere well, and a lean
+    of 0.7 towards a club is no more than that misfit gives.
+    """
+    p = params
+    return (check.position >= p.suit_min_position and check.fit >= min_fit
+            and check.worst_half >= p.suit_min_half
+            and _above_noise(check.position, lean_noise(observed, best, twin, joint=False), p))
+
+
+def lean_stands(observed: F32, best: F32, twin: F32, position: float,
+                params: RecognizerParams) -> bool:
+    """Whether a lean between blurred twins is more than the frame's own noise can make.
+
+    Where a club and a spade differ in a few pixels of a small index symbol, or in pips the
+    frame blurs to blobs, the faces blurred as the observation is differ by little, and the
+    position along that little difference (``position``: +1 at ``best``, -1 at ``twin``) is
+    as much the frame's noise, compression and blur misfit as the card. The same difference
+    laid where the two faces agree measures that noise on this very frame
+    (:func:`~hardware.camera.blurmatch.lean_noise`): see :func:`_above_noise`.
+    """
+    return _above_noise(position, blurred_lean_noise(observed, best, twin), params)
+
+
+def _above_noise(position: float, noise: float | None, params: RecognizerParams) -> bool:
+    """Whether ``|position|`` is at least ``suit_noise_ratio`` times ``noise``.
+
+    True when the noise could not be measured (too little of the card where the two faces
+    agree): the thresholds alone decide, as before.
+    """
+    return noise is None or abs(position) >= params.suit_noise_ratio * noise
 
 
 def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:

@@ -66,6 +66,10 @@ class RecognizerParams:
     suit_blur_check: bool = True
     suit_blur_min_position: float = 0.5
     suit_blur_min_half: float = 0.3
+    #: Either way (the faces' own blur or the observation's), the lean must stand out of what
+    #: the frame gives by itself: at least ``suit_noise_ratio`` times the lean the same
+    #: difference shows where the two faces agree (:func:`hardware.camera.blurmatch.lean_noise`).
+    suit_noise_ratio: float = 2.0
     #: A read is checked against each close rival where the two faces differ
     #: (:func:`hardware.camera.suits.pair_check`): the second-best card when it is the read's
     #: suit twin, and the best card of another rank or colour, each when the separation from it

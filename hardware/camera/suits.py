@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from hardware.camera.blurmatch import _Spectrum
+    from hardware.camera.blurmatch import _Placebo, _Spectrum
 
 Image = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -80,7 +80,7 @@ def luminance(patch: Image, blur: float = 1.0) -> F32:
 class _Template:
     """What :func:`_aligned` derives from ``mean`` and ``region`` alone (computed once)."""
 
-    __slots__ = ("box", "norm", "seen", "template", "weight", "xs", "ys")
+    __slots__ = ("box", "norm", "seen", "shift", "template", "weight", "xs", "ys")
 
     def __init__(self, mean: F32, region: npt.NDArray[np.bool_]) -> None:
         ys, xs = np.nonzero(region)
@@ -94,7 +94,9 @@ class _Template:
         self.norm = max(float(np.linalg.norm(self.template[inside])), 1e-6)
         #: The last read-only observation aligned (by a weak reference: the same array, alive,
         #: not written to since) and what :meth:`aligned` returned for it.
-        self.seen: tuple[weakref.ref[F32], F32, float] | None = None
+        self.seen: tuple[weakref.ref[F32], F32, float, tuple[int, int]] | None = None
+        #: The shift (rows, columns) of the last observation aligned.
+        self.shift = (0, 0)
 
     def aligned(self, obs: F32) -> tuple[F32, float]:
         """:func:`_aligned` of ``obs`` on this template.
@@ -105,10 +107,11 @@ class _Template:
         """
         seen = self.seen
         if seen is not None and seen[0]() is obs and not obs.flags.writeable:
+            self.shift = seen[3]
             return seen[1], seen[2]
         vals, corr = self._aligned(obs)
         if not obs.flags.writeable:
-            self.seen = (weakref.ref(obs), read_only(vals), corr)
+            self.seen = (weakref.ref(obs), read_only(vals), corr, self.shift)
         return vals, corr
 
     def _aligned(self, obs: F32) -> tuple[F32, float]:
@@ -125,6 +128,7 @@ class _Template:
         corr = products / (spread * self.norm)
         k = int(np.argmax(corr))
         dy, dx = k // (2 * s + 1) - s, k % (2 * s + 1) - s
+        self.shift = (dy, dx)
         h, w = obs.shape
         vals = obs[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
         return np.asarray(vals, np.float32), float(corr.flat[k])
@@ -270,7 +274,7 @@ def _negated(d: F32) -> F32:
 class _Pair:
     """Two faces' luminances and what is derived from them alone, each computed once."""
 
-    __slots__ = ("blobs", "blur_setup", "blurred", "boxes", "fb", "fr", "region")
+    __slots__ = ("blobs", "blur_setup", "blurred", "boxes", "fb", "fr", "placebo", "region")
 
     def __init__(self, fb: F32, fr: F32) -> None:
         self.fb, self.fr = fb, fr
@@ -286,6 +290,8 @@ class _Pair:
                                                      dict[Blur, tuple[F32, float]]]] = {}
         #: Per blur kernel found: the two faces blurred by it (read-only).
         self.blurred: dict[Blur, tuple[F32, F32]] = {}
+        #: :func:`~hardware.camera.blurmatch.lean_noise`'s share (computed when first needed).
+        self.placebo: _Placebo | None = None
 
 
 #: Face pairs seen (by the identity of two read-only luminance arrays, the registered faces').
