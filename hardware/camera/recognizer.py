@@ -117,6 +117,13 @@ UNCHANGED_BOARD_PIXELS = UNCHANGED_PIXELS
 #: read has taken this much CPU (s): such a frame costs about 1.5 ms of read beside a 5-7 ms
 #: JPEG decode, and stays under 15 ms with the unit that crosses the deadline.
 WARM_UNTIL_S = 0.004
+#: A frame read in full matches no card afresh after its read has taken this much CPU (s),
+#: beyond its first one and those put off in an earlier frame: such a slot reads
+#: ``uncertain`` and is matched in the next frame read in full where it is located
+#: (:meth:`BoardRecognizer._put_off`). A frame's decode (5-7 ms) and read up to here
+#: (warp, foreground, locating, a first card) leave about one card's match (3-6 ms) under
+#: 20 ms. None: no bound.
+MATCH_UNTIL_S: float | None = 0.008
 
 
 class BoardRecognizer(RivalChecks, CardLocator):
@@ -160,6 +167,15 @@ class BoardRecognizer(RivalChecks, CardLocator):
         #: Whether the deck prints its suits in more than two inks (:class:`.inkhue.SuitInks`,
         #: decided from the registered faces when first needed).
         self._inks: SuitInks | None = None
+        #: No card is matched afresh past this thread CPU time in the frame being read, beyond
+        #: the first (:data:`MATCH_UNTIL_S`; None: no bound).
+        self.match_until_s = MATCH_UNTIL_S
+        self._deadline = float("inf")
+        self._matched_now = 0
+        #: Slots whose match was put off, matched first thing when next located; and how many
+        #: matches were put off (for the benchmark).
+        self._put_off_slots: set[int] = set()
+        self.put_off = 0
 
     def read(self, frame: Image) -> BoardReading:
         """Read all slots of ``frame`` (BGR, the calibrated camera's size).
@@ -191,6 +207,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
                 self.warmer.work(started + WARM_UNTIL_S)
                 return board[1]
         self._grey = grey
+        budget = self.match_until_s
+        self._deadline = float("inf") if budget is None else started + budget
+        self._matched_now = 0
         try:
             reading = self._read(frame, canon)
         finally:
@@ -325,8 +344,12 @@ class BoardRecognizer(RivalChecks, CardLocator):
                 if int(np.count_nonzero(diff > UNCHANGED_LEVEL)) <= UNCHANGED_PIXELS:
                     self.reused += 1
                     return reading
+        if self._put_off(pose.slot):
+            return SlotReading("uncertain")
         reading = self._identify(frame, pose, over)
         self.identified += 1
+        self._matched_now += 1
+        self._put_off_slots.discard(pose.slot)
         # The pose and pixels of the frame the card was identified in are kept (not updated
         # by later frames), so a slow drift adds up until it is noticed.
         h, w = grey.shape
@@ -335,6 +358,19 @@ class BoardRecognizer(RivalChecks, CardLocator):
         x1, y1 = (int(v) for v in np.clip(np.ceil(quad.max(axis=0)) + 1, 0, [w, h]))
         self._last[pose.slot] = (pose, (x0, y0, grey[y0:y1, x0:x1].copy()), reading)
         return reading
+
+    def _put_off(self, slot: int) -> bool:
+        """Whether ``slot``'s match is put off to a later frame (the frame's CPU is spent).
+
+        Never the frame's first match, nor a slot put off before: a card laid is matched in
+        the first frame read in full where it is located, or in the next one.
+        """
+        if (self._matched_now == 0 or slot in self._put_off_slots
+                or time.thread_time() < self._deadline):
+            return False
+        self._put_off_slots.add(slot)
+        self.put_off += 1
+        return True
 
     def _unchanged_pose(self, slot: int) -> CardPose | None:
         """Return the pose of the card last identified in ``slot`` if its pixels are unchanged.
