@@ -38,7 +38,7 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.fallback import glare_lifted, twin_not_shown
 from hardware.camera.geometry import BoardGeometry
-from hardware.camera.inkhue import SuitInks, hue_refutes, suit_by_tone
+from hardware.camera.inkhue import FaceTones, hue_refutes
 from hardware.camera.locator import (
     CANON_MARGIN_MM,
     CANON_PX_PER_MM,
@@ -162,11 +162,13 @@ class BoardRecognizer(RivalChecks, CardLocator):
         self.not_located = 0
         #: Frames whose whole board was unchanged, answered with the last full read's reading.
         self.unchanged_frames = 0
-        #: The suit-twin checks' caches, filled in the frames not read again (:mod:`.warmup`).
-        self.warmer = FaceWarmer(bank)
-        #: Whether the deck prints its suits in more than two inks (:class:`.inkhue.SuitInks`,
-        #: decided from the registered faces when first needed).
-        self._inks: SuitInks | None = None
+        #: What the tone reads take from the registered faces (:class:`.inkhue.FaceTones`:
+        #: whether the deck prints its suits in more than two inks, each rank's tones),
+        #: computed when first needed or ahead by the warm-up.
+        self.tones = FaceTones({(c.rank, c.suit): f for c, f in bank.patches.items()})
+        #: The suit-twin checks' caches and the tones, filled in the frames not read again
+        #: (:mod:`.warmup`).
+        self.warmer = FaceWarmer(bank, self.tones)
         #: No card is matched afresh past this thread CPU time in the frame being read, beyond
         #: the first (:data:`MATCH_UNTIL_S`; None: no bound).
         self.match_until_s = MATCH_UNTIL_S
@@ -489,9 +491,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
 
     def _many_inks(self) -> bool:
         """Whether the deck's suits are printed in more than two inks (decided once)."""
-        if self._inks is None:
-            self._inks = SuitInks({(c.rank, c.suit): f for c, f in self.bank.patches.items()})
-        return self._inks.many
+        return self.tones.suit_inks().many
 
     def _tone_names_other(self, frame: Image, pose: CardPose, flipped: bool,
                           card: Card) -> bool:
@@ -506,7 +506,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         may then read the suit the ink shows.
         """
         patch = self._upright(frame, pose, flipped)
-        suit = suit_by_tone(patch, {s: self.bank.patches[Card(card.rank, s)] for s in range(4)})
+        suit = self.tones.suit_by_tone(patch, card.rank)
         return suit is not None and suit != card.suit
 
     def _tone_read(self, frame: Image, pose: CardPose, vec: F32, match: Match,
@@ -522,7 +522,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         p = self.params
         rank = match.card.rank
         patch = self._upright(frame, pose, match.flipped)
-        suit = suit_by_tone(patch, {s: self.bank.patches[Card(rank, s)] for s in range(4)})
+        suit = self.tones.suit_by_tone(patch, rank)
         if suit is None:
             return None
         toned = self.bank.match(vec, p, [Card(rank, s) for s in range(4) if s != suit])
