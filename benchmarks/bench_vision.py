@@ -61,6 +61,7 @@ from calibration.camera import calibrate_camera
 from calibration.faces import load_face_folder
 from hardware.camera.geometry import card_size_name
 from hardware.camera.recognizer import (
+    MATCH_UNTIL_S,
     STORED_PATCH_SIZE,
     BoardRecognizer,
     CardPose,
@@ -291,6 +292,7 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
     out = []
     for kind, params in (("jpeg q90", [cv2.IMWRITE_JPEG_QUALITY, 90]), ("png", [])):
         recognizer = profile.recognizer()
+        recognizer.match_until_s = MATCH_UNTIL_S   # as the camera board source reads
         ext = ".jpg" if kind.startswith("jpeg") else ".png"
         blobs = [cv2.imencode(ext, sc.image, params)[1] for sc in scenes]
         dec, rd, late = [], [], 0
@@ -326,7 +328,8 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
                    f"{1000 / fps:.0f} ms interval; cards matched "
                    f"{getattr(recognizer, 'identified', '-')}, kept "
                    f"{getattr(recognizer, 'reused', '-')} (not located again "
-                   f"{getattr(recognizer, 'not_located', '-')}); frames whose whole board "
+                   f"{getattr(recognizer, 'not_located', '-')}; put off to the next frame "
+                   f"{getattr(recognizer, 'put_off', '-')}); frames whose whole board "
                    f"was unchanged (not read again) {matched.count(-1)}; cards {counts.cards}: "
                    f"{counts.correct} read, {counts.uncertain} not, {counts.wrong} wrong")
         for k in sorted(set(matched)):

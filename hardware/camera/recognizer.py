@@ -117,13 +117,14 @@ UNCHANGED_BOARD_PIXELS = UNCHANGED_PIXELS
 #: read has taken this much CPU (s): such a frame costs about 1.5 ms of read beside a 5-7 ms
 #: JPEG decode, and stays under 15 ms with the unit that crosses the deadline.
 WARM_UNTIL_S = 0.004
-#: A frame read in full matches no card afresh after its read has taken this much CPU (s),
-#: beyond its first one and those put off in an earlier frame: such a slot reads
+#: A camera's frame read in full matches no card afresh after its read has taken this much CPU
+#: (s), beyond its first one and those put off in an earlier frame: such a slot reads
 #: ``uncertain`` and is matched in the next frame read in full where it is located
-#: (:meth:`BoardRecognizer._put_off`). A frame's decode (5-7 ms) and read up to here
-#: (warp, foreground, locating, a first card) leave about one card's match (3-6 ms) under
-#: 20 ms. None: no bound.
-MATCH_UNTIL_S: float | None = 0.008
+#: (:meth:`BoardRecognizer._put_off`). Set by the camera board source
+#: (:attr:`BoardRecognizer.match_until_s`; a recogniser made alone has no bound, and reads
+#: the same whatever the machine's load). A frame's decode (5-7 ms) and read up to here leave
+#: about one card's match (3-6 ms) under 20 ms.
+MATCH_UNTIL_S = 0.008
 
 
 class BoardRecognizer(RivalChecks, CardLocator):
@@ -169,9 +170,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
         #: The suit-twin checks' caches and the tones, filled in the frames not read again
         #: (:mod:`.warmup`).
         self.warmer = FaceWarmer(bank, self.tones)
-        #: No card is matched afresh past this thread CPU time in the frame being read, beyond
-        #: the first (:data:`MATCH_UNTIL_S`; None: no bound).
-        self.match_until_s = MATCH_UNTIL_S
+        #: No card is matched afresh past this much thread CPU of a frame's read, beyond the
+        #: first (None: no bound; the camera board source sets :data:`MATCH_UNTIL_S`).
+        self.match_until_s: float | None = None
         self._deadline = float("inf")
         self._matched_now = 0
         #: Slots whose match was put off, matched first thing when next located; and how many
