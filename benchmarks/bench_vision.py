@@ -25,9 +25,11 @@ the method column names the situation. The design column gives the card size the
 proportions give.
 
 ``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
-read), CPU per frame against the 100 ms of 10 fps (median, p99, max; wall median and p99
-beside; and the same for the frames whose whole board was unchanged and by how many
-cards each frame read matched afresh); hands dealt in front of a fixed camera
+read, under the camera board source's bound on a frame's matches, ``MATCH_UNTIL_S``: the
+cards put off to the next frame are counted), CPU per frame against the 100 ms of 10 fps
+(median, p99, max; wall median and p99 beside; and the same for the frames whose whole
+board was unchanged and by how many cards each frame read matched afresh);
+hands dealt in front of a fixed camera
 (:func:`stream_scenes`), for each design of ``BENCH_VISION_STREAM_DECKS`` (default kennard) at
 medium and hard.
 At the end, every other design's and situation deck's counts pooled by situation, card size and
