@@ -117,13 +117,13 @@ UNCHANGED_BOARD_PIXELS = UNCHANGED_PIXELS
 #: read has taken this much CPU (s): such a frame costs about 1.5 ms of read beside a 5-7 ms
 #: JPEG decode, and stays under 15 ms with the unit that crosses the deadline.
 WARM_UNTIL_S = 0.004
-#: A camera's frame read in full matches no card afresh after its read has taken this much CPU
-#: (s), beyond its first one and those put off in an earlier frame: such a slot reads
-#: ``uncertain`` and is matched in the next frame read in full where it is located
-#: (:meth:`BoardRecognizer._put_off`). Set by the camera board source
-#: (:attr:`BoardRecognizer.match_until_s`; a recogniser made alone has no bound, and reads
-#: the same whatever the machine's load). A frame's decode (5-7 ms) and read up to here leave
-#: about one card's match (3-6 ms) under 20 ms.
+#: A bound on a frame's matching, measured and not set by default (benchmark run 42): with
+#: :attr:`BoardRecognizer.match_until_s` set to it, a frame read in full matches no card afresh
+#: after its read has taken this much CPU (s), beyond its first one and those put off in an
+#: earlier frame: such a slot reads ``uncertain`` and is matched in the next frame read in full
+#: where it is located (:meth:`BoardRecognizer._put_off`). A frame's decode (5-7 ms) and read
+#: up to here leave about one card's match (3-6 ms) under 20 ms. Which frames hit it depends on
+#: the machine's load: unset, a recogniser reads the same whatever the load.
 MATCH_UNTIL_S = 0.008
 
 
@@ -171,7 +171,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         #: (:mod:`.warmup`).
         self.warmer = FaceWarmer(bank, self.tones)
         #: No card is matched afresh past this much thread CPU of a frame's read, beyond the
-        #: first (None: no bound; the camera board source sets :data:`MATCH_UNTIL_S`).
+        #: first (None: no bound, the default; :data:`MATCH_UNTIL_S` was measured).
         self.match_until_s: float | None = None
         self._deadline = float("inf")
         self._matched_now = 0

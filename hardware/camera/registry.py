@@ -46,7 +46,6 @@ def open_camera_board(url: DeviceUrl, options: Mapping[str, Any]) -> FrameBoardS
     :param options: ``profile`` (required): the camera profile; the rest goes to the camera.
     :raises ConfigError: without a profile.
     """
-    from hardware.camera.recognizer import MATCH_UNTIL_S
     from hardware.camera.source import FrameBoardSource
     from hardware.camera.stabilizer import BoardStabilizer
 
@@ -54,10 +53,7 @@ def open_camera_board(url: DeviceUrl, options: Mapping[str, Any]) -> FrameBoardS
     profile: CameraProfile | None = opts.pop("profile", None)
     if profile is None:
         raise ConfigError(f"camera {url.url}: a board source needs calibration.camera_profile")
-    recognizer = profile.recognizer()
-    # frames delivered continuously: a card past the frame's CPU bound is matched a frame later
-    recognizer.match_until_s = MATCH_UNTIL_S
-    return FrameBoardSource(open_camera(url.url, **opts), recognizer,
+    return FrameBoardSource(open_camera(url.url, **opts), profile.recognizer(),
                             BoardStabilizer(frames=3), interval=0.1, design=profile.design)
 
 
