@@ -25,9 +25,12 @@ the method column names the situation. The design column gives the card size the
 proportions give.
 
 ``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
-read), CPU per frame against the 100 ms of 10 fps (median, p99, max; wall median and p99
-beside; and the same for the frames whose whole board was unchanged and by how many
-cards each frame read matched afresh); hands dealt in front of a fixed camera
+read; ``BENCH_VISION_MATCH_UNTIL_MS``: under that bound on a frame's matches,
+:attr:`~hardware.camera.recognizer.BoardRecognizer.match_until_s`, the cards put off to the next
+frame counted), CPU per frame against the 100 ms of 10 fps
+(median, p99, max; wall median and p99 beside; and the same for the frames whose whole
+board was unchanged and by how many cards each frame read matched afresh);
+hands dealt in front of a fixed camera
 (:func:`stream_scenes`), for each design of ``BENCH_VISION_STREAM_DECKS`` (default kennard) at
 medium and hard.
 At the end, every other design's and situation deck's counts pooled by situation, card size and
@@ -291,6 +294,8 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
     out = []
     for kind, params in (("jpeg q90", [cv2.IMWRITE_JPEG_QUALITY, 90]), ("png", [])):
         recognizer = profile.recognizer()
+        bound = os.environ.get("BENCH_VISION_MATCH_UNTIL_MS")
+        recognizer.match_until_s = None if bound is None else float(bound) / 1000
         ext = ".jpg" if kind.startswith("jpeg") else ".png"
         blobs = [cv2.imencode(ext, sc.image, params)[1] for sc in scenes]
         dec, rd, late = [], [], 0
@@ -326,7 +331,8 @@ def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard
                    f"{1000 / fps:.0f} ms interval; cards matched "
                    f"{getattr(recognizer, 'identified', '-')}, kept "
                    f"{getattr(recognizer, 'reused', '-')} (not located again "
-                   f"{getattr(recognizer, 'not_located', '-')}); frames whose whole board "
+                   f"{getattr(recognizer, 'not_located', '-')}; put off to the next frame "
+                   f"{getattr(recognizer, 'put_off', '-')}); frames whose whole board "
                    f"was unchanged (not read again) {matched.count(-1)}; cards {counts.cards}: "
                    f"{counts.correct} read, {counts.uncertain} not, {counts.wrong} wrong")
         for k in sorted(set(matched)):

@@ -23,6 +23,9 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -142,16 +145,29 @@ def other_inks(a: F64, b: F64) -> bool:
     return cos < float(np.cos(np.deg2rad(HUE_APART_DEG)))
 
 
-def _regions(faces: list[Image]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """Return where any of ``faces`` has ink (grown) and the paper, inside the border."""
-    ink = np.zeros(faces[0].shape[:2], bool)
-    for face in faces:
-        ink |= _colour(face)[0] < INK_LEVEL
-    ink = cv2.dilate(ink.astype(np.uint8), INK_GROW) > 0
+Mask = npt.NDArray[np.bool_]
+
+
+def _raw_ink(face: Image) -> Mask:
+    """Return where ``face`` has ink (not grown)."""
+    return np.asarray(_colour(face)[0] < INK_LEVEL, np.bool_)
+
+
+def _grown(raw: Mask) -> tuple[Mask, Mask]:
+    """Return the ink ``raw`` grown, and the paper, inside the border."""
+    ink = cv2.dilate(raw.astype(np.uint8), INK_GROW) > 0
     inside = np.zeros_like(ink)
     b = BORDER_PX
     inside[b:-b, b:-b] = True
     return ink & inside, inside & ~ink
+
+
+def _regions(faces: list[Image]) -> tuple[Mask, Mask]:
+    """Return where any of ``faces`` has ink (grown) and the paper, inside the border."""
+    ink = np.zeros(faces[0].shape[:2], bool)
+    for face in faces:
+        ink |= _raw_ink(face)
+    return _grown(ink)
 
 
 def suit_by_tone(observed: Image, faces: dict[int, Image]) -> int | None:
@@ -166,8 +182,14 @@ def suit_by_tone(observed: Image, faces: dict[int, Image]) -> int | None:
     ink, paper = _regions([faces[s] for s in suits])
     if not ink.any() or not paper.any():
         return None
+    return _suit_from_tones(observed, suits, ink, paper,
+                            [ink_tone(faces[s], ink, paper) for s in suits])
+
+
+def _suit_from_tones(observed: Image, suits: list[int], ink: Mask, paper: Mask,
+                     tones: list[F64 | None]) -> int | None:
+    """Return :func:`suit_by_tone`'s suit given the faces' regions and tones."""
     seen = ink_tone(observed, ink, paper)
-    tones = [ink_tone(faces[s], ink, paper) for s in suits]
     if seen is None or any(t is None for t in tones):
         return None
     known = [t for t in tones if t is not None]
@@ -182,11 +204,22 @@ def suit_by_tone(observed: Image, faces: dict[int, Image]) -> int | None:
     return suits[best]
 
 
+def own_tone(face: Image) -> F64 | None:
+    """Return a face's ink tone over its own ink (rule 4), or None."""
+    ink, paper = _regions([face])
+    return ink_tone(face, ink, paper) if ink.any() and paper.any() else None
+
+
 class SuitInks:
     """Whether a deck prints its suits in more than two inks (rule 4), from its faces."""
 
-    def __init__(self, patches: dict[tuple[int, int], Image]) -> None:
-        """``patches``: (rank, suit) -> the registered face (BGR, stored size)."""
+    def __init__(self, patches: dict[tuple[int, int], Image],
+                 tone_of: Callable[[tuple[int, int]], F64 | None] | None = None) -> None:
+        """Decide from ``patches``: (rank, suit) -> the registered face (BGR, stored size).
+
+        ``tone_of``: (rank, suit) -> :func:`own_tone` of its face (:meth:`FaceTones.own`
+        keeps them).
+        """
         medians: list[F64] = []
         for suit in range(4):
             tones = []
@@ -194,11 +227,9 @@ class SuitInks:
                 face = patches.get((rank, suit))
                 if face is None:
                     continue
-                ink, paper = _regions([face])
-                if ink.any() and paper.any():
-                    tone = ink_tone(face, ink, paper)
-                    if tone is not None:
-                        tones.append(tone)
+                tone = own_tone(face) if tone_of is None else tone_of((rank, suit))
+                if tone is not None:
+                    tones.append(tone)
             medians.append(np.median(np.stack(tones), axis=0) if tones else np.zeros(2))
         #: Each suit's median ink tone, and the groups of suits sharing an ink.
         self.tones = medians
@@ -212,3 +243,82 @@ class SuitInks:
                 groups.append([suit])
         self.groups = groups
         self.many = len(groups) > 2
+
+
+class FaceTones:
+    """What the tone reads take from the registered faces alone, each part computed once.
+
+    5. The same arrays and tones as :class:`SuitInks` and :func:`suit_by_tone` compute in each
+       call: each face's ink and own tone, and per rank the four faces' joint regions and
+       their tones. :meth:`units` are the parts in small pieces (about 1-3 ms each), for
+       frames with time to spare (:mod:`hardware.camera.warmup`).
+
+    :param patches: (rank, suit) -> the registered face (BGR, stored size; not changed later).
+    """
+
+    def __init__(self, patches: dict[tuple[int, int], Image]) -> None:
+        self.patches = patches
+        self._own: dict[tuple[int, int], F64 | None] = {}
+        self._raw: dict[tuple[int, int], Mask] = {}
+        self._regions: dict[int, tuple[Mask, Mask]] = {}
+        self._tones: dict[tuple[int, int], F64 | None] = {}
+        self._inks: SuitInks | None = None
+
+    def raw(self, key: tuple[int, int]) -> Mask:
+        """Return the face's ink, not grown."""
+        if key not in self._raw:
+            self._raw[key] = _raw_ink(self.patches[key])
+        return self._raw[key]
+
+    def own(self, key: tuple[int, int]) -> F64 | None:
+        """Return :func:`own_tone` of the face ``key``."""
+        if key not in self._own:
+            ink, paper = _grown(self.raw(key))
+            face = self.patches[key]
+            self._own[key] = ink_tone(face, ink, paper) if ink.any() and paper.any() else None
+        return self._own[key]
+
+    def suit_inks(self) -> SuitInks:
+        """Return the deck's :class:`SuitInks`."""
+        if self._inks is None:
+            self._inks = SuitInks(self.patches, self.own)
+        return self._inks
+
+    def regions(self, rank: int) -> tuple[Mask, Mask]:
+        """Return where any of the rank's four faces has ink (grown), and the paper."""
+        if rank not in self._regions:
+            raw = np.zeros(self.patches[(rank, 0)].shape[:2], bool)
+            for suit in range(4):
+                raw |= self.raw((rank, suit))
+            self._regions[rank] = _grown(raw)
+        return self._regions[rank]
+
+    def tone(self, rank: int, suit: int) -> F64 | None:
+        """Return the face's ink tone over its rank's joint regions."""
+        if (rank, suit) not in self._tones:
+            ink, paper = self.regions(rank)
+            self._tones[(rank, suit)] = ink_tone(self.patches[(rank, suit)], ink, paper)
+        return self._tones[(rank, suit)]
+
+    def suit_by_tone(self, observed: Image, rank: int) -> int | None:
+        """Return :func:`suit_by_tone` of ``observed`` against the rank's four faces."""
+        ink, paper = self.regions(rank)
+        if not ink.any() or not paper.any():
+            return None
+        suits = list(range(4))
+        return _suit_from_tones(observed, suits, ink, paper, [self.tone(rank, s) for s in suits])
+
+    def _warm_tone(self, rank: int, suit: int) -> None:
+        if self.suit_inks().many:
+            self.tone(rank, suit)
+
+    def units(self) -> list[Callable[[], object]]:
+        """Return the parts in small pieces.
+
+        The faces' own tones, the deck's inks, then (only on a deck of more than two inks: the
+        tone reads are made there alone) each rank's regions and tones.
+        """
+        out: list[Callable[[], object]] = [partial(self.own, key) for key in self.patches]
+        out.append(self.suit_inks)
+        out += [partial(self._warm_tone, r, s) for r in range(13) for s in range(4)]
+        return out

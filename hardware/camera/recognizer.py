@@ -38,7 +38,7 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.fallback import glare_lifted, twin_not_shown
 from hardware.camera.geometry import BoardGeometry
-from hardware.camera.inkhue import SuitInks, hue_refutes, suit_by_tone
+from hardware.camera.inkhue import FaceTones, hue_refutes
 from hardware.camera.locator import (
     CANON_MARGIN_MM,
     CANON_PX_PER_MM,
@@ -117,6 +117,14 @@ UNCHANGED_BOARD_PIXELS = UNCHANGED_PIXELS
 #: read has taken this much CPU (s): such a frame costs about 1.5 ms of read beside a 5-7 ms
 #: JPEG decode, and stays under 15 ms with the unit that crosses the deadline.
 WARM_UNTIL_S = 0.004
+#: A bound on a frame's matching, measured and not set by default (benchmark run 42): with
+#: :attr:`BoardRecognizer.match_until_s` set to it, a frame read in full matches no card afresh
+#: after its read has taken this much CPU (s), beyond its first one and those put off in an
+#: earlier frame: such a slot reads ``uncertain`` and is matched in the next frame read in full
+#: where it is located (:meth:`BoardRecognizer._put_off`). A frame's decode (5-7 ms) and read
+#: up to here leave about one card's match (3-6 ms) under 20 ms. Which frames hit it depends on
+#: the machine's load: unset, a recogniser reads the same whatever the load.
+MATCH_UNTIL_S = 0.008
 
 
 class BoardRecognizer(RivalChecks, CardLocator):
@@ -155,11 +163,22 @@ class BoardRecognizer(RivalChecks, CardLocator):
         self.not_located = 0
         #: Frames whose whole board was unchanged, answered with the last full read's reading.
         self.unchanged_frames = 0
-        #: The suit-twin checks' caches, filled in the frames not read again (:mod:`.warmup`).
-        self.warmer = FaceWarmer(bank)
-        #: Whether the deck prints its suits in more than two inks (:class:`.inkhue.SuitInks`,
-        #: decided from the registered faces when first needed).
-        self._inks: SuitInks | None = None
+        #: What the tone reads take from the registered faces (:class:`.inkhue.FaceTones`:
+        #: whether the deck prints its suits in more than two inks, each rank's tones),
+        #: computed when first needed or ahead by the warm-up.
+        self.tones = FaceTones({(c.rank, c.suit): f for c, f in bank.patches.items()})
+        #: The suit-twin checks' caches and the tones, filled in the frames not read again
+        #: (:mod:`.warmup`).
+        self.warmer = FaceWarmer(bank, self.tones)
+        #: No card is matched afresh past this much thread CPU of a frame's read, beyond the
+        #: first (None: no bound, the default; :data:`MATCH_UNTIL_S` was measured).
+        self.match_until_s: float | None = None
+        self._deadline = float("inf")
+        self._matched_now = 0
+        #: Slots whose match was put off, matched first thing when next located; and how many
+        #: matches were put off (for the benchmark).
+        self._put_off_slots: set[int] = set()
+        self.put_off = 0
 
     def read(self, frame: Image) -> BoardReading:
         """Read all slots of ``frame`` (BGR, the calibrated camera's size).
@@ -191,6 +210,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
                 self.warmer.work(started + WARM_UNTIL_S)
                 return board[1]
         self._grey = grey
+        budget = self.match_until_s
+        self._deadline = float("inf") if budget is None else started + budget
+        self._matched_now = 0
         try:
             reading = self._read(frame, canon)
         finally:
@@ -325,8 +347,12 @@ class BoardRecognizer(RivalChecks, CardLocator):
                 if int(np.count_nonzero(diff > UNCHANGED_LEVEL)) <= UNCHANGED_PIXELS:
                     self.reused += 1
                     return reading
+        if self._put_off(pose.slot):
+            return SlotReading("uncertain")
         reading = self._identify(frame, pose, over)
         self.identified += 1
+        self._matched_now += 1
+        self._put_off_slots.discard(pose.slot)
         # The pose and pixels of the frame the card was identified in are kept (not updated
         # by later frames), so a slow drift adds up until it is noticed.
         h, w = grey.shape
@@ -335,6 +361,19 @@ class BoardRecognizer(RivalChecks, CardLocator):
         x1, y1 = (int(v) for v in np.clip(np.ceil(quad.max(axis=0)) + 1, 0, [w, h]))
         self._last[pose.slot] = (pose, (x0, y0, grey[y0:y1, x0:x1].copy()), reading)
         return reading
+
+    def _put_off(self, slot: int) -> bool:
+        """Whether ``slot``'s match is put off to a later frame (the frame's CPU is spent).
+
+        Never the frame's first match, nor a slot put off before: a card laid is matched in
+        the first frame read in full where it is located, or in the next one.
+        """
+        if (self._matched_now == 0 or slot in self._put_off_slots
+                or time.thread_time() < self._deadline):
+            return False
+        self._put_off_slots.add(slot)
+        self.put_off += 1
+        return True
 
     def _unchanged_pose(self, slot: int) -> CardPose | None:
         """Return the pose of the card last identified in ``slot`` if its pixels are unchanged.
@@ -453,9 +492,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
 
     def _many_inks(self) -> bool:
         """Whether the deck's suits are printed in more than two inks (decided once)."""
-        if self._inks is None:
-            self._inks = SuitInks({(c.rank, c.suit): f for c, f in self.bank.patches.items()})
-        return self._inks.many
+        return self.tones.suit_inks().many
 
     def _tone_names_other(self, frame: Image, pose: CardPose, flipped: bool,
                           card: Card) -> bool:
@@ -470,7 +507,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         may then read the suit the ink shows.
         """
         patch = self._upright(frame, pose, flipped)
-        suit = suit_by_tone(patch, {s: self.bank.patches[Card(card.rank, s)] for s in range(4)})
+        suit = self.tones.suit_by_tone(patch, card.rank)
         return suit is not None and suit != card.suit
 
     def _tone_read(self, frame: Image, pose: CardPose, vec: F32, match: Match,
@@ -486,7 +523,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         p = self.params
         rank = match.card.rank
         patch = self._upright(frame, pose, match.flipped)
-        suit = suit_by_tone(patch, {s: self.bank.patches[Card(rank, s)] for s in range(4)})
+        suit = self.tones.suit_by_tone(patch, rank)
         if suit is None:
             return None
         toned = self.bank.match(vec, p, [Card(rank, s) for s in range(4) if s != suit])

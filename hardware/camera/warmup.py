@@ -8,9 +8,12 @@ Rules this module keeps:
    :func:`~hardware.camera.blurmatch.warm_blurs`) is kept per pair of faces by
    :mod:`hardware.camera.suits` and :mod:`hardware.camera.blurmatch`, and is the same array
    whenever it is computed. A reading does not change; the first card of a suit-twin pair
-   checked in a frame no longer pays for it there.
-2. Small units (about 1-3 ms each): a pair's region, then its coarse blurs a few at a time;
-   every card of the deck with its suit twin, in that order (as the two checks pass them).
+   checked in a frame no longer pays for it there. The same for the tone reads' parts
+   (:class:`~hardware.camera.inkhue.FaceTones`: whether the deck prints its suits in more than
+   two inks, which the first card read in a frame asks on every deck, and each rank's tones).
+2. Small units (about 1-3 ms each): first the tones' (:meth:`.FaceTones.units`); then a pair's
+   region, then its coarse blurs a few at a time; every card of the deck with its suit twin,
+   in that order (as the two checks pass them).
 3. :meth:`FaceWarmer.work` stops starting units at a deadline of the caller's thread CPU time.
 """
 
@@ -23,6 +26,7 @@ from functools import partial
 
 from hardware.camera.blurmatch import COARSE_GRID, warm_blurs
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, suit_twins
+from hardware.camera.inkhue import FaceTones
 from hardware.camera.suits import pair_check
 from table_controller.engine.cards import FULL_DECK
 
@@ -31,11 +35,11 @@ BLURS_PER_UNIT = 13
 
 
 class FaceWarmer:
-    """Fills the suit-twin caches of ``bank``'s faces, a unit at a time."""
+    """Fills the suit-twin caches of ``bank``'s faces (and ``tones``), a unit at a time."""
 
-    def __init__(self, bank: FaceBank) -> None:
+    def __init__(self, bank: FaceBank, tones: FaceTones | None = None) -> None:
         shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0])
-        self._todo: deque[Callable[[], object]] = deque()
+        self._todo: deque[Callable[[], object]] = deque(tones.units() if tones else ())
         for card in FULL_DECK:
             for twin in FULL_DECK:
                 if not suit_twins(card, twin):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from hardware.camera.facebank import face_patch
-from hardware.camera.inkhue import SuitInks, ink_tone, other_inks, suit_by_tone
+from hardware.camera.inkhue import FaceTones, SuitInks, ink_tone, other_inks, suit_by_tone
 from table_controller.engine.cards import SUITS, Card
 
 from .conftest import Faces
@@ -110,3 +110,26 @@ def test_a_read_whose_ink_names_another_suit_is_refused(
     assert not plain._many_inks()
     assert all(s.status != "card" or s.card == Card.parse(t)
                for s, t in zip(reading.slots, ["Td", "6d", "Tc", "6s", "9h"], strict=True))
+
+
+@pytest.mark.parametrize("deck", ["four", "two"])
+def test_the_tones_kept_equal_those_computed_in_each_call(
+    kennard: Faces, four_colour: Faces, deck: str
+) -> None:
+    """:class:`FaceTones` (filled by its units, as the warm-up does) gives the deck's inks and
+    each rank's suit by tone exactly as computed afresh, on faces glared and blurred; its rank
+    units compute nothing on a two-colour deck (the tone reads are not made there)."""
+    faces = four_colour if deck == "four" else kennard
+    patches = _patches(faces)
+    tones = FaceTones(patches)
+    for unit in tones.units():
+        unit()
+    fresh = SuitInks(patches)
+    kept = tones.suit_inks()
+    assert kept.many == (deck == "four") and kept.groups == fresh.groups
+    assert all(np.array_equal(a, b) for a, b in zip(kept.tones, fresh.tones, strict=True))
+    assert len(tones._tones) == (52 if deck == "four" else 0)
+    for (rank, suit), face in patches.items():
+        seen = _glared(face, 0.1 * (suit + 1))
+        assert tones.suit_by_tone(seen, rank) == suit_by_tone(
+            seen, {s: patches[(rank, s)] for s in range(4)}), (rank, suit)

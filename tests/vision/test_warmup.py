@@ -49,6 +49,22 @@ def test_the_warmer_fills_every_twin_pair_and_stops_at_its_deadline() -> None:
         assert set(COARSE_GRID) <= set(pair.blur_setup[size][2])
 
 
+def test_a_recognisers_warmer_computes_the_tones_first(kennard: Faces) -> None:
+    """The deck's inks (asked by the first card read on every deck) come first: the faces' own
+    tones, one unit each, then the inks; then each rank's tones, then the twin pairs."""
+    rec = make_rig(kennard, 132, S.Level.MEDIUM).recognizer
+    assert rec.tones._inks is None
+    rec.warmer.work(time.thread_time())
+    assert rec.warmer.units == 0
+    for _ in range(52):
+        rec.warmer._todo.popleft()()
+    assert rec.tones._inks is None and len(rec.tones._own) == 52
+    rec.warmer._todo.popleft()()
+    assert rec.tones._inks is not None and not rec.tones._inks.many
+    rec.warmer.work(float("inf"))
+    assert rec.warmer.done and rec.warmer.units == 52 + 52 * 5    # after the 53 taken above
+
+
 def test_warmed_checks_equal_fresh_ones(kennard: Faces) -> None:
     """After the warm-up, the twin checks give what they give on faces never cached."""
     bank = FaceBank.from_faces(kennard, RecognizerParams())
