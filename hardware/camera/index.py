@@ -14,8 +14,9 @@ Rules this module keeps:
    pip is of another shape then fitted better: synth-9111's spades were refused against clubs
    of another rank, their own corners correlating 0.75-0.8 with their own faces.
 3. Against a rival, only the corners where the two cards' templates differ
-   (``1 - correlation >= MIN_GAP``) count, taken together: where the observation lies on the
-   line from the rival's templates (-1) to the read's (+1) (:meth:`IndexRead.position`).
+   (``1 - correlation >= MIN_GAP``), not both blank (:data:`BLANK_FRACTION`), count, taken
+   together: where the observation lies on the line from the rival's templates (-1) to the
+   read's (+1) (:meth:`IndexRead.position`).
 4. Pure: luminance in, positions out; the recogniser decides.
 """
 
@@ -38,6 +39,10 @@ INDEX_BOX = (0.22, 0.3)
 BORDER = 4
 #: Largest shift (stored-patch pixels) searched when aligning a corner.
 SHIFT_PX = 3
+#: A card's corner whose luminance spreads less than this fraction of its most inked corner's
+#: is blank paper (a design printing two indices: the other two corners): z-normalised, its
+#: template is the blur tails of pips beside the box and rounding, and no evidence.
+BLANK_FRACTION = 0.1
 #: A corner tells two cards apart when their templates there correlate at most 1 - MIN_GAP.
 MIN_GAP = 0.01
 
@@ -101,6 +106,9 @@ class IndexBank:
         self.box = (round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h))
         per_card = [_corners(luminances[c], self.box, 0) for c in FULL_DECK]
         self.shape = per_card[0][0].shape
+        # Each card's ink per corner (the luminance's spread), against its most inked corner.
+        spread = np.array([[float(np.std(c)) for c in cs] for cs in per_card], np.float64)
+        inked = spread >= BLANK_FRACTION * spread.max(axis=1, keepdims=True)
         #: Per corner: one z-normalised row per card, and the pairwise gaps.
         self.templates: list[F32] = []
         gaps = []
@@ -108,7 +116,10 @@ class IndexBank:
             stack = np.stack([cs[k] for cs in per_card]).astype(np.float32)
             rows = _znorm(stack.reshape(52, -1))
             self.templates.append(rows)
-            gaps.append(1.0 - np.einsum("ij,kj->ik", rows, rows))
+            gap = 1.0 - np.einsum("ij,kj->ik", rows, rows)
+            # Two blank corners tell nothing: their gap is the tails' and rounding's. (One
+            # blank against ink is evidence: the observation shows ink there or not.)
+            gaps.append(np.where(inked[:, k, None] | inked[None, :, k], gap, 0.0))
         self.gaps: F32 = np.asarray(np.stack(gaps), np.float32)
         #: The last observation read and its reading (the checks of one card share it).
         self._last: tuple[F32, IndexRead] | None = None

@@ -115,3 +115,43 @@ def test_a_face_fits_its_own_corners_wherever_it_lies_within_the_search(
         moved = np.roll(lum, shift, axis=(0, 1))
         read = bank.read(np.ascontiguousarray(moved))
         assert float(read.scores[:, card.index].min()) > 0.99, card
+
+
+def test_two_blank_corners_tell_nothing(kennard: Faces) -> None:
+    """A design printing two indices leaves two corners blank: faint marks there are no index.
+
+    Every card's top-right and bottom-left boxes are made blank paper with a faint mark of its
+    suit (the blur tail of a pip just outside the box, 1% of the ink's contrast): the marks'
+    z-normalised shapes differ, but no pair of cards is told apart there, and a card showing
+    another suit's faint mark is read by its two inked corners alone.
+    """
+    lum = {c: face_luminance(face_patch(kennard[c], STORED_PATCH_SIZE)).copy()
+           for c in FULL_DECK}
+    h, w = lum[FULL_DECK[0]].shape
+    bw, bh = round(0.22 * w), round(0.3 * h)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+
+    def mark(suit: int) -> np.ndarray:
+        cx, cy = (w - 4 - 3 * suit, 10 + 8 * suit)
+        return np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (2.0 + suit) ** 2))
+
+    def blanked(face: np.ndarray, suit: int) -> np.ndarray:
+        out = face.copy()
+        paper = float(np.percentile(face, 95))
+        tr, bl = (slice(0, bh), slice(w - bw, w)), (slice(h - bh, h), slice(0, bw))
+        for box in (tr, bl):
+            out[box] = paper
+        m = 0.01 * mark(suit)
+        out[tr] -= m[tr]
+        out[bl] -= m[::-1, ::-1][bl]
+        return out
+
+    bank = IndexBank({c: blanked(lum[c], c.suit) for c in FULL_DECK})
+    assert float(bank.gaps[1].max()) == 0.0 and float(bank.gaps[2].max()) == 0.0
+    assert float(bank.gaps[0].max()) > 0.1 and float(bank.gaps[3].max()) > 0.1
+    for i, card in enumerate(FULL_DECK[::5]):
+        other_suit = (card.suit + 1 + i % 3) % 4
+        obs = np.ascontiguousarray(blanked(lum[card], other_suit), np.float32)
+        pos = bank.read(obs).positions(card).reshape(13, 4)
+        others = np.delete(pos, card.rank, axis=0)
+        assert np.nanmin(others) > -0.3, (card, np.nanmin(others))
