@@ -133,7 +133,7 @@ def test_two_blank_corners_tell_nothing(kennard: Faces) -> None:
 
     def mark(suit: int) -> np.ndarray:
         cx, cy = (w - 4 - 3 * suit, 10 + 8 * suit)
-        return np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (2.0 + suit) ** 2))
+        return np.asarray(np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (2.0 + suit) ** 2)))
 
     def blanked(face: np.ndarray, suit: int) -> np.ndarray:
         out = face.copy()
