@@ -139,13 +139,16 @@ class IndexBank:
 
     def _read(self, observed: F32) -> IndexRead:
         th, tw = self.shape
-        n = 2 * SHIFT_PX + 1
         rows: list[F32] = []
         for k, window in enumerate(_corners(observed, self.box, SHIFT_PX)):
             window = np.ascontiguousarray(window, np.float32)
-            # Every cut within the search, as one strided view (one copy when normalised).
+            # Every cut within the search (the window's own bounds), as one strided view (one
+            # copy when normalised).
+            fh, fw = window.shape[0] - th + 1, window.shape[1] - tw + 1
+            if fh < 1 or fw < 1:
+                raise ValueError(f"observation {observed.shape} smaller than the stored faces")
             s0, s1 = window.strides
-            views = as_strided(window, (n, n, th, tw), (s0, s1, s0, s1), writeable=False)
+            views = as_strided(window, (fh, fw, th, tw), (s0, s1, s0, s1), writeable=False)
             obs = _znorm(views.reshape(-1, th * tw))
             # A BLAS product, not einsum (one thread; its CPU time is the thread's).
             rows.append((self.templates[k] @ obs.T).max(axis=1))
