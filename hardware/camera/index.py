@@ -83,11 +83,17 @@ class IndexRead:
         pos = float(self.positions(card)[rival.index])
         return None if np.isnan(pos) else pos
 
-    def positions(self, card: Card) -> F32:
-        """:meth:`position` against every card at once (NaN where no corner tells them apart)."""
+    def positions(self, card: Card, skip: npt.NDArray[np.bool_] | None = None) -> F32:
+        """:meth:`position` against every card at once (NaN where no corner tells them apart).
+
+        :param skip: corners (TL, TR, BL, BR) left out: no evidence either way (a neighbour
+            may lie over them, :meth:`IndexBank.covered`).
+        """
         a = card.index
         gap = self.gaps[:, a, :]
         used = gap >= MIN_GAP
+        if skip is not None:
+            used = used & ~skip[:, None]
         lead = np.where(used, self.scores[:, a : a + 1] - self.scores, 0.0).sum(axis=0)
         total = np.where(used, gap, 0.0).sum(axis=0)
         return np.asarray(np.where(total > 0, lead / np.maximum(total, 1e-6), np.nan),
@@ -123,6 +129,15 @@ class IndexBank:
         self.gaps: F32 = np.asarray(np.stack(gaps), np.float32)
         #: The last observation read and its reading (the checks of one card share it).
         self._last: tuple[F32, IndexRead] | None = None
+
+    def covered(self, mask: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+        """Which corner boxes (TL, TR, BL, BR; as searched) ``mask`` touches.
+
+        :param mask: stored size, upright; nonzero where something else may lie over the card
+            (a located neighbour: its print, not the card's, may be seen there).
+        """
+        cut = _corners(mask.astype(np.float32), self.box, SHIFT_PX)
+        return np.array([bool(c.any()) for c in cut])
 
     def read(self, observed: F32) -> IndexRead:
         """Compare the four corners of an upright observed luminance with every card's.

@@ -454,15 +454,18 @@ class BoardRecognizer(RivalChecks, CardLocator):
                 seen.append(observed_luminance(patch))
             return seen[0]
 
+        def overlying() -> Image | None:
+            """Where a located neighbour may lie over the card (:meth:`_neighbours_over`)."""
+            return self._neighbours_over(pose, match.flipped)
+
         twin_decided = False
         if reading.status == "uncertain" and not sliding and self._twin_left(match):
             reading, match = self._decide_suit(observed(), match, reading)
             twin_decided = reading.status == "card"
         if reading.status == "card":
-            reading = self._verify(observed, match, reading, twin_decided,
-                                   lambda: self._neighbours_over(pose, match.flipped))
+            reading = self._verify(observed, match, reading, twin_decided, overlying)
         if reading.status == "card" and p.index_check:
-            reading = self._check_index(observed(), match, reading)
+            reading = self._check_index(observed(), match, reading, overlying)
         if (reading.status == "card" and reading.card is not None and not sliding
                 and self._many_inks()
                 and self._tone_names_other(frame, pose, match.flipped, reading.card)):
@@ -532,10 +535,10 @@ class BoardRecognizer(RivalChecks, CardLocator):
         reading = decide(toned, p)
         if reading.status != "card":
             return None
-        reading = self._verify(observed, toned, reading, False,
-                               lambda: self._neighbours_over(pose, match.flipped))
+        overlying = lambda: self._neighbours_over(pose, match.flipped)  # noqa: E731
+        reading = self._verify(observed, toned, reading, False, overlying)
         if reading.status == "card" and p.index_check:
-            reading = self._check_index(observed(), toned, reading)
+            reading = self._check_index(observed(), toned, reading, overlying)
         return reading if reading.status == "card" else None
 
     def _hue_shown(self, frame: Image, pose: CardPose, match: Match,
@@ -597,8 +600,8 @@ class BoardRecognizer(RivalChecks, CardLocator):
             return None
         patch = self._upright(frame, pose, match.flipped)
         seen = observed_luminance(patch)
-        reading = self._verify(lambda: seen, match, reading, False,
-                               lambda: self._neighbours_over(pose, match.flipped))
+        overlying = lambda: self._neighbours_over(pose, match.flipped)  # noqa: E731
+        reading = self._verify(lambda: seen, match, reading, False, overlying)
         if reading.status == "card" and p.index_check:
-            reading = self._check_index(seen, match, reading)
+            reading = self._check_index(seen, match, reading, overlying)
         return reading if reading.status == "card" else None

@@ -33,17 +33,22 @@ class RivalChecks:
     bank: FaceBank
     params: RecognizerParams
 
-    def _check_index(self, observed: F32, match: Match, reading: SlotReading) -> SlotReading:
+    def _check_index(self, observed: F32, match: Match, reading: SlotReading,
+                     neighbours: Callable[[], Image | None] | None = None) -> SlotReading:
         """Keep a read only if its corner indices do not name another rank.
 
         Against every card of another rank (not only the close rivals of the whole face: a
         washed-out four may match the five's face best and the four's only third), the corners
         that tell the two apart (:meth:`hardware.camera.index.IndexRead.positions`); refused
         when one of them puts the observation at ``-index_veto`` or beyond, or at
-        ``-index_veto_close`` when the whole face barely separated the read.
+        ``-index_veto_close`` when the whole face barely separated the read. A corner a
+        located neighbour may lie over (``neighbours``, :meth:`_neighbours_over`) is left out,
+        as :meth:`_indices_clear` leaves it: the print there may be the neighbour's.
         """
         p = self.params
-        pos = self.bank.index.read(observed).positions(match.card)
+        over = neighbours() if neighbours is not None else None
+        skip = self.bank.index.covered(over) if over is not None else None
+        pos = self.bank.index.read(observed).positions(match.card, skip)
         others = np.delete(pos.reshape(13, 4), match.card.rank, axis=0).reshape(-1)
         known = others[~np.isnan(others)]
         veto = p.index_veto_close if match.separation < p.index_close_below else p.index_veto

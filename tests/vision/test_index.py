@@ -155,3 +155,31 @@ def test_two_blank_corners_tell_nothing(kennard: Faces) -> None:
         pos = bank.read(obs).positions(card).reshape(13, 4)
         others = np.delete(pos, card.rank, axis=0)
         assert np.nanmin(others) > -0.3, (card, np.nanmin(others))
+
+
+def test_a_corner_a_neighbour_may_lie_over_is_left_out(kennard: Faces) -> None:
+    """A neighbour's index over one corner names the neighbour's rank there; with the corner
+    the neighbour may cover left out (as the located neighbours say), the others decide."""
+    bank = _bank(kennard)
+    rng = np.random.default_rng(7)
+    card, neighbour = Card.parse("6d"), Card.parse("9c")
+    face = face_patch(kennard[card], STORED_PATCH_SIZE).copy()
+    other = face_patch(kennard[neighbour], STORED_PATCH_SIZE)
+    h, w = face.shape[:2]
+    bh, bw = int(0.34 * h), int(0.3 * w)
+    face[:bh, w - bw :] = other[:bh, w - bw :]  # the neighbour's corner over the top right
+    face[h - bh :, :bw] = other[h - bh :, :bw]  # and over the bottom left (the same print)
+    noisy = np.clip(face.astype(np.float32) + rng.normal(0, 6, face.shape), 0, 255)
+    seen = observed_luminance(np.asarray(noisy, np.uint8))
+    read = bank.read(seen)
+    assert (read.position(card, neighbour) or 0.0) < 0.5  # the covered corners mislead
+    mask = np.zeros((h, w), np.uint8)
+    mask[:bh, w - bw :] = 1
+    mask[h - bh :, :bw] = 1
+    skip = bank.covered(mask)
+    assert skip.tolist() == [False, True, True, False]
+    pos = read.positions(card, skip).reshape(13, 4)
+    others = np.delete(pos, card.rank, axis=0)
+    assert np.nanmin(others) > -0.3, np.nanmin(others)
+    assert (read.positions(card, skip)[neighbour.index]) > 0.5
+    assert np.isnan(read.positions(card, np.ones(4, bool))).all()
