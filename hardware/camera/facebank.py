@@ -297,9 +297,10 @@ def decide_twin(
     towards (``suit_blur_min_position`` on the whole region, ``suit_blur_min_half`` on each
     half; the twin must also reach ``min_score``). Either way the lean must be at least
     ``suit_noise_ratio`` times the lean the frame's noise alone gives against those faces
-    (:func:`~hardware.camera.blurmatch.lean_noise`, :func:`~hardware.camera.twinleans.lean_stands`; at the blur the corner indices show too,
-    :func:`~hardware.camera.twinleans.index_lean_stands`): at that size, blur
-    and light the camera may not resolve the little the twins differ in (a small index
+    (:func:`~hardware.camera.blurmatch.lean_noise`,
+    :func:`~hardware.camera.twinleans.lean_stands`), and a blurred read must hold at the blur
+    the corner indices show (:func:`~hardware.camera.twinleans.index_lean_stands`): at that
+    size, blur and light the camera may not resolve the little the twins differ in (a small index
     symbol, pips blurred to blobs). Returns the match of the card read (its
     ``card`` and ``second`` swapped when the twin is read) and how far the observation leaned,
     or None: the two stay undecided.
@@ -341,8 +342,8 @@ def sharp_twin_read(observed: F32, best: F32, twin: F32, check: SuitCheck,
 
     ``suit_min_position`` on the whole region, ``suit_min_half`` on each half, a fit of at
     least ``min_fit``, and a position above the frame's noise against the sharp faces
-    (:func:`~hardware.camera.twinleans.above_noise`): on a blurred frame the sharp faces fit nowhere well, and a lean
-    of 0.7 towards a club is no more than that misfit gives.
+    (:func:`~hardware.camera.twinleans.above_noise`): on a blurred frame the sharp faces fit
+    nowhere well, and a lean of 0.7 towards a club is no more than that misfit gives.
     """
     p = params
     return (check.position >= p.suit_min_position and check.fit >= min_fit
