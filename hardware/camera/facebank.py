@@ -35,7 +35,12 @@ from hardware.camera.suits import (
     pair_check,
     read_only,
 )
-from hardware.camera.twinleans import above_noise, index_lean_stands, lean_stands
+from hardware.camera.twinleans import (
+    above_noise,
+    index_lean_stands,
+    lean_stands,
+    measured_above_noise,
+)
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
 
@@ -372,24 +377,27 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     ``suit_blur_check``, not clearly towards ``card`` against the two faces blurred as the
     observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``). The blurred
     comparison is skipped when the comparison at the faces' own blur already reads ``card``
-    by the rule :func:`decide_twin` reads a twin with (:func:`sharp_twin_read`: ``suit_min_*``
-    and a lean above the frame's measured noise), and replaced by that comparison (at the
-    blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's measured noise)
-    when no blur could be matched (:func:`blurred_unmatched`).
+    by the rule :func:`decide_twin` reads a twin with (:func:`sharp_twin_read`) and the
+    frame's noise against the faces could be measured, and replaced by that comparison (at
+    the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise, which
+    must be measured: :func:`~hardware.camera.twinleans.measured_above_noise`) when no blur
+    could be matched (:func:`blurred_unmatched`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
     check = pair_check(observed, best, other)
     if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
         return True
-    if not p.suit_blur_check or sharp_twin_read(observed, best, other, check, p, p.suit_min_fit):
+    if not p.suit_blur_check or (
+            sharp_twin_read(observed, best, other, check, p, p.suit_min_fit)
+            and lean_noise(observed, best, other, joint=False) is not None):
         return False
     blurred = blurred_pair_check(observed, best, other)
     if blurred_unmatched(blurred, p):
         # No blur could be matched on these faces: the comparison at their own blur decides,
         # by the blurred rule's bounds, where it fits the twins and leans above the frame's
         # noise against them.
-        if check.fit < p.suit_min_fit or not above_noise(
+        if check.fit < p.suit_min_fit or not measured_above_noise(
                 check.position, lean_noise(observed, best, other, joint=False), p):
             return True
         blurred = check

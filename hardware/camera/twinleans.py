@@ -60,9 +60,18 @@ def index_lean_stands(observed: F32, best: F32, twin: F32, sign: float,
 def above_noise(position: float, noise: float | None, params: RecognizerParams) -> bool:
     """Whether ``|position|`` is at least ``suit_noise_ratio`` times ``noise``.
 
-    False when the noise could not be measured (too little of the card where the two faces
-    agree to lay the difference on): a lean no noise can be set against is no evidence for
-    one twin over the other (a spade whose point the frame does not show leaned 0.8 towards
-    its club on a design with jumbo indices).
+    True when the noise could not be measured (too little of the card where the two faces
+    agree): the thresholds alone decide, as before (a card whose pips fill the face).
     """
-    return noise is not None and abs(position) >= params.suit_noise_ratio * noise
+    return noise is None or abs(position) >= params.suit_noise_ratio * noise
+
+
+def measured_above_noise(position: float, noise: float | None,
+                         params: RecognizerParams) -> bool:
+    """:func:`above_noise`, but False when the noise could not be measured.
+
+    For a comparison nothing else checks: a lean no noise can be set against is no evidence
+    for one twin over the other (a 4 of spades whose point the frame does not show leaned 0.80
+    towards its club at the faces' own blur on a design with jumbo indices, no blur matched).
+    """
+    return noise is not None and above_noise(position, noise, params)

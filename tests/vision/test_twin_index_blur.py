@@ -10,7 +10,7 @@ from hardware.camera.blurmatch import blur_kernel, index_blur, matched_blur
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, decide_twin, face_patch
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import face_luminance, observed_luminance, read_only
-from hardware.camera.twinleans import above_noise, index_lean_stands
+from hardware.camera.twinleans import above_noise, index_lean_stands, measured_above_noise
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
@@ -64,6 +64,7 @@ def test_a_clear_twin_holds_at_the_corners_blur(kennard: Faces) -> None:
 def test_an_unmeasured_noise_decides_nothing() -> None:
     """No agreeing print to lay the difference on: no lean, however large, stands."""
     params = RecognizerParams()
-    assert not above_noise(3.0, None, params)
-    assert above_noise(1.0, 0.4, params)
-    assert not above_noise(0.7, 0.4, params)
+    assert not measured_above_noise(3.0, None, params)
+    assert measured_above_noise(1.0, 0.4, params)
+    assert not measured_above_noise(0.7, 0.4, params)
+    assert above_noise(3.0, None, params)
