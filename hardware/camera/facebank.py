@@ -36,6 +36,7 @@ from hardware.camera.suits import (
     read_only,
 )
 from hardware.camera.twinleans import (
+    above_noise,
     index_lean_stands,
     lean_stands,
     measured_above_noise,
@@ -345,18 +346,14 @@ def sharp_twin_read(observed: F32, best: F32, twin: F32, check: SuitCheck,
     """Whether the comparison at the faces' own blur (``check``) reads ``best`` over ``twin``.
 
     ``suit_min_position`` on the whole region, ``suit_min_half`` on each half, a fit of at
-    least ``min_fit``, and a position above the frame's noise against the sharp faces, which
-    must be measured (:func:`~hardware.camera.twinleans.measured_above_noise`): on a blurred
-    frame the sharp faces fit nowhere well, and a lean of 0.7 towards a club is no more than
-    that misfit gives. Where the noise cannot be measured (a card whose pips fill the face)
-    the comparison at the frame's blur decides instead (:func:`decide_twin`'s second rule,
-    :func:`twin_refuted`'s blurred veto).
+    least ``min_fit``, and a position above the frame's noise against the sharp faces
+    (:func:`~hardware.camera.twinleans.above_noise`): on a blurred frame the sharp faces fit
+    nowhere well, and a lean of 0.7 towards a club is no more than that misfit gives.
     """
     p = params
     return (check.position >= p.suit_min_position and check.fit >= min_fit
             and check.worst_half >= p.suit_min_half
-            and measured_above_noise(check.position,
-                                     lean_noise(observed, best, twin, joint=False), p))
+            and above_noise(check.position, lean_noise(observed, best, twin, joint=False), p))
 
 
 def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:
@@ -380,18 +377,20 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     ``suit_blur_check``, not clearly towards ``card`` against the two faces blurred as the
     observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``). The blurred
     comparison is skipped when the comparison at the faces' own blur already reads ``card``
-    by the rule :func:`decide_twin` reads a twin with (:func:`sharp_twin_read`), and
-    replaced by that comparison (at the blurred bounds, fit at least ``suit_min_fit``, its
-    lean above the frame's noise, which must be measured:
-    :func:`~hardware.camera.twinleans.measured_above_noise`) when no blur could be matched
-    (:func:`blurred_unmatched`).
+    by the rule :func:`decide_twin` reads a twin with (:func:`sharp_twin_read`) and the
+    frame's noise against the two faces could be measured, and replaced by that comparison
+    (at the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise,
+    which must be measured: :func:`~hardware.camera.twinleans.measured_above_noise`) when no
+    blur could be matched (:func:`blurred_unmatched`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
     check = pair_check(observed, best, other)
     if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
         return True
-    if not p.suit_blur_check or sharp_twin_read(observed, best, other, check, p, p.suit_min_fit):
+    if not p.suit_blur_check or (
+            sharp_twin_read(observed, best, other, check, p, p.suit_min_fit)
+            and lean_noise(observed, best, other, joint=False) is not None):
         return False
     blurred = blurred_pair_check(observed, best, other)
     if blurred_unmatched(blurred, p):
@@ -457,7 +456,9 @@ def read_washed_out(observed: F32, match: Match, bank: FaceBank,
     present in some blob (``own >= washed_min_own``) or X's corner indices leaning towards X
     against that rival (``washed_min_index``); X's corner indices name no other rank
     (``index_veto_close``), X scores at least ``min_score``, and a suit twin among those cards
-    is decided for X by :func:`decide_twin`. Exactly one candidate must pass; else None.
+    is decided for X by :func:`decide_twin` and does not refute X (:func:`twin_refuted`, the
+    veto a whole-face read with its twin close gets). Exactly one candidate must pass; else
+    None.
 
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
@@ -526,6 +527,9 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
         decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
                                                 margin=sx - st), bank, p)
         if decided is None or decided[0].card != x:
+            return None
+        # No more than the whole face's read of X would stand on: the same veto.
+        if twin_refuted(observed, x, twin, bank, p):
             return None
     return lean
 
