@@ -39,7 +39,6 @@ from hardware.camera.twinleans import (
     above_noise,
     index_lean_stands,
     lean_stands,
-    measured_above_noise,
 )
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
@@ -379,9 +378,9 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     comparison is skipped when the comparison at the faces' own blur already reads ``card``
     by the rule :func:`decide_twin` reads a twin with (:func:`sharp_twin_read`) and the
     frame's noise against the two faces could be measured, and replaced by that comparison
-    (at the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise,
-    which must be measured: :func:`~hardware.camera.twinleans.measured_above_noise`) when no
-    blur could be matched (:func:`blurred_unmatched`).
+    (at the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise
+    where that is measured: :func:`~hardware.camera.twinleans.above_noise`) when no blur could
+    be matched (:func:`blurred_unmatched`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
@@ -397,7 +396,7 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
         # No blur could be matched on these faces: the comparison at their own blur decides,
         # by the blurred rule's bounds, where it fits the twins and leans above the frame's
         # noise against them.
-        if check.fit < p.suit_min_fit or not measured_above_noise(
+        if check.fit < p.suit_min_fit or not above_noise(
                 check.position, lean_noise(observed, best, other, joint=False), p):
             return True
         blurred = check

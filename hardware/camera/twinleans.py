@@ -65,13 +65,3 @@ def above_noise(position: float, noise: float | None, params: RecognizerParams) 
     """
     return noise is None or abs(position) >= params.suit_noise_ratio * noise
 
-
-def measured_above_noise(position: float, noise: float | None,
-                         params: RecognizerParams) -> bool:
-    """:func:`above_noise`, but False when the noise could not be measured.
-
-    For a comparison nothing else checks: a lean no noise can be set against is no evidence
-    for one twin over the other (a 4 of spades whose point the frame does not show leaned 0.80
-    towards its club at the faces' own blur on a design with jumbo indices, no blur matched).
-    """
-    return noise is not None and above_noise(position, noise, params)
