@@ -22,6 +22,7 @@ from hardware.camera.suits import (
     _BLURRED_MAX,
     _BLURS_MAX,
     DIFFERENCE_LEVEL,
+    INDEX_BOX,
     SHIFT_PX,
     Blur,
     SuitCheck,
@@ -136,23 +137,34 @@ COARSE_GRID: tuple[Blur, ...] = tuple(
     for a in (range(0, 180, BLUR_COARSE[2]) if n else (0,)))
 
 
-def _blur_setup(fb: F32, fr: F32, size: tuple[int, int]) -> _Setup:
+def _blur_setup(fb: F32, fr: F32, size: tuple[int, int], indices: bool = False) -> _Setup:
     """Return the pair's mean face at ``size`` as a spectrum, the pixels fitted, the blurs made.
 
-    Computed once per pair and size (kept by :func:`~hardware.camera.suits._pair`).
+    ``indices``: only the pixels of the two corner index boxes (:data:`INDEX_BOX`, top-left
+    and bottom-right) are fitted. Computed once per pair, size and ``indices`` (kept by
+    :func:`~hardware.camera.suits._pair`).
     """
     pair = _pair(fb, fr)
-    setup = pair.blur_setup.get(size)
+    key = (size[0], size[1], indices)
+    setup = pair.blur_setup.get(key)
     if setup is None:
+        if indices:
+            whole = _blur_setup(fb, fr, size)
+            w, h = size
+            bw, bh = round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h)
+            boxes = np.zeros((h, w), bool)
+            boxes[:bh, :bw] = boxes[h - bh:, w - bw:] = True
+            setup = pair.blur_setup[key] = (whole[0], whole[1] & boxes, {})
+            return setup
         small_m = cv2.resize((fb + fr) / 2, size, interpolation=cv2.INTER_AREA)
         apart = cv2.dilate((np.abs(fb - fr) >= DIFFERENCE_LEVEL).astype(np.uint8),
                            np.ones((9, 9), np.uint8))
         keep = cv2.resize(apart, size, interpolation=cv2.INTER_NEAREST) == 0
         keep[:3, :] = keep[-3:, :] = False
         keep[:, :3] = keep[:, -3:] = False
-        setup = pair.blur_setup[size] = (_Spectrum(np.asarray(small_m, np.float32),
-                                                    _BLUR_RADIUS_HALF),
-                                          np.asarray(keep, bool), {})
+        setup = pair.blur_setup[key] = (_Spectrum(np.asarray(small_m, np.float32),
+                                                   _BLUR_RADIUS_HALF),
+                                         np.asarray(keep, bool), {})
     return setup
 
 
@@ -193,12 +205,25 @@ def matched_blur(ob: F32, fb: F32, fr: F32) -> tuple[Blur, F32, float]:
     return best, blur_kernel(best), fits[best]
 
 
-def _search(ob: F32, fb: F32, fr: F32) -> tuple[Blur, dict[Blur, float]]:
+def index_blur(ob: F32, fb: F32, fr: F32) -> Blur:
+    """Find the blur as :func:`matched_blur` does, fitted on the two corner index boxes alone.
+
+    Where the twins differ in a small index suit symbol and share everything else (a court
+    picture), the whole card's fit is mostly that picture, and a streak the index glyphs
+    show (a card's corner moving, a lens's blur that varies across the field) is lost to it.
+    The index's rank glyph is the same on both twins: blurred as the frame blurs it, it
+    gives the blur where the twins' difference is.
+    """
+    return _search(ob, fb, fr, indices=True)[0]
+
+
+def _search(ob: F32, fb: F32, fr: F32,
+            indices: bool = False) -> tuple[Blur, dict[Blur, float]]:
     """:func:`matched_blur`'s search: the blur found and the fit of every blur tried."""
     h, w = ob.shape
     size = (w // 2, h // 2)
     small_o = cv2.resize(ob, size, interpolation=cv2.INTER_AREA)
-    setup = _blur_setup(fb, fr, size)
+    setup = _blur_setup(fb, fr, size, indices)
     keep = setup[1]
     o = small_o[keep]
     o = o - o.mean()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from hardware.camera.blurmatch import blurred_lean_noise, blurred_pair_check, lean_noise
+from hardware.camera.blurmatch import blurred_pair_check, lean_noise
 from hardware.camera.index import IndexBank, IndexRead
 from hardware.camera.indexonly import IndexOnly
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
@@ -34,6 +34,11 @@ from hardware.camera.suits import (
     line_fit,
     pair_check,
     read_only,
+)
+from hardware.camera.twinleans import (
+    above_noise,
+    index_lean_stands,
+    lean_stands,
 )
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
@@ -296,8 +301,10 @@ def decide_twin(
     towards (``suit_blur_min_position`` on the whole region, ``suit_blur_min_half`` on each
     half; the twin must also reach ``min_score``). Either way the lean must be at least
     ``suit_noise_ratio`` times the lean the frame's noise alone gives against those faces
-    (:func:`~hardware.camera.blurmatch.lean_noise`, :func:`lean_stands`): at that size, blur
-    and light the camera may not resolve the little the twins differ in (a small index
+    (:func:`~hardware.camera.blurmatch.lean_noise`,
+    :func:`~hardware.camera.twinleans.lean_stands`), and a blurred read must hold at the blur
+    the corner indices show (:func:`~hardware.camera.twinleans.index_lean_stands`): at that
+    size, blur and light the camera may not resolve the little the twins differ in (a small index
     symbol, pips blurred to blobs). Returns the match of the card read (its
     ``card`` and ``second`` swapped when the twin is read) and how far the observation leaned,
     or None: the two stay undecided.
@@ -317,13 +324,15 @@ def decide_twin(
     if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p):
         return None
     if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
-        if not lean_stands(observed, best, twin, blurred.position, p):
+        if not (lean_stands(observed, best, twin, blurred.position, p)
+                and index_lean_stands(observed, best, twin, 1.0, p)):
             return None
         return match, blurred.position
     if (-blurred.position >= p.suit_blur_min_position
             and -blurred.best_half >= p.suit_blur_min_half
             and match.score - match.margin >= p.min_score):
-        if not lean_stands(observed, best, twin, blurred.position, p):
+        if not (lean_stands(observed, best, twin, blurred.position, p)
+                and index_lean_stands(observed, best, twin, -1.0, p)):
             return None
         swapped = replace(match, card=match.second, second=match.card,
                           score=match.score - match.margin)
@@ -337,36 +346,13 @@ def sharp_twin_read(observed: F32, best: F32, twin: F32, check: SuitCheck,
 
     ``suit_min_position`` on the whole region, ``suit_min_half`` on each half, a fit of at
     least ``min_fit``, and a position above the frame's noise against the sharp faces
-    (:func:`_above_noise`): on a blurred frame the sharp faces fit nowhere well, and a lean
-    of 0.7 towards a club is no more than that misfit gives.
+    (:func:`~hardware.camera.twinleans.above_noise`): on a blurred frame the sharp faces fit
+    nowhere well, and a lean of 0.7 towards a club is no more than that misfit gives.
     """
     p = params
     return (check.position >= p.suit_min_position and check.fit >= min_fit
             and check.worst_half >= p.suit_min_half
-            and _above_noise(check.position, lean_noise(observed, best, twin, joint=False), p))
-
-
-def lean_stands(observed: F32, best: F32, twin: F32, position: float,
-                params: RecognizerParams) -> bool:
-    """Whether a lean between blurred twins is more than the frame's own noise can make.
-
-    Where a club and a spade differ in a few pixels of a small index symbol, or in pips the
-    frame blurs to blobs, the faces blurred as the observation is differ by little, and the
-    position along that little difference (``position``: +1 at ``best``, -1 at ``twin``) is
-    as much the frame's noise, compression and blur misfit as the card. The same difference
-    laid where the two faces agree measures that noise on this very frame
-    (:func:`~hardware.camera.blurmatch.lean_noise`): see :func:`_above_noise`.
-    """
-    return _above_noise(position, blurred_lean_noise(observed, best, twin), params)
-
-
-def _above_noise(position: float, noise: float | None, params: RecognizerParams) -> bool:
-    """Whether ``|position|`` is at least ``suit_noise_ratio`` times ``noise``.
-
-    True when the noise could not be measured (too little of the card where the two faces
-    agree): the thresholds alone decide, as before.
-    """
-    return noise is None or abs(position) >= params.suit_noise_ratio * noise
+            and above_noise(check.position, lean_noise(observed, best, twin, joint=False), p))
 
 
 def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:
@@ -390,24 +376,28 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     ``suit_blur_check``, not clearly towards ``card`` against the two faces blurred as the
     observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``). The blurred
     comparison is skipped when the comparison at the faces' own blur already reads ``card``
-    by the rule :func:`decide_twin` reads a twin with (``suit_min_*``), and replaced by that
-    comparison (at the blurred bounds, fit at least ``suit_min_fit``) when no blur could be
-    matched (:func:`blurred_unmatched`).
+    by the rule :func:`decide_twin` reads a twin with (:func:`sharp_twin_read`) and the
+    frame's noise against the two faces could be measured, and replaced by that comparison
+    (at the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise
+    where that is measured: :func:`~hardware.camera.twinleans.above_noise`) when no blur could
+    be matched (:func:`blurred_unmatched`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
     check = pair_check(observed, best, other)
     if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
         return True
-    if not p.suit_blur_check or (check.position >= p.suit_min_position
-                                 and check.fit >= p.suit_min_fit
-                                 and check.worst_half >= p.suit_min_half):
+    if not p.suit_blur_check or (
+            sharp_twin_read(observed, best, other, check, p, p.suit_min_fit)
+            and lean_noise(observed, best, other, joint=False) is not None):
         return False
     blurred = blurred_pair_check(observed, best, other)
     if blurred_unmatched(blurred, p):
         # No blur could be matched on these faces: the comparison at their own blur decides,
-        # by the blurred rule's bounds, where it fits the twins.
-        if check.fit < p.suit_min_fit:
+        # by the blurred rule's bounds, where it fits the twins and leans above the frame's
+        # noise against them.
+        if check.fit < p.suit_min_fit or not above_noise(
+                check.position, lean_noise(observed, best, other, joint=False), p):
             return True
         blurred = check
     return (blurred.position < p.twin_blur_veto_position
@@ -465,7 +455,9 @@ def read_washed_out(observed: F32, match: Match, bank: FaceBank,
     present in some blob (``own >= washed_min_own``) or X's corner indices leaning towards X
     against that rival (``washed_min_index``); X's corner indices name no other rank
     (``index_veto_close``), X scores at least ``min_score``, and a suit twin among those cards
-    is decided for X by :func:`decide_twin`. Exactly one candidate must pass; else None.
+    is decided for X by :func:`decide_twin` and does not refute X (:func:`twin_refuted`, the
+    veto a whole-face read with its twin close gets). Exactly one candidate must pass; else
+    None.
 
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
@@ -534,6 +526,9 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
         decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
                                                 margin=sx - st), bank, p)
         if decided is None or decided[0].card != x:
+            return None
+        # No more than the whole face's read of X would stand on: the same veto.
+        if twin_refuted(observed, x, twin, bank, p):
             return None
     return lean
 

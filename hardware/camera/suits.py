@@ -283,10 +283,10 @@ class _Pair:
         self.blobs: tuple[list[npt.NDArray[np.intp]], list[npt.NDArray[np.intp]]] | None = None
         #: :func:`index_positions`'s per corner index box it uses.
         self.boxes: list[_IndexBox] | None = None
-        #: :func:`matched_blur`'s per observation shape: the mean face at half size (a
-        #: :class:`_Spectrum`), the pixels fitted, and per blur the blurred mean there
-        #: (centred) and its norm.
-        self.blur_setup: dict[tuple[int, int], tuple[_Spectrum, npt.NDArray[np.bool_],
+        #: :func:`matched_blur`'s per observation shape (and whether fitted on the corner
+        #: indices alone): the mean face at half size (a :class:`_Spectrum`), the pixels
+        #: fitted, and per blur the blurred mean there (centred) and its norm.
+        self.blur_setup: dict[tuple[int, int, bool], tuple[_Spectrum, npt.NDArray[np.bool_],
                                                      dict[Blur, tuple[F32, float]]]] = {}
         #: Per blur kernel found: the two faces blurred by it (read-only).
         self.blurred: dict[Blur, tuple[F32, F32]] = {}

@@ -46,7 +46,7 @@ def test_the_warmer_fills_every_twin_pair_and_stops_at_its_deadline() -> None:
     for a, b in (("3c", "3s"), ("3s", "3c"), ("Kh", "Kd"), ("Ad", "Ah")):
         pair = _pair(bank.luminance(Card.parse(a)), bank.luminance(Card.parse(b)))
         assert pair.region is not None
-        assert set(COARSE_GRID) <= set(pair.blur_setup[size][2])
+        assert set(COARSE_GRID) <= set(pair.blur_setup[(*size, False)][2])
 
 
 def test_a_recognisers_warmer_computes_the_tones_first(kennard: Faces) -> None:
