@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from hardware.camera.facebank import PATCH_MASK, PATCH_SIZE, FaceBank
+from hardware.camera.facebank import PATCH_MASK, PATCH_SIZE, STORED_PATCH_SIZE, FaceBank
 from hardware.camera.readings import F32, FloatArray, Image
 
 #: Canonical px a neighbour's located quad is grown by before it hides our pixels: a located
@@ -107,3 +107,24 @@ def visible_bank(bank: FaceBank, keep: np.ndarray) -> FaceBank:
 def hidden_share(hidden: Image) -> float:
     """Share of the face's matched pixels that ``hidden`` covers."""
     return 1.0 - float(np.count_nonzero(visible_keep(hidden))) / _N
+
+
+def neighbours_over(quad: FloatArray, others: Sequence[FloatArray], flipped: bool) -> Image | None:
+    """Where the quads ``others`` (grown neighbours) overlap the card at ``quad``.
+
+    Stored size, upright (turned when the card lies ``flipped``); None when none overlaps.
+    """
+    w, h = STORED_PATCH_SIZE
+    src = quad[:3].astype(np.float32)
+    to_patch = cv2.getAffineTransform(src, np.array([[0, 0], [w, 0], [w, h]], np.float32))
+    out: Image | None = None
+    for other in others:
+        q = cv2.transform(np.asarray(other, np.float64)[None], to_patch)[0]
+        if q[:, 0].max() < 0 or q[:, 0].min() > w or q[:, 1].max() < 0 or q[:, 1].min() > h:
+            continue
+        if out is None:
+            out = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(out, [np.round(q).astype(np.int32)], 1)
+    if out is None or not out.any():
+        return None
+    return np.asarray(cv2.rotate(out, cv2.ROTATE_180), np.uint8) if flipped else out

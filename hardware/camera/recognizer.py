@@ -56,6 +56,7 @@ from hardware.camera.partial import (
     MIN_VISIBLE,
     hidden_in_patch,
     hidden_share,
+    neighbours_over,
     restrict,
     visible_bank,
     visible_keep,
@@ -560,23 +561,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
         neighbour's (its index over our corner), so the washed-out read takes no ink found
         only there for the card's own. None when no located card overlaps it.
         """
-        w, h = STORED_PATCH_SIZE
-        src = self._quad(pose)[:3].astype(np.float32)
-        to_patch = cv2.getAffineTransform(src, np.array([[0, 0], [w, 0], [w, h]], np.float32))
-        out: Image | None = None
-        for other in self._poses:
-            if other is None or other.slot == pose.slot:
-                continue
-            quad = cv2.transform(self._quad(other, grow=NEIGHBOUR_GROW_PX)[None], to_patch)[0]
-            if (quad[:, 0].max() < 0 or quad[:, 0].min() > w or quad[:, 1].max() < 0
-                    or quad[:, 1].min() > h):
-                continue
-            if out is None:
-                out = np.zeros((h, w), np.uint8)
-            cv2.fillPoly(out, [np.round(quad).astype(np.int32)], 1)
-        if out is None or not out.any():
-            return None
-        return np.asarray(cv2.rotate(out, cv2.ROTATE_180), np.uint8) if flipped else out
+        others = [self._quad(o, grow=NEIGHBOUR_GROW_PX) for o in self._poses
+                  if o is not None and o.slot != pose.slot]
+        return neighbours_over(self._quad(pose), others, flipped)
 
     def _read_visible(
         self, frame: Image, pose: CardPose, over: Sequence[FloatArray]
