@@ -217,9 +217,32 @@ def index_blur(ob: F32, fb: F32, fr: F32) -> Blur:
     return _search(ob, fb, fr, indices=True)[0]
 
 
+#: The last searches (:func:`_search`): one read's checks ask for the same observation's blur
+#: against the same pair several times (the blurred comparison, its noise, the index blur's
+#: test); kept for read-only observations only, so the array cannot have changed since.
+_SEARCHED: OrderedDict[tuple[int, int, bool], tuple[F32, F32, F32,
+                                                    tuple[Blur, dict[Blur, float]]]] = OrderedDict()
+_SEARCHED_MAX = 4
+
+
 def _search(ob: F32, fb: F32, fr: F32,
             indices: bool = False) -> tuple[Blur, dict[Blur, float]]:
     """:func:`matched_blur`'s search: the blur found and the fit of every blur tried."""
+    key = (id(fb), id(fr), indices)
+    last = _SEARCHED.get(key)
+    if (last is not None and last[0] is ob and last[1] is fb and last[2] is fr
+            and not ob.flags.writeable):
+        return last[3]
+    found = _fresh_search(ob, fb, fr, indices)
+    if not ob.flags.writeable:
+        _SEARCHED[key] = (ob, fb, fr, found)
+        _SEARCHED.move_to_end(key)
+        while len(_SEARCHED) > _SEARCHED_MAX:
+            _SEARCHED.popitem(last=False)
+    return found
+
+
+def _fresh_search(ob: F32, fb: F32, fr: F32, indices: bool) -> tuple[Blur, dict[Blur, float]]:
     h, w = ob.shape
     size = (w // 2, h // 2)
     small_o = cv2.resize(ob, size, interpolation=cv2.INTER_AREA)
