@@ -11,15 +11,7 @@ from typing import Any
 
 from hardware.base import DeviceUrl, register_scheme
 from hardware.chips.protocol import ChipsProtocol
-from hardware.link.serial_driver import (
-    SerialDevice,
-    check_query,
-    driver_options,
-    float_option,
-    int_option,
-    require_path,
-)
-from hardware.shoe.driver import check_protocol
+from hardware.link.serial_driver import SerialDevice, driver_options, reference_url
 
 
 class SerialChipSensor(SerialDevice[ChipsProtocol]):
@@ -35,15 +27,13 @@ def serial_chips(url: DeviceUrl, options: Mapping[str, Any]) -> SerialChipSensor
 
     :raises ConfigError: for a missing path or a bad option.
     """
-    check_query(url, ("baud", "protocol", "heartbeat"))
-    check_protocol(url)
-    heartbeat = float_option(url, "heartbeat", 0.5, 0.01, 60.0)
+    ref = reference_url(url)
     return SerialChipSensor(
         url.url,
-        require_path(url),
-        ChipsProtocol(heartbeat_interval=heartbeat),
+        ref.path,
+        ChipsProtocol(heartbeat_interval=ref.heartbeat),
         kind="chips",
-        baudrate=int_option(url, "baud", 115200, 50, 4_000_000),
+        baudrate=ref.baudrate,
         **driver_options(options),
     )
 

@@ -101,8 +101,7 @@ class Probe:
                         self.top = item.seq
                     yield item
 
-    def wait(self, match: Callable[[Frame], bool], seconds: float | None = None
-             ) -> Frame | None:
+    def wait(self, match: Callable[[Frame], bool], seconds: float | None = None) -> Frame | None:
         """Return the first frame received that ``match`` es, or ``None`` after the timeout."""
         for frame in self.frames(self.timeout if seconds is None else seconds):
             if match(frame):
@@ -126,9 +125,13 @@ def run_checks(probe: Probe, kind: str) -> Iterator[Check]:
     """Run the conformance sequence against the device behind ``probe``; yield each check."""
     hb = probe.wait(lambda f: f.type == MsgType.HEARTBEAT)
     hb2 = probe.wait(lambda f: f.type == MsgType.HEARTBEAT) if hb else None
-    yield Check("heartbeats", hb is not None and hb2 is not None and len(hb.payload) == 4,
-                "two heartbeats with a u32 uptime" if hb and hb2 and len(hb.payload) == 4
-                else f"heartbeat: {hb}, then {hb2}")
+    yield Check(
+        "heartbeats",
+        hb is not None and hb2 is not None and len(hb.payload) == 4,
+        "two heartbeats with a u32 uptime"
+        if hb and hb2 and len(hb.payload) == 4
+        else f"heartbeat: {hb}, then {hb2}",
+    )
 
     probe.send(MsgType.NAK)
     hello = probe.wait(lambda f: f.type == MsgType.HELLO)
@@ -137,9 +140,13 @@ def run_checks(probe: Probe, kind: str) -> Iterator[Check]:
     if hello is not None and ok:
         got_kind, _fw, boot, first = HELLO.unpack(hello.payload)
         ok = got_kind == KINDS[kind]
-    yield Check("handshake: an empty NAK is answered with HELLO", ok,
-                f"HELLO kind {got_kind}, boot id {boot}, first seq {first}" if hello
-                else f"no HELLO within {probe.timeout:g} s")
+    yield Check(
+        "handshake: an empty NAK is answered with HELLO",
+        ok,
+        f"HELLO kind {got_kind}, boot id {boot}, first seq {first}"
+        if hello
+        else f"no HELLO within {probe.timeout:g} s",
+    )
     if not ok:
         return
 
@@ -152,29 +159,41 @@ def run_checks(probe: Probe, kind: str) -> Iterator[Check]:
         probe.ack(last)
     probe.send(REQUESTS[kind])
     fresh = probe.wait(lambda f: _data(f) and f.seq == (last + 1) & 0xFFFF)
-    yield Check("data frames resume at first_seq; a request gets the next seq",
-                resumed and fresh is not None,
-                f"pending {seqs[:5]}, answer {fresh.seq if fresh else None} "
-                f"(expected {(last + 1) & 0xFFFF})")
+    yield Check(
+        "data frames resume at first_seq; a request gets the next seq",
+        resumed and fresh is not None,
+        f"pending {seqs[:5]}, answer {fresh.seq if fresh else None} "
+        f"(expected {(last + 1) & 0xFFFF})",
+    )
     if fresh is None:
         return
     s = fresh.seq
 
     probe.send(MsgType.NAK, s.to_bytes(2, "big"))
     again = probe.wait(lambda f: f.seq == s and _data(f))
-    yield Check("NAK: the frame is resent, marked retransmitted, unchanged",
-                again is not None and bool(again.flags & FLAG_RETRANSMIT)
-                and again.payload == fresh.payload and again.type == fresh.type,
-                "resent" if again else f"no resend of seq {s} within {probe.timeout:g} s")
+    yield Check(
+        "NAK: the frame is resent, marked retransmitted, unchanged",
+        again is not None
+        and bool(again.flags & FLAG_RETRANSMIT)
+        and again.payload == fresh.payload
+        and again.type == fresh.type,
+        "resent" if again else f"no resend of seq {s} within {probe.timeout:g} s",
+    )
 
     unasked = probe.wait(lambda f: f.seq == s and _data(f))
-    yield Check("an unacknowledged frame is resent without being asked", unasked is not None,
-                "resent" if unasked else f"seq {s} not resent within {probe.timeout:g} s")
+    yield Check(
+        "an unacknowledged frame is resent without being asked",
+        unasked is not None,
+        "resent" if unasked else f"seq {s} not resent within {probe.timeout:g} s",
+    )
 
     probe.ack(s)
     late = probe.wait(lambda f: f.seq == s and _data(f), 1.0)
-    yield Check("an ACK stops the resending", late is None,
-                "quiet" if late is None else f"seq {s} still resent after its ACK")
+    yield Check(
+        "an ACK stops the resending",
+        late is None,
+        "quiet" if late is None else f"seq {s} still resent after its ACK",
+    )
 
     top = probe.top if probe.top is not None else s
     probe.ack(s)
@@ -185,10 +204,12 @@ def run_checks(probe: Probe, kind: str) -> Iterator[Check]:
         if _data(frame) and not frame.flags & FLAG_RETRANSMIT:
             got.append(frame.seq)
     want = [(top + 1 + i) & 0xFFFF for i in range(len(got))]
-    yield Check("a duplicate ACK and a repeated request neither reuse nor skip a seq",
-                len(got) >= 2 and got == want,
-                f"new frames at seq {got[:6]}{'...' if len(got) > 6 else ''}, "
-                f"expected consecutive from {(top + 1) & 0xFFFF}")
+    yield Check(
+        "a duplicate ACK and a repeated request neither reuse nor skip a seq",
+        len(got) >= 2 and got == want,
+        f"new frames at seq {got[:6]}{'...' if len(got) > 6 else ''}, "
+        f"expected consecutive from {(top + 1) & 0xFFFF}",
+    )
     nxt = (probe.top + 1) & 0xFFFF if probe.top is not None else (s + 1) & 0xFFFF
     if probe.top is not None:
         probe.ack(probe.top)
@@ -200,12 +221,20 @@ def run_checks(probe: Probe, kind: str) -> Iterator[Check]:
     hello2 = probe.wait(lambda f: f.type == MsgType.HELLO)
     if hello2 is not None and len(hello2.payload) == HELLO.size:
         _k, _fw, boot2, first2 = HELLO.unpack(hello2.payload)
-        yield Check("reopened port: HELLO keeps the boot id and resumes at the next seq",
-                    boot2 == boot and first2 == nxt,
-                    f"boot id {boot2} (was {boot}), first seq {first2} (expected {nxt})")
+        yield Check(
+            "reopened port: HELLO keeps the boot id and resumes at the next seq",
+            boot2 == boot and first2 == nxt,
+            f"boot id {boot2} (was {boot}), first seq {first2} (expected {nxt})",
+        )
     else:
-        yield Check("reopened port: HELLO keeps the boot id and resumes at the next seq",
-                    False, f"no HELLO within {probe.timeout:g} s after reopening")
+        yield Check(
+            "reopened port: HELLO keeps the boot id and resumes at the next seq",
+            False,
+            f"no HELLO within {probe.timeout:g} s after reopening",
+        )
 
-    yield Check("every frame was well formed (COBS, CRC, length, version)", not probe.bad,
-                "; ".join(sorted(set(probe.bad))[:3]) or "no bad frame")
+    yield Check(
+        "every frame was well formed (COBS, CRC, length, version)",
+        not probe.bad,
+        "; ".join(sorted(set(probe.bad))[:3]) or "no bad frame",
+    )

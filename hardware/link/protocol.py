@@ -194,8 +194,13 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[Frame | BadFrame]:
         """Add bytes; return every frame (or bad frame) completed by them."""
-        if (not self._buf and data[:1] == DELIMITER and data[-1:] == DELIMITER
-                and data.count(0) == 2 and len(data) <= self._max + 2):
+        if (
+            not self._buf
+            and data[:1] == DELIMITER
+            and data[-1:] == DELIMITER
+            and data.count(0) == 2
+            and len(data) <= self._max + 2
+        ):
             # the common read: one whole frame, nothing buffered (the general path below
             # gives the same answer)
             self._discarding = False

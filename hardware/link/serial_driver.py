@@ -40,6 +40,7 @@ import select
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 import serial
@@ -152,8 +153,7 @@ class SerialDevice(Generic[P]):
                 self._open_port()
             except (serial.SerialException, OSError) as exc:
                 if not (missing_ok and _is_missing(exc)):
-                    raise DeviceError(
-                        f"cannot open {self.kind} port {self.path!r}: {exc}") from exc
+                    raise DeviceError(f"cannot open {self.kind} port {self.path!r}: {exc}") from exc
                 self._opened = True
                 self._pending.extend(self._lost(exc))
                 self._next_retry = self._clock()  # first attempt at the first tick
@@ -227,9 +227,12 @@ class SerialDevice(Generic[P]):
             return []
         if not data:
             # a vanished device is always readable and reads nothing (as pyserial says)
-            return self._lost(serial.SerialException(
-                "device reports readiness to read but returned no data "
-                "(device disconnected or multiple access on port?)"))
+            return self._lost(
+                serial.SerialException(
+                    "device reports readiness to read but returned no data "
+                    "(device disconnected or multiple access on port?)"
+                )
+            )
         events = self.protocol.feed(data, self._clock())
         reply = self.protocol.take_outgoing()
         if reply:
@@ -476,6 +479,30 @@ def require_path(url: DeviceUrl) -> str:
     if not url.path:
         raise ConfigError(f"device URL {url.url!r} names no port (serial:///dev/ttyUSB0)")
     return url.path
+
+
+@dataclass(frozen=True)
+class ReferenceUrl:
+    """What a ``serial://PATH?baud=..&protocol=ref&heartbeat=..`` device URL asks for."""
+
+    path: str
+    baudrate: int
+    heartbeat: float
+
+
+def reference_url(url: DeviceUrl) -> ReferenceUrl:
+    """Read a reference-protocol serial device URL (``baud``, ``protocol``, ``heartbeat``).
+
+    :raises ConfigError: for a missing path, an unknown option, a protocol other than ``ref``
+        or a value out of range, naming it.
+    """
+    check_query(url, ("baud", "protocol", "heartbeat"))
+    proto = url.query.get("protocol", "ref")
+    if proto != "ref":
+        raise ConfigError(f"protocol={proto!r} in {url.url!r}: only 'ref' is supported here")
+    heartbeat = float_option(url, "heartbeat", 0.5, 0.01, 60.0)
+    path = require_path(url)
+    return ReferenceUrl(path, int_option(url, "baud", 115200, 50, 4_000_000), heartbeat)
 
 
 def driver_options(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,16 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hardware.base import DeviceUrl, register_scheme
-from hardware.link.serial_driver import (
-    SerialDevice,
-    check_query,
-    driver_options,
-    float_option,
-    int_option,
-    require_path,
-)
+from hardware.link.serial_driver import SerialDevice, driver_options, reference_url
 from hardware.shoe.protocol import ShoeProtocol
-from table_controller.errors import ConfigError
 
 
 class SerialShoe(SerialDevice[ShoeProtocol]):
@@ -34,30 +26,18 @@ class SerialShoe(SerialDevice[ShoeProtocol]):
         self.send(self.protocol.request_scan())
 
 
-def check_protocol(url: DeviceUrl) -> None:
-    """Refuse a ``protocol=`` other than ``ref``.
-
-    :raises ConfigError: naming the value.
-    """
-    proto = url.query.get("protocol", "ref")
-    if proto != "ref":
-        raise ConfigError(f"protocol={proto!r} in {url.url!r}: only 'ref' is supported here")
-
-
 def serial_shoe(url: DeviceUrl, options: Mapping[str, Any]) -> SerialShoe:
     """Registry factory for ``serial://...?device=shoe``.
 
     :raises ConfigError: for a missing path or a bad option.
     """
-    check_query(url, ("baud", "protocol", "heartbeat"))
-    check_protocol(url)
-    heartbeat = float_option(url, "heartbeat", 0.5, 0.01, 60.0)
+    ref = reference_url(url)
     return SerialShoe(
         url.url,
-        require_path(url),
-        ShoeProtocol(heartbeat_interval=heartbeat),
+        ref.path,
+        ShoeProtocol(heartbeat_interval=ref.heartbeat),
         kind="shoe",
-        baudrate=int_option(url, "baud", 115200, 50, 4_000_000),
+        baudrate=ref.baudrate,
         **driver_options(options),
     )
 
