@@ -81,11 +81,14 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     index = bank.index.read(observed)
     x: Card | None = match.card
     tried: set[Card] = set()
+    # The close cards a tried candidate passed against: such a card cannot pass against it
+    # (the positions are antisymmetric), so it cannot be read.
+    beaten: set[Card] = set()
     leads: dict[Card, bool] = {}
 
     def may_lead(c: Card) -> bool:
         """Whether ``c``, not tried yet, could be read (:func:`_may_lead`, once per card)."""
-        if c in tried:
+        if c in tried or c in beaten:
             return False
         if c not in leads:
             leads[c] = _may_lead(c, scores, index, p)
@@ -94,14 +97,14 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     while x is not None and x not in tried:
         tried.add(x)
         lean, beaten_by = _difference_lean(observed, x, scores, match, bank, index, p,
-                                           may_lead)
+                                           may_lead, beaten)
         if lean is not None:
             return SlotReading("card", x, 0.5 * float(np.clip(min(scores[x], lean), 0.0, 1.0)),
                                None, scores[x], 0.0, 0.0, 0.0)
         x = beaten_by
-        if x is None or x in tried:
-            # No card it lost to clearly: the close cards not tried yet that could be read,
-            # best first (at most one card passes against all the others).
+        if x is None or not may_lead(x):
+            # No card it lost to clearly: the close cards not tried yet that could be read and
+            # that no tried candidate passed against, best first.
             x = next((c for c in match.close if may_lead(c)), None)
     return None
 
@@ -121,6 +124,7 @@ def _may_lead(x: Card, scores: dict[Card, float], index: IndexRead,
 def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: Match,
                      bank: FaceBank, index: IndexRead, params: RecognizerParams,
                      may_lead: Callable[[Card], bool] | None = None,
+                     beaten: set[Card] | None = None,
                      ) -> tuple[float | None, Card | None]:
     """How clearly X shows against every close card where they differ (None: not clearly).
 
@@ -128,7 +132,8 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     try next), when one did. ``may_lead`` tells whether a close card could still be read
     (:func:`_may_lead`, not tried yet): once X is refuted and neither the card it lost to most
     so far nor any close card left to compare could be, nothing can be read whatever the rest
-    shows, and the rest is not compared.
+    shows, and the rest is not compared. ``beaten``: the close cards X passes against are
+    added to it (none of them can pass against X).
     """
     p = params
     sx = scores[x]
@@ -179,8 +184,11 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                         worst is None or lost < worst[0]):
                     worst = (lost, y)
                 lean = -1.0
-            elif lean >= p.difference_min_position:
-                lean = min(lean, at_lean)
+            else:
+                if beaten is not None:
+                    beaten.add(y)
+                if lean >= p.difference_min_position:
+                    lean = min(lean, at_lean)
         else:
             check = pair_check(observed, bank.luminance(x), bank.luminance(y))
             if check.fit < p.difference_min_fit or check.contrast < contrast:
@@ -191,11 +199,13 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                         worst is None or check.position < worst[0]):
                     worst = (check.position, y)
                 lean = -1.0
-            elif lean >= p.difference_min_position:
+            elif lean >= p.difference_min_position or beaten is not None:
                 at = index.position(x, y)
                 if at is not None and at < p.difference_min_index:
                     lean = -1.0
                 else:
+                    if beaten is not None:
+                        beaten.add(y)
                     lean = min(lean, check.position)
         if (lean < p.difference_min_position and may_lead is not None
                 and (worst is None or not may_lead(worst[1]))
