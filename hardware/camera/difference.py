@@ -28,7 +28,7 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.index import IndexRead
 from hardware.camera.readings import F32, RecognizerParams, SlotReading
-from hardware.camera.suits import pair_check
+from hardware.camera.suits import SuitCheck, pair_check
 from table_controller.engine.cards import Card
 
 #: Where a pair's corner templates lean neither way, the comparison at the frame's blur decides
@@ -66,7 +66,9 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     (``index_veto_close``), and a suit twin among the close cards (or the close cards of the
     twin suit, tested on their rank in X's suit) is decided for X by :func:`decide_twin`. The
     positions are antisymmetric (the rival's lean against X is minus X's against it), so two
-    candidates cannot both pass. Reported as :func:`read_washed_out` does: separation and
+    candidates cannot both pass; after the best card and the close card each refused one
+    lost to most, the other close cards that may be read are tried, best first. Reported as
+    :func:`read_washed_out` does: separation and
     discriminant 0 (never read beside a hand), half the confidence.
 
     :param observed: the observation's luminance, upright
@@ -79,11 +81,14 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     index = bank.index.read(observed)
     x: Card | None = match.card
     tried: set[Card] = set()
+    # The close cards a tried candidate passed against: such a card cannot pass against it
+    # (the positions are antisymmetric), so it cannot be read.
+    beaten: set[Card] = set()
     leads: dict[Card, bool] = {}
 
     def may_lead(c: Card) -> bool:
         """Whether ``c``, not tried yet, could be read (:func:`_may_lead`, once per card)."""
-        if c in tried:
+        if c in tried or c in beaten:
             return False
         if c not in leads:
             leads[c] = _may_lead(c, scores, index, p)
@@ -92,11 +97,15 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     while x is not None and x not in tried:
         tried.add(x)
         lean, beaten_by = _difference_lean(observed, x, scores, match, bank, index, p,
-                                           may_lead)
+                                           may_lead, beaten)
         if lean is not None:
             return SlotReading("card", x, 0.5 * float(np.clip(min(scores[x], lean), 0.0, 1.0)),
                                None, scores[x], 0.0, 0.0, 0.0)
         x = beaten_by
+        if x is None or not may_lead(x):
+            # No card it lost to clearly: the close cards not tried yet that could be read and
+            # that no tried candidate passed against, best first.
+            x = next((c for c in match.close if may_lead(c)), None)
     return None
 
 
@@ -115,6 +124,7 @@ def _may_lead(x: Card, scores: dict[Card, float], index: IndexRead,
 def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: Match,
                      bank: FaceBank, index: IndexRead, params: RecognizerParams,
                      may_lead: Callable[[Card], bool] | None = None,
+                     beaten: set[Card] | None = None,
                      ) -> tuple[float | None, Card | None]:
     """How clearly X shows against every close card where they differ (None: not clearly).
 
@@ -122,7 +132,8 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     try next), when one did. ``may_lead`` tells whether a close card could still be read
     (:func:`_may_lead`, not tried yet): once X is refuted and neither the card it lost to most
     so far nor any close card left to compare could be, nothing can be read whatever the rest
-    shows, and the rest is not compared.
+    shows, and the rest is not compared. ``beaten``: the close cards X passes against are
+    added to it (none of them can pass against X).
     """
     p = params
     sx = scores[x]
@@ -140,7 +151,8 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
             # faces' own blur does not lean far enough, the comparison at the observation's
             # blur over both indices may decide instead (:func:`_index_only_lean`).
             check = pair_check(observed, bank.luminance(x), bank.luminance(y))
-            if check.fit < p.difference_min_fit or check.contrast < contrast:
+            blurred = bank.index_only.check(observed, x, y)
+            if check.fit < p.difference_min_fit or _washed_out(check, blurred, contrast, p):
                 return None, None
             at = index.position(x, y)
             if at is not None and at <= -p.difference_min_index:
@@ -161,12 +173,22 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
             else:
                 at_lean = _index_only_lean(observed, x, y, bank, p)
             if at_lean is None:
-                if -check.position >= p.difference_min_position and y in scores and (
-                        worst is None or check.position < worst[0]):
-                    worst = (check.position, y)
+                # The card it lost to: by the sharp region, or by both indices at the frame's
+                # blur (on their own bounds), whichever leans further towards it.
+                lost = check.position
+                if (blurred.fit >= p.difference_min_fit
+                        and -blurred.position >= p.index_only_min_position
+                        and -blurred.best_half >= p.index_only_min_half):
+                    lost = min(lost, blurred.position)
+                if -lost >= p.difference_min_position and y in scores and (
+                        worst is None or lost < worst[0]):
+                    worst = (lost, y)
                 lean = -1.0
-            elif lean >= p.difference_min_position:
-                lean = min(lean, at_lean)
+            else:
+                if beaten is not None:
+                    beaten.add(y)
+                if lean >= p.difference_min_position:
+                    lean = min(lean, at_lean)
         else:
             check = pair_check(observed, bank.luminance(x), bank.luminance(y))
             if check.fit < p.difference_min_fit or check.contrast < contrast:
@@ -177,11 +199,13 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                         worst is None or check.position < worst[0]):
                     worst = (check.position, y)
                 lean = -1.0
-            elif lean >= p.difference_min_position:
+            elif lean >= p.difference_min_position or beaten is not None:
                 at = index.position(x, y)
                 if at is not None and at < p.difference_min_index:
                     lean = -1.0
                 else:
+                    if beaten is not None:
+                        beaten.add(y)
                     lean = min(lean, check.position)
         if (lean < p.difference_min_position and may_lead is not None
                 and (worst is None or not may_lead(worst[1]))
@@ -206,6 +230,22 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
         lean = min(lean, sharp.position)
     return lean, None
 
+
+
+def _washed_out(sharp: SuitCheck, blurred: SuitCheck, contrast: float,
+                params: RecognizerParams) -> bool:
+    """Whether a pair's corner indices are washed out (their contrast under ``contrast``).
+
+    For faces told apart by their corners alone. A glare lifts the ink towards the white at
+    any blur; a blur spreads a thin index stroke's ink over its surroundings, which lowers its
+    contrast against the sharp faces (:func:`~hardware.camera.suits.pair_check`) but not
+    against the two faces blurred as the observation is (:meth:`IndexOnly.check
+    <hardware.camera.indexonly.IndexOnly.check>`). Where the latter fits, its contrast is
+    the index's own; else the sharp faces' is taken.
+    """
+    if blurred.fit >= params.difference_min_fit:
+        return blurred.contrast < contrast
+    return sharp.contrast < contrast
 
 
 def _index_only_lean(observed: F32, x: Card, y: Card, bank: FaceBank,
