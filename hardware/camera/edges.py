@@ -254,3 +254,47 @@ def clear_pair(
         a, b = first
         return first, (a, b + size * float(np.sqrt(1 + a * a)))
     return first, second
+
+
+#: A fitted edge's run ends within this many px of its line are its own (as :func:`fit_line`).
+EDGE_INLIER_PX = 1.5
+
+
+def shared_slope(
+    edges: list[tuple[FloatArray, FloatArray, tuple[float, float], float, npt.NDArray[np.bool_]]],
+) -> tuple[float, list[float]] | None:
+    """Fit one slope to a card's edges together; return it and each edge's intercept on it.
+
+    A card is a rectangle: its four edges share one angle. Each edge is ``(along, ends, fit,
+    sign, clear)``: the run ends its own ``fit`` was made on (columns and rows of the top and
+    bottom edges, ``sign`` 1; rows and columns of the side edges, ``sign`` -1, whose
+    ``x = a*y + b`` slope is minus the card's), and which of them lie clear of the felt's print.
+    The slope is the least-squares one over every edge's clear ends on its line
+    (:data:`EDGE_INLIER_PX`), each about its own mean: a long side weighs by its length, where
+    the top and bottom edges alone span half the card's width, and ends along a printed line
+    (square to the board) do not pull a turned card's angle towards square. An edge with fewer
+    than 8 clear ends on its line gives no slope. Each edge's intercept is taken on the
+    shared slope through the mean of the ends it gave (an edge that gave none: of its ends on
+    its line). None when no edge gives a slope.
+    """
+    num = den = 0.0
+    means: list[tuple[float, float, float]] = []
+    for along, ends, (a, b), sign, clear in edges:
+        on = np.abs(ends - (a * along + b)) <= EDGE_INLIER_PX
+        own = on & clear
+        k = int(np.count_nonzero(own))
+        if k < 8:
+            n = int(np.count_nonzero(on))
+            u, v = along[on], ends[on]
+            means.append((float(u.sum()) / max(n, 1), float(v.sum()) / max(n, 1), sign))
+            continue
+        u, v = along[own], ends[own]
+        mu, mv = float(u.sum()) / k, float(v.sum()) / k
+        means.append((mu, mv, sign))
+        du = u - mu
+        num += sign * float(du @ (v - mv))
+        den += float(du @ du)
+    if den <= 0.0:
+        return None
+    slope = num / den
+    return slope, [mv - sign * slope * mu for mu, mv, sign in means]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -29,6 +29,7 @@ from hardware.camera.edges import (
     cut_side,
     fit_line,
     run_ends,
+    shared_slope,
     span_centre,
     straight_ends,
 )
@@ -86,6 +87,9 @@ CARD_BESIDE_HAND = 0.5
 TURNS_DEG = (-15.0, 15.0)
 #: Furthest a card found on a turned view may lie from square (degrees).
 MAX_TURN_DEG = 35.0
+#: On printed felt, a card's angle is fitted on its four edges' ends together
+#: (:func:`.edges.shared_slope`), not on its top and bottom edges alone.
+SHARED_SLOPE = True
 #: Half the columns (share of the card's width) :func:`.turns.blocked_turns` looks at: within
 #: those the top and bottom edges are fitted on (0.25 either side of the centre).
 TURN_BAND = 0.1
@@ -459,12 +463,14 @@ class CardLocator:
             rows, left, right, cy, cw / 2, ch / 2 - corner_px(cw), hint)
         iyl, iyr = rows_l.astype(np.intp), rows_r.astype(np.intp)
         li, ri = left.astype(np.intp), right.astype(np.intp)
-        lfit, lp = (self._fit_edge(printed, rows_l, left, iyl, li - 1, iyl, li)
-                    if np.all(left > 0) else (None, 0.0))
-        rfit, rp = (self._fit_edge(printed, rows_r, right, iyr, ri, iyr, ri - 1)
-                    if np.all(right < w) else (None, 0.0))
+        lfit, lp, *lpts = (self._fit_edge(printed, rows_l, left, iyl, li - 1, iyl, li)
+                           if np.all(left > 0) else (None, 0.0))
+        rfit, rp, *rpts = (self._fit_edge(printed, rows_r, right, iyr, ri, iyr, ri - 1)
+                           if np.all(right < w) else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
+            lpts = rpts = []  # a side against a neighbour's cut keeps its own fit
+
             lfit, lcut = cut_side(rows_l, left, cut[iyl, np.maximum(li - 1, 0)] > 0, left > 0,
                                   lfit)
             rfit, rcut = cut_side(rows_r, right, cut[iyr, np.minimum(ri, w - 1)] > 0, right < w,
@@ -482,12 +488,16 @@ class CardLocator:
             cols, top, bottom, cx, -ch / 2, cw / 2 - corner_px(cw), hint)
         ixt, ixb = cols_t.astype(np.intp), cols_b.astype(np.intp)
         ty, by = top.astype(np.intp), bottom.astype(np.intp)
-        tfit, tp = (self._fit_edge(printed, cols_t, top, ty - 1, ixt, ty, ixt)
-                    if np.all(top > 0) else (None, 0.0))
-        bfit, bp = (self._fit_edge(printed, cols_b, bottom, by, ixb, by - 1, ixb)
-                    if np.all(bottom < h) else (None, 0.0))
+        tfit, tp, *tpts = (self._fit_edge(printed, cols_t, top, ty - 1, ixt, ty, ixt)
+                           if np.all(top > 0) else (None, 0.0))
+        bfit, bp, *bpts = (self._fit_edge(printed, cols_b, bottom, by, ixb, by - 1, ixb)
+                           if np.all(bottom < h) else (None, 0.0))
         if printed is not None:
+            own = (tfit, bfit)
             tfit, bfit = clear_pair(tfit, bfit, tp, bp, cx, ch, p.size_tolerance)
+            # An edge rebuilt from the other has no ends of its own.
+            tpts = tpts if tfit is own[0] else []
+            bpts = bpts if bfit is own[1] else []
         if tfit is None or bfit is None:
             return None
         slope = (tfit[0] + bfit[0]) / 2
@@ -497,6 +507,13 @@ class CardLocator:
             rfit = None
         if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > MAX_SLOPE:
             return None
+        if SHARED_SLOPE and printed is not None:
+            tfit, bfit, lfit, rfit = self._shared(
+                [(tfit, tpts, 1.0), (bfit, bpts, 1.0), (lfit, lpts, -1.0), (rfit, rpts, -1.0)],
+                ch)
+            if tfit is None or bfit is None:
+                return None
+            slope = (tfit[0] + bfit[0]) / 2
         cos = 1 / np.sqrt(1 + slope**2)
         top_y, bottom_y = tfit[0] * cx + tfit[1], bfit[0] * cx + bfit[1]
         height = (bottom_y - top_y) * cos
@@ -552,28 +569,63 @@ class CardLocator:
         angle = float(np.degrees(np.arctan(slope)))
         return (inside[0], float(new_cy)), angle, slack
 
+    @staticmethod
+    def _shared(
+        edges: list[tuple[tuple[float, float] | None, list[npt.NDArray[Any]], float]],
+        ch: float,
+    ) -> list[tuple[float, float] | None]:
+        """Refit the edges (top, bottom, left, right) on one slope (:func:`.edges.shared_slope`).
+
+        Each is ``(fit, [along, ends, clear] or [], sign)``: an edge with no ends of its own
+        (rebuilt from the other, against a cut) or no fit keeps its fit; a top or bottom edge
+        rebuilt from the other is rebuilt again on the shared slope, ``ch`` away. Unchanged
+        when fewer than two edges have their own ends, or none has 8 clear ends on its line.
+        """
+        own = [(pts[0], pts[1], fit, sign, pts[2]) for fit, pts, sign in edges
+               if fit is not None and pts]
+        if len(own) < 2 or not (edges[0][1] or edges[1][1]):
+            return [fit for fit, _, _ in edges]
+        found = shared_slope(own)
+        if found is None:
+            return [fit for fit, _, _ in edges]
+        a, intercepts = found
+        out: list[tuple[float, float] | None] = []
+        it = iter(intercepts)
+        for fit, pts, sign in edges:
+            out.append(None if fit is None else (sign * a, next(it)) if pts else fit)
+        rise = ch * float(np.sqrt(1 + a * a))
+        top, bottom = out[0], out[1]
+        if not edges[0][1] and bottom is not None:
+            out[0] = (a, bottom[1] - rise)
+        elif not edges[1][1] and top is not None:
+            out[1] = (a, top[1] + rise)
+        return out
+
     def _fit_edge(
         self, printed: Image | None, along: FloatArray, ends: FloatArray,
         out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
         in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
-    ) -> tuple[tuple[float, float] | None, float]:
+    ) -> tuple[tuple[float, float] | None, float, FloatArray, FloatArray,
+               npt.NDArray[np.bool_]]:
         """:func:`~hardware.camera.edges.fit_line` on run ends, leaving out those on the print.
 
         ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
         run. Where a card edge crosses a printed line, the run may end short of the edge or
         run on along the line; when enough of the edge is clear of the print
-        (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit and
-        the share of the ends that lie on the print.
+        (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit, the
+        share of the ends that lie on the print, the ends fitted (along, across) and which of
+        them are clear of the print.
         """
         if printed is None:
-            return fit_line(along, ends), 0.0
+            return fit_line(along, ends), 0.0, along, ends, np.ones(ends.size, np.bool_)
         on_print = _on_print(printed, out_y, out_x) | _on_print(printed, in_y, in_x)
         clear = ~on_print
         n_clear = int(np.count_nonzero(clear))
         share = 1.0 - n_clear / max(ends.size, 1)
         if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
-            return fit_line(along, ends), share
-        return fit_line(along[clear], ends[clear]), share
+            return fit_line(along, ends), share, along, ends, clear
+        return (fit_line(along[clear], ends[clear]), share, along[clear], ends[clear],
+                clear[clear])
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE
