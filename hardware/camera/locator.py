@@ -87,8 +87,8 @@ CARD_BESIDE_HAND = 0.5
 TURNS_DEG = (-15.0, 15.0)
 #: Furthest a card found on a turned view may lie from square (degrees).
 MAX_TURN_DEG = 35.0
-#: On printed felt, a card's angle is fitted on its four edges' ends together
-#: (:func:`.edges.shared_slope`), not on its top and bottom edges alone.
+#: A card's angle is fitted on its four edges' ends clear of the felt's print together
+#: (:func:`.edges.shared_slope`), not on its top and bottom edges alone (until run 46).
 SHARED_SLOPE = True
 #: Half the columns (share of the card's width) :func:`.turns.blocked_turns` looks at: within
 #: those the top and bottom edges are fitted on (0.25 either side of the centre).
@@ -507,7 +507,7 @@ class CardLocator:
             rfit = None
         if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > MAX_SLOPE:
             return None
-        if SHARED_SLOPE and printed is not None:
+        if SHARED_SLOPE:
             tfit, bfit, lfit, rfit = self._shared(
                 [(tfit, tpts, 1.0), (bfit, bpts, 1.0), (lfit, lpts, -1.0), (rfit, rpts, -1.0)],
                 ch)
