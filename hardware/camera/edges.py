@@ -14,10 +14,12 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.feltprint import PRINT_ON_EDGE
+from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE
 from hardware.camera.readings import FloatArray, Image
 
 
@@ -298,3 +300,71 @@ def shared_slope(
         return None
     slope = num / den
     return slope, [mv - sign * slope * mu for mu, mv, sign in means]
+
+
+def _on_print(
+    printed: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
+) -> npt.NDArray[np.bool_]:
+    """Whether each pixel lies on the felt's ``printed`` mask (``np.clip`` costs more)."""
+    h, w = printed.shape
+    return np.asarray(printed[np.minimum(np.maximum(rows, 0), h - 1),
+                              np.minimum(np.maximum(cols, 0), w - 1)] > 0)
+
+
+def refit_on_shared_slope(
+    edges: list[tuple[tuple[float, float] | None, list[npt.NDArray[Any]], float]],
+    ch: float,
+) -> list[tuple[float, float] | None]:
+    """Refit the edges (top, bottom, left, right) on one slope (:func:`shared_slope`).
+
+    Each is ``(fit, [along, ends, clear] or [], sign)``: an edge with no ends of its own
+    (rebuilt from the other, against a cut) or no fit keeps its fit; a top or bottom edge
+    rebuilt from the other is rebuilt again on the shared slope, ``ch`` away. Unchanged
+    when fewer than two edges have their own ends, or none has 8 clear ends on its line.
+    """
+    own = [(pts[0], pts[1], fit, sign, pts[2]) for fit, pts, sign in edges
+           if fit is not None and pts]
+    if len(own) < 2 or not (edges[0][1] or edges[1][1]):
+        return [fit for fit, _, _ in edges]
+    found = shared_slope(own)
+    if found is None:
+        return [fit for fit, _, _ in edges]
+    a, intercepts = found
+    out: list[tuple[float, float] | None] = []
+    it = iter(intercepts)
+    for fit, pts, sign in edges:
+        out.append(None if fit is None else (sign * a, next(it)) if pts else fit)
+    rise = ch * float(np.sqrt(1 + a * a))
+    top, bottom = out[0], out[1]
+    if not edges[0][1] and bottom is not None:
+        out[0] = (a, bottom[1] - rise)
+    elif not edges[1][1] and top is not None:
+        out[1] = (a, top[1] + rise)
+    return out
+
+
+def fit_clear_of_print(
+    printed: Image | None, along: FloatArray, ends: FloatArray,
+    out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
+    in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
+) -> tuple[tuple[float, float] | None, float, FloatArray, FloatArray,
+           npt.NDArray[np.bool_]]:
+    """:func:`fit_line` on run ends, leaving out those on the print.
+
+    ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
+    run. Where a card edge crosses a printed line, the run may end short of the edge or
+    run on along the line; when enough of the edge is clear of the print
+    (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit, the
+    share of the ends that lie on the print, the ends fitted (along, across) and which of
+    them are clear of the print.
+    """
+    if printed is None:
+        return fit_line(along, ends), 0.0, along, ends, np.ones(ends.size, np.bool_)
+    on_print = _on_print(printed, out_y, out_x) | _on_print(printed, in_y, in_x)
+    clear = ~on_print
+    n_clear = int(np.count_nonzero(clear))
+    share = 1.0 - n_clear / max(ends.size, 1)
+    if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
+        return fit_line(along, ends), share, along, ends, clear
+    return (fit_line(along[clear], ends[clear]), share, along[clear], ends[clear],
+            clear[clear])

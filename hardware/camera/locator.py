@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -27,14 +27,14 @@ from hardware.camera.edges import (
     clear_pair,
     corner_px,
     cut_side,
-    fit_line,
+    fit_clear_of_print,
+    refit_on_shared_slope,
     run_ends,
-    shared_slope,
     span_centre,
     straight_ends,
 )
 from hardware.camera.facebank import PATCH_SIZE
-from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
+from hardware.camera.feltprint import PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.occlusion import runs_into_unknown
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
@@ -88,20 +88,11 @@ TURNS_DEG = (-15.0, 15.0)
 #: Furthest a card found on a turned view may lie from square (degrees).
 MAX_TURN_DEG = 35.0
 #: A card's angle is fitted on its four edges' ends clear of the felt's print together
-#: (:func:`.edges.shared_slope`), not on its top and bottom edges alone (until run 46).
+#: (:func:`.edges.refit_on_shared_slope`), not on its top and bottom edges alone (until run 46).
 SHARED_SLOPE = True
 #: Half the columns (share of the card's width) :func:`.turns.blocked_turns` looks at: within
 #: those the top and bottom edges are fitted on (0.25 either side of the centre).
 TURN_BAND = 0.1
-
-
-def _on_print(
-    printed: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
-) -> npt.NDArray[np.bool_]:
-    """Whether each pixel lies on the felt's ``printed`` mask (``np.clip`` costs more)."""
-    h, w = printed.shape
-    return np.asarray(printed[np.minimum(np.maximum(rows, 0), h - 1),
-                              np.minimum(np.maximum(cols, 0), w - 1)] > 0)
 
 
 #: A pixel whose felt-channel ratio exceeds the felt's by more than this is not felt: a card's
@@ -463,9 +454,9 @@ class CardLocator:
             rows, left, right, cy, cw / 2, ch / 2 - corner_px(cw), hint)
         iyl, iyr = rows_l.astype(np.intp), rows_r.astype(np.intp)
         li, ri = left.astype(np.intp), right.astype(np.intp)
-        lfit, lp, *lpts = (self._fit_edge(printed, rows_l, left, iyl, li - 1, iyl, li)
+        lfit, lp, *lpts = (fit_clear_of_print(printed, rows_l, left, iyl, li - 1, iyl, li)
                            if np.all(left > 0) else (None, 0.0))
-        rfit, rp, *rpts = (self._fit_edge(printed, rows_r, right, iyr, ri, iyr, ri - 1)
+        rfit, rp, *rpts = (fit_clear_of_print(printed, rows_r, right, iyr, ri, iyr, ri - 1)
                            if np.all(right < w) else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
@@ -488,9 +479,9 @@ class CardLocator:
             cols, top, bottom, cx, -ch / 2, cw / 2 - corner_px(cw), hint)
         ixt, ixb = cols_t.astype(np.intp), cols_b.astype(np.intp)
         ty, by = top.astype(np.intp), bottom.astype(np.intp)
-        tfit, tp, *tpts = (self._fit_edge(printed, cols_t, top, ty - 1, ixt, ty, ixt)
+        tfit, tp, *tpts = (fit_clear_of_print(printed, cols_t, top, ty - 1, ixt, ty, ixt)
                            if np.all(top > 0) else (None, 0.0))
-        bfit, bp, *bpts = (self._fit_edge(printed, cols_b, bottom, by, ixb, by - 1, ixb)
+        bfit, bp, *bpts = (fit_clear_of_print(printed, cols_b, bottom, by, ixb, by - 1, ixb)
                            if np.all(bottom < h) else (None, 0.0))
         if printed is not None:
             own = (tfit, bfit)
@@ -508,7 +499,7 @@ class CardLocator:
         if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > MAX_SLOPE:
             return None
         if SHARED_SLOPE:
-            tfit, bfit, lfit, rfit = self._shared(
+            tfit, bfit, lfit, rfit = refit_on_shared_slope(
                 [(tfit, tpts, 1.0), (bfit, bpts, 1.0), (lfit, lpts, -1.0), (rfit, rpts, -1.0)],
                 ch)
             if tfit is None or bfit is None:
@@ -568,64 +559,6 @@ class CardLocator:
             return None
         angle = float(np.degrees(np.arctan(slope)))
         return (inside[0], float(new_cy)), angle, slack
-
-    @staticmethod
-    def _shared(
-        edges: list[tuple[tuple[float, float] | None, list[npt.NDArray[Any]], float]],
-        ch: float,
-    ) -> list[tuple[float, float] | None]:
-        """Refit the edges (top, bottom, left, right) on one slope (:func:`.edges.shared_slope`).
-
-        Each is ``(fit, [along, ends, clear] or [], sign)``: an edge with no ends of its own
-        (rebuilt from the other, against a cut) or no fit keeps its fit; a top or bottom edge
-        rebuilt from the other is rebuilt again on the shared slope, ``ch`` away. Unchanged
-        when fewer than two edges have their own ends, or none has 8 clear ends on its line.
-        """
-        own = [(pts[0], pts[1], fit, sign, pts[2]) for fit, pts, sign in edges
-               if fit is not None and pts]
-        if len(own) < 2 or not (edges[0][1] or edges[1][1]):
-            return [fit for fit, _, _ in edges]
-        found = shared_slope(own)
-        if found is None:
-            return [fit for fit, _, _ in edges]
-        a, intercepts = found
-        out: list[tuple[float, float] | None] = []
-        it = iter(intercepts)
-        for fit, pts, sign in edges:
-            out.append(None if fit is None else (sign * a, next(it)) if pts else fit)
-        rise = ch * float(np.sqrt(1 + a * a))
-        top, bottom = out[0], out[1]
-        if not edges[0][1] and bottom is not None:
-            out[0] = (a, bottom[1] - rise)
-        elif not edges[1][1] and top is not None:
-            out[1] = (a, top[1] + rise)
-        return out
-
-    def _fit_edge(
-        self, printed: Image | None, along: FloatArray, ends: FloatArray,
-        out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
-        in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
-    ) -> tuple[tuple[float, float] | None, float, FloatArray, FloatArray,
-               npt.NDArray[np.bool_]]:
-        """:func:`~hardware.camera.edges.fit_line` on run ends, leaving out those on the print.
-
-        ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
-        run. Where a card edge crosses a printed line, the run may end short of the edge or
-        run on along the line; when enough of the edge is clear of the print
-        (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit, the
-        share of the ends that lie on the print, the ends fitted (along, across) and which of
-        them are clear of the print.
-        """
-        if printed is None:
-            return fit_line(along, ends), 0.0, along, ends, np.ones(ends.size, np.bool_)
-        on_print = _on_print(printed, out_y, out_x) | _on_print(printed, in_y, in_x)
-        clear = ~on_print
-        n_clear = int(np.count_nonzero(clear))
-        share = 1.0 - n_clear / max(ends.size, 1)
-        if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
-            return fit_line(along, ends), share, along, ends, clear
-        return (fit_line(along[clear], ends[clear]), share, along[clear], ends[clear],
-                clear[clear])
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE
