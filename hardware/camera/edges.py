@@ -9,7 +9,10 @@ Rules this module keeps:
    (:func:`straight_ends`).
 4. Next to a located neighbour cut out of the mask, only run ends with felt beyond are a
    card's own edge (:func:`cut_side`); an edge along the felt's print is rebuilt from the
-   clear one (:func:`clear_pair`).
+   clear one (:func:`clear_pair`); run ends on the print are left out of a fit when enough
+   are clear (:func:`fit_clear_of_print`).
+5. A card's four edges share one angle, fitted on their clear ends together
+   (:func:`shared_slope`, :func:`refit_on_shared_slope`).
 """
 
 from __future__ import annotations
