@@ -9,15 +9,20 @@ Rules this module keeps:
    (:func:`straight_ends`).
 4. Next to a located neighbour cut out of the mask, only run ends with felt beyond are a
    card's own edge (:func:`cut_side`); an edge along the felt's print is rebuilt from the
-   clear one (:func:`clear_pair`).
+   clear one (:func:`clear_pair`); run ends on the print are left out of a fit when enough
+   are clear (:func:`fit_clear_of_print`).
+5. A card's four edges share one angle, fitted on their clear ends together
+   (:func:`shared_slope`, :func:`refit_on_shared_slope`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.feltprint import PRINT_ON_EDGE
+from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE
 from hardware.camera.readings import FloatArray, Image
 
 
@@ -254,3 +259,115 @@ def clear_pair(
         a, b = first
         return first, (a, b + size * float(np.sqrt(1 + a * a)))
     return first, second
+
+
+#: A fitted edge's run ends within this many px of its line are its own (as :func:`fit_line`).
+EDGE_INLIER_PX = 1.5
+
+
+def shared_slope(
+    edges: list[tuple[FloatArray, FloatArray, tuple[float, float], float, npt.NDArray[np.bool_]]],
+) -> tuple[float, list[float]] | None:
+    """Fit one slope to a card's edges together; return it and each edge's intercept on it.
+
+    A card is a rectangle: its four edges share one angle. Each edge is ``(along, ends, fit,
+    sign, clear)``: the run ends its own ``fit`` was made on (columns and rows of the top and
+    bottom edges, ``sign`` 1; rows and columns of the side edges, ``sign`` -1, whose
+    ``x = a*y + b`` slope is minus the card's), and which of them lie clear of the felt's print.
+    The slope is the least-squares one over every edge's clear ends on its line
+    (:data:`EDGE_INLIER_PX`), each about its own mean: a long side weighs by its length, where
+    the top and bottom edges alone span half the card's width, and ends along a printed line
+    (square to the board) do not pull a turned card's angle towards square. An edge with fewer
+    than 8 clear ends on its line gives no slope. Each edge's intercept is taken on the
+    shared slope through the mean of the ends it gave (an edge that gave none: of its ends on
+    its line). None when no edge gives a slope.
+    """
+    num = den = 0.0
+    means: list[tuple[float, float, float]] = []
+    for along, ends, (a, b), sign, clear in edges:
+        on = np.abs(ends - (a * along + b)) <= EDGE_INLIER_PX
+        own = on & clear
+        k = int(np.count_nonzero(own))
+        if k < 8:
+            n = int(np.count_nonzero(on))
+            u, v = along[on], ends[on]
+            means.append((float(u.sum()) / max(n, 1), float(v.sum()) / max(n, 1), sign))
+            continue
+        u, v = along[own], ends[own]
+        mu, mv = float(u.sum()) / k, float(v.sum()) / k
+        means.append((mu, mv, sign))
+        du = u - mu
+        num += sign * float(du @ (v - mv))
+        den += float(du @ du)
+    if den <= 0.0:
+        return None
+    slope = num / den
+    return slope, [mv - sign * slope * mu for mu, mv, sign in means]
+
+
+def _on_print(
+    printed: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
+) -> npt.NDArray[np.bool_]:
+    """Whether each pixel lies on the felt's ``printed`` mask (``np.clip`` costs more)."""
+    h, w = printed.shape
+    return np.asarray(printed[np.minimum(np.maximum(rows, 0), h - 1),
+                              np.minimum(np.maximum(cols, 0), w - 1)] > 0)
+
+
+def refit_on_shared_slope(
+    edges: list[tuple[tuple[float, float] | None, list[npt.NDArray[Any]], float]],
+    ch: float,
+) -> list[tuple[float, float] | None]:
+    """Refit the edges (top, bottom, left, right) on one slope (:func:`shared_slope`).
+
+    Each is ``(fit, [along, ends, clear] or [], sign)``: an edge with no ends of its own
+    (rebuilt from the other, against a cut) or no fit keeps its fit; a top or bottom edge
+    rebuilt from the other is rebuilt again on the shared slope, ``ch`` away. Unchanged
+    when fewer than two edges have their own ends, or none has 8 clear ends on its line.
+    """
+    own = [(pts[0], pts[1], fit, sign, pts[2]) for fit, pts, sign in edges
+           if fit is not None and pts]
+    if len(own) < 2 or not (edges[0][1] or edges[1][1]):
+        return [fit for fit, _, _ in edges]
+    found = shared_slope(own)
+    if found is None:
+        return [fit for fit, _, _ in edges]
+    a, intercepts = found
+    out: list[tuple[float, float] | None] = []
+    it = iter(intercepts)
+    for fit, pts, sign in edges:
+        out.append(None if fit is None else (sign * a, next(it)) if pts else fit)
+    rise = ch * float(np.sqrt(1 + a * a))
+    top, bottom = out[0], out[1]
+    if not edges[0][1] and bottom is not None:
+        out[0] = (a, bottom[1] - rise)
+    elif not edges[1][1] and top is not None:
+        out[1] = (a, top[1] + rise)
+    return out
+
+
+def fit_clear_of_print(
+    printed: Image | None, along: FloatArray, ends: FloatArray,
+    out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
+    in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
+) -> tuple[tuple[float, float] | None, float, FloatArray, FloatArray,
+           npt.NDArray[np.bool_]]:
+    """:func:`fit_line` on run ends, leaving out those on the print.
+
+    ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
+    run. Where a card edge crosses a printed line, the run may end short of the edge or
+    run on along the line; when enough of the edge is clear of the print
+    (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit, the
+    share of the ends that lie on the print, the ends fitted (along, across) and which of
+    them are clear of the print.
+    """
+    if printed is None:
+        return fit_line(along, ends), 0.0, along, ends, np.ones(ends.size, np.bool_)
+    on_print = _on_print(printed, out_y, out_x) | _on_print(printed, in_y, in_x)
+    clear = ~on_print
+    n_clear = int(np.count_nonzero(clear))
+    share = 1.0 - n_clear / max(ends.size, 1)
+    if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
+        return fit_line(along, ends), share, along, ends, clear
+    return (fit_line(along[clear], ends[clear]), share, along[clear], ends[clear],
+            clear[clear])

@@ -27,13 +27,14 @@ from hardware.camera.edges import (
     clear_pair,
     corner_px,
     cut_side,
-    fit_line,
+    fit_clear_of_print,
+    refit_on_shared_slope,
     run_ends,
     span_centre,
     straight_ends,
 )
 from hardware.camera.facebank import PATCH_SIZE
-from hardware.camera.feltprint import PRINT_CLEAR_FRACTION, PRINT_ON_EDGE, FeltPrint
+from hardware.camera.feltprint import PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.occlusion import runs_into_unknown
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
@@ -86,18 +87,12 @@ CARD_BESIDE_HAND = 0.5
 TURNS_DEG = (-15.0, 15.0)
 #: Furthest a card found on a turned view may lie from square (degrees).
 MAX_TURN_DEG = 35.0
+#: A card's angle is fitted on its four edges' ends clear of the felt's print together
+#: (:func:`.edges.refit_on_shared_slope`), not on its top and bottom edges alone (until run 46).
+SHARED_SLOPE = True
 #: Half the columns (share of the card's width) :func:`.turns.blocked_turns` looks at: within
 #: those the top and bottom edges are fitted on (0.25 either side of the centre).
 TURN_BAND = 0.1
-
-
-def _on_print(
-    printed: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
-) -> npt.NDArray[np.bool_]:
-    """Whether each pixel lies on the felt's ``printed`` mask (``np.clip`` costs more)."""
-    h, w = printed.shape
-    return np.asarray(printed[np.minimum(np.maximum(rows, 0), h - 1),
-                              np.minimum(np.maximum(cols, 0), w - 1)] > 0)
 
 
 #: A pixel whose felt-channel ratio exceeds the felt's by more than this is not felt: a card's
@@ -459,12 +454,14 @@ class CardLocator:
             rows, left, right, cy, cw / 2, ch / 2 - corner_px(cw), hint)
         iyl, iyr = rows_l.astype(np.intp), rows_r.astype(np.intp)
         li, ri = left.astype(np.intp), right.astype(np.intp)
-        lfit, lp = (self._fit_edge(printed, rows_l, left, iyl, li - 1, iyl, li)
-                    if np.all(left > 0) else (None, 0.0))
-        rfit, rp = (self._fit_edge(printed, rows_r, right, iyr, ri, iyr, ri - 1)
-                    if np.all(right < w) else (None, 0.0))
+        lfit, lp, *lpts = (fit_clear_of_print(printed, rows_l, left, iyl, li - 1, iyl, li)
+                           if np.all(left > 0) else (None, 0.0))
+        rfit, rp, *rpts = (fit_clear_of_print(printed, rows_r, right, iyr, ri, iyr, ri - 1)
+                           if np.all(right < w) else (None, 0.0))
         lcut = rcut = None
         if cut is not None:
+            lpts = rpts = []  # a side against a neighbour's cut keeps its own fit
+
             lfit, lcut = cut_side(rows_l, left, cut[iyl, np.maximum(li - 1, 0)] > 0, left > 0,
                                   lfit)
             rfit, rcut = cut_side(rows_r, right, cut[iyr, np.minimum(ri, w - 1)] > 0, right < w,
@@ -482,12 +479,16 @@ class CardLocator:
             cols, top, bottom, cx, -ch / 2, cw / 2 - corner_px(cw), hint)
         ixt, ixb = cols_t.astype(np.intp), cols_b.astype(np.intp)
         ty, by = top.astype(np.intp), bottom.astype(np.intp)
-        tfit, tp = (self._fit_edge(printed, cols_t, top, ty - 1, ixt, ty, ixt)
-                    if np.all(top > 0) else (None, 0.0))
-        bfit, bp = (self._fit_edge(printed, cols_b, bottom, by, ixb, by - 1, ixb)
-                    if np.all(bottom < h) else (None, 0.0))
+        tfit, tp, *tpts = (fit_clear_of_print(printed, cols_t, top, ty - 1, ixt, ty, ixt)
+                           if np.all(top > 0) else (None, 0.0))
+        bfit, bp, *bpts = (fit_clear_of_print(printed, cols_b, bottom, by, ixb, by - 1, ixb)
+                           if np.all(bottom < h) else (None, 0.0))
         if printed is not None:
+            own = (tfit, bfit)
             tfit, bfit = clear_pair(tfit, bfit, tp, bp, cx, ch, p.size_tolerance)
+            # An edge rebuilt from the other has no ends of its own.
+            tpts = tpts if tfit is own[0] else []
+            bpts = bpts if bfit is own[1] else []
         if tfit is None or bfit is None:
             return None
         slope = (tfit[0] + bfit[0]) / 2
@@ -497,6 +498,13 @@ class CardLocator:
             rfit = None
         if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > MAX_SLOPE:
             return None
+        if SHARED_SLOPE:
+            tfit, bfit, lfit, rfit = refit_on_shared_slope(
+                [(tfit, tpts, 1.0), (bfit, bpts, 1.0), (lfit, lpts, -1.0), (rfit, rpts, -1.0)],
+                ch)
+            if tfit is None or bfit is None:
+                return None
+            slope = (tfit[0] + bfit[0]) / 2
         cos = 1 / np.sqrt(1 + slope**2)
         top_y, bottom_y = tfit[0] * cx + tfit[1], bfit[0] * cx + bfit[1]
         height = (bottom_y - top_y) * cos
@@ -551,29 +559,6 @@ class CardLocator:
             return None
         angle = float(np.degrees(np.arctan(slope)))
         return (inside[0], float(new_cy)), angle, slack
-
-    def _fit_edge(
-        self, printed: Image | None, along: FloatArray, ends: FloatArray,
-        out_y: npt.NDArray[np.intp], out_x: npt.NDArray[np.intp],
-        in_y: npt.NDArray[np.intp], in_x: npt.NDArray[np.intp],
-    ) -> tuple[tuple[float, float] | None, float]:
-        """:func:`~hardware.camera.edges.fit_line` on run ends, leaving out those on the print.
-
-        ``out_*`` index the canonical pixel just past each end, ``in_*`` the last one of the
-        run. Where a card edge crosses a printed line, the run may end short of the edge or
-        run on along the line; when enough of the edge is clear of the print
-        (:data:`PRINT_CLEAR_FRACTION`), only the clear ends are fitted. Returns the fit and
-        the share of the ends that lie on the print.
-        """
-        if printed is None:
-            return fit_line(along, ends), 0.0
-        on_print = _on_print(printed, out_y, out_x) | _on_print(printed, in_y, in_x)
-        clear = ~on_print
-        n_clear = int(np.count_nonzero(clear))
-        share = 1.0 - n_clear / max(ends.size, 1)
-        if n_clear == ends.size or n_clear < max(8, PRINT_CLEAR_FRACTION * ends.size):
-            return fit_line(along, ends), share
-        return fit_line(along[clear], ends[clear]), share
 
     def card_patch(
         self, frame: Image, pose: CardPose, size: tuple[int, int] = PATCH_SIZE
