@@ -487,6 +487,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
             reading = self._hue_shown(frame, pose, match, differs) or reading
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
+        if reading.status == "card" and p.glare_check:
+            reading = self._glare_confirmed(observed(), self._upright(frame, pose, match.flipped),
+                                            reading)
         return reading
 
     def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:
