@@ -24,8 +24,13 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.glare import HiddenRivals, glare_mask
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
-from hardware.camera.suits import index_leans, index_positions
-from table_controller.engine.cards import Card
+from hardware.camera.suits import index_leans, index_positions, pair_check
+from table_controller.engine.cards import FULL_DECK, Card
+
+#: The face rules out a rank its corner indices name when, over the two faces' difference
+#: region and on each half of the card, it leans this far towards the read
+#: (:meth:`RivalChecks._face_rules_out`; +1: the read's face, -1: the rival's).
+INDEX_WAIVE_LEAN = 0.5
 
 
 class RivalChecks:
@@ -83,13 +88,33 @@ class RivalChecks:
         over = neighbours() if neighbours is not None else None
         skip = self.bank.index.covered(over) if over is not None else None
         pos = self.bank.index.read(observed).positions(match.card, skip)
-        others = np.delete(pos.reshape(13, 4), match.card.rank, axis=0).reshape(-1)
-        known = others[~np.isnan(others)]
         veto = p.index_veto_close if match.separation < p.index_close_below else p.index_veto
-        if known.size and float(known.min()) <= -veto:
+        named = [FULL_DECK[k] for k in np.flatnonzero(pos <= -veto)
+                 if FULL_DECK[k].rank != match.card.rank]
+        if named and not all(self._face_rules_out(observed, match.card, r) for r in named):
             return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                match.score, match.margin, match.discriminant, match.separation)
         return reading
+
+    def _face_rules_out(self, observed: F32, card: Card, rival: Card) -> bool:
+        """Whether the face shows ``card``, not ``rival``, where the two differ, plainly.
+
+        The corner indices are the evidence of last resort: where a glare or a wash hides part
+        of the face (the reason :meth:`_check_index` asks every other rank), the index decides.
+        Where the two faces' whole difference region is seen (:func:`~.suits.pair_check`: fit
+        at least ``difference_min_fit``, contrast not washed out, as
+        :func:`~.facebank.region_washed_out`) and the observation leans towards ``card`` by
+        :data:`INDEX_WAIVE_LEAN` over it and on each half, the face has ruled the rival out:
+        a small index blurred can name a rank the whole face plainly is not (synth-9121
+        poker, gloss and bright: a 6 of spades' index at -2.0 towards the 8 of clubs, the face
+        at 0.66-1.2 towards the read on both halves, seven right reads refused). A rival a
+        glare may hide is the index's to decide still (:meth:`_glare_confirmed`).
+        """
+        p = self.params
+        check = pair_check(observed, self.bank.luminance(card), self.bank.luminance(rival))
+        floor = p.difference_min_contrast * whole_contrast(observed, self.bank.whole_face(card))
+        return (check.fit >= p.difference_min_fit and check.contrast >= floor
+                and check.position >= INDEX_WAIVE_LEAN and check.worst_half >= INDEX_WAIVE_LEAN)
 
     def _verify(
         self, observed: Callable[[], F32], match: Match, reading: SlotReading,
