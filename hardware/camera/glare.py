@@ -114,6 +114,8 @@ HIDDEN_MIN_SHARE = 0.75
 #: ... and the read's own ink the rival lacks, seen outside the glare, is under this share of
 #: the two faces' difference (about a third of one pip of ten).
 OWN_INK_MAX = 0.1
+#: A rival's own ink lies where no glare is when at most this share of it is under one.
+UNGLARED_MAX_SHARE = 0.05
 #: The corner index boxes (fraction of width, height), left out of the faces' difference: they
 #: are what decides the rivals found (:data:`hardware.camera.index.INDEX_BOX`).
 _INDEX_BOX = (0.22, 0.3)
@@ -121,7 +123,7 @@ _BORDER = 4
 _DIFFERENCE_LEVEL = 0.1
 
 
-def glare_mask(patch: Image, face: F32) -> Mask:
+def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
     """Where a glare lies on an observed card (upright BGR patch at the stored size).
 
     A glare adds white light: the paper under it shows brighter than the card's own white.
@@ -130,22 +132,27 @@ def glare_mask(patch: Image, face: F32) -> Mask:
     headroom above that level, spread over the ink around it (normalised convolution,
     :data:`GLARE_SPREAD_PX`) and taken as glare from :data:`GLARE_MIN_LIFT` of the headroom
     and :data:`GLARE_MIN_GREY` grey levels.
+
+    Also returns whether a glare strong enough to wash ink out would show on the paper: the
+    paper's headroom is at least twice :data:`GLARE_MIN_GREY` (such a glare adds half of it
+    or more). Otherwise an empty mask is no evidence that no glare is there.
     """
     grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
     paper = cv2.erode((face >= PAPER_LEVEL).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     empty = np.zeros(grey.shape, bool)
     if np.count_nonzero(paper) < grey.size // 10:
-        return empty
+        return empty, False
     level = float(np.percentile(grey[paper], PAPER_PERCENTILE))
     headroom = 255.0 - level
     if headroom < GLARE_MIN_GREY:
-        return empty
+        return empty, False
     lift = np.where(paper, grey - level, 0.0).astype(np.float32)
     num = cv2.GaussianBlur(lift, (0, 0), GLARE_SPREAD_PX)
     den = cv2.GaussianBlur(paper.astype(np.float32), (0, 0), GLARE_SPREAD_PX)
     spread = num / np.maximum(den, 1e-3)
     floor = max(GLARE_MIN_LIFT * headroom, GLARE_MIN_GREY)
-    return np.asarray((spread >= floor) & (den > 0.05), bool)
+    mask = np.asarray((spread >= floor) & (den > 0.05), bool)
+    return mask, headroom >= 2 * GLARE_MIN_GREY
 
 
 class HiddenRivals:
@@ -201,3 +208,21 @@ class HiddenRivals:
         seen = np.divide(ours - ours_under, diff, out=np.ones_like(diff), where=diff > 0)
         return [c for c, h, o in zip(FULL_DECK, hidden, seen, strict=True)
                 if c != card and h >= HIDDEN_MIN_SHARE and o < OWN_INK_MAX]
+
+    def unglared(self, card: Card, rival: Card, glare: Mask) -> bool:
+        """Whether ``rival``'s own ink that ``card`` lacks lies where no glare is, on the face.
+
+        At least half of it (weighted as :meth:`hidden`) outside the corner index boxes, and
+        at most :data:`UNGLARED_MAX_SHARE` of it under ``glare``: where the observation shows
+        paper there and the paper is not lifted, the white is the card's own, not a glare's.
+        """
+        k = FULL_DECK.index(rival)
+        total = self._totals.get(card)
+        if total is None:
+            total = self._totals[card] = self._weights(card, self._face)
+        lum_r, lum_c = self._lum(rival), self._lum(card)
+        theirs = np.where(lum_r - lum_c <= -_DIFFERENCE_LEVEL, lum_c - lum_r, 0.0)
+        on_face = float(total[0][k])
+        if on_face <= 0 or on_face < 0.5 * float(theirs.sum()):
+            return False
+        return float(theirs[glare].sum()) <= UNGLARED_MAX_SHARE * float(theirs.sum())

@@ -464,7 +464,8 @@ class BoardRecognizer(RivalChecks, CardLocator):
             reading, match = self._decide_suit(observed(), match, reading)
             twin_decided = reading.status == "card"
         if reading.status == "card":
-            reading = self._verify(observed, match, reading, twin_decided, overlying)
+            reading = self._verify(observed, match, reading, twin_decided, overlying,
+                                   lambda: self._upright(frame, pose, match.flipped))
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading, overlying)
         if (reading.status == "card" and reading.card is not None and not sliding

@@ -40,6 +40,29 @@ class RivalChecks:
     params: RecognizerParams
     _hidden: HiddenRivals | None = None
 
+    def _paper_shown(self, patch: Callable[[], Image] | None, card: Card,
+                     rival: Card) -> bool:
+        """Whether the white where ``rival`` has ink is ``card``'s own paper, not a glare's.
+
+        :func:`~hardware.camera.facebank.region_washed_out` takes a region without contrast
+        for a glare's doing; but where the region is the rival's ink, the right card shows
+        its paper there with no glare at all. A glare adds white: where the paper over the
+        rival's ink (mostly on the face, not the corner indices) is not lifted
+        (:meth:`~hardware.camera.glare.HiddenRivals.unglared`), and a glare able to wash ink
+        out would show on this card's paper (:func:`~hardware.camera.glare.glare_mask`), the
+        white is the card's own: the face rules the rival out (synth-9121 poker, hard gloss:
+        a 7 of hearts refused against the 8 with no glare over the 8's extra pip).
+        """
+        if patch is None:
+            return False
+        glare, seen = glare_mask(patch(), self.bank.luminance(card))
+        return seen and self._hidden_rivals().unglared(card, rival, glare)
+
+    def _hidden_rivals(self) -> HiddenRivals:
+        if self._hidden is None:
+            self._hidden = HiddenRivals(self.bank.luminance)
+        return self._hidden
+
     def _glare_confirmed(self, observed: F32, patch: Image,
                          reading: SlotReading) -> SlotReading:
         """Keep a read only if its corner indices confirm it against what a glare may hide.
@@ -58,9 +81,7 @@ class RivalChecks:
         card = reading.card
         if card is None:
             return reading
-        if self._hidden is None:
-            self._hidden = HiddenRivals(self.bank.luminance)
-        rivals = self._hidden.hidden(card, glare_mask(patch, self.bank.luminance(card)))
+        rivals = self._hidden_rivals().hidden(card, glare_mask(patch, self.bank.luminance(card))[0])
         if not rivals:
             return reading
         index = self.bank.index.read(observed)
@@ -119,6 +140,7 @@ class RivalChecks:
     def _verify(
         self, observed: Callable[[], F32], match: Match, reading: SlotReading,
         twin_decided: bool, neighbours: Callable[[], Image | None] | None = None,
+        patch: Callable[[], Image] | None = None,
     ) -> SlotReading:
         """Keep a read only if it agrees with the close rivals' faces where they differ.
 
@@ -128,7 +150,8 @@ class RivalChecks:
         observation leans towards the rival there (:class:`RecognizerParams`). A glare streak
         that washes out two pips of a six makes the whole face close to a four's, but not its
         corner indices. ``neighbours``: where a located neighbour may lie over the card
-        (:meth:`_neighbours_over`), for :meth:`_indices_clear`.
+        (:meth:`_neighbours_over`), for :meth:`_indices_clear`; ``patch``: the card cut at the
+        stored size, upright (BGR), for :meth:`_paper_shown`.
         """
         p = self.params
         rivals: list[Card] = []
@@ -148,7 +171,8 @@ class RivalChecks:
                     p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p)
                 ) or (region_washed_out(observed(), match.card, rival, self.bank, p)
                       and not self._indices_clear(observed(), match.card, rival,
-                                                  neighbours() if neighbours else None))
+                                                  neighbours() if neighbours else None)
+                      and not self._paper_shown(patch, match.card, rival))
             if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,
