@@ -151,7 +151,7 @@ def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
     den = cv2.GaussianBlur(paper.astype(np.float32), (0, 0), GLARE_SPREAD_PX)
     spread = num / np.maximum(den, 1e-3)
     floor = max(GLARE_MIN_LIFT * headroom, GLARE_MIN_GREY)
-    mask = np.asarray((spread >= floor) & (den > 0.05), bool)
+    mask = np.asarray((spread >= floor) & (den > 0.01), bool)
     return mask, headroom >= 2 * GLARE_MIN_GREY
 
 
