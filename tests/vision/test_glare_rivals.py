@@ -103,7 +103,8 @@ def test_white_where_the_rival_has_ink_is_paper_unless_a_glare_lies_there(
     glared = _camera(_streak(_dimmed(seven), _own_pip(eight, seven)), rng)
     assert not checks._paper_shown(lambda: glared, card, rival)
     # At the sensor's top a glare would not show: no claim either way.
-    assert not checks._paper_shown(lambda: _camera(seven, rng) | 250, card, rival)
+    top = np.asarray(np.maximum(_camera(seven, rng), 250), np.uint8)
+    assert not checks._paper_shown(lambda: top, card, rival)
 
 
 def test_the_face_rules_out_a_rank_it_plainly_is_not(kennard: Faces, checks: _Checks) -> None:
