@@ -106,7 +106,7 @@ GLARE_MIN_LIFT = 0.15
 #: the headroom is a few levels, noise and the light's gradient over the card fill it (a plain
 #: 6 of clubs in bright light, paper at 247: 4 levels over 38% of the card, no glare), and a
 #: glare strong enough to wash ink out to such a white lifts the paper to the top.
-GLARE_MIN_GREY = 8.0
+GLARE_MIN_GREY = 5.0
 #: A rival differs from the read "only under the glare" when at least this share of its own ink
 #: the read lacks (outside the corner index boxes, weighted by how much the faces differ) lies
 #: under it ...
@@ -128,8 +128,10 @@ def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
 
     A glare adds white light: the paper under it shows brighter than the card's own white.
     The paper is the read face's (``face``: its :func:`~.suits.face_luminance`), its level the
-    observed paper's :data:`PAPER_PERCENTILE`; each paper pixel's lift is measured against the
-    headroom above that level, spread over the ink around it (normalised convolution,
+    observed paper's :data:`PAPER_PERCENTILE` (paper darker than it by more than
+    :data:`GLARE_MIN_GREY` is ink the face lacks, left out), its white across the card a plane
+    fitted to the paper not lifted; each paper pixel's lift over that white, measured against
+    the headroom above the level, is spread over the ink around it (normalised convolution,
     :data:`GLARE_SPREAD_PX`) and taken as glare from :data:`GLARE_MIN_LIFT` of the headroom
     and :data:`GLARE_MIN_GREY` grey levels.
 
@@ -146,7 +148,26 @@ def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
     headroom = 255.0 - level
     if headroom < GLARE_MIN_GREY:
         return empty, False
-    lift = np.where(paper, grey - level, 0.0).astype(np.float32)
+    # The read face's paper darker than the paper's level by more than the noise is ink there
+    # (a pip the read lacks, half washed out; a shadow): no evidence about a glare either way.
+    paper &= grey >= level - GLARE_MIN_GREY
+    # The paper's own white across the card: a plane (the light's gradient and vignetting over
+    # one card), fitted to the paper a glare did not lift (twice, leaving out what the fit
+    # before found lifted).
+    ys, xs = np.nonzero(paper)
+    design = np.stack([xs, ys, np.ones_like(xs)], axis=1).astype(np.float64)
+    values = grey[ys, xs].astype(np.float64)
+    keep = values <= level + GLARE_MIN_GREY
+    white = np.full(grey.shape, level, np.float32)
+    for _ in range(2):
+        if np.count_nonzero(keep) < 3:
+            break
+        coef = np.linalg.lstsq(design[keep], values[keep], rcond=None)[0]
+        fitted = design @ coef
+        keep = values - fitted <= GLARE_MIN_GREY
+        yy, xx = np.mgrid[0 : grey.shape[0], 0 : grey.shape[1]]
+        white = np.asarray(coef[0] * xx + coef[1] * yy + coef[2], np.float32)
+    lift = np.where(paper, grey - white, 0.0).astype(np.float32)
     num = cv2.GaussianBlur(lift, (0, 0), GLARE_SPREAD_PX)
     den = cv2.GaussianBlur(paper.astype(np.float32), (0, 0), GLARE_SPREAD_PX)
     spread = num / np.maximum(den, 1e-3)
