@@ -99,13 +99,14 @@ PAPER_PERCENTILE = 40.0
 #: a pip 5-10 mm across.
 GLARE_SPREAD_PX = 5.0
 #: A pixel lies under a glare where the paper around it is lifted by this fraction of the
-#: headroom left above the card's white (a glare adds ``lift * (255 - grey)``); sensor noise and
-#: the lighting's gradient over one card stay under 0.05 ...
+#: headroom left above the card's white (a glare adds ``lift * (255 - grey)``) ...
 GLARE_MIN_LIFT = 0.15
-#: ... and by at least this many grey levels: on paper near the sensor's top (bright light)
-#: the headroom is a few levels, noise and the light's gradient over the card fill it (a plain
-#: 6 of clubs in bright light, paper at 247: 4 levels over 38% of the card, no glare), and a
-#: glare strong enough to wash ink out to such a white lifts the paper to the top.
+#: ... and by at least this many grey levels over the paper's fitted white (a plain 6 of clubs
+#: in bright light, paper at 247, was 4 levels over its paper's level on 38% of the card, from
+#: the light's gradient: none over the fitted plane); a 3 of diamonds whose middle pip a diagonal streak half washed out (read as
+#: the 2, synth-9122 bridge, hard gloss, tuning seed 7203831) lay under a lift of 5-18. A card
+#: whose paper has less than twice this headroom left (bright light: paper at 247) shows no
+#: glare that could wash ink out without lifting its paper to the top.
 GLARE_MIN_GREY = 5.0
 #: A rival differs from the read "only under the glare" when at least this share of its own ink
 #: the read lacks (outside the corner index boxes, weighted by how much the faces differ) lies
