@@ -103,7 +103,8 @@ class RivalChecks:
         when one of them puts the observation at ``-index_veto`` or beyond, or at
         ``-index_veto_close`` when the whole face barely separated the read. A corner a
         located neighbour may lie over (``neighbours``, :meth:`_neighbours_over`) is left out,
-        as :meth:`_indices_clear` leaves it: the print there may be the neighbour's.
+        as :meth:`_indices_clear` leaves it: the print there may be the neighbour's. A rank
+        the face plainly rules out (:meth:`_face_rules_out`) vetoes nothing.
         """
         p = self.params
         over = neighbours() if neighbours is not None else None
