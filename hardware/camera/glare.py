@@ -160,15 +160,17 @@ def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
     design = np.stack([xs, ys, np.ones_like(xs)], axis=1).astype(np.float64)
     values = grey[ys, xs].astype(np.float64)
     keep = values <= level + GLARE_MIN_GREY
-    white = np.full(grey.shape, level, np.float32)
+    coef = np.array([0.0, 0.0, level])
     for _ in range(2):
         if np.count_nonzero(keep) < 3:
             break
-        coef = np.linalg.lstsq(design[keep], values[keep], rcond=None)[0]
-        fitted = design @ coef
-        keep = values - fitted <= GLARE_MIN_GREY
-        yy, xx = np.mgrid[0 : grey.shape[0], 0 : grey.shape[1]]
-        white = np.asarray(coef[0] * xx + coef[1] * yy + coef[2], np.float32)
+        # Least squares by the normal equations (three unknowns).
+        kept = design[keep]
+        coef = np.linalg.solve(kept.T @ kept, kept.T @ values[keep])
+        keep = values - design @ coef <= GLARE_MIN_GREY
+    h, w = grey.shape
+    white = (coef[0] * np.arange(w, dtype=np.float32)[None, :]
+             + coef[1] * np.arange(h, dtype=np.float32)[:, None] + coef[2]).astype(np.float32)
     lift = np.where(paper, grey - white, 0.0).astype(np.float32)
     num = cv2.GaussianBlur(lift, (0, 0), GLARE_SPREAD_PX)
     den = cv2.GaussianBlur(paper.astype(np.float32), (0, 0), GLARE_SPREAD_PX)
@@ -204,9 +206,11 @@ class HiddenRivals:
         may have washed out) and ``card``'s (a glare cannot print it).
         """
         if self._stack is None:
-            self._stack = np.stack([self._lum(c) for c in FULL_DECK])
-        sel = where & self._face
-        d = self._stack[:, sel] - self._lum(card)[sel][None, :]
+            # Every face's pixels on the face (index boxes and border left out), once.
+            self._stack = np.stack([self._lum(c)[self._face] for c in FULL_DECK])
+        sel = where[self._face]
+        rows = self._stack if sel.all() else self._stack[:, sel]
+        d = rows - rows[FULL_DECK.index(card)][None, :]
         theirs = np.where(d <= -_DIFFERENCE_LEVEL, -d, 0.0).sum(axis=1)
         ours = np.where(d >= _DIFFERENCE_LEVEL, d, 0.0).sum(axis=1)
         return np.asarray(theirs, np.float64), np.asarray(ours, np.float64)
