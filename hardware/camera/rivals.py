@@ -128,9 +128,10 @@ class RivalChecks:
         :func:`~.facebank.region_washed_out`) and the observation leans towards ``card`` by
         :data:`INDEX_WAIVE_LEAN` over it and on each half, the face has ruled the rival out:
         a small index blurred can name a rank the whole face plainly is not (synth-9121
-        poker, gloss and bright: a 6 of spades' index at -2.0 towards the 8 of clubs, the face
-        at 0.66-1.2 towards the read on both halves, seven right reads refused). A rival a
-        glare may hide is the index's to decide still (:meth:`_glare_confirmed`).
+        poker, gloss and bright, seed 2000000: seven right reads refused, their indices at
+        -0.73 to -2.3 towards a club of another rank, the face at 0.66-1.19 towards the read
+        where measured). A rival a glare may hide is the index's to decide still
+        (:meth:`_glare_confirmed`).
         """
         p = self.params
         check = pair_check(observed, self.bank.luminance(card), self.bank.luminance(rival))
