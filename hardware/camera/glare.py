@@ -13,16 +13,27 @@ Rules this module keeps:
    and any ink the face lacks, counts as before.
 3. It only lifts a score towards what the rest of the face shows; which card it is stays for the
    separation, the discriminant and the checks after them to decide (the caller's rule).
-4. Pure: feature vectors in, a correlation out.
+4. :func:`glare_mask`: where a glare lies on an observed card, from its paper alone (a glare
+   lifts the paper above the card's own white); :class:`HiddenRivals`: the cards that differ
+   from a read card almost only there, which the face cannot rule out (the caller asks the
+   corner indices).
+5. Pure: feature vectors or an observed patch in, a correlation or cards out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import cv2
 import numpy as np
 import numpy.typing as npt
 
+from table_controller.engine.cards import FULL_DECK, Card
+
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
+Image = npt.NDArray[np.uint8]
+Mask = npt.NDArray[np.bool_]
 
 #: A face's ink pixel is taken as lifted by a glare when the observation there is brighter than
 #: the fitted face by this fraction of the face's contrast (its 95th minus 5th percentile).
@@ -75,3 +86,170 @@ def _line(x: F64, y: F64) -> tuple[float, float]:
     xx = float(xc @ xc)
     a = float(xc @ (y - ym)) / xx if xx > 0 else 0.0
     return a, ym - a * xm
+
+
+#: A pixel of the read face at this luminance or more (:func:`~.suits.face_luminance`, white 1)
+#: is paper: where a glare shows (ink under it does not tell a glare from a lighter ink).
+PAPER_LEVEL = 0.85
+#: The paper's own level: this percentile of the observed paper's grey (a glare lifts the
+#: rest; a streak covers well under half a card's paper).
+PAPER_PERCENTILE = 40.0
+#: The glare's lift is spread from the paper over the ink within it by a Gaussian of this sigma
+#: (stored-patch pixels, about 0.5 mm each): a glare spot of the scenes is 2.5-5 mm (sigma),
+#: a pip 5-10 mm across.
+GLARE_SPREAD_PX = 5.0
+#: A pixel lies under a glare where the paper around it is lifted by this fraction of the
+#: headroom left above the card's white (a glare adds ``lift * (255 - grey)``) ...
+GLARE_MIN_LIFT = 0.15
+#: ... and by at least this many grey levels over the paper's fitted white (a plain 6 of clubs
+#: in bright light, paper at 247, was 4 levels over its paper's level on 38% of the card, from
+#: the light's gradient: none over the fitted plane); a 3 of diamonds whose middle pip a
+#: diagonal streak half washed out (read as the 2, synth-9122 bridge, hard gloss, tuning seed
+#: 7203831): 43% of that pip lay under the glare found at 8 levels, 85% at 6, 98% at 5. A card
+#: whose paper has less than twice this headroom left (bright light: paper at 247) shows no
+#: glare that could wash ink out without lifting its paper to the top.
+GLARE_MIN_GREY = 5.0
+#: A rival differs from the read "only under the glare" when at least this share of its own ink
+#: the read lacks (outside the corner index boxes, weighted by how much the faces differ) lies
+#: under it ...
+HIDDEN_MIN_SHARE = 0.75
+#: ... and the read's own ink the rival lacks, seen outside the glare, is under this share of
+#: the two faces' difference (about a third of one pip of ten).
+OWN_INK_MAX = 0.1
+#: A rival's own ink lies where no glare is when at most this share of it is under one.
+UNGLARED_MAX_SHARE = 0.05
+#: The corner index boxes (fraction of width, height), left out of the faces' difference: they
+#: are what decides the rivals found (:data:`hardware.camera.index.INDEX_BOX`).
+_INDEX_BOX = (0.22, 0.3)
+_BORDER = 4
+_DIFFERENCE_LEVEL = 0.1
+
+
+def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
+    """Where a glare lies on an observed card (upright BGR patch at the stored size).
+
+    A glare adds white light: the paper under it shows brighter than the card's own white.
+    The paper is the read face's (``face``: its :func:`~.suits.face_luminance`), its level the
+    observed paper's :data:`PAPER_PERCENTILE` (paper darker than it by more than
+    :data:`GLARE_MIN_GREY` is ink the face lacks, left out), its white across the card a plane
+    fitted to the paper not lifted; each paper pixel's lift over that white, measured against
+    the headroom above the level, is spread over the ink around it (normalised convolution,
+    :data:`GLARE_SPREAD_PX`) and taken as glare from :data:`GLARE_MIN_LIFT` of the headroom
+    and :data:`GLARE_MIN_GREY` grey levels.
+
+    Also returns whether a glare strong enough to wash ink out would show on the paper: the
+    paper's headroom is at least twice :data:`GLARE_MIN_GREY` (such a glare adds half of it
+    or more). Otherwise an empty mask is no evidence that no glare is there.
+    """
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    paper = cv2.erode((face >= PAPER_LEVEL).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    empty = np.zeros(grey.shape, bool)
+    if np.count_nonzero(paper) < grey.size // 10:
+        return empty, False
+    level = float(np.percentile(grey[paper], PAPER_PERCENTILE))
+    headroom = 255.0 - level
+    if headroom < GLARE_MIN_GREY:
+        return empty, False
+    # The read face's paper darker than the paper's level by more than the noise is ink there
+    # (a pip the read lacks, half washed out; a shadow): no evidence about a glare either way.
+    paper &= grey >= level - GLARE_MIN_GREY
+    # The paper's own white across the card: a plane (the light's gradient and vignetting over
+    # one card), fitted to the paper a glare did not lift (twice, leaving out what the fit
+    # before found lifted).
+    ys, xs = np.nonzero(paper)
+    design = np.stack([xs, ys, np.ones_like(xs)], axis=1).astype(np.float64)
+    values = grey[ys, xs].astype(np.float64)
+    keep = values <= level + GLARE_MIN_GREY
+    coef = np.array([0.0, 0.0, level])
+    for _ in range(2):
+        if np.count_nonzero(keep) < 3:
+            break
+        # Least squares by the normal equations (three unknowns).
+        kept = design[keep]
+        coef = np.linalg.solve(kept.T @ kept, kept.T @ values[keep])
+        keep = values - design @ coef <= GLARE_MIN_GREY
+    h, w = grey.shape
+    white = (coef[0] * np.arange(w, dtype=np.float32)[None, :]
+             + coef[1] * np.arange(h, dtype=np.float32)[:, None] + coef[2]).astype(np.float32)
+    lift = np.where(paper, grey - white, 0.0).astype(np.float32)
+    num = cv2.GaussianBlur(lift, (0, 0), GLARE_SPREAD_PX)
+    den = cv2.GaussianBlur(paper.astype(np.float32), (0, 0), GLARE_SPREAD_PX)
+    spread = num / np.maximum(den, 1e-3)
+    floor = max(GLARE_MIN_LIFT * headroom, GLARE_MIN_GREY)
+    mask = np.asarray((spread >= floor) & (den > 0.01), bool)
+    return mask, headroom >= 2 * GLARE_MIN_GREY
+
+
+class HiddenRivals:
+    """The cards a glare may turn a read card into: those whose difference from it it hides.
+
+    :param luminance: a registered face's :func:`~.suits.face_luminance`, for every card.
+    """
+
+    def __init__(self, luminance: Callable[[Card], F32]) -> None:
+        self._lum = luminance
+        h, w = luminance(FULL_DECK[0]).shape
+        face = np.zeros((h, w), bool)
+        face[_BORDER:-_BORDER, _BORDER:-_BORDER] = True
+        bw, bh = round(_INDEX_BOX[0] * w), round(_INDEX_BOX[1] * h)
+        for y0, x0 in ((0, 0), (0, w - bw), (h - bh, 0), (h - bh, w - bw)):
+            face[y0 : y0 + bh, x0 : x0 + bw] = False
+        self._face = face
+        self._stack: F32 | None = None
+        #: Per read card, every card's difference from it over the face (:meth:`_weights`).
+        self._totals: dict[Card, tuple[F64, F64]] = {}
+
+    def _weights(self, card: Card, where: Mask) -> tuple[F64, F64]:
+        """Per card, its difference from ``card`` summed over ``where`` (within the face).
+
+        Split by whose ink it is: the card's own (darker than ``card``'s face: what a glare
+        may have washed out) and ``card``'s (a glare cannot print it).
+        """
+        if self._stack is None:
+            # Every face's pixels on the face (index boxes and border left out), once.
+            self._stack = np.stack([self._lum(c)[self._face] for c in FULL_DECK])
+        sel = where[self._face]
+        rows = self._stack if sel.all() else self._stack[:, sel]
+        d = rows - rows[FULL_DECK.index(card)][None, :]
+        theirs = np.where(d <= -_DIFFERENCE_LEVEL, -d, 0.0).sum(axis=1)
+        ours = np.where(d >= _DIFFERENCE_LEVEL, d, 0.0).sum(axis=1)
+        return np.asarray(theirs, np.float64), np.asarray(ours, np.float64)
+
+    def hidden(self, card: Card, glare: Mask) -> list[Card]:
+        """Return the cards that differ from ``card`` almost only by ink ``glare`` may hide.
+
+        A card's own ink that ``card`` lacks lies at least :data:`HIDDEN_MIN_SHARE` under the
+        glare, and ``card``'s own ink that it lacks, outside the glare, is under
+        :data:`OWN_INK_MAX` of the two faces' difference (a glare cannot print ink: ``card``'s
+        ink seen refutes a card without it). Corner indices left out.
+        """
+        if not glare.any():
+            return []
+        total = self._totals.get(card)
+        if total is None:
+            total = self._totals[card] = self._weights(card, self._face)
+        theirs, ours = total
+        theirs_under, ours_under = self._weights(card, glare)
+        diff = theirs + ours
+        hidden = np.divide(theirs_under, theirs, out=np.zeros_like(theirs), where=theirs > 0)
+        seen = np.divide(ours - ours_under, diff, out=np.ones_like(diff), where=diff > 0)
+        return [c for c, h, o in zip(FULL_DECK, hidden, seen, strict=True)
+                if c != card and h >= HIDDEN_MIN_SHARE and o < OWN_INK_MAX]
+
+    def unglared(self, card: Card, rival: Card, glare: Mask) -> bool:
+        """Whether ``rival``'s own ink that ``card`` lacks lies where no glare is, on the face.
+
+        At least half of it (weighted as :meth:`hidden`) outside the corner index boxes, and
+        at most :data:`UNGLARED_MAX_SHARE` of it under ``glare``: where the observation shows
+        paper there and the paper is not lifted, the white is the card's own, not a glare's.
+        """
+        k = FULL_DECK.index(rival)
+        total = self._totals.get(card)
+        if total is None:
+            total = self._totals[card] = self._weights(card, self._face)
+        lum_r, lum_c = self._lum(rival), self._lum(card)
+        theirs = np.where(lum_r - lum_c <= -_DIFFERENCE_LEVEL, lum_c - lum_r, 0.0)
+        on_face = float(total[0][k])
+        if on_face <= 0 or on_face < 0.5 * float(theirs.sum()):
+            return False
+        return float(theirs[glare].sum()) <= UNGLARED_MAX_SHARE * float(theirs.sum())

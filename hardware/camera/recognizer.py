@@ -464,7 +464,8 @@ class BoardRecognizer(RivalChecks, CardLocator):
             reading, match = self._decide_suit(observed(), match, reading)
             twin_decided = reading.status == "card"
         if reading.status == "card":
-            reading = self._verify(observed, match, reading, twin_decided, overlying)
+            reading = self._verify(observed, match, reading, twin_decided, overlying,
+                                   lambda: self._upright(frame, pose, match.flipped))
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading, overlying)
         if (reading.status == "card" and reading.card is not None and not sliding
@@ -487,6 +488,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
             reading = self._hue_shown(frame, pose, match, differs) or reading
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
+        if reading.status == "card" and p.glare_check:
+            reading = self._glare_confirmed(observed(), self._upright(frame, pose, match.flipped),
+                                            reading)
         return reading
 
     def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:

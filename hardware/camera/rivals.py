@@ -22,9 +22,15 @@ from hardware.camera.facebank import (
     twin_refuted,
     whole_contrast,
 )
+from hardware.camera.glare import HiddenRivals, glare_mask
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
-from hardware.camera.suits import index_leans, index_positions
-from table_controller.engine.cards import Card
+from hardware.camera.suits import index_leans, index_positions, pair_check
+from table_controller.engine.cards import FULL_DECK, Card
+
+#: The face rules out a rank its corner indices name when, over the two faces' difference
+#: region and on each half of the card, it leans this far towards the read
+#: (:meth:`RivalChecks._face_rules_out`; +1: the read's face, -1: the rival's).
+INDEX_WAIVE_LEAN = 0.5
 
 
 class RivalChecks:
@@ -32,6 +38,60 @@ class RivalChecks:
 
     bank: FaceBank
     params: RecognizerParams
+    _hidden: HiddenRivals | None = None
+
+    def _paper_shown(self, patch: Callable[[], Image] | None, card: Card,
+                     rival: Card) -> bool:
+        """Whether the white where ``rival`` has ink is ``card``'s own paper, not a glare's.
+
+        :func:`~hardware.camera.facebank.region_washed_out` takes a region without contrast
+        for a glare's doing; but where the region is the rival's ink, the right card shows
+        its paper there with no glare at all. A glare adds white: where the paper over the
+        rival's ink (mostly on the face, not the corner indices) is not lifted
+        (:meth:`~hardware.camera.glare.HiddenRivals.unglared`), and a glare able to wash ink
+        out would show on this card's paper (:func:`~hardware.camera.glare.glare_mask`), the
+        white is the card's own: the face rules the rival out (synth-9121 poker, hard gloss:
+        a 7 of hearts refused against the 8 with no glare over the 8's extra pip).
+        """
+        if patch is None:
+            return False
+        glare, seen = glare_mask(patch(), self.bank.luminance(card))
+        return seen and self._hidden_rivals().unglared(card, rival, glare)
+
+    def _hidden_rivals(self) -> HiddenRivals:
+        if self._hidden is None:
+            self._hidden = HiddenRivals(self.bank.luminance)
+        return self._hidden
+
+    def _glare_confirmed(self, observed: F32, patch: Image,
+                         reading: SlotReading) -> SlotReading:
+        """Keep a read only if its corner indices confirm it against what a glare may hide.
+
+        Where a glare (:func:`~hardware.camera.glare.glare_mask`) lies over part of the face, a
+        card that differs from the read almost only there (a pip the glare may have washed out:
+        :meth:`~hardware.camera.glare.HiddenRivals.hidden`) cannot be ruled out by the face;
+        only the corner indices can decide it. Refused unless they lean towards the read by
+        ``difference_min_index`` against every such card (:meth:`.index.IndexRead.position`;
+        none telling the two apart is no confirmation). A streak over a 3 of diamonds' middle
+        pip left a 2's face (synth-9121 bridge, hard gloss, seed 2003811; the indices at -0.31,
+        towards the 3).
+
+        :param patch: the card cut at the stored faces' size, upright (BGR).
+        """
+        card = reading.card
+        if card is None:
+            return reading
+        rivals = self._hidden_rivals().hidden(card, glare_mask(patch, self.bank.luminance(card))[0])
+        if not rivals:
+            return reading
+        index = self.bank.index.read(observed)
+        for rival in rivals:
+            at = index.position(card, rival)
+            if at is None or at < self.params.difference_min_index:
+                return SlotReading("uncertain", None, 0.5 * reading.confidence, card,
+                                   reading.score, reading.margin, reading.discriminant,
+                                   reading.separation)
+        return reading
 
     def _check_index(self, observed: F32, match: Match, reading: SlotReading,
                      neighbours: Callable[[], Image | None] | None = None) -> SlotReading:
@@ -43,23 +103,46 @@ class RivalChecks:
         when one of them puts the observation at ``-index_veto`` or beyond, or at
         ``-index_veto_close`` when the whole face barely separated the read. A corner a
         located neighbour may lie over (``neighbours``, :meth:`_neighbours_over`) is left out,
-        as :meth:`_indices_clear` leaves it: the print there may be the neighbour's.
+        as :meth:`_indices_clear` leaves it: the print there may be the neighbour's. A rank
+        the face plainly rules out (:meth:`_face_rules_out`) vetoes nothing.
         """
         p = self.params
         over = neighbours() if neighbours is not None else None
         skip = self.bank.index.covered(over) if over is not None else None
         pos = self.bank.index.read(observed).positions(match.card, skip)
-        others = np.delete(pos.reshape(13, 4), match.card.rank, axis=0).reshape(-1)
-        known = others[~np.isnan(others)]
         veto = p.index_veto_close if match.separation < p.index_close_below else p.index_veto
-        if known.size and float(known.min()) <= -veto:
+        named = [FULL_DECK[k] for k in np.flatnonzero(pos <= -veto)
+                 if FULL_DECK[k].rank != match.card.rank]
+        if named and not all(self._face_rules_out(observed, match.card, r) for r in named):
             return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                match.score, match.margin, match.discriminant, match.separation)
         return reading
 
+    def _face_rules_out(self, observed: F32, card: Card, rival: Card) -> bool:
+        """Whether the face shows ``card``, not ``rival``, where the two differ, plainly.
+
+        The corner indices are the evidence of last resort: where a glare or a wash hides part
+        of the face (the reason :meth:`_check_index` asks every other rank), the index decides.
+        Where the two faces' whole difference region is seen (:func:`~.suits.pair_check`: fit
+        at least ``difference_min_fit``, contrast not washed out, as
+        :func:`~.facebank.region_washed_out`) and the observation leans towards ``card`` by
+        :data:`INDEX_WAIVE_LEAN` over it and on each half, the face has ruled the rival out:
+        a small index blurred can name a rank the whole face plainly is not (synth-9121
+        poker, gloss and bright, seed 2000000: seven right reads refused, their indices at
+        -0.73 to -2.3 towards a club of another rank, the face at 0.66-1.19 towards the read
+        where measured). A rival a glare may hide is the index's to decide still
+        (:meth:`_glare_confirmed`).
+        """
+        p = self.params
+        check = pair_check(observed, self.bank.luminance(card), self.bank.luminance(rival))
+        floor = p.difference_min_contrast * whole_contrast(observed, self.bank.whole_face(card))
+        return (check.fit >= p.difference_min_fit and check.contrast >= floor
+                and check.position >= INDEX_WAIVE_LEAN and check.worst_half >= INDEX_WAIVE_LEAN)
+
     def _verify(
         self, observed: Callable[[], F32], match: Match, reading: SlotReading,
         twin_decided: bool, neighbours: Callable[[], Image | None] | None = None,
+        patch: Callable[[], Image] | None = None,
     ) -> SlotReading:
         """Keep a read only if it agrees with the close rivals' faces where they differ.
 
@@ -69,7 +152,8 @@ class RivalChecks:
         observation leans towards the rival there (:class:`RecognizerParams`). A glare streak
         that washes out two pips of a six makes the whole face close to a four's, but not its
         corner indices. ``neighbours``: where a located neighbour may lie over the card
-        (:meth:`_neighbours_over`), for :meth:`_indices_clear`.
+        (:meth:`_neighbours_over`), for :meth:`_indices_clear`; ``patch``: the card cut at the
+        stored size, upright (BGR), for :meth:`_paper_shown`.
         """
         p = self.params
         rivals: list[Card] = []
@@ -89,7 +173,8 @@ class RivalChecks:
                     p.washed_check and ink_refuted(observed(), match.card, rival, self.bank, p)
                 ) or (region_washed_out(observed(), match.card, rival, self.bank, p)
                       and not self._indices_clear(observed(), match.card, rival,
-                                                  neighbours() if neighbours else None))
+                                                  neighbours() if neighbours else None)
+                      and not self._paper_shown(patch, match.card, rival))
             if refused:
                 return SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                    match.score, match.margin, match.discriminant,
