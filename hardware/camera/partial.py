@@ -17,8 +17,8 @@ Rules this module keeps:
    as they look, and the decision rule's separation and discriminant see that.
 3. Pure: poses and feature vectors in, restricted vectors and a face bank view out; the
    recogniser decides, and reads a card this way only when the whole face did not read it,
-   most of the face is visible (:data:`MIN_VISIBLE`) and the visible part wins on the stricter
-   thresholds of a card beside a hand.
+   most of the face is visible (:data:`MIN_VISIBLE`) and the visible part wins on the
+   thresholds of any read (the close rivals' checks included).
 """
 
 from __future__ import annotations

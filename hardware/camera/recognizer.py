@@ -71,7 +71,7 @@ from hardware.camera.readings import (
     SlotStatus,
 )
 from hardware.camera.rivals import RivalChecks
-from hardware.camera.sides import SHADOW_CLEAR_PX, shadow_offset
+from hardware.camera.sides import SHADOW_CLEAR_PX, beside_only, shadow_offset
 from hardware.camera.suits import observed_luminance
 from hardware.camera.warmup import FaceWarmer
 from table_controller.engine.cards import Card
@@ -278,17 +278,24 @@ class BoardRecognizer(RivalChecks, CardLocator):
                     region[:, max(a, 0) : max(b, 0)] = 0
             n_foreign = int(np.count_nonzero(foreign & region))
             occluded: SlotReading | None = None
-            if n_foreign > self.params.foreign_fraction * card_area:
+            by_foreign = n_foreign > self.params.foreign_fraction * card_area
+            if by_foreign:
                 conf = min(1.0, n_foreign / (0.2 * card_area))
                 occluded = SlotReading("occluded", confidence=conf)
             elif pose is not None and self._merged_with_unknown(fg, poses, slot, unknown):
                 occluded = SlotReading("occluded", confidence=0.5)
             over = self._over(poses, slot)
             if occluded is not None:
-                # A located card beside a hand may still be read, but only on a clear win.
+                # A located card beside a hand may still be read: on a clear win, or on any
+                # read when the hand only touches sides showing the card's paper (.sides).
                 near = (self._identify_unless_unchanged(frame, pose, over) if pose is not None
                         else None)
-                out.append(near if near is not None and self._clear(near) else occluded)
+                beside = (by_foreign and pose is not None and near is not None
+                          and near.status == "card" and beside_only(
+                              self._view, fg, foreign & region, pose.centre, pose.angle_deg,
+                              self.card_px))
+                out.append(near if near is not None and (self._clear(near) or beside)
+                           else occluded)
                 continue
             if pose is None:
                 self._last.pop(slot, None)
@@ -299,10 +306,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         return BoardReading(tuple(out))
 
     def _over(self, poses: Sequence[CardPose | None], slot: int) -> list[FloatArray]:
-        """Return the located neighbours' quads (grown) that overlap ``slot``'s card.
-
-        Where one lies over the card, the card's face is not seen (:mod:`.partial`).
-        """
+        """Return the located neighbours' quads (grown) over ``slot``'s card (:mod:`.partial`)."""
         pose = poses[slot]
         if pose is None:
             return []
@@ -575,8 +579,9 @@ class BoardRecognizer(RivalChecks, CardLocator):
         """Read the card on the part of its face no neighbour in ``over`` covers, or None.
 
         Only when the neighbours hide at least ``MIN_HIDDEN`` and leave ``MIN_VISIBLE`` of the
-        face, on a clear win (the thresholds of a card beside a hand) that the close rivals'
-        checks (:meth:`_verify`, :meth:`_check_index`) do not refuse (:mod:`.partial`).
+        face, on the thresholds of any read (the hidden part is the located neighbours' known
+        geometry, both sides compared on the same pixels) and the close rivals' checks
+        (:meth:`_verify`, :meth:`_check_index`) not refusing it (:mod:`.partial`).
         """
         p = self.params
         hidden = hidden_in_patch(self._quad(pose), over)
@@ -587,7 +592,7 @@ class BoardRecognizer(RivalChecks, CardLocator):
         vec = restrict(face_features(self.card_patch(frame, pose), p.red_weight), keep)
         match = visible_bank(self.bank, keep).match(vec, p)
         reading = decide(match, p)
-        if not self._clear(reading):
+        if reading.status != "card":
             return None
         patch = self._upright(frame, pose, match.flipped)
         seen = observed_luminance(patch)

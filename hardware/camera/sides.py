@@ -43,17 +43,18 @@ def _samples(
 
 def side_shows_paper(
     view: npt.NDArray[np.float32], fg: npt.NDArray[np.uint8], centre: tuple[float, float],
-    angle_deg: float, card_px: tuple[float, float], side: int,
+    angle_deg: float, card_px: tuple[float, float], side: int, reach: float = 0.3,
 ) -> bool:
     """Whether the card's ``side`` (-1 left, 1 right) shows the card itself, up to its edge.
 
-    Sampled over the middle 60% of the side's height: a pixel :data:`STRIP_INSET_PX` inside
-    the edge shows the card when it has the paper's colour (the median of the strips inside
-    the top and bottom edges, middle 60% of the width, where the foreground ``fg`` shows felt
-    beyond the edge; fewer than :data:`MIN_BORDER` such: False), or when it differs from the
-    pixel as far outside the edge (:data:`OUTSIDE_PX`): a step of colour along the card's
-    edge, a pip printed to the edge against a hand beside it. A hand or sleeve over the side
-    shows on both sides of the edge alike and is no paper; a neighbour's paper beside ours is.
+    Sampled over the middle ``2 * reach`` of the side's height (default 60%): a pixel
+    :data:`STRIP_INSET_PX` inside the edge shows the card when it has the paper's colour (the
+    median of the strips inside the top and bottom edges, middle 60% of the width, where the
+    foreground ``fg`` shows felt beyond the edge; fewer than :data:`MIN_BORDER` such: False),
+    or when it differs from the pixel as far outside the edge (:data:`OUTSIDE_PX`): a step of
+    colour along the card's edge, a pip printed to the edge against a hand beside it. A hand
+    or sleeve over the side shows on both sides of the edge alike and is no paper; a
+    neighbour's paper beside ours is.
     """
     cw, ch = card_px
     a = np.deg2rad(angle_deg)
@@ -72,13 +73,43 @@ def side_shows_paper(
         return False
     ref = np.median(border, axis=0)
     tol = PAPER_TOLERANCE * float(ref.max()) + PAPER_NOISE
-    ts = np.linspace(-0.3 * ch, 0.3 * ch, 21)
+    ts = np.linspace(-reach * ch, reach * ch, 21)
     line = c + ts[:, None] * down
     inside = _samples(view, line + side * (cw / 2 - STRIP_INSET_PX) * along)
     outside = _samples(view, line + side * (cw / 2 + OUTSIDE_PX) * along)
     paper = np.all(np.abs(inside - ref) <= tol, axis=1)
     step = np.any(np.abs(inside - outside) > tol, axis=1)
     return bool(np.mean(paper | step) >= PAPER_SHARE)
+
+
+#: A side a hand touches is tested for paper over this share either way of its middle (90% of
+#: its height: a hand's fingers over a corner lie within it; clear of the rounded corners).
+BESIDE_REACH = 0.45
+
+
+def beside_only(
+    view: npt.NDArray[np.float32] | None, fg: npt.NDArray[np.uint8], foreign: npt.NDArray[np.uint8],
+    centre: tuple[float, float], angle_deg: float, card_px: tuple[float, float],
+) -> bool:
+    """Whether the non-card pixels ``foreign`` by a card lie only beside it, not over it.
+
+    Every such pixel lies beyond the card's left or right edge, and each of those sides shows
+    the card's own paper up to its edge (:func:`side_shows_paper`) over 90% of its height
+    (:data:`BESIDE_REACH`): a hand touching a card's side leaves the whole face to be seen,
+    a hand over the side shows there on both sides of the edge alike. A pixel beyond the top
+    or bottom edge is not decided (no paper test there): False, as is no pixel or no view.
+    """
+    ys, xs = np.nonzero(foreign)
+    if view is None or xs.size == 0:
+        return False
+    a = np.deg2rad(angle_deg)
+    u = (xs - centre[0]) * np.cos(a) + (ys - centre[1]) * np.sin(a)
+    half = card_px[0] / 2
+    if np.any(np.abs(u) < half):
+        return False
+    sides = [side for side in (-1, 1) if np.any(side * u >= half)]
+    return all(side_shows_paper(view, fg, centre, angle_deg, card_px, side, BESIDE_REACH)
+               for side in sides)
 
 
 #: A card lying on another casts a thin contact shadow along its edge onto the card under it:

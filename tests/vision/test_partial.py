@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
+import pytest
 
 from hardware.camera import partial as P
 from hardware.camera.facebank import PATCH_MASK, PATCH_SIZE, face_features
@@ -64,12 +67,18 @@ def _canon(rig_centre_mm: tuple[float, float]) -> tuple[float, float]:
             (rig_centre_mm[1] + CANON_MARGIN_MM) * CANON_PX_PER_MM)
 
 
-def test_a_card_pushed_under_its_neighbour_is_read_on_what_shows(kennard: Faces) -> None:
+@pytest.mark.parametrize("near_hand", [False, True])
+def test_a_card_pushed_under_its_neighbour_is_read_on_what_shows(
+    kennard: Faces, near_hand: bool
+) -> None:
     """The next card (drawn on top) hides a quarter of it: the whole face may score low.
 
-    Read on the part left visible, and never as the neighbour.
+    Read on the part left visible, and never as the neighbour. On the thresholds of any read:
+    the same with near-hand thresholds no read can meet (``near_hand``).
     """
     rig = make_rig(kennard, seed=61, level=S.Level.MEDIUM)
+    if near_hand:
+        rig.recognizer.params = replace(rig.recognizer.params, near_hand_min_score=1.01)
     geo = rig.camera.geometry
     read = 0
     for k, (under, top) in enumerate([("9s", "Kd"), ("4h", "Jc"), ("7d", "8c"), ("Ac", "2h")]):
