@@ -1,0 +1,92 @@
+"""A read's checks by its ink's colour, for decks of many suit inks (:class:`ToneChecks`).
+
+On a deck printing its suits in more than two inks the whole face weighs colour only as
+redness; these checks take the suit from the ink's tone and hue
+(:mod:`hardware.camera.inkhue`). The methods of
+:class:`~hardware.camera.recognizer.BoardRecognizer` that do so, kept here by job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hardware.camera.facebank import Match, decide
+from hardware.camera.inkhue import FaceTones, hue_refutes
+from hardware.camera.locator import CardPose
+from hardware.camera.readings import F32, Image, SlotReading
+from hardware.camera.rivals import RivalChecks
+from table_controller.engine.cards import Card
+
+
+class ToneChecks(RivalChecks):
+    """The ink-colour checks of a read, on the registered faces' tones ``tones``."""
+
+    tones: FaceTones
+
+    def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:
+        """Return the card at ``pose`` at the stored faces' size, upright (the recogniser's)."""
+        raise NotImplementedError
+
+    def _neighbours_over(self, pose: CardPose, flipped: bool) -> Image | None:
+        """Return where another located card overlaps the card at ``pose`` (the recogniser's)."""
+        raise NotImplementedError
+
+    def _many_inks(self) -> bool:
+        """Whether the deck's suits are printed in more than two inks (decided once)."""
+        return self.tones.suit_inks().many
+
+    def _tone_names_other(self, frame: Image, pose: CardPose, flipped: bool,
+                          card: Card) -> bool:
+        """Whether the ink's tone names another suit than ``card``'s (a read to refuse).
+
+        On a deck printing its suits in more than two inks the whole face weighs colour only as
+        redness, so a blue diamond and a green club of one rank differ to it in pip shape alone,
+        and a hard frame's blur can make the shape lean the wrong way (10 and 6 of diamonds read
+        as clubs, benchmark run 35). A blur or a glare changes the ink's brightness, not its
+        tone (:func:`.inkhue.suit_by_tone`, which names a suit only when it is clear): a read
+        whose ink names another suit of its rank is refused, and the tone read (:meth:`_tone_read`)
+        may then read the suit the ink shows.
+        """
+        patch = self._upright(frame, pose, flipped)
+        suit = self.tones.suit_by_tone(patch, card.rank)
+        return suit is not None and suit != card.suit
+
+    def _tone_read(self, frame: Image, pose: CardPose, vec: F32, match: Match,
+                   observed: Callable[[], F32]) -> SlotReading | None:
+        """Read the best card's rank in the suit its ink's tone shows, or None.
+
+        On a deck printing its suits in more than two inks (:meth:`_many_inks`), the suit whose
+        ink the observation shows (:func:`.inkhue.suit_by_tone`) is read when the whole face,
+        with that rank's other suits left out, reads it on every threshold and the close
+        rivals' checks (:meth:`_verify`, :meth:`_check_index`) keep it: the ink's colour tells
+        the suits apart, the whole face the rank.
+        """
+        p = self.params
+        rank = match.card.rank
+        patch = self._upright(frame, pose, match.flipped)
+        suit = self.tones.suit_by_tone(patch, rank)
+        if suit is None:
+            return None
+        toned = self.bank.match(vec, p, [Card(rank, s) for s in range(4) if s != suit])
+        if toned.card != Card(rank, suit) or toned.flipped != match.flipped:
+            return None
+        reading = decide(toned, p)
+        if reading.status != "card":
+            return None
+        overlying = lambda: self._neighbours_over(pose, match.flipped)  # noqa: E731
+        reading = self._verify(observed, toned, reading, False, overlying)
+        if reading.status == "card" and p.index_check:
+            reading = self._check_index(observed(), toned, reading, overlying)
+        return reading if reading.status == "card" else None
+
+    def _hue_shown(self, frame: Image, pose: CardPose, match: Match,
+                   read: SlotReading | None) -> SlotReading | None:
+        """Return a fallback read, or None when its ink's hue shows the whole face's best card."""
+        if read is None or read.card is None:
+            return read
+        rival = match.card if read.card != match.card else match.second
+        if rival is None:
+            return read
+        patch = self._upright(frame, pose, match.flipped)
+        refuted = hue_refutes(patch, self.bank.patches[read.card], self.bank.patches[rival])
+        return None if refuted else read
