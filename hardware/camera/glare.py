@@ -125,6 +125,32 @@ _BORDER = 4
 _DIFFERENCE_LEVEL = 0.1
 
 
+def _plane(fit: Mask, grey: F32) -> F64:
+    """Return the least squares of ``grey = a x + b y + c`` over ``fit`` (normal equations).
+
+    Their sums are taken from the rows' and columns' sums (no per-pixel design matrix).
+    """
+    h, w = grey.shape
+    xs = np.arange(w, dtype=np.float64)
+    ys = np.arange(h, dtype=np.float64)
+    m = fit.astype(np.float64)
+    mv = m * grey
+    cols, rows = m.sum(axis=0), m.sum(axis=1)
+    cols_v, rows_v = mv.sum(axis=0), mv.sum(axis=1)
+    sx, sy, n = cols @ xs, rows @ ys, cols.sum()
+    sxy = ys @ m @ xs
+    normal = np.array([[cols @ (xs * xs), sxy, sx], [sxy, rows @ (ys * ys), sy], [sx, sy, n]])
+    rhs = np.array([cols_v @ xs, rows_v @ ys, cols_v.sum()])
+    return np.asarray(np.linalg.solve(normal, rhs), np.float64)
+
+
+def _white(coef: F64, h: int, w: int) -> F64:
+    """Return the fitted plane ``coef`` over an ``h`` x ``w`` card (the loop's comparison)."""
+    xs = np.arange(w, dtype=np.float64)[None, :]
+    ys = np.arange(h, dtype=np.float64)[:, None]
+    return np.asarray(coef[0] * xs + coef[1] * ys + coef[2], np.float64)
+
+
 def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
     """Where a glare lies on an observed card (upright BGR patch at the stored size).
 
@@ -156,19 +182,14 @@ def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
     # The paper's own white across the card: a plane (the light's gradient and vignetting over
     # one card), fitted to the paper a glare did not lift (twice, leaving out what the fit
     # before found lifted).
-    ys, xs = np.nonzero(paper)
-    design = np.stack([xs, ys, np.ones_like(xs)], axis=1).astype(np.float64)
-    values = grey[ys, xs].astype(np.float64)
-    keep = values <= level + GLARE_MIN_GREY
-    coef = np.array([0.0, 0.0, level])
-    for _ in range(2):
-        if np.count_nonzero(keep) < 3:
-            break
-        # Least squares by the normal equations (three unknowns).
-        kept = design[keep]
-        coef = np.linalg.solve(kept.T @ kept, kept.T @ values[keep])
-        keep = values - design @ coef <= GLARE_MIN_GREY
     h, w = grey.shape
+    coef = np.array([0.0, 0.0, level])
+    fit = paper & (grey <= level + GLARE_MIN_GREY)
+    for _ in range(2):
+        if np.count_nonzero(fit) < 3:
+            break
+        coef = _plane(fit, grey)
+        fit = paper & (grey - _white(coef, h, w) <= GLARE_MIN_GREY)
     white = (coef[0] * np.arange(w, dtype=np.float32)[None, :]
              + coef[1] * np.arange(h, dtype=np.float32)[:, None] + coef[2]).astype(np.float32)
     lift = np.where(paper, grey - white, 0.0).astype(np.float32)
