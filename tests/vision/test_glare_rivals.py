@@ -114,3 +114,20 @@ def test_the_face_rules_out_a_rank_it_plainly_is_not(kennard: Faces, checks: _Ch
     assert checks._face_rules_out(ob, six, eight)
     other = observed_luminance(_camera(_patch(kennard, "8c"), rng))
     assert not checks._face_rules_out(other, six, eight)
+
+
+def test_the_paper_s_plane_is_the_least_squares_fit_over_the_paper_kept() -> None:
+    """The white's plane from the rows' and columns' sums equals a least-squares fit over the
+    kept pixels themselves (a tilted white, noise, a random half of the card kept)."""
+    from hardware.camera.glare import _plane
+
+    rng = np.random.default_rng(49)
+    h, w = 168, 120
+    ys, xs = np.mgrid[0:h, 0:w]
+    for _ in range(20):
+        a, b, c = rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), rng.uniform(150, 240)
+        grey = np.asarray(a * xs + b * ys + c + rng.normal(0, 4, (h, w)), np.float32)
+        keep = rng.random((h, w)) < 0.5
+        design = np.stack([xs[keep], ys[keep], np.ones(np.count_nonzero(keep))], axis=1)
+        expected = np.linalg.lstsq(design, grey[keep].astype(np.float64), rcond=None)[0]
+        np.testing.assert_allclose(_plane(keep, grey), expected, rtol=1e-7, atol=1e-7)
