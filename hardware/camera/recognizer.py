@@ -450,12 +450,18 @@ class BoardRecognizer(ToneChecks, CardLocator):
                 and match.score < p.min_score):
             reading = glare_lifted(self.bank, p, vec, match, reading)
         seen: list[F32] = []
+        cuts: dict[bool, Image] = {}
+
+        def upright(flipped: bool) -> Image:
+            """Return the card cut at the stored size, upright (:meth:`_upright`, once)."""
+            if flipped not in cuts:
+                cuts[flipped] = self._upright(frame, pose, flipped)
+            return cuts[flipped]
 
         def observed() -> F32:
             """Return the observation's luminance at the stored size, upright (once)."""
             if not seen:
-                patch = self._upright(frame, pose, match.flipped)
-                seen.append(observed_luminance(patch))
+                seen.append(observed_luminance(upright(match.flipped)))
             return seen[0]
 
         def overlying() -> Image | None:
@@ -468,7 +474,7 @@ class BoardRecognizer(ToneChecks, CardLocator):
             twin_decided = reading.status == "card"
         if reading.status == "card":
             reading = self._verify(observed, match, reading, twin_decided, overlying,
-                                   lambda: self._upright(frame, pose, match.flipped))
+                                   lambda: upright(match.flipped))
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading, overlying)
         if (reading.status == "card" and reading.card is not None and not sliding
@@ -492,8 +498,7 @@ class BoardRecognizer(ToneChecks, CardLocator):
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:
-            reading = self._glare_confirmed(observed(), self._upright(frame, pose, match.flipped),
-                                            reading)
+            reading = self._glare_confirmed(observed(), upright(match.flipped), reading)
         return reading
 
     def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:

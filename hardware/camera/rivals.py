@@ -22,7 +22,7 @@ from hardware.camera.facebank import (
     twin_refuted,
     whole_contrast,
 )
-from hardware.camera.glare import HiddenRivals, glare_mask
+from hardware.camera.glare import HiddenRivals, Mask, glare_mask
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
 from hardware.camera.suits import index_leans, index_positions, pair_check
 from table_controller.engine.cards import FULL_DECK, Card
@@ -39,6 +39,8 @@ class RivalChecks:
     bank: FaceBank
     params: RecognizerParams
     _hidden: HiddenRivals | None = None
+    #: The last glare found: the patch it was found on, the card read, the mask and its flag.
+    _glare_seen: tuple[Image, Card, tuple[Mask, bool]] | None = None
 
     def _paper_shown(self, patch: Callable[[], Image] | None, card: Card,
                      rival: Card) -> bool:
@@ -55,8 +57,21 @@ class RivalChecks:
         """
         if patch is None:
             return False
-        glare, seen = glare_mask(patch(), self.bank.luminance(card))
+        glare, seen = self._glare_on(patch(), card)
         return seen and self._hidden_rivals().unglared(card, rival, glare)
+
+    def _glare_on(self, patch: Image, card: Card) -> tuple[Mask, bool]:
+        """Return :func:`~hardware.camera.glare.glare_mask` of ``patch`` read as ``card``.
+
+        The checks of one read ask it of the same cut (once per rival, then once more): the
+        last answer is kept while the same patch object and card are asked.
+        """
+        last = self._glare_seen
+        if last is not None and last[0] is patch and last[1] == card:
+            return last[2]
+        found = glare_mask(patch, self.bank.luminance(card))
+        self._glare_seen = (patch, card, found)
+        return found
 
     def _hidden_rivals(self) -> HiddenRivals:
         if self._hidden is None:
@@ -81,7 +96,7 @@ class RivalChecks:
         card = reading.card
         if card is None:
             return reading
-        rivals = self._hidden_rivals().hidden(card, glare_mask(patch, self.bank.luminance(card))[0])
+        rivals = self._hidden_rivals().hidden(card, self._glare_on(patch, card)[0])
         if not rivals:
             return reading
         index = self.bank.index.read(observed)
