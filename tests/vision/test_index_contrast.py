@@ -29,14 +29,19 @@ from .test_difference import _camera, shared_pictures
 PAIRS = (("6h", "8h"), ("3c", "5c"), ("9s", "6s"), ("2d", "7d"))
 
 
+def _shared_bank(kennard: Faces) -> tuple[Faces, RecognizerParams, FaceBank]:
+    """Kennard with one picture for every pip card of a suit, and its face bank."""
+    faces = shared_pictures(kennard)
+    params = RecognizerParams()
+    return faces, params, FaceBank.from_faces(faces, params)
+
+
 def test_a_blurred_index_keeps_its_contrast_at_the_frame_s_blur(kennard: Faces) -> None:
     """Blurred (sigma 2.5 stored px), a thin index stroke's ink spreads: against the sharp
     faces its contrast drops to 0.5-0.7 of the whole card's (near the washed-out bound), against
     the faces blurred as the observation is it stays near the card's own, and the index is not
     taken for washed out."""
-    faces = shared_pictures(kennard)
-    params = RecognizerParams()
-    bank = FaceBank.from_faces(faces, params)
+    faces, params, bank = _shared_bank(kennard)
     rng = np.random.default_rng(69)
     for code, rival in PAIRS:
         card, other = Card.parse(code), Card.parse(rival)
@@ -56,9 +61,7 @@ def test_a_glare_over_the_indices_washes_them_out_at_any_blur(kennard: Faces) ->
     against the blurred faces as against the sharp ones."""
     from .test_glare import _glare
 
-    faces = shared_pictures(kennard)
-    params = RecognizerParams()
-    bank = FaceBank.from_faces(faces, params)
+    faces, params, bank = _shared_bank(kennard)
     rng = np.random.default_rng(70)
     for code, rival in PAIRS:
         card, other = Card.parse(code), Card.parse(rival)
