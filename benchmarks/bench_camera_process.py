@@ -50,6 +50,7 @@ from benchmarks.bench_vision import deck_folder, stream_scenes
 from calibration.camera import CameraProfile, calibrate_camera
 from calibration.faces import load_face_folder
 from hardware.base import BoardSource, CardDrawn, DeviceEvent, open_board_source
+from hardware.camera.onecore import one_core
 from hardware.camera.worker import ProcessBoardSource
 from hardware.link.aio import AsyncDevice
 from hardware.link.protocol import HELLO, MsgType, encode_frame
@@ -172,7 +173,7 @@ def _run(mode: str, url: str, profile: CameraProfile, samples: int, gap: float) 
 
 def main() -> None:
     """Measure the three modes twice each and print a Markdown table."""
-    cv2.setNumThreads(1)
+    one_core()
     samples = int(os.environ.get("BENCH_CAMERA_SAMPLES", "1500"))
     gap = float(os.environ.get("BENCH_CAMERA_GAP", "0.02"))
     frames = int(os.environ.get("BENCH_CAMERA_FRAMES", "80"))

@@ -8,7 +8,8 @@ random boards are rendered and read. Thresholds were tuned on kennard scenes fro
 Counted per slot whose truth is a visible card: correct, uncertain (uncertain / occluded / empty
 reported) and wrong (another card reported with confidence). A card reported on an empty slot,
 or a different card reported on an occluded slot, also counts as wrong. Time: ms per frame of
-``BoardRecognizer.read`` on one core (``cv2.setNumThreads(1)``; median wall and CPU, p99 and max
+``BoardRecognizer.read`` on one core (OpenCV and BLAS on one thread,
+:func:`hardware.camera.onecore.one_core`; median wall and CPU, p99 and max
 CPU: CPU time is this thread's, what the shared machine's load does not inflate), in the same
 run as the
 baseline: the corner rank/suit index matched against fixed templates (taken from the kennard
@@ -63,6 +64,7 @@ import numpy.typing as npt
 from calibration.camera import calibrate_camera
 from calibration.faces import load_face_folder
 from hardware.camera.geometry import card_size_name
+from hardware.camera.onecore import one_core
 from hardware.camera.recognizer import (
     STORED_PATCH_SIZE,
     BoardRecognizer,
@@ -435,7 +437,7 @@ def _decode_cells(c: Counts) -> str:
 
 
 def main() -> None:
-    cv2.setNumThreads(1)
+    one_core()
     frames = int(os.environ.get("BENCH_VISION_FRAMES", "600"))
     per_camera = int(os.environ.get("BENCH_VISION_PER_CAMERA", "20"))
     seed_base = int(os.environ.get("BENCH_VISION_SEED", str(SEED_BASE)))

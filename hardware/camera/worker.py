@@ -18,8 +18,9 @@ Rules this module keeps:
    error (a bad URL is a :class:`~table_controller.errors.ConfigError` as in-process). A child
    that dies or does not answer within ``timeout`` is stopped, reported ``"lost"`` once (logged
    once) and started again ``retry`` seconds of ``now`` later; polls meanwhile return nothing.
-3. The child process does the recognition on one OpenCV thread (``cv2.setNumThreads(1)``):
-   one core, as the recogniser's budget is measured.
+3. The child process does the recognition on one OpenCV thread and one BLAS thread
+   (:func:`~hardware.camera.onecore.one_core`): one core, as the recogniser's budget is
+   measured.
 4. The child runs ``niceness`` (default :data:`CHILD_NICENESS`) below the caller's priority:
    where the daemon and the recogniser both want a core, the daemon's event loop (its serial
    devices) gets it first; the recogniser takes what the daemon leaves, which on an idle core is
@@ -63,11 +64,11 @@ def serve(conn: Connection, url: str, options: Mapping[str, Any], niceness: int 
     or ``("error", kind, text)`` once, then ``("events", seq, events, status, looked_at)`` or
     ``("failed", seq, text)`` per poll.
     """
-    import cv2
+    from hardware.camera.onecore import one_core
 
     if niceness > 0:
         os.nice(niceness)
-    cv2.setNumThreads(1)
+    one_core()
     # Ctrl-C at a terminal reaches the whole process group: the parent decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
