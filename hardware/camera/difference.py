@@ -42,7 +42,9 @@ INDEX_RESOLVED = 1.2
 
 
 def read_by_difference(observed: F32, match: Match, bank: FaceBank,
-                       params: RecognizerParams) -> SlotReading | None:
+                       params: RecognizerParams,
+                       paper_shown: Callable[[Card, Card], bool] | None = None,
+                       ) -> SlotReading | None:
     """Read a card the whole face left uncertain among faces that differ in little.
 
     Some designs print one picture for every card of a suit and tell the ranks apart by the
@@ -71,6 +73,12 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     :func:`read_washed_out` does: separation and
     discriminant 0 (never read beside a hand), half the confidence.
 
+    Where the corner indices lean neither way (within ``difference_min_index`` of 0), the
+    pair is read on the face when ``paper_shown(X, rival)`` holds: the white where the rival
+    has ink X lacks is X's own paper, no glare there
+    (:meth:`~hardware.camera.rivals.RivalChecks._paper_shown`), so no wash moved the region
+    towards X.
+
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
     """
@@ -97,7 +105,7 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     while x is not None and x not in tried:
         tried.add(x)
         lean, beaten_by = _difference_lean(observed, x, scores, match, bank, index, p,
-                                           may_lead, beaten)
+                                           may_lead, beaten, paper_shown)
         if lean is not None:
             return SlotReading("card", x, 0.5 * float(np.clip(min(scores[x], lean), 0.0, 1.0)),
                                None, scores[x], 0.0, 0.0, 0.0)
@@ -125,6 +133,7 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                      bank: FaceBank, index: IndexRead, params: RecognizerParams,
                      may_lead: Callable[[Card], bool] | None = None,
                      beaten: set[Card] | None = None,
+                     paper_shown: Callable[[Card, Card], bool] | None = None,
                      ) -> tuple[float | None, Card | None]:
     """How clearly X shows against every close card where they differ (None: not clearly).
 
@@ -201,7 +210,11 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 lean = -1.0
             elif lean >= p.difference_min_position or beaten is not None:
                 at = index.position(x, y)
-                if at is not None and at < p.difference_min_index:
+                if at is not None and at < p.difference_min_index and (
+                        at <= -p.difference_min_index or paper_shown is None
+                        or not paper_shown(x, y)):
+                    # The index against X; or undecided where a glare may have washed the
+                    # rival's ink out (the index is then the evidence that decides).
                     lean = -1.0
                 else:
                     if beaten is not None:

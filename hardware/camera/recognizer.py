@@ -492,7 +492,9 @@ class BoardRecognizer(ToneChecks, CardLocator):
             washed = twin_not_shown(self.bank, p, observed(), washed)
             reading = self._hue_shown(frame, pose, match, washed) or reading
         if reading.status == "uncertain" and not sliding and p.difference_check:
-            differs = read_by_difference(observed(), match, self.bank, p)
+            differs = read_by_difference(
+                observed(), match, self.bank, p,
+                lambda x, y: self._paper_shown(lambda: upright(match.flipped), x, y))
             differs = twin_not_shown(self.bank, p, observed(), differs)
             reading = self._hue_shown(frame, pose, match, differs) or reading
         if reading.status == "uncertain" and not sliding and over:

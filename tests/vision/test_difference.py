@@ -140,3 +140,39 @@ def test_a_region_white_on_the_card_itself_is_no_washed_out_index(kennard: Faces
                         0.85)
         washed = observed_luminance(_camera(glared, rng, 1.0, 3.0))
         assert not recognizer._indices_clear(washed, card, other), code
+
+
+def test_paper_shown_only_adds_reads_and_never_a_wrong_one(kennard: Faces) -> None:
+    """Undecided corner indices, the rival's ink not under a glare: the face decides the pair.
+
+    With the glare test answering no, the read is as without it; answering yes for every
+    pair (the most it can allow), no card is read wrongly, the blurred cards read include
+    every one read without it, and with X's face taken out of the bank nothing is read that
+    was not read without it.
+    """
+    faces = shared_pictures(kennard)
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(faces, params)
+    rng = np.random.default_rng(52)
+    plain = allowed = 0
+    for code in ("2c", "5c", "8s", "Th", "4d", "9d", "Qs", "Kh", "3h", "7s", "6h", "Jd"):
+        card = Card.parse(code)
+        big = _camera(face_patch(faces[card], STORED_PATCH_SIZE), rng, 2.5)
+        small = np.asarray(cv2.resize(big, PATCH_SIZE, interpolation=cv2.INTER_AREA), np.uint8)
+        seen = observed_luminance(big)
+        match = bank.match(face_features(small, params.red_weight), params)
+        without = read_by_difference(seen, match, bank, params)
+        refused = read_by_difference(seen, match, bank, params, lambda x, y: False)
+        assert (refused is None) == (without is None)
+        assert refused is None or without is None or refused.card == without.card
+        shown = read_by_difference(seen, match, bank, params, lambda x, y: True)
+        assert shown is None or shown.card == card, (code, shown)
+        assert without is None or shown is not None
+        plain += without is not None
+        allowed += shown is not None
+        # X not registered: nothing read that the rule without the glare test would not.
+        other = bank.match(face_features(small, params.red_weight), params, exclude=card)
+        got = read_by_difference(seen, other, bank, params, lambda x, y: True)
+        before = read_by_difference(seen, other, bank, params)
+        assert got is None or (before is not None and got.card == before.card), (code, got)
+    assert allowed >= plain, (plain, allowed)
