@@ -39,10 +39,10 @@ from table_controller.engine.cards import FULL_DECK, Card
 #: of eleven designs with such pairs no other card's lean passed against the truth, and the truth's
 #: passed at 0.65-6.8 (42 of 47 at 1.2 or more).
 INDEX_RESOLVED = 1.2
-#: Where the camera resolves the pair this well (:meth:`~hardware.camera.indexonly.IndexOnly.resolved`),
-#: the lean over both indices at the frame's blur may be the twin rules' for a blurred
-#: comparison (``suit_blur_min_position``, ``suit_blur_min_half``) instead of
-#: ``index_only_min_position`` and ``index_only_min_half``.
+#: Where the camera resolves the pair this well
+#: (:meth:`~hardware.camera.indexonly.IndexOnly.resolved`), the lean over both indices at the
+#: frame's blur may be the twin rules' for a blurred comparison (``suit_blur_min_position``,
+#: ``suit_blur_min_half``) instead of ``index_only_min_position`` and ``index_only_min_half``.
 INDEX_CLEAR = 2.5
 
 
@@ -116,7 +116,7 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
 
 def in_suit(match: Match, vec: F32, suit: int | None, bank: FaceBank,
             params: RecognizerParams) -> Match:
-    """The whole-face match among the cards of ``suit`` alone, or ``match`` itself.
+    """Return the whole-face match among the cards of ``suit`` alone, or ``match`` itself.
 
     On a deck printing its suits in more than two inks, the suit the ink's tone names
     (:meth:`~hardware.camera.inkhue.FaceTones.suit_by_tone`) rules the other suits out; what
