@@ -56,8 +56,8 @@ def test_shared_courts_read_on_rendered_hard_boards(shared_courts: Faces,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Rendered hard boards: with the suit the ink names, more cards read, no wrong read added.
 
-    This pasted deck reads some courts wrong with or without the rule (4 of 69 here, the
-    same cards both ways): its pasted corners are cruder than a printed deck's."""
+    This pasted deck reads some courts wrong with or without the rule (69 cards here,
+    4 wrong both ways; not traced)."""
     rig = make_rig(shared_courts, seed=5310, level=S.Level.HARD)
     other = rig.profile.recognizer()
     rng = np.random.default_rng(5311)
