@@ -29,7 +29,7 @@ from hardware.camera.facebank import (
 from hardware.camera.index import IndexRead
 from hardware.camera.readings import F32, RecognizerParams, SlotReading
 from hardware.camera.suits import SuitCheck, pair_check
-from table_controller.engine.cards import Card
+from table_controller.engine.cards import FULL_DECK, Card
 
 #: Where a pair's corner templates lean neither way, the comparison at the frame's blur decides
 #: only when the two faces, blurred as the observation is, differ over their region by at least
@@ -39,6 +39,11 @@ from table_controller.engine.cards import Card
 #: of eleven designs with such pairs no other card's lean passed against the truth, and the truth's
 #: passed at 0.65-6.8 (42 of 47 at 1.2 or more).
 INDEX_RESOLVED = 1.2
+#: Where the camera resolves the pair this well
+#: (:meth:`~hardware.camera.indexonly.IndexOnly.resolved`), the lean over both indices at the
+#: frame's blur may be the twin rules' for a blurred comparison (``suit_blur_min_position``,
+#: ``suit_blur_min_half``) instead of ``index_only_min_position`` and ``index_only_min_half``.
+INDEX_CLEAR = 2.5
 
 
 def read_by_difference(observed: F32, match: Match, bank: FaceBank,
@@ -115,6 +120,20 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
             # that no tried candidate passed against, best first.
             x = next((c for c in match.close if may_lead(c)), None)
     return None
+
+
+def in_suit(match: Match, vec: F32, suit: int | None, bank: FaceBank,
+            params: RecognizerParams) -> Match:
+    """Return the whole-face match among the cards of ``suit`` alone, or ``match`` itself.
+
+    On a deck printing its suits in more than two inks, the suit the ink's tone names
+    (:meth:`~hardware.camera.inkhue.FaceTones.suit_by_tone`) rules the other suits out; what
+    is left to :func:`read_by_difference` is the rank, which a court picture shared by all
+    courts leaves to the corner index. ``match`` is kept when no suit is named.
+    """
+    if suit is None:
+        return match
+    return bank.match(vec, params, [c for c in FULL_DECK if c.suit != suit])
 
 
 def _may_lead(x: Card, scores: dict[Card, float], index: IndexRead,
@@ -274,7 +293,11 @@ def _index_only_lean(observed: F32, x: Card, y: Card, bank: FaceBank,
     """
     p = params
     check = bank.index_only.check(observed, x, y)
-    if (check.fit < p.difference_min_fit or check.position < p.index_only_min_position
-            or check.worst_half < p.index_only_min_half):
+    if check.fit < p.difference_min_fit:
         return None
-    return check.position
+    if check.position >= p.index_only_min_position and check.worst_half >= p.index_only_min_half:
+        return check.position
+    if (check.position >= p.suit_blur_min_position and check.worst_half >= p.suit_blur_min_half
+            and bank.index_only.resolved(observed, x, y) >= INDEX_CLEAR):
+        return check.position
+    return None

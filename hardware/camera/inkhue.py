@@ -117,6 +117,14 @@ TONE_MIN_DARKNESS = 0.04
 INKS_APART = 0.25
 #: Two coloured inks whose hues (the tone's angle) lie more than this apart (degrees) differ.
 HUE_APART_DEG = 30.0
+#: 6. Print the rank's four faces share (one court picture for all suits: the same colours at
+#:    the same pixels) shows no suit's tone: its ink is left out of the region the tones are
+#:    taken over, and so is the paper it may blur into (grown as the ink is); the corner
+#:    indices and pips, where the faces differ, remain. A pixel is shared where every face's
+#:    B, G and R lie within SHARED_LEVEL of the first's. Left out only when at least
+#:    MIN_OWN_INK_PX of the suits' own ink remain.
+SHARED_LEVEL = 24
+MIN_OWN_INK_PX = 40
 #: A suit is read from the tone when the observation lies within this share of the distance
 #: between its face's tone and the nearest other suit's, and every other suit's face is at least
 #: :data:`INKS_APART` from it.
@@ -163,11 +171,29 @@ def _grown(raw: Mask) -> tuple[Mask, Mask]:
 
 
 def _regions(faces: list[Image]) -> tuple[Mask, Mask]:
-    """Return where any of ``faces`` has ink (grown) and the paper, inside the border."""
-    ink = np.zeros(faces[0].shape[:2], bool)
-    for face in faces:
-        ink |= _raw_ink(face)
-    return _grown(ink)
+    """Return where any of ``faces`` has ink (grown) and the paper, inside the border.
+
+    Print all of ``faces`` share is left out of the ink (rule 6), and of the paper.
+    """
+    return _suits_ink([_raw_ink(face) for face in faces], faces)
+
+
+def _suits_ink(raws: list[Mask], faces: list[Image]) -> tuple[Mask, Mask]:
+    """Return the grown ink of ``raws`` but the print ``faces`` share, and the paper (rule 6)."""
+    raw = np.logical_or.reduce(raws)
+    ink, paper = _grown(raw)
+    first = faces[0].astype(np.int16)
+    alike = np.ones(raw.shape, bool)
+    for face in faces[1:]:
+        alike &= np.abs(face.astype(np.int16) - first).max(axis=2) <= SHARED_LEVEL
+    shared = raw & alike
+    if not shared.any():
+        return ink, paper
+    own, _ = _grown(raw & ~shared)
+    spread, _ = _grown(shared)
+    kept = own & ~spread
+    # Only where the suits' own ink is enough to show a tone; else as before.
+    return (kept, paper) if int(np.count_nonzero(kept)) >= MIN_OWN_INK_PX else (ink, paper)
 
 
 def suit_by_tone(observed: Image, faces: dict[int, Image]) -> int | None:
@@ -285,12 +311,10 @@ class FaceTones:
         return self._inks
 
     def regions(self, rank: int) -> tuple[Mask, Mask]:
-        """Return where any of the rank's four faces has ink (grown), and the paper."""
+        """Return where any of the rank's four faces has ink (grown; rule 6), and the paper."""
         if rank not in self._regions:
-            raw = np.zeros(self.patches[(rank, 0)].shape[:2], bool)
-            for suit in range(4):
-                raw |= self.raw((rank, suit))
-            self._regions[rank] = _grown(raw)
+            self._regions[rank] = _suits_ink([self.raw((rank, s)) for s in range(4)],
+                                             [self.patches[(rank, s)] for s in range(4)])
         return self._regions[rank]
 
     def tone(self, rank: int, suit: int) -> F64 | None:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from hardware.camera.difference import read_by_difference
+from hardware.camera.difference import in_suit, read_by_difference
 from hardware.camera.facebank import (
     PATCH_MASK,
     PATCH_SIZE,
@@ -492,10 +492,17 @@ class BoardRecognizer(ToneChecks, CardLocator):
             washed = twin_not_shown(self.bank, p, observed(), washed)
             reading = self._hue_shown(frame, pose, match, washed) or reading
         if reading.status == "uncertain" and not sliding and p.difference_check:
+            shown, lum = match, observed()
+            if vec is not None and self._many_inks():
+                # The suit the ink's tone names, the rank left to the difference.
+                suit = self.tones.suit_by_tone(upright(match.flipped), match.card.rank)
+                shown = in_suit(match, vec, suit, self.bank, p)
+                if shown.flipped != match.flipped:
+                    lum = observed_luminance(upright(shown.flipped))
             differs = read_by_difference(
-                observed(), match, self.bank, p,
-                lambda x, y: self._paper_shown(lambda: upright(match.flipped), x, y))
-            differs = twin_not_shown(self.bank, p, observed(), differs)
+                lum, shown, self.bank, p,
+                lambda x, y: self._paper_shown(lambda: upright(shown.flipped), x, y))
+            differs = twin_not_shown(self.bank, p, lum, differs)
             reading = self._hue_shown(frame, pose, match, differs) or reading
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
