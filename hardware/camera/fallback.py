@@ -98,9 +98,10 @@ def indices_read(observed: F32, match: Match, bank: FaceBank, p: RecognizerParam
     it) and lean towards it by ``index_clear_min`` against every close card of another rank,
     scoring at least ``min_score``; a box a located neighbour may lie over (``ignore``: what
     shows there may be the neighbour's print) is no evidence, and the other must then be
-    clear alone. Against the same rank in another suit the corners differ in a small suit
-    sign only: the whole difference region must lean towards it by
-    ``difference_min_position`` (fit ``difference_min_fit``). Reported as the difference
+    clear alone. Against the same rank in a suit of the other colour the corners differ in a
+    small suit sign only: the whole difference region must lean towards it by
+    ``difference_min_position`` (fit ``difference_min_fit``). With its suit twin close the
+    card is not read (the twin rules decide suits, on their own bounds). Reported as the difference
     read is: separation and discriminant 0 (never read beside a hand), half the confidence.
     """
     if len(match.close) > p.difference_max_close:
@@ -115,9 +116,14 @@ def indices_read(observed: F32, match: Match, bank: FaceBank, p: RecognizerParam
             if y == x:
                 continue
             fb, fr = bank.luminance(x), bank.luminance(y)
+            if suit_twins(x, y):
+                # A suit twin close: the twin rules' to decide (their bounds), not this read's.
+                lean = -np.inf
+                break
             if y.rank == x.rank:
-                # The same rank in another suit: the corner differs in its small suit sign
-                # only; the whole difference region (the pips) decides, as any difference read.
+                # The same rank in a suit of the other colour: the corner differs in its small
+                # suit sign only; the whole difference region (the pips) decides, as the
+                # difference read's comparison with any rival not a twin.
                 check = pair_check(observed, fb, fr)
                 if check.fit < p.difference_min_fit or check.position < p.difference_min_position:
                     lean = -np.inf
