@@ -7,7 +7,10 @@ Rules this module keeps:
 2. :func:`twin_not_shown`: a washed-out or difference read (:mod:`hardware.camera.facebank`) is
    kept only if the card's suit twin does not show instead, on the thresholds the whole-face
    twin rule uses.
-3. Pure: the registered faces, the parameters and the observation in, a reading (or None) out.
+3. :func:`indices_read`: a card the whole face and its difference region leave uncertain is
+   read from its two corner indices alone, each aligned on its own, when they name it
+   clearly against every close card of another rank.
+4. Pure: the registered faces, the parameters and the observation in, a reading (or None) out.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.facebank import FaceBank, Match, decide, suit_twins
+from hardware.camera.facebank import FaceBank, Match, decide, suit_twins, whole_contrast
 from hardware.camera.glare import glare_score
-from hardware.camera.readings import RecognizerParams, SlotReading
-from hardware.camera.suits import pair_check
+from hardware.camera.readings import Image, RecognizerParams, SlotReading
+from hardware.camera.suits import index_leans, pair_check
 from table_controller.engine.cards import Card
 
 F32 = npt.NDArray[np.float32]
@@ -75,3 +78,69 @@ def twin_not_shown(bank: FaceBank, p: RecognizerParams, observed: F32,
     if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
         return None
     return reading
+
+
+def indices_read(observed: F32, match: Match, bank: FaceBank, p: RecognizerParams,
+                 ignore: Image | None = None) -> SlotReading | None:
+    """Read the card its two corner indices name against every close card, or None.
+
+    The difference region (:func:`~hardware.camera.difference.read_by_difference`) is
+    aligned with one shift over all four corners; a card located a pixel short in its size or
+    a fraction of a degree off moves its corners by different shifts, and between two faces
+    told apart by a short stroke of the index (a 6 and an 8) the region then leaned towards
+    the wrong rank while each corner, aligned alone, leaned 0.8-2.0 towards the printed one
+    (generated design 9132 bridge, overlap medium: four 8s left uncertain against the 6,
+    run 49's seeds). Each corner index box aligned on its own
+    (:func:`~hardware.camera.suits.index_leans`) is the evidence here, on the bounds of
+    :meth:`~hardware.camera.recognizer.BoardRecognizer._indices_clear`: of the best card and
+    the second best, the one whose both index boxes keep their contrast (at least
+    ``difference_min_contrast`` times the whole card's: a glare washes ink out, never prints
+    it) and lean towards it by ``index_clear_min`` against every close card of another rank,
+    scoring at least ``min_score``; a box a located neighbour may lie over (``ignore``: what
+    shows there may be the neighbour's print) is no evidence, and the other must then be
+    clear alone. Against the same rank in a suit of the other colour the corners differ in a
+    small suit sign only: the whole difference region must lean towards it by
+    ``difference_min_position`` (fit ``difference_min_fit``). With its suit twin close the
+    card is not read (the twin rules decide suits, on their own bounds). Reported as the difference
+    read is: separation and discriminant 0 (never read beside a hand), half the confidence.
+    """
+    if len(match.close) > p.difference_max_close:
+        return None
+    scores = dict(zip(match.close, match.close_scores, strict=True))
+    for x in (match.card, match.second):
+        if x is None or scores.get(x, -1.0) < p.min_score:
+            continue
+        floor = p.difference_min_contrast * whole_contrast(observed, bank.whole_face(x))
+        lean = np.inf
+        for y in match.close:
+            if y == x:
+                continue
+            fb, fr = bank.luminance(x), bank.luminance(y)
+            if suit_twins(x, y):
+                # A suit twin close: the twin rules' to decide (their bounds), not this read's.
+                lean = -np.inf
+                break
+            if y.rank == x.rank:
+                # The same rank in a suit of the other colour: the corner differs in its small
+                # suit sign only; the whole difference region (the pips) decides, as the
+                # difference read's comparison with any rival not a twin.
+                check = pair_check(observed, fb, fr)
+                if check.fit < p.difference_min_fit or check.position < p.difference_min_position:
+                    lean = -np.inf
+                    break
+                lean = min(lean, check.position)
+                continue
+            leans = index_leans(observed, fb, fr)
+            if len(leans) == 2 and ignore is not None:
+                leans = index_leans(observed, fb, fr, ignore)
+            elif len(leans) < 2:
+                leans = []  # both corners must tell the two apart
+            if len(leans) == 0 or not all(pos >= p.index_clear_min and contrast >= floor
+                                          for pos, contrast in leans):
+                lean = -np.inf
+                break
+            lean = min(lean, *(pos for pos, _ in leans))
+        if np.isfinite(lean):
+            conf = 0.5 * float(np.clip(min(scores[x], lean), 0.0, 1.0))
+            return SlotReading("card", x, conf, None, scores[x], 0.0, 0.0, 0.0)
+    return None

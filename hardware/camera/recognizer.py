@@ -36,7 +36,7 @@ from hardware.camera.facebank import (
     read_washed_out,
     suit_twins,
 )
-from hardware.camera.fallback import glare_lifted, twin_not_shown
+from hardware.camera.fallback import glare_lifted, indices_read, twin_not_shown
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.inkhue import FaceTones
 from hardware.camera.locator import (
@@ -504,6 +504,10 @@ class BoardRecognizer(ToneChecks, CardLocator):
                 lambda x, y: self._paper_shown(lambda: upright(shown.flipped), x, y))
             differs = twin_not_shown(self.bank, p, lum, differs)
             reading = self._hue_shown(frame, pose, match, differs) or reading
+        if reading.status == "uncertain" and not sliding and p.difference_check:
+            named = indices_read(observed(), match, self.bank, p, overlying())
+            named = twin_not_shown(self.bank, p, observed(), named)
+            reading = self._hue_shown(frame, pose, match, named) or reading
         if reading.status == "uncertain" and not sliding and over:
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:
