@@ -115,11 +115,11 @@ def indices_read(observed: F32, match: Match, bank: FaceBank, p: RecognizerParam
         for y in match.close:
             if y == x:
                 continue
-            fb, fr = bank.luminance(x), bank.luminance(y)
             if suit_twins(x, y):
                 # A suit twin close: the twin rules' to decide (their bounds), not this read's.
                 lean = -np.inf
                 break
+            fb, fr = bank.luminance(x), bank.luminance(y)
             if y.rank == x.rank:
                 # The same rank in a suit of the other colour: the corner differs in its small
                 # suit sign only; the whole difference region (the pips) decides, as the
