@@ -78,6 +78,11 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     :func:`read_washed_out` does: separation and
     discriminant 0 (never read beside a hand), half the confidence.
 
+    For a rival told apart by the corners alone (an index-only pair) whose region the sharp
+    faces fit under ``difference_min_fit``, the faces blurred as the observation is decide
+    instead, where they fit: both indices at the frame's blur on their own bounds
+    (:func:`_index_only_lean`), the corner templates leaning towards X.
+
     Where the corner indices lean neither way (within ``difference_min_index`` of 0), the
     pair is read on the face when ``paper_shown(X, rival)`` holds: the white where the rival
     has ink X lacks is X's own paper, no glare there
