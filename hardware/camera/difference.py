@@ -78,6 +78,11 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     :func:`read_washed_out` does: separation and
     discriminant 0 (never read beside a hand), half the confidence.
 
+    For a rival told apart by the corners alone (an index-only pair) whose region the sharp
+    faces fit under ``difference_min_fit``, the faces blurred as the observation is decide
+    instead, where they fit: both indices at the frame's blur on their own bounds
+    (:func:`_index_only_lean`), the corner templates leaning towards X.
+
     Where the corner indices lean neither way (within ``difference_min_index`` of 0), the
     pair is read on the face when ``paper_shown(X, rival)`` holds: the white where the rival
     has ink X lacks is X's own paper, no glare there
@@ -180,11 +185,22 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
             # blur over both indices may decide instead (:func:`_index_only_lean`).
             check = pair_check(observed, bank.luminance(x), bank.luminance(y))
             blurred = bank.index_only.check(observed, x, y)
-            if check.fit < p.difference_min_fit or _washed_out(check, blurred, contrast, p):
+            # The sharp faces misfit a blurred index (fit under difference_min_fit) where the
+            # faces blurred as the observation is still fit it: only the latter may decide.
+            misfit = check.fit < p.difference_min_fit
+            if ((misfit and blurred.fit < p.difference_min_fit)
+                    or _washed_out(check, blurred, contrast, p)):
                 return None, None
             at = index.position(x, y)
             if at is not None and at <= -p.difference_min_index:
                 at_lean: float | None = None
+            elif misfit:
+                # Read only where the corner templates lean towards X as well, and both
+                # indices at the frame's blur, on their own bounds (_index_only_lean): a
+                # blurred king of diamonds fitted the jack's sharp face at 0.54, both
+                # indices at the frame's blur leaning 1.10 / 0.68 towards the king.
+                at_lean = (_index_only_lean(observed, x, y, bank, p)
+                           if at is not None and at >= p.difference_min_index else None)
             elif at is not None and at < p.difference_min_index:
                 # The corner templates (sharp) lean neither way: a blur that smears thin
                 # strokes leaves them undecided. The comparison at the frame's own blur, on
