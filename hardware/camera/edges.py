@@ -66,20 +66,17 @@ def run_ends(band: Image, seed: int) -> tuple[FloatArray, FloatArray, FloatArray
     Returns (row indices, first column, last column + 1). A run reaching the band's edge ends at
     the edge (such ends are marked by the caller as not genuine).
     """
-    on = band[:, seed] > 0
-    rows = np.nonzero(on)[0]
+    rows = np.flatnonzero(band[:, seed])
     if rows.size == 0:
         empty = np.zeros(0)
         return empty, empty, empty
-    sub = band[rows] > 0
-    left_part = sub[:, : seed + 1][:, ::-1]
-    to_left = np.where(
-        (~left_part).any(axis=1), np.argmax(~left_part, axis=1), left_part.shape[1]
-    )
-    right_part = sub[:, seed:]
-    to_right = np.where(
-        (~right_part).any(axis=1), np.argmax(~right_part, axis=1), right_part.shape[1]
-    )
+    # Felt (0) to the left of the seed, nearest first, and to its right: the first felt pixel
+    # each way ends the run (none: the run reaches the band's edge).
+    felt = band[rows] == 0
+    left_part = felt[:, seed::-1]
+    to_left = np.where(left_part.any(axis=1), left_part.argmax(axis=1), seed + 1)
+    right_part = felt[:, seed:]
+    to_right = np.where(right_part.any(axis=1), right_part.argmax(axis=1), right_part.shape[1])
     start = seed - to_left + 1
     end = seed + to_right
     return rows.astype(np.float64), start.astype(np.float64), end.astype(np.float64)

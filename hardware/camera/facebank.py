@@ -105,6 +105,13 @@ def face_patch(face_bgra: Image, size: tuple[int, int] = STORED_PATCH_SIZE) -> I
     return np.asarray(np.clip(out + 0.5, 0, 255), dtype=np.uint8)
 
 
+def _read_only_view(face: Image) -> Image:
+    """Return a read-only view of a registered face (the caller's array stays as it was)."""
+    view = face.view()
+    view.setflags(write=False)
+    return view
+
+
 class FaceBank:
     """The registered faces of the deck in use, as matching features (both orientations).
 
@@ -115,7 +122,9 @@ class FaceBank:
         missing = [c.code for c in FULL_DECK if c not in patches]
         if missing:
             raise CalibrationError(f"face bank lacks {len(missing)} cards: {' '.join(missing)}")
-        self.patches = {c: patches[c] for c in FULL_DECK}
+        # Read-only views: what the checks take from the faces alone is kept per face array
+        # (:func:`.inkhue.ink_colours`).
+        self.patches = {c: _read_only_view(patches[c]) for c in FULL_DECK}
         shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)
         for card, p in self.patches.items():
             if p.shape != shape:

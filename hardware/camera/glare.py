@@ -109,6 +109,11 @@ GLARE_MIN_LIFT = 0.15
 #: whose paper has less than twice this headroom left (bright light: paper at 247) shows no
 #: glare that could wash ink out without lifting its paper to the top.
 GLARE_MIN_GREY = 5.0
+#: The spread lift (:func:`glare_mask`) is a mean of the paper's lifts weighted by a Gaussian,
+#: so never above their largest but for the float32 blurs' rounding (about 1e-6 of the largest
+#: absolute lift, 255 at most: 3e-4 grey levels); when the largest lift lies this far (grey
+#: levels) under the floor, no pixel is glare and the blurs are not made.
+SPREAD_ROUNDING = 0.05
 #: A rival differs from the read "only under the glare" when at least this share of its own ink
 #: the read lacks (outside the corner index boxes, weighted by how much the faces differ) lies
 #: under it ...
@@ -193,12 +198,17 @@ def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
     white = (coef[0] * np.arange(w, dtype=np.float32)[None, :]
              + coef[1] * np.arange(h, dtype=np.float32)[:, None] + coef[2]).astype(np.float32)
     lift = np.where(paper, grey - white, 0.0).astype(np.float32)
+    floor = max(GLARE_MIN_LIFT * headroom, GLARE_MIN_GREY)
+    shows = headroom >= 2 * GLARE_MIN_GREY
+    if float(lift.max()) < floor - SPREAD_ROUNDING:
+        # The spread lift is a weighted mean of the paper's lifts: none reaches the floor, so
+        # no pixel can (the two blurs, most of the cost, not made; the same empty mask).
+        return empty, shows
     num = cv2.GaussianBlur(lift, (0, 0), GLARE_SPREAD_PX)
     den = cv2.GaussianBlur(paper.astype(np.float32), (0, 0), GLARE_SPREAD_PX)
     spread = num / np.maximum(den, 1e-3)
-    floor = max(GLARE_MIN_LIFT * headroom, GLARE_MIN_GREY)
     mask = np.asarray((spread >= floor) & (den > 0.01), bool)
-    return mask, headroom >= 2 * GLARE_MIN_GREY
+    return mask, shows
 
 
 class HiddenRivals:

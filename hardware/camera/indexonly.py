@@ -79,6 +79,9 @@ class IndexOnly:
         self._blurred: OrderedDict[tuple[int, Blur], F32] = OrderedDict()
         #: The last observation's blur (by a weak reference: the same read-only array).
         self._blur: tuple[weakref.ref[F32], Blur, F32] | None = None
+        #: That observation's fits (:meth:`_fit`) by pair (card, rival): asked again by the
+        #: other fallback reads of the same card, the same array at the same blur.
+        self._fits: dict[tuple[int, int], tuple[SuitCheck, float]] = {}
 
     def pair(self, a: Card, b: Card) -> bool:
         """Whether the faces of ``a`` and ``b`` differ (at all) only in their corner boxes."""
@@ -118,6 +121,11 @@ class IndexOnly:
         if n < MIN_REGION_PX:
             return SuitCheck(0.0, 0.0, n), 0.0
         blur, kernel = self._observed_blur(observed, card, rival)
+        # Read-only: the blur just found is the one kept for this array (:meth:`_observed_blur`).
+        kept = not observed.flags.writeable
+        pair = (card.index, rival.index)
+        if kept and pair in self._fits:
+            return self._fits[pair]
         fb, fr = self._blurred_face(card, blur, kernel), self._blurred_face(rival, blur, kernel)
         mean = np.asarray((fb + fr) / 2, np.float32)
         vals, fit = _Template(mean, region).aligned(observed)
@@ -138,8 +146,11 @@ class IndexOnly:
         position = float(o @ d) / max(dd / 2, 1e-6)
         residual = float(np.sqrt(np.mean(np.square(vals - design @ coef)))) / a
         ratio = float(np.sqrt(dd / d.size)) / max(residual, 1e-6)
-        return SuitCheck(position, fit, n, min(halves) if halves else 0.0,
-                         max(halves) if halves else 0.0, a), ratio
+        out = (SuitCheck(position, fit, n, min(halves) if halves else 0.0,
+                         max(halves) if halves else 0.0, a), ratio)
+        if kept:
+            self._fits[pair] = out
+        return out
 
     def _region(self, a: Card, b: Card) -> tuple[npt.NDArray[np.bool_], int]:
         key = (min(a.index, b.index), max(a.index, b.index))
@@ -162,6 +173,7 @@ class IndexOnly:
         blur, kernel, _ = matched_blur(observed, self._lum[a], self._lum[b])
         if not observed.flags.writeable:
             self._blur = (weakref.ref(observed), blur, kernel)
+            self._fits = {}
         return blur, kernel
 
     def _blurred_face(self, card: Card, blur: Blur, kernel: F32) -> F32:

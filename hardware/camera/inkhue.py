@@ -23,6 +23,7 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 
@@ -58,27 +59,58 @@ def _colour(patch: Image) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float
     return np.asarray(gray / white, np.float32), np.asarray(colour, np.float32)
 
 
-def ink_colours(observed: Image, read: Image, rival: Image) -> tuple[F64, F64, F64]:
-    """Return the ink colour of the read's face, the rival's face and the observation.
+#: What :func:`ink_colours` takes from two read-only faces alone (the faces' own arrays,
+#: ``read`` and ``rival``; ink and paper masks; the two faces' ink colours), by the faces'
+#: identity: the registered faces (:attr:`.facebank.FaceBank.patches`, read-only) are the same
+#: arrays frame after frame. Bounded (:data:`_FACE_PAIRS_MAX`).
+_FACE_PAIRS: OrderedDict[tuple[int, int],
+                         tuple[Image, Image, npt.NDArray[np.bool_], npt.NDArray[np.bool_],
+                               F64, F64]] = OrderedDict()
+_FACE_PAIRS_MAX = 128
 
-    All three are BGR patches of the same size, upright; the ink is where either face has
-    ink (rule 1).
-    """
+
+def _face_pair(read: Image, rival: Image) -> tuple[npt.NDArray[np.bool_],
+                                                   npt.NDArray[np.bool_], F64, F64]:
+    """Ink and paper of two faces (rule 1) and each face's ink colour there (once per pair)."""
+    key = (id(read), id(rival))
+    kept = not read.flags.writeable and not rival.flags.writeable
+    got = _FACE_PAIRS.get(key) if kept else None
+    if got is not None and got[0] is read and got[1] is rival:
+        return got[2], got[3], got[4], got[5]
     lr, cr = _colour(read)
     lv, cv = _colour(rival)
-    _, co = _colour(observed)
     ink = cv2.dilate(((lr < INK_LEVEL) | (lv < INK_LEVEL)).astype(np.uint8), INK_GROW) > 0
     inside = np.zeros_like(ink)
     b = BORDER_PX
     inside[b:-b, b:-b] = True
     ink &= inside
     paper = inside & ~ink
+    zero = np.zeros(2)
+    if not ink.any() or not paper.any():
+        out_r, out_v = zero, zero
+    else:
+        out_r, out_v = (np.asarray(c[ink].mean(axis=0) - c[paper].mean(axis=0), np.float64)
+                        for c in (cr, cv))
+    if kept:
+        _FACE_PAIRS[key] = (read, rival, ink, paper, out_r, out_v)
+        if len(_FACE_PAIRS) > _FACE_PAIRS_MAX:
+            _FACE_PAIRS.popitem(last=False)
+    return ink, paper, out_r, out_v
+
+
+def ink_colours(observed: Image, read: Image, rival: Image) -> tuple[F64, F64, F64]:
+    """Return the ink colour of the read's face, the rival's face and the observation.
+
+    All three are BGR patches of the same size, upright; the ink is where either face has
+    ink (rule 1). What two read-only faces alone give is computed once per pair of face
+    arrays (:func:`_face_pair`).
+    """
+    ink, paper, out_r, out_v = _face_pair(read, rival)
     if not ink.any() or not paper.any():
         zero = np.zeros(2)
         return zero, zero, zero
-    out = [np.asarray(c[ink].mean(axis=0) - c[paper].mean(axis=0), np.float64)
-           for c in (cr, cv, co)]
-    return out[0], out[1], out[2]
+    _, co = _colour(observed)
+    return out_r, out_v, np.asarray(co[ink].mean(axis=0) - co[paper].mean(axis=0), np.float64)
 
 
 def hue_residual(observed: F64, face: F64) -> float:

@@ -201,7 +201,8 @@ class CardLocator:
         """
         img, not_felt = self._blurred_not_felt(canon)
         self._view = img
-        mask = np.where(not_felt, 255, 0).astype(np.uint8) & self._ignore
+        # 0/255 as uint8 in one pass (``np.where`` made an int64 array first: the same mask).
+        mask = np.multiply(not_felt, np.uint8(255), dtype=np.uint8) & self._ignore
         if self.print is not None:
             mask = self.print.unprint(img, not_felt, mask)
         mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)),

@@ -16,8 +16,16 @@ Rules this module keeps:
    OpenBLAS loaded in the process (found in ``/proc/self/maps``, Linux) is called with its own
    ``set_num_threads`` (plain, or the ``scipy_openblas`` names of NumPy's wheels). A BLAS of
    another kind, or none found, is left as it is; the count of libraries set says which.
-2. Process-wide: it is called where the recognition has a process of its own (the camera
-   worker's child, the benchmarks), not in the daemon's own process.
+2. Process-wide: it is called where the recognition runs, when its board source is built
+   (the camera worker's child; :func:`hardware.camera.registry.open_camera_board_source` for a
+   ``process=0`` source, in the daemon's own process) and in the benchmarks. In the daemon's
+   process it limits the rest as well: nothing else there does array arithmetic (the event
+   loop, the rules engine and the serial devices use neither NumPy nor OpenCV; a camera's
+   FFmpeg decoding keeps its own threads), and a frame's products then cost the reading
+   thread's CPU alone instead of waking a thread per core. It is called before the source's
+   first frame, while no other thread of the process is inside the BLAS library (OpenBLAS's
+   setter is not safe against a product running). The simulated camera (``sim://camera``,
+   always in-process: tests and demonstrations) is left as it is.
 """
 
 from __future__ import annotations

@@ -179,6 +179,12 @@ class BoardRecognizer(ToneChecks, CardLocator):
         #: matches were put off (for the benchmark).
         self._put_off_slots: set[int] = set()
         self.put_off = 0
+        #: The cards cut upright at the stored size in this frame (:meth:`_upright`), by pose
+        #: and side, and the frame they were cut from.
+        self._cuts: dict[tuple[CardPose, bool], Image] = {}
+        self._cut_from: Image | None = None
+        #: This frame's :meth:`_neighbours_over` answers, by pose and side.
+        self._overs: dict[tuple[CardPose, bool], Image | None] = {}
 
     def read(self, frame: Image) -> BoardReading:
         """Read all slots of ``frame`` (BGR, the calibrated camera's size).
@@ -213,10 +219,12 @@ class BoardRecognizer(ToneChecks, CardLocator):
         budget = self.match_until_s
         self._deadline = float("inf") if budget is None else started + budget
         self._matched_now = 0
+        self._cuts, self._cut_from, self._overs = {}, None, {}
         try:
             reading = self._read(frame, canon)
         finally:
             self._grey = None
+            self._cuts, self._cut_from, self._overs = {}, None, {}
         # Only a board whose every slot was decided (a card read, or empty) is kept: an
         # occluded or uncertain verdict with nothing moving may be noise on a borderline, and
         # the next frame's read may settle it.
@@ -515,20 +523,43 @@ class BoardRecognizer(ToneChecks, CardLocator):
         return reading
 
     def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:
-        """Return the card at ``pose`` cut at the stored faces' size, turned upright."""
-        patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
-        return np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8) if flipped else patch
+        """Return the card at ``pose`` cut at the stored faces' size, turned upright.
+
+        Cut once per frame, pose and side (read-only): a read's checks ask for it several
+        times (the tone checks and the hue check as well as :meth:`_identify`'s own), and the
+        same pose cuts the same pixels. Kept only during a frame's read (:meth:`read`).
+        """
+        reading = self._grey is not None
+        if reading and frame is not self._cut_from:
+            self._cuts, self._cut_from = {}, frame
+        cut = self._cuts.get((pose, flipped)) if reading else None
+        if cut is None:
+            patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+            cut = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8) if flipped else patch
+            cut.setflags(write=False)
+            if reading:
+                self._cuts[(pose, flipped)] = cut
+        return cut
 
     def _neighbours_over(self, pose: CardPose, flipped: bool) -> Image | None:
         """Where another located card overlaps the card at ``pose`` (stored size, upright).
 
         Either card may lie on top; where a neighbour may, the print seen can be the
         neighbour's (its index over our corner), so the washed-out read takes no ink found
-        only there for the card's own. None when no located card overlaps it.
+        only there for the card's own. None when no located card overlaps it. Found once per
+        frame, pose and side (read-only; a read's checks ask several times).
         """
+        key = (pose, flipped)
+        if self._grey is not None and key in self._overs:
+            return self._overs[key]
         others = [self._quad(o, grow=NEIGHBOUR_GROW_PX) for o in self._poses
                   if o is not None and o.slot != pose.slot]
-        return neighbours_over(self._quad(pose), others, flipped)
+        found = neighbours_over(self._quad(pose), others, flipped)
+        if found is not None:
+            found.setflags(write=False)
+        if self._grey is not None:
+            self._overs[key] = found
+        return found
 
     def _read_visible(
         self, frame: Image, pose: CardPose, over: Sequence[FloatArray]

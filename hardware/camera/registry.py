@@ -64,7 +64,9 @@ def open_camera_board_source(
 
     The source runs in a child process (:class:`~hardware.camera.worker.ProcessBoardSource`:
     recognition holds no lock of the caller's interpreter) unless ``process=0`` is given (URL
-    query or keyword), which builds it in the caller's process. ``nice=N`` (0-19, default
+    query or keyword), which builds it in the caller's process and sets that process to one
+    OpenCV thread and one BLAS thread, as the child is (:func:`~hardware.camera.onecore.one_core`,
+    process-wide: the daemon's other work does no array arithmetic). ``nice=N`` (0-19, default
     :data:`~hardware.camera.worker.CHILD_NICENESS`) is how much lower the child's priority is.
 
     :param options: ``profile`` (required), ``process``, ``nice``; the rest goes to the camera.
@@ -90,6 +92,9 @@ def open_camera_board_source(
         raise ConfigError(f"camera {url.url}: nice= is the recogniser process's; with "
                           "process=0 there is none")
     query = {k: v for k, v in url.query.items() if k not in ("process", "nice")}
+    from hardware.camera.onecore import one_core
+
+    one_core()
     return open_camera_board(DeviceUrl(camera_url, url.scheme, url.key, url.path, query), opts)
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from calibration.camera import CameraProfile, calibrate_camera
 from hardware.base import DeviceEvent, open_board_source
+from hardware.camera import onecore
 from hardware.camera.source import BoardObserved, FrameBoardSource
 from hardware.camera.worker import CHILD_NICENESS, ProcessBoardSource
 from hardware.sim import scene as S
@@ -59,6 +60,25 @@ def test_a_camera_board_source_runs_in_a_process_and_reports_the_same(
     assert events == _play(here, times)
     assert events[-1] == BoardObserved(("Ah", "Kd", "7c", None, None))
     assert child.status().link == "closed" and child.pid is None
+
+
+def test_a_source_kept_in_process_sets_the_process_to_one_core(
+    video: tuple[Path, CameraProfile], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """process=0: the caller's process is the recogniser's, one OpenCV and one BLAS thread as
+    the child's; a source in a child leaves the caller's process as it is."""
+    path, profile = video
+    calls: list[int] = []
+
+    def counted() -> int:
+        calls.append(1)
+        return 0
+
+    monkeypatch.setattr(onecore, "one_core", counted)
+    child = open_board_source(f"camera://{path}", profile=profile)
+    assert isinstance(child, ProcessBoardSource) and calls == []
+    here = open_board_source(f"camera://{path}?process=0", profile=profile)
+    assert isinstance(here, FrameBoardSource) and calls == [1]
 
 
 def test_the_child_s_error_is_raised_at_open(video: tuple[Path, CameraProfile]) -> None:
