@@ -302,13 +302,26 @@ def blurred_faces(fb: F32, fr: F32, blur: Blur, kernel: F32 | None = None) -> tu
 
 #: How far (stored-patch pixels, about 0.5 mm each) :func:`lean_noise` lays the difference.
 PLACEBO_REACH = 12
+#: The share of two faces' difference (its squared weight) lying outside the four corner
+#: boxes (:data:`~hardware.camera.suits.INDEX_BOX` at each corner) from which the pips, not
+#: the indices, are what tells them apart (:func:`lean_noise`).
+PIP_SHARE = 0.5
+
+
+def pip_share(r: _Region, shape: tuple[int, int]) -> float:
+    """Return the share of the region's squared difference outside the four corner boxes."""
+    h, w = shape
+    bw, bh = round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h)
+    corner = (((r.xs < bw) | (r.xs >= w - bw)) & ((r.ys < bh) | (r.ys >= h - bh)))
+    dd = r.d * r.d
+    return float(dd[~corner].sum()) / max(float(dd.sum()), 1e-12)
 
 
 class _Placebo:
     """What :func:`lean_noise` derives from two faces alone (computed once per pair)."""
 
-    __slots__ = ("box", "free", "landed", "landed_d", "mean", "support", "templates", "usable",
-                 "usable_share")
+    __slots__ = ("box", "free", "landed", "landed_d", "mean", "pips", "support", "templates",
+                 "usable", "usable_share")
 
     def __init__(self, fb: F32, fr: F32, r: _Region) -> None:
         h, w = fb.shape
@@ -341,6 +354,7 @@ class _Placebo:
         self.support = np.asarray(t != 0, np.float32)
         self.landed = cv2.matchTemplate(self.window(free), self.support, cv2.TM_CCORR)
         self.landed_d = cv2.matchTemplate(self.window(free), t, cv2.TM_CCORR)
+        self.pips = pip_share(r, (h, w)) >= PIP_SHARE
 
     def window(self, image: F32) -> F32:
         """``image`` padded with zeros by :data:`PLACEBO_REACH`, cut around the region's box."""
@@ -393,7 +407,7 @@ def lean_noise(ob: F32, fb: F32, fr: F32, joint: bool = True) -> float | None:
     window = pl.window(residual)
     num = cv2.matchTemplate(window, pl.templates[0], cv2.TM_CCORR)[pl.usable]
     den = pl.usable_share[pl.usable]
-    if joint:
+    if joint and pl.pips:
         # Each placebo with its own brightness, as the real position is fitted with one: a
         # paper a shade off the level the region's fit gave is no lean (large pips: the
         # difference, mostly one face's ink, sums far from 0 and turned such an offset into
