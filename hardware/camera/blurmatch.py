@@ -379,7 +379,9 @@ def lean_noise(ob: F32, fb: F32, fr: F32, joint: bool = True) -> float | None:
     compression and print together, as the real position's is. Returns the spread of those
     positions (1.4826 times their median absolute value: a placebo that lands on ink the
     faces print differently from the frame counts once), or None when fewer than
-    :data:`MIN_PLACEBOS` offsets land on agreeing print.
+    :data:`MIN_PLACEBOS` offsets land on agreeing print. With ``joint``, for a pair the pips
+    tell apart (:func:`pip_share` at least :data:`PIP_SHARE`), each placebo's position is
+    fitted with its own brightness over the pixels it lands on, as the real one is.
     """
     pair = _pair(fb, fr)
     r = _region(pair)
