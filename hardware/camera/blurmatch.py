@@ -302,12 +302,26 @@ def blurred_faces(fb: F32, fr: F32, blur: Blur, kernel: F32 | None = None) -> tu
 
 #: How far (stored-patch pixels, about 0.5 mm each) :func:`lean_noise` lays the difference.
 PLACEBO_REACH = 12
+#: The share of two faces' difference (its squared weight) lying outside the four corner
+#: boxes (:data:`~hardware.camera.suits.INDEX_BOX` at each corner) from which the pips, not
+#: the indices, are what tells them apart (:func:`lean_noise`).
+PIP_SHARE = 0.5
+
+
+def pip_share(r: _Region, shape: tuple[int, int]) -> float:
+    """Return the share of the region's squared difference outside the four corner boxes."""
+    h, w = shape
+    bw, bh = round(INDEX_BOX[0] * w), round(INDEX_BOX[1] * h)
+    corner = (((r.xs < bw) | (r.xs >= w - bw)) & ((r.ys < bh) | (r.ys >= h - bh)))
+    dd = r.d * r.d
+    return float(dd[~corner].sum()) / max(float(dd.sum()), 1e-12)
 
 
 class _Placebo:
     """What :func:`lean_noise` derives from two faces alone (computed once per pair)."""
 
-    __slots__ = ("box", "free", "mean", "templates", "usable", "usable_share")
+    __slots__ = ("box", "free", "landed", "landed_d", "mean", "pips", "support", "templates",
+                 "usable", "usable_share")
 
     def __init__(self, fb: F32, fr: F32, r: _Region) -> None:
         h, w = fb.shape
@@ -334,6 +348,13 @@ class _Placebo:
         far = (off[:, None] > SHIFT_PX) | (off[None, :] > SHIFT_PX)
         self.usable = (share > 0.5 * r.dd) & far
         self.usable_share = share
+        # For a placebo's own brightness (:func:`lean_noise`, ``joint``): at each offset, how
+        # many of the difference's pixels land on agreeing print, and the difference's sum
+        # over them.
+        self.support = np.asarray(t != 0, np.float32)
+        self.landed = cv2.matchTemplate(self.window(free), self.support, cv2.TM_CCORR)
+        self.landed_d = cv2.matchTemplate(self.window(free), t, cv2.TM_CCORR)
+        self.pips = pip_share(r, (h, w)) >= PIP_SHARE
 
     def window(self, image: F32) -> F32:
         """``image`` padded with zeros by :data:`PLACEBO_REACH`, cut around the region's box."""
@@ -358,7 +379,9 @@ def lean_noise(ob: F32, fb: F32, fr: F32, joint: bool = True) -> float | None:
     compression and print together, as the real position's is. Returns the spread of those
     positions (1.4826 times their median absolute value: a placebo that lands on ink the
     faces print differently from the frame counts once), or None when fewer than
-    :data:`MIN_PLACEBOS` offsets land on agreeing print.
+    :data:`MIN_PLACEBOS` offsets land on agreeing print. With ``joint``, for a pair the pips
+    tell apart (:func:`pip_share` at least :data:`PIP_SHARE`), each placebo's position is
+    fitted with its own brightness over the pixels it lands on, as the real one is.
     """
     pair = _pair(fb, fr)
     r = _region(pair)
@@ -383,8 +406,20 @@ def lean_noise(ob: F32, fb: F32, fr: F32, joint: bool = True) -> float | None:
     moved = cv2.copyMakeBorder(ob, s, s, s, s, cv2.BORDER_REPLICATE)[s + dy : s + dy + h,
                                                                       s + dx : s + dx + w]
     residual = np.asarray(((moved - b) / a - pl.mean) * pl.free, np.float32)
-    num = cv2.matchTemplate(pl.window(residual), pl.templates[0], cv2.TM_CCORR)
-    positions = num[pl.usable] / (pl.usable_share[pl.usable] / 2)
+    window = pl.window(residual)
+    num = cv2.matchTemplate(window, pl.templates[0], cv2.TM_CCORR)[pl.usable]
+    den = pl.usable_share[pl.usable]
+    if joint and pl.pips:
+        # Each placebo with its own brightness, as the real position is fitted with one: a
+        # paper a shade off the level the region's fit gave is no lean (large pips: the
+        # difference, mostly one face's ink, sums far from 0 and turned such an offset into
+        # positions of 0.3-1.6 on every placebo alike).
+        n = np.maximum(pl.landed[pl.usable], 1.0)
+        sd = pl.landed_d[pl.usable]
+        total = cv2.matchTemplate(window, pl.support, cv2.TM_CCORR)[pl.usable]
+        num = num - total * sd / n
+        den = np.maximum(den - sd * sd / n, 1e-6)
+    positions = num / (den / 2)
     return float(1.4826 * np.median(np.abs(positions)))
 
 
