@@ -413,15 +413,20 @@ class BoardRecognizer(ToneChecks, CardLocator):
                 and reading.discriminant >= p.near_hand_min_discriminant)
 
     def _identify(
-        self, frame: Image, pose: CardPose, over: Sequence[FloatArray] = (), nudge: bool = True
+        self, frame: Image, pose: CardPose, over: Sequence[FloatArray] = (),
+        nudged: bool = False,
     ) -> SlotReading:
         """Identify the card at ``pose``; ``over``: located neighbours' quads lying over it.
 
-        A card left ``uncertain`` is read once more at the pose nearby its best face matches
-        best (:meth:`_nudged`), unless ``nudge`` is False (that read itself).
+        A card left ``uncertain`` is read once more at the pose nearby where its best face
+        matches best (:meth:`_nudged`). ``nudged``: this is that read, by the whole face, its
+        suit-twin decision and their checks only; no second looks (the ink's tone, the
+        washed-out, close-face, corner-index and visible-part reads) and no further nudge.
         """
         p = self.params
         sliding = pose.slack > 0
+        # The second looks at a card the whole face left uncertain (not at a nudged pose).
+        looks = not sliding and not nudged
         vec: F32 | None = None
         if not sliding:
             vec = face_features(self.card_patch(frame, pose), p.red_weight)
@@ -491,15 +496,14 @@ class BoardRecognizer(ToneChecks, CardLocator):
             reading = SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                   match.score, match.margin, match.discriminant,
                                   match.separation)
-        if (reading.status == "uncertain" and not sliding and vec is not None
-                and self._many_inks()):
+        if reading.status == "uncertain" and looks and vec is not None and self._many_inks():
             reading = self._tone_read(frame, pose, vec, match, observed) or reading
-        if reading.status == "uncertain" and not sliding and p.washed_check:
+        if reading.status == "uncertain" and looks and p.washed_check:
             washed = read_washed_out(observed(), match, self.bank, p,
                                      self._neighbours_over(pose, match.flipped))
             washed = twin_not_shown(self.bank, p, observed(), washed)
             reading = self._hue_shown(frame, pose, match, washed) or reading
-        if reading.status == "uncertain" and not sliding and p.difference_check:
+        if reading.status == "uncertain" and looks and p.difference_check:
             shown, lum = match, observed()
             if vec is not None and self._many_inks():
                 # The suit the ink's tone names, the rank left to the difference.
@@ -512,15 +516,15 @@ class BoardRecognizer(ToneChecks, CardLocator):
                 lambda x, y: self._paper_shown(lambda: upright(shown.flipped), x, y))
             differs = twin_not_shown(self.bank, p, lum, differs)
             reading = self._hue_shown(frame, pose, match, differs) or reading
-        if reading.status == "uncertain" and not sliding and p.difference_check:
+        if reading.status == "uncertain" and looks and p.difference_check:
             named = indices_read(observed(), match, self.bank, p, overlying())
             named = twin_not_shown(self.bank, p, observed(), named)
             reading = self._hue_shown(frame, pose, match, named) or reading
-        if reading.status == "uncertain" and not sliding and over:
+        if reading.status == "uncertain" and looks and over:
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:
             reading = self._glare_confirmed(observed(), upright(match.flipped), reading)
-        if reading.status == "uncertain" and nudge and not sliding and self.nudge_poses:
+        if reading.status == "uncertain" and looks and self.nudge_poses:
             reading = self._nudged(frame, pose, over, reading, match.score)
         return reading
 
@@ -531,8 +535,12 @@ class BoardRecognizer(ToneChecks, CardLocator):
         A card located a millimetre or a degree off (an edge along a felt's printed line, a
         side half under a neighbour) matches every face less well and its close rivals' checks
         compare misaligned strokes. The pose is nudged to where the best registered face scores
-        highest (``start``: its score at ``pose``) and the card identified there by every rule;
-        ``reading`` stands unless that reads a card.
+        highest (``start``: its score at ``pose``) and the card identified there by the whole
+        face, its suit-twin decision and their checks (close rivals, corner indices, the ink's
+        tone, a glare's rivals); ``reading`` stands unless that reads a card. The second looks
+        are not made there: the washed-out read took a neighbour's print over a 5 of diamonds
+        half under it for a 6's ink half a pixel from where it had found none (synth-9126
+        bridge, hard pushed, benchmark run 58).
         """
         p = self.params
 
@@ -543,7 +551,7 @@ class BoardRecognizer(ToneChecks, CardLocator):
         moved = nudged_pose(pose, score, start)
         if moved is None:
             return reading
-        again = self._identify(frame, moved, over, nudge=False)
+        again = self._identify(frame, moved, over, nudged=True)
         return again if again.status == "card" else reading
 
     def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:

@@ -3,7 +3,7 @@
 Rules this module keeps:
 
 1. Only a card the whole read left ``uncertain`` is nudged; the pose found is read again by
-   every rule a card is read by (the caller's), nothing is read on the nudge alone.
+   the caller's rules (the whole face and its checks), nothing is read on the nudge alone.
 2. The nudge is a search over the card's centre and angle, each move taken only when the best
    registered face's score over the card rises by :data:`REFINE_MIN_GAIN`, within
    :data:`REFINE_MAX_SHIFT_PX` and :data:`REFINE_MAX_TURN_DEG` of the located pose: a card
