@@ -425,8 +425,6 @@ class BoardRecognizer(ToneChecks, CardLocator):
         """
         p = self.params
         sliding = pose.slack > 0
-        # The second looks at a card the whole face left uncertain (not at a nudged pose).
-        looks = not sliding and not nudged
         vec: F32 | None = None
         if not sliding:
             vec = face_features(self.card_patch(frame, pose), p.red_weight)
@@ -496,6 +494,8 @@ class BoardRecognizer(ToneChecks, CardLocator):
             reading = SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                   match.score, match.margin, match.discriminant,
                                   match.separation)
+        # The second looks at a card the whole face left uncertain (not at a nudged pose).
+        looks = not sliding and not nudged
         if reading.status == "uncertain" and looks and vec is not None and self._many_inks():
             reading = self._tone_read(frame, pose, vec, match, observed) or reading
         if reading.status == "uncertain" and looks and p.washed_check:
