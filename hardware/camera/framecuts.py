@@ -1,0 +1,81 @@
+"""A frame's cards cut upright and the neighbours over them, found once (:class:`FrameCuts`).
+
+Rules this module keeps:
+
+1. What is cut or found is the same pixels for the same frame, pose and side, so it is made
+   once while a frame is read (:meth:`~hardware.camera.recognizer.BoardRecognizer.read` empties
+   the caches before and after) and handed out read-only; outside a frame's read nothing is
+   kept.
+2. Part of :class:`~hardware.camera.recognizer.BoardRecognizer`, kept here by job.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from hardware.camera.facebank import STORED_PATCH_SIZE
+from hardware.camera.locator import CardLocator, CardPose
+from hardware.camera.partial import neighbours_over
+from hardware.camera.readings import Image
+
+__all__ = ["NEIGHBOUR_GROW_PX", "FrameCuts"]
+
+#: A neighbour's quad is grown by this (canonical px) where it is taken to overlap a card
+#: (:meth:`FrameCuts._neighbours_over`): the fitted edges' error and the 3x3 blur (1.5),
+#: and the shadow a card lying over another casts on it (about 2 mm more). Ink there may be
+#: the neighbour's edge or shadow: a 7 of hearts beneath a jack was read as the 8 from ink
+#: found only along the jack's shadow (GNOME atlasnye-skat bridge, overlap hard, tuning seed
+#: 5201031), with 1.5.
+NEIGHBOUR_GROW_PX = 4.0
+
+
+class FrameCuts(CardLocator):
+    """A frame's upright cuts (:meth:`_upright`) and overlaps (:meth:`_neighbours_over`)."""
+
+    #: The frame's canonical grey view while it is read (None outside a read).
+    _grey: Image | None
+    #: This frame's located cards.
+    _poses: list[CardPose | None]
+    _cuts: dict[tuple[CardPose, bool], Image]
+    _cut_from: Image | None
+    _overs: dict[tuple[CardPose, bool], Image | None]
+
+    def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:
+        """Return the card at ``pose`` cut at the stored faces' size, turned upright.
+
+        Cut once per frame, pose and side (read-only): a read's checks ask for it several
+        times (the tone checks and the hue check as well as :meth:`_identify`'s own), and the
+        same pose cuts the same pixels. Kept only during a frame's read (:meth:`read`).
+        """
+        reading = self._grey is not None
+        if reading and frame is not self._cut_from:
+            self._cuts, self._cut_from = {}, frame
+        cut = self._cuts.get((pose, flipped)) if reading else None
+        if cut is None:
+            patch = self.card_patch(frame, pose, STORED_PATCH_SIZE)
+            cut = np.asarray(cv2.rotate(patch, cv2.ROTATE_180), np.uint8) if flipped else patch
+            cut.setflags(write=False)
+            if reading:
+                self._cuts[(pose, flipped)] = cut
+        return cut
+
+    def _neighbours_over(self, pose: CardPose, flipped: bool) -> Image | None:
+        """Where another located card overlaps the card at ``pose`` (stored size, upright).
+
+        Either card may lie on top; where a neighbour may, the print seen can be the
+        neighbour's (its index over our corner), so the washed-out read takes no ink found
+        only there for the card's own. None when no located card overlaps it. Found once per
+        frame, pose and side (read-only; a read's checks ask several times).
+        """
+        key = (pose, flipped)
+        if self._grey is not None and key in self._overs:
+            return self._overs[key]
+        others = [self._quad(o, grow=NEIGHBOUR_GROW_PX) for o in self._poses
+                  if o is not None and o.slot != pose.slot]
+        found = neighbours_over(self._quad(pose), others, flipped)
+        if found is not None:
+            found.setflags(write=False)
+        if self._grey is not None:
+            self._overs[key] = found
+        return found
