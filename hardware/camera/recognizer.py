@@ -121,7 +121,7 @@ WARM_UNTIL_S = 0.004
 MATCH_UNTIL_S = 0.008
 
 
-class BoardRecognizer(ToneChecks, FrameCuts):
+class BoardRecognizer(FrameCuts, ToneChecks):
     """Reads the board slots (status, card, confidence) from frames of a calibrated camera.
 
     :param bank: the registered faces of the deck in use.
