@@ -179,9 +179,11 @@ class BoardRecognizer(FrameCuts, ToneChecks):
         self._cut_from: Image | None = None
         #: This frame's :meth:`_neighbours_over` answers, by pose and side.
         self._overs: dict[tuple[CardPose, bool], Image | None] = {}
-        #: A card left uncertain is read again at its pose nudged to its best face's best fit
-        #: (:meth:`_nudged`; off: as before benchmark run 58).
-        self.nudge_poses = True
+        #: Read a card left uncertain again at its pose nudged to its best face's best fit
+        #: (:meth:`_nudged`, benchmark run 58). Off: on unseen designs (benchmark run 60) it
+        #: read a 5 of spades as the club at a nudged pose, where the located pose had left
+        #: the two undecided; a confident wrong read costs more than the few cards it adds.
+        self.nudge_poses = False
 
     def read(self, frame: Image) -> BoardReading:
         """Read all slots of ``frame`` (BGR, the calibrated camera's size).
