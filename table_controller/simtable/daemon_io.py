@@ -240,7 +240,7 @@ async def open_daemon_session(
     await client.start()
     io = DaemonIO(rig, console, pace=pace)
     driver = DaemonDriver(io, client, on_event=on_event)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while not driver.prompt and time.monotonic() < deadline:
         await driver.wait(0.5)
     return io, driver, console, client

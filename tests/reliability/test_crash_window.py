@@ -23,7 +23,7 @@ from tests.reliability.counts import COUNTS
 
 def crash_window(attempts: int, seed: int) -> None:
     rep = run_crash_window(attempts, seed=seed, min_delay=0.001, max_delay=0.0035,
-                           time_budget=attempts * 3.0)
+                           time_budget=attempts * 120.0)
     print(json.dumps(rep.to_dict()))
     COUNTS["card-read kills"] += rep.attempts
     COUNTS["card reads lost at a kill"] += len(rep.lost)

@@ -73,13 +73,13 @@ def assert_kills_survived(r: SoakReport) -> None:
 
 
 def test_serial_faults_short() -> None:
-    r = soak(hands=2, seed=11, link_fault_rate=0.4, unplug_rate=0.05, time_budget=40)
+    r = soak(hands=2, seed=11, link_fault_rate=0.4, unplug_rate=0.05, time_budget=300)
     assert_clean(r, 2)
     assert_faults_shown(r)
 
 
 def test_kill_9_short() -> None:
-    r = soak(hands=2, seed=5, kill_rate=0.06, quiet_kill_share=0.5, time_budget=40)
+    r = soak(hands=2, seed=5, kill_rate=0.06, quiet_kill_share=0.5, time_budget=300)
     assert_clean(r, 2)
     assert_kills_survived(r)
 

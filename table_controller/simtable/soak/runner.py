@@ -274,7 +274,7 @@ class _Run:
         assert self.driver is not None and self.io is not None
         if str(prompt_step(handled).get("kind")) not in SHOE_STEPS:
             return
-        end = time.monotonic() + 2.0
+        end = time.monotonic() + 30.0
         while time.monotonic() < end:
             if self.driver.prompt.get("id") != handled.get("id"):
                 return
