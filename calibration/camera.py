@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.faces import FaceCapture as FaceCapture  # re-exported: its old home
+from hardware.camera.finetwins import FineFaces, fine_grey
 from hardware.camera.geometry import (
     BoardGeometry,
     card_mm_for_aspect,
@@ -86,6 +87,10 @@ class CameraProfile:
     :param board_reference: the empty board at calibration, in the recogniser's canonical view
         (BGR): a felt's print (slot boxes, lines, a logo) is told from cards against it. None
         for profiles written before it was kept (the felt is then taken as plain).
+    :param fine_faces: card -> the registered face's luminance at the resolution it was
+        registered at (:class:`~hardware.camera.finetwins.FineFaces`), when registered from
+        face images; None for faces captured by the camera and for profiles loaded from a
+        file (not stored there): suit twins are then decided on the stored patches alone.
     """
 
     image_size: tuple[int, int]
@@ -98,13 +103,15 @@ class CameraProfile:
     source: str
     felt_channel: FeltChannel = "green"
     board_reference: Image | None = None
+    fine_faces: Mapping[Card, Image] | None = None
 
     def recognizer(self, params: RecognizerParams | None = None) -> BoardRecognizer:
         """Build a :class:`BoardRecognizer` for this camera and deck."""
         p = params or RecognizerParams()
+        fine = None if self.fine_faces is None else FineFaces(self.fine_faces)
         return BoardRecognizer(
-            self.world_to_image, self.geometry, FaceBank(self.patches, p), self.felt_ratio, p,
-            self.felt_channel, self.board_reference,
+            self.world_to_image, self.geometry, FaceBank(self.patches, p, fine),
+            self.felt_ratio, p, self.felt_channel, self.board_reference,
         )
 
     def face_capture(self, slot: int = 2) -> FaceCapture:
@@ -304,7 +311,7 @@ def calibrate_camera(
     return CameraProfile(
         image_size=size, geometry=geo, board_corners_px=board, world_to_image=homography,
         felt_ratio=ratio, felt_channel=channel, design=design, patches=patches, source=source,
-        board_reference=reference,
+        board_reference=reference, fine_faces={c: fine_grey(faces[c]) for c in FULL_DECK},
     )
 
 

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
+from hardware.camera.finetwins import FineFaces
 from hardware.camera.index import IndexBank, IndexRead
 from hardware.camera.indexonly import IndexOnly
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
@@ -116,9 +117,14 @@ class FaceBank:
     """The registered faces of the deck in use, as matching features (both orientations).
 
     :param patches: card -> BGR patch of ``STORED_PATCH_SIZE`` (what the profile file stores).
+    :param fine: the faces at the resolution they were registered at, where known
+        (:class:`~hardware.camera.finetwins.FineFaces`: suit twins the stored faces leave
+        undecided are compared on the frame's corner indices, :func:`decide_twin`).
     """
 
-    def __init__(self, patches: Mapping[Card, Image], params: RecognizerParams) -> None:
+    def __init__(self, patches: Mapping[Card, Image], params: RecognizerParams,
+                 fine: FineFaces | None = None) -> None:
+        self.fine = fine
         missing = [c.code for c in FULL_DECK if c not in patches]
         if missing:
             raise CalibrationError(f"face bank lacks {len(missing)} cards: {' '.join(missing)}")
@@ -233,7 +239,7 @@ class FaceBank:
     @classmethod
     def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
         """Build from full-resolution BGRA faces (``calibration.faces.load_face_folder``)."""
-        return cls({c: face_patch(f) for c, f in faces.items()}, params)
+        return cls({c: face_patch(f) for c, f in faces.items()}, params, FineFaces(faces))
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,9 +324,34 @@ def decide_twin(
     ``card`` and ``second`` swapped when the twin is read) and how far the observation leaned,
     or None: the two stay undecided.
 
+    Left undecided so, the pair is compared on the corner indices at the frame's own
+    resolution where the bank has its faces so (``bank.fine``,
+    :meth:`~hardware.camera.finetwins.FineFaces.decide`), unless the stored faces' sharp
+    comparison leans the other way by ``twin_veto_position``.
+
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
     """
+    decided = _stored_twin(observed, match, bank, params)
+    if decided is not None or bank.fine is None:
+        return decided
+    assert match.second is not None
+    sign, lean = bank.fine.decide(observed, match.card, match.second)
+    if sign == 0 or sign * pair_check(observed, bank.luminance(match.card), bank.luminance(
+            match.second)).position < params.twin_veto_position:
+        return None
+    if sign > 0:
+        return match, lean
+    if match.score - match.margin < params.min_score:
+        return None
+    return replace(match, card=match.second, second=match.card,
+                   score=match.score - match.margin), lean
+
+
+def _stored_twin(
+    observed: F32, match: Match, bank: FaceBank, params: RecognizerParams
+) -> tuple[Match, float] | None:
+    """:func:`decide_twin` on the stored faces (the sharp, then the blurred comparison)."""
     assert match.second is not None
     p = params
     best, twin = bank.luminance(match.card), bank.luminance(match.second)
@@ -411,7 +442,6 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
         blurred = check
     return (blurred.position < p.twin_blur_veto_position
             or blurred.worst_half < p.twin_blur_veto_half)
-
 
 
 def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:

@@ -475,7 +475,7 @@ class BoardRecognizer(FrameCuts, ToneChecks):
         def observed() -> F32:
             """Return the observation's luminance at the stored size, upright (once)."""
             if not seen:
-                seen.append(observed_luminance(upright(match.flipped)))
+                seen.append(self._observed(frame, pose, match.flipped))
             return seen[0]
 
         def overlying() -> Image | None:
@@ -513,7 +513,7 @@ class BoardRecognizer(FrameCuts, ToneChecks):
                 suit = self.tones.suit_by_tone(upright(match.flipped), match.card.rank)
                 shown = in_suit(match, vec, suit, self.bank, p)
                 if shown.flipped != match.flipped:
-                    lum = observed_luminance(upright(shown.flipped))
+                    lum = self._observed(frame, pose, shown.flipped)
             differs = read_by_difference(
                 lum, shown, self.bank, p,
                 lambda x, y: self._paper_shown(lambda: upright(shown.flipped), x, y))
