@@ -33,7 +33,6 @@ from hardware.camera.facebank import (
     decide,
     face_features,
     face_patch,
-    read_washed_out,
     suit_twins,
 )
 from hardware.camera.fallback import glare_lifted, indices_read, twin_not_shown
@@ -75,6 +74,7 @@ from hardware.camera.sides import SHADOW_CLEAR_PX, beside_only, shadow_offset
 from hardware.camera.suits import observed_luminance
 from hardware.camera.tonechecks import ToneChecks
 from hardware.camera.warmup import FaceWarmer
+from hardware.camera.washedout import read_washed_out
 
 __all__ = [
     "CANON_MARGIN_MM", "CANON_PX_PER_MM", "COLOURED_FELT_FRACTION", "FELT_CHANNELS",
