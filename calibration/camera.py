@@ -88,9 +88,10 @@ class CameraProfile:
         (BGR): a felt's print (slot boxes, lines, a logo) is told from cards against it. None
         for profiles written before it was kept (the felt is then taken as plain).
     :param fine_faces: card -> the registered face's luminance at the resolution it was
-        registered at (:class:`~hardware.camera.finetwins.FineFaces`), when registered from
-        face images; None for faces captured by the camera and for profiles loaded from a
-        file (not stored there): suit twins are then decided on the stored patches alone.
+        registered at (:class:`~hardware.camera.finetwins.FineFaces`; stored in the faces
+        file as ``fine_<code>``), when registered from face images; None for faces captured
+        by the camera and for profiles written before they were kept: suit twins are then
+        decided on the stored patches alone.
     """
 
     image_size: tuple[int, int]
@@ -381,13 +382,18 @@ def faces_path(profile_path: Path) -> Path:
 
 #: Key of the empty board's canonical view in the faces file (beside the 52 card codes).
 BOARD_REFERENCE_KEY = "board_reference"
+#: Prefix of the keys of the faces at their registered resolution (``fine_`` + card code).
+FINE_PREFIX = "fine_"
 
 
-def _patches_bytes(patches: Mapping[Card, Image], reference: Image | None = None) -> bytes:
+def _patches_bytes(patches: Mapping[Card, Image], reference: Image | None = None,
+                   fine: Mapping[Card, Image] | None = None) -> bytes:
     buf = io.BytesIO()
     arrays: dict[str, Any] = {c.code: np.ascontiguousarray(patches[c]) for c in FULL_DECK}
     if reference is not None:
         arrays[BOARD_REFERENCE_KEY] = np.ascontiguousarray(reference)
+    for card, grey in (fine or {}).items():
+        arrays[FINE_PREFIX + card.code] = np.ascontiguousarray(grey)
     np.savez_compressed(buf, **arrays)
     return buf.getvalue()
 
@@ -395,7 +401,7 @@ def _patches_bytes(patches: Mapping[Card, Image], reference: Image | None = None
 def save_profile(profile: CameraProfile, path: str | Path) -> Path:
     """Write the profile JSON at ``path`` and its faces beside it; returns the faces path."""
     p = Path(path)
-    data = _patches_bytes(profile.patches, profile.board_reference)
+    data = _patches_bytes(profile.patches, profile.board_reference, profile.fine_faces)
     fp = faces_path(p)
     fp.write_bytes(data)
     geo = profile.geometry
@@ -525,11 +531,11 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
     data = fp.read_bytes()
     if hashlib.sha256(data).hexdigest() != doc["faces_sha256"]:
         raise CalibrationError(f"faces file {fp.name!r} does not match faces_sha256 (changed?)")
-    patches, reference = _load_patches(data, fp.name)
+    patches, reference, fine = _load_patches(data, fp.name)
     profile = CameraProfile(
         image_size=size, geometry=geometry, board_corners_px=corners, world_to_image=homography,
         felt_ratio=felt, felt_channel=channel, design=doc["design"], patches=patches,
-        source=doc["source"], board_reference=reference,
+        source=doc["source"], board_reference=reference, fine_faces=fine,
     )
     if reference is not None:
         try:
@@ -548,8 +554,10 @@ def _felt_channel(value: object) -> FeltChannel:
     )
 
 
-def _load_patches(data: bytes, name: str) -> tuple[dict[Card, Image], Image | None]:
-    """Return the 52 patches of a faces file, and the empty board's canonical view if any."""
+def _load_patches(
+    data: bytes, name: str
+) -> tuple[dict[Card, Image], Image | None, dict[Card, Image] | None]:
+    """Return a faces file's 52 patches, board reference and fine faces (each if any)."""
     shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
@@ -563,6 +571,7 @@ def _load_patches(data: bytes, name: str) -> tuple[dict[Card, Image], Image | No
             f"faces file {name!r}: {BOARD_REFERENCE_KEY} has shape {reference.shape} "
             f"{reference.dtype}, expected a BGR uint8 image"
         )
+    fine = _load_fine(arrays, name)
     for key, arr in arrays.items():
         try:
             card = Card.parse(key)
@@ -577,7 +586,31 @@ def _load_patches(data: bytes, name: str) -> tuple[dict[Card, Image], Image | No
     missing = [c.code for c in FULL_DECK if c not in patches]
     if missing:
         raise CalibrationError(f"faces file {name!r} lacks {' '.join(missing)}")
-    return patches, reference
+    return patches, reference, fine
+
+
+def _load_fine(arrays: dict[str, Image], name: str) -> dict[Card, Image] | None:
+    """Take the ``fine_<code>`` arrays out of ``arrays``: all 52 grey faces, or None if none."""
+    keys = [k for k in arrays if k.startswith(FINE_PREFIX)]
+    if not keys:
+        return None
+    fine: dict[Card, Image] = {}
+    for key in keys:
+        arr = arrays.pop(key)
+        try:
+            card = Card.parse(key[len(FINE_PREFIX):])
+        except CardError:
+            raise CalibrationError(f"faces file {name!r}: {key!r} is not a card") from None
+        if arr.ndim != 2 or arr.dtype != np.uint8:
+            raise CalibrationError(
+                f"faces file {name!r}: {key} has shape {arr.shape} {arr.dtype}, "
+                "expected a grey uint8 image"
+            )
+        fine[card] = arr
+    missing = [c.code for c in FULL_DECK if c not in fine]
+    if missing:
+        raise CalibrationError(f"faces file {name!r} lacks fine faces {' '.join(missing)}")
+    return fine
 
 
 def draw_preview(image: Image, profile: CameraProfile) -> Image:
