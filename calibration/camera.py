@@ -18,7 +18,6 @@ Rules this module keeps:
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 from collections.abc import Mapping
@@ -31,6 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.faces import FaceCapture as FaceCapture  # re-exported: its old home
+from calibration.facesfile import BOARD_REFERENCE_KEY as BOARD_REFERENCE_KEY  # re-exported
+from calibration.facesfile import FINE_PREFIX as FINE_PREFIX  # re-exported
+from calibration.facesfile import load_patches, patches_bytes
 from hardware.camera.finetwins import FineFaces, fine_grey
 from hardware.camera.geometry import (
     BoardGeometry,
@@ -40,7 +42,6 @@ from hardware.camera.geometry import (
 )
 from hardware.camera.recognizer import (
     FELT_CHANNELS,
-    STORED_PATCH_SIZE,
     BoardRecognizer,
     CardLocator,
     FaceBank,
@@ -48,7 +49,7 @@ from hardware.camera.recognizer import (
     RecognizerParams,
     face_patch,
 )
-from table_controller.engine.cards import FULL_DECK, Card, CardError
+from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import CalibrationError
 
 Image = npt.NDArray[np.uint8]
@@ -380,28 +381,10 @@ def faces_path(profile_path: Path) -> Path:
     return profile_path.with_name(profile_path.stem + ".faces.npz")
 
 
-#: Key of the empty board's canonical view in the faces file (beside the 52 card codes).
-BOARD_REFERENCE_KEY = "board_reference"
-#: Prefix of the keys of the faces at their registered resolution (``fine_`` + card code).
-FINE_PREFIX = "fine_"
-
-
-def _patches_bytes(patches: Mapping[Card, Image], reference: Image | None = None,
-                   fine: Mapping[Card, Image] | None = None) -> bytes:
-    buf = io.BytesIO()
-    arrays: dict[str, Any] = {c.code: np.ascontiguousarray(patches[c]) for c in FULL_DECK}
-    if reference is not None:
-        arrays[BOARD_REFERENCE_KEY] = np.ascontiguousarray(reference)
-    for card, grey in (fine or {}).items():
-        arrays[FINE_PREFIX + card.code] = np.ascontiguousarray(grey)
-    np.savez_compressed(buf, **arrays)
-    return buf.getvalue()
-
-
 def save_profile(profile: CameraProfile, path: str | Path) -> Path:
     """Write the profile JSON at ``path`` and its faces beside it; returns the faces path."""
     p = Path(path)
-    data = _patches_bytes(profile.patches, profile.board_reference, profile.fine_faces)
+    data = patches_bytes(profile.patches, profile.board_reference, profile.fine_faces)
     fp = faces_path(p)
     fp.write_bytes(data)
     geo = profile.geometry
@@ -531,7 +514,7 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
     data = fp.read_bytes()
     if hashlib.sha256(data).hexdigest() != doc["faces_sha256"]:
         raise CalibrationError(f"faces file {fp.name!r} does not match faces_sha256 (changed?)")
-    patches, reference, fine = _load_patches(data, fp.name)
+    patches, reference, fine = load_patches(data, fp.name)
     profile = CameraProfile(
         image_size=size, geometry=geometry, board_corners_px=corners, world_to_image=homography,
         felt_ratio=felt, felt_channel=channel, design=doc["design"], patches=patches,
@@ -552,65 +535,6 @@ def _felt_channel(value: object) -> FeltChannel:
     raise CalibrationError(
         f"camera profile: felt_channel must be one of {', '.join(FELT_CHANNELS)}, got {value!r}"
     )
-
-
-def _load_patches(
-    data: bytes, name: str
-) -> tuple[dict[Card, Image], Image | None, dict[Card, Image] | None]:
-    """Return a faces file's 52 patches, board reference and fine faces (each if any)."""
-    shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            arrays = {k: np.asarray(npz[k]) for k in npz.files}
-    except (OSError, ValueError) as exc:
-        raise CalibrationError(f"faces file {name!r} is not a valid .npz: {exc}") from None
-    patches: dict[Card, Image] = {}
-    reference = arrays.pop(BOARD_REFERENCE_KEY, None)
-    if reference is not None and (reference.ndim != 3 or reference.dtype != np.uint8):
-        raise CalibrationError(
-            f"faces file {name!r}: {BOARD_REFERENCE_KEY} has shape {reference.shape} "
-            f"{reference.dtype}, expected a BGR uint8 image"
-        )
-    fine = _load_fine(arrays, name)
-    for key, arr in arrays.items():
-        try:
-            card = Card.parse(key)
-        except CardError:
-            raise CalibrationError(f"faces file {name!r}: {key!r} is not a card") from None
-        if arr.shape != shape or arr.dtype != np.uint8:
-            raise CalibrationError(
-                f"faces file {name!r}: {key} has shape {arr.shape} {arr.dtype}, "
-                f"expected {shape} uint8"
-            )
-        patches[card] = arr
-    missing = [c.code for c in FULL_DECK if c not in patches]
-    if missing:
-        raise CalibrationError(f"faces file {name!r} lacks {' '.join(missing)}")
-    return patches, reference, fine
-
-
-def _load_fine(arrays: dict[str, Image], name: str) -> dict[Card, Image] | None:
-    """Take the ``fine_<code>`` arrays out of ``arrays``: all 52 grey faces, or None if none."""
-    keys = [k for k in arrays if k.startswith(FINE_PREFIX)]
-    if not keys:
-        return None
-    fine: dict[Card, Image] = {}
-    for key in keys:
-        arr = arrays.pop(key)
-        try:
-            card = Card.parse(key[len(FINE_PREFIX):])
-        except CardError:
-            raise CalibrationError(f"faces file {name!r}: {key!r} is not a card") from None
-        if arr.ndim != 2 or arr.dtype != np.uint8:
-            raise CalibrationError(
-                f"faces file {name!r}: {key} has shape {arr.shape} {arr.dtype}, "
-                "expected a grey uint8 image"
-            )
-        fine[card] = arr
-    missing = [c.code for c in FULL_DECK if c not in fine]
-    if missing:
-        raise CalibrationError(f"faces file {name!r} lacks fine faces {' '.join(missing)}")
-    return fine
 
 
 def draw_preview(image: Image, profile: CameraProfile) -> Image:
