@@ -18,7 +18,6 @@ Rules this module keeps:
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 from collections.abc import Mapping
@@ -31,6 +30,10 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.faces import FaceCapture as FaceCapture  # re-exported: its old home
+from calibration.facesfile import BOARD_REFERENCE_KEY as BOARD_REFERENCE_KEY  # re-exported
+from calibration.facesfile import FINE_PREFIX as FINE_PREFIX  # re-exported
+from calibration.facesfile import load_patches, patches_bytes
+from hardware.camera.finetwins import FineFaces, fine_grey
 from hardware.camera.geometry import (
     BoardGeometry,
     card_mm_for_aspect,
@@ -39,7 +42,6 @@ from hardware.camera.geometry import (
 )
 from hardware.camera.recognizer import (
     FELT_CHANNELS,
-    STORED_PATCH_SIZE,
     BoardRecognizer,
     CardLocator,
     FaceBank,
@@ -47,7 +49,7 @@ from hardware.camera.recognizer import (
     RecognizerParams,
     face_patch,
 )
-from table_controller.engine.cards import FULL_DECK, Card, CardError
+from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import CalibrationError
 
 Image = npt.NDArray[np.uint8]
@@ -86,6 +88,11 @@ class CameraProfile:
     :param board_reference: the empty board at calibration, in the recogniser's canonical view
         (BGR): a felt's print (slot boxes, lines, a logo) is told from cards against it. None
         for profiles written before it was kept (the felt is then taken as plain).
+    :param fine_faces: card -> the registered face's luminance at the resolution it was
+        registered at (:class:`~hardware.camera.finetwins.FineFaces`; stored in the faces
+        file as ``fine_<code>``), when registered from face images; None for faces captured
+        by the camera and for profiles written before they were kept: suit twins are then
+        decided on the stored patches alone.
     """
 
     image_size: tuple[int, int]
@@ -98,13 +105,15 @@ class CameraProfile:
     source: str
     felt_channel: FeltChannel = "green"
     board_reference: Image | None = None
+    fine_faces: Mapping[Card, Image] | None = None
 
     def recognizer(self, params: RecognizerParams | None = None) -> BoardRecognizer:
         """Build a :class:`BoardRecognizer` for this camera and deck."""
         p = params or RecognizerParams()
+        fine = None if self.fine_faces is None else FineFaces(self.fine_faces)
         return BoardRecognizer(
-            self.world_to_image, self.geometry, FaceBank(self.patches, p), self.felt_ratio, p,
-            self.felt_channel, self.board_reference,
+            self.world_to_image, self.geometry, FaceBank(self.patches, p, fine),
+            self.felt_ratio, p, self.felt_channel, self.board_reference,
         )
 
     def face_capture(self, slot: int = 2) -> FaceCapture:
@@ -304,7 +313,7 @@ def calibrate_camera(
     return CameraProfile(
         image_size=size, geometry=geo, board_corners_px=board, world_to_image=homography,
         felt_ratio=ratio, felt_channel=channel, design=design, patches=patches, source=source,
-        board_reference=reference,
+        board_reference=reference, fine_faces={c: fine_grey(faces[c]) for c in FULL_DECK},
     )
 
 
@@ -372,23 +381,10 @@ def faces_path(profile_path: Path) -> Path:
     return profile_path.with_name(profile_path.stem + ".faces.npz")
 
 
-#: Key of the empty board's canonical view in the faces file (beside the 52 card codes).
-BOARD_REFERENCE_KEY = "board_reference"
-
-
-def _patches_bytes(patches: Mapping[Card, Image], reference: Image | None = None) -> bytes:
-    buf = io.BytesIO()
-    arrays: dict[str, Any] = {c.code: np.ascontiguousarray(patches[c]) for c in FULL_DECK}
-    if reference is not None:
-        arrays[BOARD_REFERENCE_KEY] = np.ascontiguousarray(reference)
-    np.savez_compressed(buf, **arrays)
-    return buf.getvalue()
-
-
 def save_profile(profile: CameraProfile, path: str | Path) -> Path:
     """Write the profile JSON at ``path`` and its faces beside it; returns the faces path."""
     p = Path(path)
-    data = _patches_bytes(profile.patches, profile.board_reference)
+    data = patches_bytes(profile.patches, profile.board_reference, profile.fine_faces)
     fp = faces_path(p)
     fp.write_bytes(data)
     geo = profile.geometry
@@ -518,11 +514,11 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
     data = fp.read_bytes()
     if hashlib.sha256(data).hexdigest() != doc["faces_sha256"]:
         raise CalibrationError(f"faces file {fp.name!r} does not match faces_sha256 (changed?)")
-    patches, reference = _load_patches(data, fp.name)
+    patches, reference, fine = load_patches(data, fp.name)
     profile = CameraProfile(
         image_size=size, geometry=geometry, board_corners_px=corners, world_to_image=homography,
         felt_ratio=felt, felt_channel=channel, design=doc["design"], patches=patches,
-        source=doc["source"], board_reference=reference,
+        source=doc["source"], board_reference=reference, fine_faces=fine,
     )
     if reference is not None:
         try:
@@ -539,38 +535,6 @@ def _felt_channel(value: object) -> FeltChannel:
     raise CalibrationError(
         f"camera profile: felt_channel must be one of {', '.join(FELT_CHANNELS)}, got {value!r}"
     )
-
-
-def _load_patches(data: bytes, name: str) -> tuple[dict[Card, Image], Image | None]:
-    """Return the 52 patches of a faces file, and the empty board's canonical view if any."""
-    shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0], 3)
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            arrays = {k: np.asarray(npz[k]) for k in npz.files}
-    except (OSError, ValueError) as exc:
-        raise CalibrationError(f"faces file {name!r} is not a valid .npz: {exc}") from None
-    patches: dict[Card, Image] = {}
-    reference = arrays.pop(BOARD_REFERENCE_KEY, None)
-    if reference is not None and (reference.ndim != 3 or reference.dtype != np.uint8):
-        raise CalibrationError(
-            f"faces file {name!r}: {BOARD_REFERENCE_KEY} has shape {reference.shape} "
-            f"{reference.dtype}, expected a BGR uint8 image"
-        )
-    for key, arr in arrays.items():
-        try:
-            card = Card.parse(key)
-        except CardError:
-            raise CalibrationError(f"faces file {name!r}: {key!r} is not a card") from None
-        if arr.shape != shape or arr.dtype != np.uint8:
-            raise CalibrationError(
-                f"faces file {name!r}: {key} has shape {arr.shape} {arr.dtype}, "
-                f"expected {shape} uint8"
-            )
-        patches[card] = arr
-    missing = [c.code for c in FULL_DECK if c not in patches]
-    if missing:
-        raise CalibrationError(f"faces file {name!r} lacks {' '.join(missing)}")
-    return patches, reference
 
 
 def draw_preview(image: Image, profile: CameraProfile) -> Image:

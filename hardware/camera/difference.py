@@ -75,7 +75,7 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     positions are antisymmetric (the rival's lean against X is minus X's against it), so two
     candidates cannot both pass; after the best card and the close card each refused one
     lost to most, the other close cards that may be read are tried, best first. Reported as
-    :func:`read_washed_out` does: separation and
+    :func:`~hardware.camera.washedout.read_washed_out` does: separation and
     discriminant 0 (never read beside a hand), half the confidence.
 
     For a rival told apart by the corners alone (an index-only pair) whose region the sharp

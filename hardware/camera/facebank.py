@@ -23,7 +23,8 @@ import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
-from hardware.camera.index import IndexBank, IndexRead
+from hardware.camera.finetwins import FineFaces
+from hardware.camera.index import IndexBank
 from hardware.camera.indexonly import IndexOnly
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
 from hardware.camera.suits import (
@@ -116,9 +117,14 @@ class FaceBank:
     """The registered faces of the deck in use, as matching features (both orientations).
 
     :param patches: card -> BGR patch of ``STORED_PATCH_SIZE`` (what the profile file stores).
+    :param fine: the faces at the resolution they were registered at, where known
+        (:class:`~hardware.camera.finetwins.FineFaces`: suit twins the stored faces leave
+        undecided are compared on the frame's corner indices, :func:`decide_twin`).
     """
 
-    def __init__(self, patches: Mapping[Card, Image], params: RecognizerParams) -> None:
+    def __init__(self, patches: Mapping[Card, Image], params: RecognizerParams,
+                 fine: FineFaces | None = None) -> None:
+        self.fine = fine
         missing = [c.code for c in FULL_DECK if c not in patches]
         if missing:
             raise CalibrationError(f"face bank lacks {len(missing)} cards: {' '.join(missing)}")
@@ -233,7 +239,7 @@ class FaceBank:
     @classmethod
     def from_faces(cls, faces: Mapping[Card, Image], params: RecognizerParams) -> FaceBank:
         """Build from full-resolution BGRA faces (``calibration.faces.load_face_folder``)."""
-        return cls({c: face_patch(f) for c, f in faces.items()}, params)
+        return cls({c: face_patch(f) for c, f in faces.items()}, params, FineFaces(faces))
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,9 +324,34 @@ def decide_twin(
     ``card`` and ``second`` swapped when the twin is read) and how far the observation leaned,
     or None: the two stay undecided.
 
+    Left undecided so, the pair is compared on the corner indices at the frame's own
+    resolution where the bank has its faces so (``bank.fine``,
+    :meth:`~hardware.camera.finetwins.FineFaces.decide`), unless the stored faces' sharp
+    comparison leans the other way by ``twin_veto_position``.
+
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
     """
+    decided = _stored_twin(observed, match, bank, params)
+    if decided is not None or bank.fine is None:
+        return decided
+    assert match.second is not None
+    sign, lean = bank.fine.decide(observed, match.card, match.second)
+    if sign == 0 or sign * pair_check(observed, bank.luminance(match.card), bank.luminance(
+            match.second)).position < params.twin_veto_position:
+        return None
+    if sign > 0:
+        return match, lean
+    if match.score - match.margin < params.min_score:
+        return None
+    return replace(match, card=match.second, second=match.card,
+                   score=match.score - match.margin), lean
+
+
+def _stored_twin(
+    observed: F32, match: Match, bank: FaceBank, params: RecognizerParams
+) -> tuple[Match, float] | None:
+    """:func:`decide_twin` on the stored faces (the sharp, then the blurred comparison)."""
     assert match.second is not None
     p = params
     best, twin = bank.luminance(match.card), bank.luminance(match.second)
@@ -413,7 +444,6 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
             or blurred.worst_half < p.twin_blur_veto_half)
 
 
-
 def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:
     """Split the cards ``close`` to ``x`` into the rivals to compare it with, and the twin need.
 
@@ -450,96 +480,6 @@ def index_only_refutes(observed: F32, x: Card, y: Card, bank: FaceBank,
         return False
     at_blur = bank.index_only.check(observed, x, y)
     return at_blur.fit >= params.difference_min_fit and at_blur.position < 0.0
-
-
-def read_washed_out(observed: F32, match: Match, bank: FaceBank,
-                    params: RecognizerParams, ignore: Image | None = None) -> SlotReading | None:
-    """Read a card the whole face left uncertain, from the ink each close rival lacks.
-
-    A glare washes pips and strokes out; it never prints one. Of the best card and the best
-    card of another rank or colour (``match.card``, ``match.other``), a candidate X is read
-    when, against every other card among the whole face's :data:`RANKED` best (its suit twin
-    aside) within ``washed_score_gap`` of X's score, :func:`~hardware.camera.suits.ink_check`
-    finds none of the rival's own ink (``rival >= washed_min_rival``) and either X's own ink
-    present in some blob (``own >= washed_min_own``) or X's corner indices leaning towards X
-    against that rival (``washed_min_index``); X's corner indices name no other rank
-    (``index_veto_close``), X scores at least ``min_score``, and a suit twin among those cards
-    is decided for X by :func:`decide_twin` and does not refute X (:func:`twin_refuted`, the
-    veto a whole-face read with its twin close gets). Exactly one candidate must pass; else
-    None.
-
-    :param observed: the observation's luminance, upright
-        (:func:`~hardware.camera.suits.observed_luminance`).
-    :param ignore: where a neighbouring card may lie over or under this one (stored size,
-        upright): X's own ink found only there is no evidence (``ink_check``'s ``ignore``).
-    """
-    p = params
-    scores = dict(zip(match.ranked, match.ranked_scores, strict=True))
-    candidates = [c for c in (match.card, match.other) if c is not None and c in scores]
-    index = bank.index.read(observed)
-    passed: list[tuple[Card, float]] = []
-    for x in candidates:
-        sx = scores[x]
-        if sx < p.min_score:
-            continue
-        # The cheap test first: the corner indices, read once.
-        pos = index.positions(x)
-        others = np.delete(pos.reshape(13, 4), x.rank, axis=0).reshape(-1)
-        known = others[~np.isnan(others)]
-        if known.size and float(known.min()) <= -p.index_veto_close:
-            continue
-        lean = _washed_lean(observed, x, sx, match, scores, bank, index, p, ignore)
-        if lean is None:
-            continue
-        passed.append((x, min(sx, lean)))
-    if len(passed) != 1:
-        return None
-    card, conf = passed[0]
-    return SlotReading("card", card, 0.5 * float(np.clip(conf, 0.0, 1.0)), None, scores[card],
-                       0.0, 0.0, 0.0)
-
-
-def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[Card, float],
-                 bank: FaceBank, index: IndexRead, params: RecognizerParams,
-                 ignore: Image | None = None) -> float | None:
-    """How clearly X shows against its close rivals (None: refuted, or not shown clearly).
-
-    A rival of X's suit twin's suit and another rank is tested on its rank alone (the rival's
-    rank in X's suit), the suit by X's twin: a club's blurred lobes may look like a spade's
-    point, what :func:`decide_twin` is for.
-    """
-    p = params
-    lean = 1.0
-    rivals, twin_needed = _rivals(x, (y for y in match.ranked
-                                      if sx - scores[y] <= p.washed_score_gap))
-    # The closest rival first: the likeliest to refute X (every rival must pass anyway).
-    for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
-        if index_only_refutes(observed, x, y, bank, p):
-            return None
-        ink = ink_check(observed, bank.luminance(x), bank.luminance(y), ignore)
-        if ink.rival < p.washed_min_rival:
-            return None
-        if ink.own >= p.washed_min_own:
-            continue
-        # No own ink of X's found at full strength (washed out, or X has none the rival
-        # lacks: an 8's pips hold a 7's): X's corner indices must lean towards X instead.
-        at = index.position(x, y)
-        if at is None or at < p.washed_min_index:
-            return None
-        lean = min(lean, at)
-    if twin_needed:
-        # The costly test last (it may blur both faces as the observation is).
-        twin = Card(x.rank, next(t for t in range(4) if t != x.suit
-                                 and (t in _RED) == (x.suit in _RED)))
-        st = scores.get(twin, sx - 1.0)
-        decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
-                                                margin=sx - st), bank, p)
-        if decided is None or decided[0].card != x:
-            return None
-        # No more than the whole face's read of X would stand on: the same veto.
-        if twin_refuted(observed, x, twin, bank, p):
-            return None
-    return lean
 
 
 def region_washed_out(observed: F32, card: Card, rival: Card, bank: FaceBank,

@@ -14,10 +14,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from hardware.camera.facebank import STORED_PATCH_SIZE
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank
+from hardware.camera.finetwins import FineView, corners_hidden
 from hardware.camera.locator import CardLocator, CardPose
 from hardware.camera.partial import neighbours_over
-from hardware.camera.readings import Image
+from hardware.camera.readings import F32, Image
+from hardware.camera.suits import observed_luminance
 
 __all__ = ["NEIGHBOUR_GROW_PX", "FrameCuts"]
 
@@ -32,6 +34,8 @@ NEIGHBOUR_GROW_PX = 4.0
 
 class FrameCuts(CardLocator):
     """A frame's upright cuts (:meth:`_upright`) and overlaps (:meth:`_neighbours_over`)."""
+
+    bank: FaceBank
 
     #: The frame's canonical grey view while it is read (None outside a read).
     _grey: Image | None
@@ -79,3 +83,22 @@ class FrameCuts(CardLocator):
         if self._grey is not None:
             self._overs[key] = found
         return found
+
+    def _observed(self, frame: Image, pose: CardPose, flipped: bool) -> F32:
+        """Return the card's luminance at the stored size, upright, noting where it was cut.
+
+        Where the registered faces are kept at their own resolution (``bank.fine``), the
+        frame, the card's corners in it and the corner boxes a neighbour may cover go with the
+        observation (:meth:`~hardware.camera.finetwins.FineFaces.look`): the suit-twin rule
+        may compare the corner indices at the frame's resolution.
+        """
+        lum = observed_luminance(self._upright(frame, pose, flipped))
+        fine = self.bank.fine
+        if fine is not None:
+            quad = cv2.perspectiveTransform(self._quad(pose).reshape(-1, 1, 2),
+                                            self._canon_to_image).reshape(-1, 2)
+            if flipped:
+                quad = np.roll(quad, 2, axis=0)
+            hidden = corners_hidden(self._neighbours_over(pose, flipped))
+            fine.look(lum, FineView(frame, np.asarray(quad, np.float64), hidden))
+        return lum

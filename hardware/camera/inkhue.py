@@ -4,7 +4,7 @@ A glare adds white light and a blur mixes the ink with the paper: either moves t
 colour (against the paper's) towards zero along a straight line, never to another hue. A
 four-colour deck prints its suits in four inks (clubs green, diamonds blue), which the whole
 face's features see only through luminance and redness; under a hard motion blur the washed-out
-and difference reads (:func:`hardware.camera.facebank.read_washed_out`,
+and difference reads (:func:`hardware.camera.washedout.read_washed_out`,
 :func:`~hardware.camera.facebank.read_by_difference`), which compare luminance only, read a
 green club as the blue diamond of its rank (tuning design synth-9103, hard plain scenes).
 

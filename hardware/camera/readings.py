@@ -105,7 +105,7 @@ class RecognizerParams:
     index_veto_close: float = 0.7
     index_close_below: float = 0.2
     #: A card the whole face leaves uncertain is read from the ink its close rivals lack
-    #: (:func:`hardware.camera.facebank.read_washed_out`): a glare washes ink out, never prints
+    #: (:func:`hardware.camera.washedout.read_washed_out`): a glare washes ink out, never prints
     #: it. Rivals within ``washed_score_gap`` of the candidate's score; the candidate's own ink
     #: at ``washed_min_own`` or more in some blob (else its corner indices at
     #: ``washed_min_index`` or more against that rival), no rival's own ink (every blob of it

@@ -33,7 +33,6 @@ from hardware.camera.facebank import (
     decide,
     face_features,
     face_patch,
-    read_washed_out,
     suit_twins,
 )
 from hardware.camera.fallback import glare_lifted, indices_read, twin_not_shown
@@ -75,6 +74,7 @@ from hardware.camera.sides import SHADOW_CLEAR_PX, beside_only, shadow_offset
 from hardware.camera.suits import observed_luminance
 from hardware.camera.tonechecks import ToneChecks
 from hardware.camera.warmup import FaceWarmer
+from hardware.camera.washedout import read_washed_out
 
 __all__ = [
     "CANON_MARGIN_MM", "CANON_PX_PER_MM", "COLOURED_FELT_FRACTION", "FELT_CHANNELS",
@@ -475,7 +475,7 @@ class BoardRecognizer(FrameCuts, ToneChecks):
         def observed() -> F32:
             """Return the observation's luminance at the stored size, upright (once)."""
             if not seen:
-                seen.append(observed_luminance(upright(match.flipped)))
+                seen.append(self._observed(frame, pose, match.flipped))
             return seen[0]
 
         def overlying() -> Image | None:
@@ -513,7 +513,7 @@ class BoardRecognizer(FrameCuts, ToneChecks):
                 suit = self.tones.suit_by_tone(upright(match.flipped), match.card.rank)
                 shown = in_suit(match, vec, suit, self.bank, p)
                 if shown.flipped != match.flipped:
-                    lum = observed_luminance(upright(shown.flipped))
+                    lum = self._observed(frame, pose, shown.flipped)
             differs = read_by_difference(
                 lum, shown, self.bank, p,
                 lambda x, y: self._paper_shown(lambda: upright(shown.flipped), x, y))

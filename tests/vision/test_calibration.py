@@ -106,6 +106,12 @@ def test_profile_round_trip_and_preview(kennard: Faces, tmp_path: Path) -> None:
     # The empty board's canonical view is kept with the faces (a felt's print is told by it).
     assert rig.profile.board_reference is not None and loaded.board_reference is not None
     assert np.array_equal(loaded.board_reference, rig.profile.board_reference)
+    # So are the faces at their registered resolution (suit twins told apart on the frame's
+    # corner indices), and a recogniser built from the file has them.
+    assert rig.profile.fine_faces is not None and loaded.fine_faces is not None
+    assert all(np.array_equal(loaded.fine_faces[c], rig.profile.fine_faces[c])
+               for c in FULL_DECK)
+    assert loaded.recognizer().bank.fine is not None
     preview = draw_preview(S.render(kennard, [], rig.camera, np.random.default_rng(0)).image,
                            loaded)
     assert preview.shape == (1080, 1920, 3)

@@ -15,7 +15,6 @@ from hardware.camera.facebank import (
     face_features,
     face_patch,
     ink_refuted,
-    read_washed_out,
 )
 from hardware.camera.fallback import twin_not_shown
 from hardware.camera.glare import glare_score
@@ -25,6 +24,7 @@ from hardware.camera.suits import (
     ink_check,
     observed_luminance,
 )
+from hardware.camera.washedout import read_washed_out
 from table_controller.engine.cards import FULL_DECK, Card
 
 from .conftest import Faces

@@ -1,0 +1,418 @@
+"""Suit twins told apart on the corner indices at the frame's own resolution.
+
+On a design whose twelve courts share one picture, the king of clubs and the king of spades
+differ only in the small suit symbols of the corner indices. The stored faces
+(:data:`~hardware.camera.facebank.STORED_PATCH_SIZE`, about 1.9 px/mm) draw such a symbol in
+a few pixels, while a camera shows the card at 2.4-3.2 px/mm: the stored faces throw away what
+the frame still resolves. Here the registered faces' corners are kept at the resolution they
+were registered at (:class:`FineFaces`), and an undecided pair is compared where the frame
+shows it (:func:`fine_lean`).
+
+Rules this module keeps:
+
+1. Each corner box (:data:`FINE_BOX` of the card at each of its four corners) is cut from the
+   full-resolution frame at the located pose, at the size the card has in the frame, and the
+   two twins' faces are resized to that same size (``INTER_AREA``).
+2. Each box is aligned on the two twins' mean (the rank glyph and the paper; it favours neither
+   twin) within :data:`SHIFT_PX`, then fitted as ``a * mean + b + c * half_difference``; the
+   blur (a Gaussian, :data:`SIGMAS`) is the one that fits all the corners best together. The
+   lean is ``c / a`` (+1: the first card's face, -1: its twin's), with its standard error from
+   the fit's residual, widened for the residual's spatial correlation.
+3. Only the corners where the twins differ (:data:`MIN_DIFFERENCE_SHARE` of the corner that
+   differs most) count; a corner a neighbour may cover, or that leaves the frame, is not
+   available. The decision (:func:`decide_fine`) asks every available corner to fit well, to
+   lean the same way clearly, and each above its own noise.
+4. Pure: arrays in, a :class:`FineLean` out; caches are bounded.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from hardware.camera.blurmatch import blur_kernel
+from hardware.camera.suits import Blur
+from table_controller.engine.cards import Card
+
+F32 = npt.NDArray[np.float32]
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+
+#: The corner box (fraction of the card's width, of its height) at each corner.
+FINE_BOX = (0.22, 0.3)
+#: The card's own edge (fraction of the width) left out of each box: felt may show there.
+EDGE = 0.02
+#: Largest shift (frame px) searched when aligning a corner box.
+SHIFT_PX = 5
+#: The blurs tried (frame px; :data:`~hardware.camera.suits.Blur`: a Gaussian's sigma after a
+#: straight streak's length at an angle): a coarse grid, then the neighbours of the best at
+#: :data:`BLUR_STEPS`, each step halving. Fitted at half the frame's size on the twins' mean
+#: where the two agree (the rank glyph, the paper), so the choice favours neither.
+BLUR_GRID: tuple[Blur, ...] = tuple(
+    (s, n, a) for s in (0.5, 1.2, 2.0, 3.0) for n in (0, 6, 12)
+    for a in ((0, 45, 90, 135) if n else (0,)))
+BLUR_STEPS = ((0.4, 3, 22), (0.2, 2, 11))
+#: Where the twins differ by at least this (grey levels, at half size) is left out of the fit.
+AGREE_LEVEL = 6.0
+#: How many corner boxes (those where the twins differ most) the blur is fitted on.
+BLUR_CORNERS = 2
+#: Columns (half size) between the boxes laid side by side for the blur's fit: more than the
+#: largest kernel's radius.
+_GAP = 16
+#: A corner counts when the twins' difference there holds at least this share of the energy
+#: of the corner where they differ most.
+MIN_DIFFERENCE_SHARE = 0.25
+#: Where the difference is laid for the placebo leans (fractions of the box: down, right).
+PLACEBO_SHIFTS = tuple((fy, fx) for fy in (-1 / 3, -1 / 6, 0.0, 1 / 6, 1 / 3)
+                       for fx in (-1 / 3, 0.0, 1 / 3) if (fy, fx) != (0.0, 0.0))
+#: Faces resized to a frame's size, kept per (card, size).
+_RESIZED_MAX = 64
+#: Observations whose view is kept (:meth:`FineFaces.look`).
+_VIEWS_MAX = 8
+
+
+@dataclass(frozen=True, slots=True)
+class FineView:
+    """Where a card lies in a frame: the frame, its corners (px) upright, covered corner boxes.
+
+    :param quad: TL, TR, BR, BL of the card turned upright (its top-left index first).
+    :param hidden: per corner box (TL, TR, BL, BR, upright), whether a neighbour may lie
+        over it.
+    """
+
+    frame: Image
+    quad: FloatArray
+    hidden: tuple[bool, bool, bool, bool] = (False, False, False, False)
+
+
+@dataclass(frozen=True, slots=True)
+class CornerLean:
+    """One corner box's comparison: ``lean`` (+1 first card, -1 twin), its noise and fit (R^2)."""
+
+    corner: int
+    lean: float
+    noise: float
+    fit: float
+
+
+@dataclass(frozen=True, slots=True)
+class FineLean:
+    """The corners compared (:func:`fine_lean`) and the blur they were compared at."""
+
+    corners: tuple[CornerLean, ...]
+    blur: Blur
+    #: The corners where the twins differ, available or not.
+    differing: int
+
+
+class FineFaces:
+    """Each registered face's luminance at the resolution it was registered at (read-only).
+
+    :param faces: card -> BGR(A) face as registered (transparent outside the card: white).
+    """
+
+    def __init__(self, faces: Mapping[Card, Image]) -> None:
+        self._grey: dict[Card, Image] = {}
+        for card, face in faces.items():
+            grey = fine_grey(face)
+            grey.setflags(write=False)
+            self._grey[card] = grey
+        self._resized: OrderedDict[tuple[Card, int, int], F32] = OrderedDict()
+        #: Where each recent observation was cut from (:meth:`look`), by the array's identity.
+        self._views: OrderedDict[int, tuple[F32, FineView]] = OrderedDict()
+        #: The last comparisons made, by observation and pair.
+        self._leans: OrderedDict[tuple[int, Card, Card], tuple[F32, FineLean | None]] = (
+            OrderedDict())
+
+    def look(self, observed: F32, view: FineView) -> None:
+        """Note that ``observed`` (a read-only stored-size cut) was cut from ``view``."""
+        self._views[id(observed)] = (observed, view)
+        self._views.move_to_end(id(observed))
+        while len(self._views) > _VIEWS_MAX:
+            self._views.popitem(last=False)
+
+    def decide(self, observed: F32, card: Card, twin: Card) -> tuple[int, float]:
+        """Decide ``card`` (+1) or ``twin`` (-1) on the view ``observed`` was cut from, or 0.
+
+        Also returns the weakest corner's lean towards the card decided (0 when undecided).
+        No view noted for ``observed`` (:meth:`look`): undecided.
+        """
+        seen = self._views.get(id(observed))
+        if seen is None or seen[0] is not observed:
+            return 0, 0.0
+        view = seen[1]
+        key = (id(observed), card, twin)
+        known = self._leans.get(key)
+        if known is not None and known[0] is observed:
+            lean = known[1]
+        else:
+            lean = fine_lean(view.frame, view.quad, card, twin, self, view.hidden)
+            self._leans[key] = (observed, lean)
+            while len(self._leans) > _VIEWS_MAX:
+                self._leans.popitem(last=False)
+        sign = decide_fine(lean)
+        if sign == 0 or lean is None:
+            return 0, 0.0
+        return sign, min(sign * c.lean for c in lean.corners)
+
+    def __contains__(self, card: object) -> bool:
+        return card in self._grey
+
+    def grey(self, card: Card) -> Image:
+        """Return the registered face's luminance (uint8, read-only)."""
+        return self._grey[card]
+
+    def at_size(self, card: Card, size: tuple[int, int]) -> F32:
+        """Return the face resized to ``size`` (width, height), as a frame's pixels would be."""
+        key = (card, size[0], size[1])
+        out = self._resized.get(key)
+        if out is None:
+            out = np.asarray(cv2.resize(self._grey[card].astype(np.float32), size,
+                                        interpolation=cv2.INTER_AREA), np.float32)
+            out.setflags(write=False)
+            self._resized[key] = out
+            if len(self._resized) > _RESIZED_MAX:
+                self._resized.popitem(last=False)
+        else:
+            self._resized.move_to_end(key)
+        return out
+
+
+def corners_hidden(over: Image | None) -> tuple[bool, bool, bool, bool]:
+    """Which corner boxes (TL, TR, BL, BR) of an upright card a mask marks anywhere.
+
+    :param over: where a neighbour may lie over the card, at any size, upright (None: nowhere).
+    """
+    if over is None:
+        return (False, False, False, False)
+    h, w = over.shape[:2]
+    hits = [bool(np.any(over[y:y + bh, x:x + bw])) for x, y, bw, bh in _boxes((w, h), 0)]
+    return (hits[0], hits[1], hits[2], hits[3])
+
+
+def fine_grey(face: Image) -> Image:
+    """Return a registered face's luminance, transparent pixels taken as white paper."""
+    f = face.astype(np.float32)
+    if f.ndim == 2:
+        return np.asarray(np.clip(f + 0.5, 0, 255), np.uint8)
+    alpha = f[..., 3:4] / 255 if f.shape[2] == 4 else np.ones_like(f[..., :1])
+    bgr = f[..., :3] * alpha + 255 * (1 - alpha)
+    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    return np.asarray(np.clip(grey + 0.5, 0, 255), np.uint8)
+
+
+def _boxes(size: tuple[int, int], edge: int | None = None) -> list[tuple[int, int, int, int]]:
+    """Return the four corner boxes (x, y, w, h) of a card of ``size`` px: TL, TR, BL, BR."""
+    w, h = size
+    e = max(1, round(EDGE * w)) if edge is None else edge
+    bw, bh = round(FINE_BOX[0] * w) - e, round(FINE_BOX[1] * h) - e
+    return [(e, e, bw, bh), (w - e - bw, e, bw, bh), (e, h - e - bh, bw, bh),
+            (w - e - bw, h - e - bh, bw, bh)]
+
+
+def _card_to_frame(quad: FloatArray, size: tuple[int, int]) -> FloatArray:
+    """Homography from the upright card's pixels at ``size`` to the frame (pixel centres)."""
+    w, h = size
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - 0.5
+    return np.asarray(cv2.getPerspectiveTransform(src, quad.astype(np.float32)), np.float64)
+
+
+def _cut(frame: Image, to_frame: FloatArray, x: float, y: float, w: int, h: int) -> F32:
+    """Cut the card's box at (x, y) (card px, may be fractional) of ``w`` x ``h`` from the frame.
+
+    Returned as luminance; ``frame`` is BGR or grey.
+    """
+    shift = np.array([[1, 0, x], [0, 1, y], [0, 0, 1]], np.float64)
+    m = to_frame @ shift
+    out = cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+    if out.ndim == 3:
+        out = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
+    return np.asarray(out, np.float32)
+
+
+def _subpixel(r: F32, iy: int, ix: int) -> tuple[float, float]:
+    """Return the peak of ``r`` near (iy, ix), refined by a parabola on each axis."""
+    def vertex(a: float, b: float, c: float) -> float:
+        den = a - 2 * b + c
+        return 0.0 if den >= 0 else float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+
+    h, w = r.shape
+    dx = vertex(float(r[iy, ix - 1]), float(r[iy, ix]), float(r[iy, ix + 1])) \
+        if 0 < ix < w - 1 else 0.0
+    dy = vertex(float(r[iy - 1, ix]), float(r[iy, ix]), float(r[iy + 1, ix])) \
+        if 0 < iy < h - 1 else 0.0
+    return ix + dx, iy + dy
+
+
+def _fit(obs: F32, mean: F32, half: F32) -> tuple[float, float, float]:
+    """Fit ``obs = a mean + b + c half``: the lean ``c / a``, its placebo noise and the fit.
+
+    The noise: the same difference, laid where it is not (shifted by a third of the box
+    either way and a sixth or a third down or up, wrapping round), is fitted on what the
+    model leaves unexplained; the root mean square of those leans is what misfit and the
+    frame's noise make of a difference of that shape here (:data:`PLACEBO_SHIFTS`).
+    """
+    m, d, o = mean.reshape(-1), half.reshape(-1), obs.reshape(-1)
+    x = np.stack([m, np.ones_like(m), d], axis=1).astype(np.float64)
+    coef, *_ = np.linalg.lstsq(x, o.astype(np.float64), rcond=None)
+    a, c = float(coef[0]), float(coef[2])
+    res = o - x @ coef
+    tot = max(float(((o - o.mean()) ** 2).sum()), 1e-6)
+    fit = 1.0 - float(res @ res) / tot
+    if abs(a) < 1e-6:
+        return 0.0, np.inf, fit
+    h, w = half.shape
+    placebo = []
+    r2 = res.reshape(h, w)
+    for fy, fx in PLACEBO_SHIFTS:
+        shifted = np.roll(half, (round(fy * h), round(fx * w)), axis=(0, 1))
+        sd = shifted - shifted.mean()
+        norm = float((sd * sd).sum())
+        if norm > 1e-6:
+            placebo.append(float((r2 * sd).sum()) / norm / a)
+    noise = float(np.sqrt(np.mean(np.square(placebo)))) if placebo else np.inf
+    return c / a, noise, fit
+
+
+def fine_lean(frame: Image, quad: FloatArray, card: Card, twin: Card, faces: FineFaces,
+              hidden: Sequence[bool] = (False, False, False, False)) -> FineLean | None:
+    """Compare the card's corner boxes in the frame with ``card``'s and ``twin``'s faces.
+
+    :param frame: the full-resolution frame (BGR or grey).
+    :param quad: the card's corners in the frame (px), upright card order (TL, TR, BR, BL).
+    :param hidden: per corner box (TL, TR, BL, BR, upright), whether something may lie over it.
+    :returns: None when the faces are not at hand or the twins differ in no corner.
+    """
+    if card not in faces or twin not in faces:
+        return None
+    wf = 0.5 * (np.hypot(*(quad[1] - quad[0])) + np.hypot(*(quad[2] - quad[3])))
+    hf = 0.5 * (np.hypot(*(quad[3] - quad[0])) + np.hypot(*(quad[2] - quad[1])))
+    size = (round(float(wf)), round(float(hf)))
+    if min(size) < 20:
+        return None
+    fa, fb = faces.at_size(card, size), faces.at_size(twin, size)
+    boxes = _boxes(size)
+    energy = []
+    for x, y, w, h in boxes:
+        d = fa[y:y + h, x:x + w] - fb[y:y + h, x:x + w]
+        energy.append(float((d * d).sum()))
+    top = max(energy)
+    if top <= 0:
+        return None
+    differing = [k for k, e in enumerate(energy) if e >= MIN_DIFFERENCE_SHARE * top]
+    fh, fw = frame.shape[:2]
+    to_frame = _card_to_frame(quad, size)
+    inside = np.all((quad >= 0) & (quad <= [fw - 1, fh - 1]))
+    used = [k for k in differing if not hidden[k] and inside]
+    if not used:
+        return FineLean((), (0.0, 0, 0), len(differing))
+    s = SHIFT_PX
+    cuts: list[tuple[int, F32, F32, F32]] = []
+    for k in used:
+        x, y, w, h = boxes[k]
+        a, b = fa[y:y + h, x:x + w], fb[y:y + h, x:x + w]
+        aligner = cv2.GaussianBlur((a + b) * 0.5, (0, 0), 1.0)
+        around = _cut(frame, to_frame, x - s, y - s, w + 2 * s, h + 2 * s)
+        r = cv2.matchTemplate(around, np.asarray(aligner, np.float32), cv2.TM_CCOEFF_NORMED)
+        _, _, _, (ix, iy) = cv2.minMaxLoc(r)
+        px, py = _subpixel(np.asarray(r, np.float32), iy, ix)
+        obs = _cut(frame, to_frame, x - s + px, y - s + py, w, h)
+        cuts.append((k, obs, a, b))
+    blur = _blur(cuts)
+    kernel = blur_kernel(blur)
+    leans: list[CornerLean] = []
+    for k, obs, a, b in cuts:
+        mean: F32 = np.asarray(cv2.filter2D((a + b) * 0.5, -1, kernel,
+                                            borderType=cv2.BORDER_REPLICATE), dtype=np.float32)
+        half: F32 = np.asarray(cv2.filter2D((a - b) * 0.5, -1, kernel,
+                                            borderType=cv2.BORDER_REPLICATE), dtype=np.float32)
+        leans.append(CornerLean(k, *_fit(obs, mean, half)))
+    return FineLean(tuple(leans), blur, len(differing))
+
+
+def _blur(cuts: Sequence[tuple[int, F32, F32, F32]]) -> Blur:
+    """Find the blur whose faces' mean fits the observed boxes best where the twins agree.
+
+    At half the frame's size, on the :data:`BLUR_CORNERS` boxes where the twins differ most,
+    laid side by side (:data:`_GAP` px apart, left out of the fit) so one filter blurs them all.
+    """
+    chosen = sorted(cuts, key=lambda c: -float(np.abs(c[2] - c[3]).sum()))[:BLUR_CORNERS]
+    obs_parts: list[F32] = []
+    mean_parts: list[F32] = []
+    keep_parts: list[npt.NDArray[np.bool_]] = []
+    height = max(c[1].shape[0] // 2 for c in chosen)
+    for _k, obs, a, b in chosen:
+        h, w = obs.shape
+        size = (max(w // 2, 1), max(h // 2, 1))
+        o = cv2.resize(obs, size, interpolation=cv2.INTER_AREA)
+        ha = cv2.resize(a, size, interpolation=cv2.INTER_AREA)
+        hb = cv2.resize(b, size, interpolation=cv2.INTER_AREA)
+        differ = (np.abs(ha - hb) >= AGREE_LEVEL).astype(np.uint8)
+        keep = cv2.dilate(differ, np.ones((5, 5), np.uint8)) == 0
+        pad = ((0, height - size[1]), (_GAP, 0))
+        m = np.asarray((ha + hb) * 0.5, np.float32)
+        obs_parts.append(np.pad(o, pad, mode="edge"))
+        mean_parts.append(np.pad(m, pad, mode="edge"))
+        keep_parts.append(np.pad(keep, pad, constant_values=False))
+    mean = np.hstack(mean_parts)
+    keep_all = np.hstack(keep_parts)
+    ov = np.hstack(obs_parts)[keep_all].astype(np.float32)
+    ov -= ov.mean()
+    ov /= max(float(np.linalg.norm(ov)), 1e-6)
+    fits: dict[Blur, float] = {}
+
+    def fit(blur: Blur) -> float:
+        if blur not in fits:
+            bm = cv2.filter2D(mean, -1, blur_kernel(blur, 0.5),
+                              borderType=cv2.BORDER_REPLICATE)[keep_all]
+            bm -= bm.mean()
+            fits[blur] = float(bm @ ov) / max(float(np.linalg.norm(bm)), 1e-6)
+        return fits[blur]
+
+    best = max(BLUR_GRID, key=fit)
+    for step in BLUR_STEPS:
+        best = max(_near(best, step), key=fit)
+    return best
+
+
+def _near(blur: Blur, step: tuple[float, int, int]) -> list[Blur]:
+    """``blur`` and its neighbours at ``step`` (sigma, length, angle)."""
+    sigma, length, angle = blur
+    out: list[Blur] = []
+    for ds in (-step[0], 0.0, step[0]):
+        for dl in (-step[1], 0, step[1]):
+            s2, l2 = round(sigma + ds, 2), length + dl
+            if not (0.0 <= s2 <= 4.0 and 0 <= l2 <= 20):
+                continue
+            for da in ((-step[2], 0, step[2]) if l2 else (0,)):
+                out.append((s2, l2, (angle + da) % 180 if l2 else 0))
+    return out
+
+
+#: :func:`decide_fine`'s bounds: at least MIN_CORNERS corners available where the twins
+#: differ; every one fitting at least MIN_FIT, leaning the same way by at least MIN_LEAN and
+#: by at least NOISE_RATIO times its own placebo noise; their mean lean at least MIN_MEAN.
+MIN_CORNERS = 2
+MIN_FIT = 0.8
+MIN_LEAN = 0.3
+MIN_MEAN = 0.6
+NOISE_RATIO = 3.0
+
+
+def decide_fine(lean: FineLean | None) -> int:
+    """+1: the first card; -1: its twin; 0: undecided (see the module's rule 3)."""
+    if lean is None or len(lean.corners) < MIN_CORNERS:
+        return 0
+    sign = 1 if lean.corners[0].lean > 0 else -1
+    for c in lean.corners:
+        if (c.fit < MIN_FIT or sign * c.lean < MIN_LEAN
+                or abs(c.lean) < NOISE_RATIO * c.noise):
+            return 0
+    mean = float(np.mean([sign * c.lean for c in lean.corners]))
+    return sign if mean >= MIN_MEAN else 0

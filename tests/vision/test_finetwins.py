@@ -1,0 +1,119 @@
+"""Suit twins compared on the corner indices at the frame's own resolution (finetwins)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank
+from hardware.camera.finetwins import (
+    FineFaces,
+    FineView,
+    corners_hidden,
+    decide_fine,
+    fine_grey,
+    fine_lean,
+)
+from hardware.camera.readings import RecognizerParams
+from hardware.camera.suits import observed_luminance, read_only
+from table_controller.engine.cards import Card
+
+from .conftest import Faces
+from .test_suits import shared_courts
+
+#: The card's corners in the test frame (px): about 2.8 px/mm, turned 6 degrees.
+_FRAME = (480, 420)
+
+
+def _quad(angle_deg: float = 6.0, width: float = 176.0, height: float = 246.0) -> np.ndarray:
+    a = np.deg2rad(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    half = np.array([[-width, -height], [width, -height], [width, height], [-width, height]]) / 2
+    return np.asarray(half @ rot.T + np.array([240.0, 210.0]), np.float64)
+
+
+def _frame(face: np.ndarray, quad: np.ndarray, rng: np.random.Generator, sigma: float,
+           streak: int, noise: float, quality: int) -> np.ndarray:
+    """``face`` laid on felt at ``quad``, blurred (Gaussian, a horizontal streak), noisy, JPEG."""
+    grey = fine_grey(face)
+    h, w = grey.shape
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - 0.5
+    m = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    card = cv2.warpPerspective(grey, m, _FRAME, flags=cv2.INTER_AREA, borderValue=0)
+    inside = cv2.warpPerspective(np.full_like(grey, 255), m, _FRAME, flags=cv2.INTER_AREA)
+    img = np.where(inside > 127, card, 70).astype(np.float32)
+    img = np.asarray(cv2.GaussianBlur(img, (0, 0), sigma), np.float32)
+    if streak:
+        img = np.asarray(cv2.filter2D(img, -1, np.full((1, streak), 1.0 / streak, np.float32)),
+                         np.float32)
+    img = np.clip(img + rng.normal(0, noise, img.shape), 0, 255).astype(np.uint8)
+    bgr = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    ok, jpeg = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), np.uint8)
+
+
+def test_shared_courts_told_apart_by_the_index_suit_symbol(kennard: Faces) -> None:
+    """Kings, queens and jacks whose picture is shared: only the small suit symbols of the two
+    corner indices differ. Blurred and streaked as hard frames are, each is read as itself
+    against its twin, and its twin is never read."""
+    faces = shared_courts(kennard)
+    fine = FineFaces(faces)
+    rng = np.random.default_rng(62)
+    quad = _quad()
+    for code, twin_code in (("Ks", "Kc"), ("Qc", "Qs"), ("Jd", "Jh"), ("Kh", "Kd")):
+        card, twin = Card.parse(code), Card.parse(twin_code)
+        for sigma, streak in ((1.0, 0), (1.8, 7)):
+            frame = _frame(faces[card], quad, rng, sigma, streak, 4.0, 75)
+            lean = fine_lean(frame, quad, card, twin, fine)
+            assert lean is not None and len(lean.corners) == 2, code
+            assert decide_fine(lean) == 1, (code, sigma, lean)
+            assert decide_fine(fine_lean(frame, quad, twin, card, fine)) == -1, (code, sigma)
+
+
+def test_no_decision_on_noise_a_covered_corner_or_a_card_off_its_pose(kennard: Faces) -> None:
+    """What the frame cannot resolve decides nothing: a frame drowned in noise, one of the two
+    index corners under a neighbour (a single corner is not enough), the card a few
+    millimetres from where it was located."""
+    faces = shared_courts(kennard)
+    fine = FineFaces(faces)
+    rng = np.random.default_rng(63)
+    quad = _quad()
+    card, twin = Card.parse("Ks"), Card.parse("Kc")
+    drowned = _frame(faces[card], quad, rng, 2.5, 9, 60.0, 30)
+    assert decide_fine(fine_lean(drowned, quad, card, twin, fine)) == 0
+    clear = _frame(faces[card], quad, rng, 1.0, 0, 3.0, 90)
+    covered = fine_lean(clear, quad, card, twin, fine, (True, False, False, False))
+    assert covered is not None and len(covered.corners) == 1 and covered.differing == 2
+    assert decide_fine(covered) == 0
+    assert decide_fine(fine_lean(clear, quad + np.array([14.0, 12.0]), card, twin, fine)) != -1
+
+
+def test_decided_only_for_an_observation_whose_view_was_noted(kennard: Faces) -> None:
+    """The bank's fine faces answer only for an observation cut from a noted view
+    (:meth:`FineFaces.look`); a copy of it, or another observation, stays undecided."""
+    faces = shared_courts(kennard)
+    bank = FaceBank.from_faces(faces, RecognizerParams())
+    assert bank.fine is not None
+    rng = np.random.default_rng(64)
+    quad = _quad()
+    card, twin = Card.parse("Qd"), Card.parse("Qh")
+    frame = _frame(faces[card], quad, rng, 1.2, 0, 4.0, 80)
+    patch = np.asarray(cv2.resize(frame, STORED_PATCH_SIZE), np.uint8)
+    observed = observed_luminance(patch)
+    assert bank.fine.decide(observed, card, twin) == (0, 0.0)
+    bank.fine.look(observed, FineView(frame, quad))
+    sign, lean = bank.fine.decide(observed, card, twin)
+    assert sign == 1 and lean >= 0.3
+    assert bank.fine.decide(observed, twin, card)[0] == -1
+    assert bank.fine.decide(read_only(observed.copy()), card, twin) == (0, 0.0)
+
+
+def test_corners_hidden_marks_the_boxes_a_mask_touches() -> None:
+    mask = np.zeros((168, 120), np.uint8)
+    assert corners_hidden(None) == (False, False, False, False)
+    assert corners_hidden(mask) == (False, False, False, False)
+    mask[160:, 110:] = 255
+    assert corners_hidden(mask) == (False, False, False, True)
+    mask[:, :3] = 255
+    assert corners_hidden(mask) == (True, False, True, True)
