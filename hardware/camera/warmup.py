@@ -71,8 +71,7 @@ def close_rival_pair(fb: F32, fr: F32) -> None:
 
 
 class FaceWarmer:
-    """Fills the suit-twin and close-rival caches of ``bank``'s faces (and ``tones``), a unit
-    at a time."""
+    """Fills the twin and close-rival caches of ``bank``'s faces (and ``tones``), unit by unit."""
 
     def __init__(self, bank: FaceBank, tones: FaceTones | None = None) -> None:
         shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0])
