@@ -14,7 +14,7 @@ Rules this module keeps:
 2. Small units (about 1-3 ms each): first the tones' (:meth:`.FaceTones.units`); then, card by
    card, its pair with its suit twin's region and its pairs with its closest faces of other
    ranks or colours (:func:`close_rivals`: what the close-rival checks of a read of it take
-   from the two faces alone, :func:`close_rival_pair`; most reads ask them); then, card by
+   from the two faces alone, :func:`close_rival_units`; most reads ask them); then, card by
    card, the twin pair's coarse blurs a few at a time (only a card its twin leaves uncertain
    searches them). A pair's blurs made the other way round are the same arrays
    (:mod:`.blurmatch`): those units find them made.
@@ -58,16 +58,15 @@ def close_rivals(bank: FaceBank, card: Card, count: int = CLOSE_RIVALS) -> list[
             if FULL_DECK[i] != card and not suit_twins(card, FULL_DECK[i])][:count]
 
 
-def close_rival_pair(fb: F32, fr: F32) -> None:
-    """Make what the close-rival checks take from two faces alone (the observation ``fb``).
+def close_rival_units(fb: F32, fr: F32) -> list[Callable[[], object]]:
+    """Return units making what the close-rival checks take from two faces alone.
 
-    :func:`~hardware.camera.suits.pair_check`'s region, :func:`~hardware.camera.suits.ink_check`'s
-    blobs and :func:`~hardware.camera.suits.index_leans`' boxes, kept per pair of read-only
-    faces: the same arrays whichever observation first asks.
+    :func:`~hardware.camera.suits.pair_check`'s region, :func:`~.suits.ink_check`'s blobs
+    and :func:`~.suits.index_leans`' boxes (a unit each, about 1-1.5 ms), kept per pair of
+    read-only faces: the same arrays whichever observation first asks (here the face ``fb``).
     """
-    pair_check(fb, fb, fr)
-    ink_check(fb, fb, fr)
-    index_leans(fb, fb, fr)
+    return [partial(pair_check, fb, fb, fr), partial(ink_check, fb, fb, fr),
+            partial(index_leans, fb, fb, fr)]
 
 
 class FaceWarmer:
@@ -82,7 +81,8 @@ class FaceWarmer:
             fb, fr = bank.luminance(card), bank.luminance(twin)
             # The observation is the card's own face: the region does not depend on it.
             self._todo.append(partial(pair_check, fb, fb, fr))
-            self._todo.append(partial(self._close_rivals, bank, card))
+            for rival in close_rivals(bank, card):
+                self._todo.extend(close_rival_units(fb, bank.luminance(rival)))
         # The blurs last: only a card its suit twin leaves uncertain searches them.
         for card, twin in pairs:
             fb, fr = bank.luminance(card), bank.luminance(twin)
@@ -91,11 +91,6 @@ class FaceWarmer:
                 self._todo.append(partial(warm_blurs, fb, fr, shape, blurs))
         #: Units done.
         self.units = 0
-
-    @staticmethod
-    def _close_rivals(bank: FaceBank, card: Card) -> None:
-        for rival in close_rivals(bank, card):
-            close_rival_pair(bank.luminance(card), bank.luminance(rival))
 
     @property
     def done(self) -> bool:
