@@ -11,13 +11,13 @@ Rules this module keeps:
    checked in a frame no longer pays for it there. The same for the tone reads' parts
    (:class:`~hardware.camera.inkhue.FaceTones`: whether the deck prints its suits in more than
    two inks, which the first card read in a frame asks on every deck, and each rank's tones).
-2. Small units (about 1-3 ms each): first the tones' (:meth:`.FaceTones.units`); then, card by
-   card, its pair with its suit twin's region and its pairs with its closest faces of other
-   ranks or colours (:func:`close_rivals`: what the close-rival checks of a read of it take
-   from the two faces alone, :func:`close_rival_units`; most reads ask them); then, card by
-   card, the twin pair's coarse blurs a few at a time (only a card its twin leaves uncertain
-   searches them). A pair's blurs made the other way round are the same arrays
-   (:mod:`.blurmatch`): those units find them made.
+2. Small units (about 1-3 ms each): first the tones' (:meth:`.FaceTones.units`); then a pair's
+   region, then its coarse blurs a few at a time; every card of the deck with its suit twin,
+   in that order (as the two checks pass them); a pair's blurs made the other way round are
+   the same arrays (:mod:`.blurmatch`): those units find them made. Last, each card's pairs
+   with its closest faces of another rank or colour (:func:`close_rivals`): what the
+   close-rival checks of a read of it take from the two faces alone
+   (:func:`close_rival_units`).
 3. :meth:`FaceWarmer.work` stops starting units at a deadline of the caller's thread CPU time.
 """
 
@@ -75,20 +75,22 @@ class FaceWarmer:
     def __init__(self, bank: FaceBank, tones: FaceTones | None = None) -> None:
         shape = (STORED_PATCH_SIZE[1], STORED_PATCH_SIZE[0])
         self._todo: deque[Callable[[], object]] = deque(tones.units() if tones else ())
-        pairs = [(card, twin) for card in FULL_DECK for twin in FULL_DECK
-                 if suit_twins(card, twin)]
-        for card, twin in pairs:
-            fb, fr = bank.luminance(card), bank.luminance(twin)
-            # The observation is the card's own face: the region does not depend on it.
-            self._todo.append(partial(pair_check, fb, fb, fr))
+        for card in FULL_DECK:
+            for twin in FULL_DECK:
+                if not suit_twins(card, twin):
+                    continue
+                fb, fr = bank.luminance(card), bank.luminance(twin)
+                # The observation is the card's own face: the region does not depend on it.
+                self._todo.append(partial(pair_check, fb, fb, fr))
+                for i in range(0, len(COARSE_GRID), BLURS_PER_UNIT):
+                    blurs = COARSE_GRID[i : i + BLURS_PER_UNIT]
+                    self._todo.append(partial(warm_blurs, fb, fr, shape, blurs))
+        # Then each card's close rivals (fewer reads ask them first in a frame than the
+        # twin pairs' blurs cost there: last, after the twins' units as they always were).
+        for card in FULL_DECK:
             for rival in close_rivals(bank, card):
-                self._todo.extend(close_rival_units(fb, bank.luminance(rival)))
-        # The blurs last: only a card its suit twin leaves uncertain searches them.
-        for card, twin in pairs:
-            fb, fr = bank.luminance(card), bank.luminance(twin)
-            for i in range(0, len(COARSE_GRID), BLURS_PER_UNIT):
-                blurs = COARSE_GRID[i : i + BLURS_PER_UNIT]
-                self._todo.append(partial(warm_blurs, fb, fr, shape, blurs))
+                self._todo.extend(close_rival_units(bank.luminance(card),
+                                                    bank.luminance(rival)))
         #: Units done.
         self.units = 0
 
