@@ -29,6 +29,7 @@ from hardware.camera.suits import (
     _pair,
     _Region,
     _region,
+    _reversed,
     line_fit,
     pair_check,
     read_only,
@@ -147,6 +148,12 @@ def _blur_setup(fb: F32, fr: F32, size: tuple[int, int], indices: bool = False) 
     pair = _pair(fb, fr)
     key = (size[0], size[1], indices)
     setup = pair.blur_setup.get(key)
+    back = _reversed(pair) if setup is None else None
+    if back is not None and key in back.blur_setup:
+        # The mean face and the pixels fitted are the reversed pair's, bit for bit (the sum
+        # and the absolute difference of two floats do not depend on their order): shared,
+        # with the blurs made for either.
+        setup = pair.blur_setup[key] = back.blur_setup[key]
     if setup is None:
         if indices:
             whole = _blur_setup(fb, fr, size)
@@ -285,6 +292,13 @@ def blurred_faces(fb: F32, fr: F32, blur: Blur, kernel: F32 | None = None) -> tu
     """Return the two faces blurred by ``blur`` (kept per pair of read-only faces)."""
     pair = _pair(fb, fr)
     faces = pair.blurred.get(blur)
+    back = _reversed(pair) if faces is None else None
+    if back is not None and blur in back.blurred:
+        # Each face blurred alone: the reversed pair's two, swapped.
+        bb, br = back.blurred[blur][1], back.blurred[blur][0]
+        if len(pair.blurred) >= _BLURRED_MAX:
+            del pair.blurred[next(iter(pair.blurred))]
+        faces = pair.blurred[blur] = (bb, br)
     if faces is None:
         if kernel is None:
             kernel = blur_kernel(blur)

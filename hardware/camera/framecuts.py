@@ -1,4 +1,4 @@
-"""A frame's cards cut upright and the neighbours over them, found once (:class:`FrameCuts`).
+"""A frame's cards cut upright, the neighbours over them and its edge fits, found once.
 
 Rules this module keeps:
 
@@ -6,7 +6,11 @@ Rules this module keeps:
    once while a frame is read (:meth:`~hardware.camera.recognizer.BoardRecognizer.read` empties
    the caches before and after) and handed out read-only; outside a frame's read nothing is
    kept.
-2. Part of :class:`~hardware.camera.recognizer.BoardRecognizer`, kept here by job.
+2. A slot's straight edge fits (:meth:`FrameCuts._pose`, not turned, nothing cut) are kept
+   while the frame's mask is located, so a ``span`` try repeats none of the first tries'
+   work whose outcome ``span`` cannot change (:meth:`FrameCuts.fits_kept_on`).
+3. Part of :class:`~hardware.camera.recognizer.BoardRecognizer` (:class:`FrameCuts`), kept
+   here by job.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from hardware.camera.readings import F32, Image
 from hardware.camera.suits import observed_luminance
 
 __all__ = ["NEIGHBOUR_GROW_PX", "FrameCuts"]
+
+#: A straight fit kept (:meth:`FrameCuts._pose`): slot, seed column and row, ``span``.
+_FitKey = tuple[int, float, float, bool]
 
 #: A neighbour's quad is grown by this (canonical px) where it is taken to overlap a card
 #: (:meth:`FrameCuts._neighbours_over`): the fitted edges' error and the 3x3 blur (1.5),
@@ -44,6 +51,43 @@ class FrameCuts(CardLocator):
     _cuts: dict[tuple[CardPose, bool], Image]
     _cut_from: Image | None
     _overs: dict[tuple[CardPose, bool], Image | None]
+    #: The mask being located and its straight fits: the pose found and whether ``span``
+    #: decided a step of it (:meth:`fits_kept_on`).
+    _fits: tuple[Image, dict[_FitKey, tuple[CardPose | None, bool]]] | None = None
+
+    def fits_kept_on(self, fg: Image | None) -> None:
+        """Keep :meth:`_pose`'s straight fits on the mask ``fg`` until called again (None).
+
+        A slot left unresolved is tried again by its edges' stretches (``span``,
+        :meth:`~hardware.camera.locator.CardLocator._retry_with_neighbours_cut`) on the same
+        mask from the same seeds; without a cut and not turned, such a fit is the first try's
+        step for step up to where no side edge placed the card, the one step ``span``
+        decides (:meth:`~hardware.camera.locator.CardLocator._edges`). A first try that never
+        reached it found what the ``span`` try finds (the same pose, or none): that is kept
+        and not fitted again; nor is a ``span`` try fitted twice. ``fg`` is not written to
+        while kept (the recogniser's read keeps its own mask, :meth:`_read`).
+        """
+        self._fits = None if fg is None else (fg, {})
+
+    def _pose(
+        self, fg: Image, slot: int, cx: float, cy: float, x0: float, x1: float,
+        cut: Image | None, turn: float, span: bool = False,
+    ) -> CardPose | None:
+        """:meth:`~hardware.camera.locator.CardLocator._pose`, a straight fit kept once made."""
+        kept = self._fits
+        if kept is None or kept[0] is not fg or cut is not None or turn:
+            return super()._pose(fg, slot, cx, cy, x0, x1, cut, turn, span)
+        fits = kept[1]
+        known = fits.get((slot, cx, cy, span))
+        if known is None and span:
+            first = fits.get((slot, cx, cy, False))
+            known = first if first is not None and not first[1] else None
+        if known is not None:
+            return known[0]
+        self._span_decides = False
+        pose = super()._pose(fg, slot, cx, cy, x0, x1, cut, turn, span)
+        fits[(slot, cx, cy, span)] = (pose, self._span_decides)
+        return pose
 
     def _upright(self, frame: Image, pose: CardPose, flipped: bool) -> Image:
         """Return the card at ``pose`` cut at the stored faces' size, turned upright.

@@ -158,6 +158,8 @@ class CardLocator:
             self.print = FeltPrint.of_empty_board(img, not_felt, self._ignore,
                                                   _FELT_PLANES[felt_channel][0])
         self.printed: Image | None = None if self.print is None else self.print.mask
+        #: Set by :meth:`_edges` where ``span`` decides (no side edge placed the card).
+        self._span_decides = False
 
     def _ignore_mask(self) -> Image:
         """Canonical pixels outside the board area in both axes (the marker corners)."""
@@ -550,6 +552,7 @@ class CardLocator:
                       if x0 <= back[0, 0] * x + back[0, 1] * new_cy + back[0, 2] < x1]
         else:
             inside = [x for x in hyps if x0 <= x < x1]
+        self._span_decides |= not inside and lcut is None and rcut is None
         if not inside and span and lcut is None and rcut is None:
             # No side edge places it in this slot (both run on into neighbours): the card
             # spans its top and bottom edges' straight stretches.

@@ -233,6 +233,14 @@ class BoardRecognizer(FrameCuts, ToneChecks):
 
     def _read(self, frame: Image, canon: Image) -> BoardReading:
         fg = self.foreground(canon)
+        fg.setflags(write=False)
+        self.fits_kept_on(fg)
+        try:
+            return self._read_located(frame, fg)
+        finally:
+            self.fits_kept_on(None)
+
+    def _read_located(self, frame: Image, fg: Image) -> BoardReading:
         poses: list[CardPose | None] = []
         fallbacks: list[SlotStatus] = []
         self._unchanged = set()

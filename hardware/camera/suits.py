@@ -317,16 +317,23 @@ def _pair(fb: F32, fr: F32) -> _Pair:
     return pair
 
 
+def _reversed(pair: _Pair) -> _Pair | None:
+    """Return the cached pair of the same two read-only faces the other way round, if any."""
+    fb, fr = pair.fb, pair.fr
+    if fb is fr or fb.flags.writeable or fr.flags.writeable:
+        return None
+    back = _PAIRS.get((id(fr), id(fb)))
+    return back if back is not None and back.fb is fr and back.fr is fb else None
+
+
 def _region(pair: _Pair) -> _Region:
     """Return the pair's :class:`_Region`: the reversed pair's turned round, if it has one."""
     if pair.region is None:
-        fb, fr = pair.fb, pair.fr
-        back = _PAIRS.get((id(fr), id(fb))) if fb is not fr else None
-        if (back is not None and back.fb is fr and back.fr is fb and back.region is not None
-                and not (fb.flags.writeable or fr.flags.writeable)):
+        back = _reversed(pair)
+        if back is not None and back.region is not None:
             pair.region = back.region.reversed()
         else:
-            pair.region = _Region(fb, fr)
+            pair.region = _Region(pair.fb, pair.fr)
     return pair.region
 
 

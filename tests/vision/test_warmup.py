@@ -11,10 +11,23 @@ import numpy as np
 from benchmarks.bench_vision import stream_scenes
 from calibration.faces import load_face_folder
 from hardware.camera.blurmatch import COARSE_GRID, blurred_pair_check
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch, twin_refuted
+from hardware.camera.facebank import (
+    STORED_PATCH_SIZE,
+    FaceBank,
+    face_patch,
+    suit_twins,
+    twin_refuted,
+)
 from hardware.camera.readings import RecognizerParams
-from hardware.camera.suits import _pair, face_luminance, observed_luminance, pair_check
-from hardware.camera.warmup import FaceWarmer
+from hardware.camera.suits import (
+    _pair,
+    face_luminance,
+    index_leans,
+    ink_check,
+    observed_luminance,
+    pair_check,
+)
+from hardware.camera.warmup import CLOSE_RIVALS, FaceWarmer, close_rivals
 from hardware.sim import scene as S
 from hardware.sim.faces import face_folder
 from table_controller.engine.cards import Card
@@ -35,13 +48,14 @@ def _moving(patch: np.ndarray, length: int, angle: float, rng: np.random.Generat
 
 
 def test_the_warmer_fills_every_twin_pair_and_stops_at_its_deadline() -> None:
-    """Each card with its suit twin: the region and the 52 coarse blurs, made once."""
+    """Each card with its suit twin: the region and the 52 coarse blurs, made once; and its
+    close rivals' pairs."""
     bank = FaceBank.from_faces(load_face_folder(face_folder("kennard")), RecognizerParams())
     warmer = FaceWarmer(bank)
     warmer.work(time.thread_time())       # the deadline already passed: nothing done
     assert warmer.units == 0 and not warmer.done
     warmer.work(float("inf"))
-    assert warmer.done and warmer.units == 52 * 5
+    assert warmer.done and warmer.units == 52 * 5 + 52 * 2 * 3
     size = (STORED_PATCH_SIZE[0] // 2, STORED_PATCH_SIZE[1] // 2)
     for a, b in (("3c", "3s"), ("3s", "3c"), ("Kh", "Kd"), ("Ad", "Ah")):
         pair = _pair(bank.luminance(Card.parse(a)), bank.luminance(Card.parse(b)))
@@ -62,7 +76,8 @@ def test_a_recognisers_warmer_computes_the_tones_first(kennard: Faces) -> None:
     rec.warmer._todo.popleft()()
     assert rec.tones._inks is not None and not rec.tones._inks.many
     rec.warmer.work(float("inf"))
-    assert rec.warmer.done and rec.warmer.units == 52 + 52 * 5    # after the 53 taken above
+    # after the 53 taken above
+    assert rec.warmer.done and rec.warmer.units == 52 + 52 * 5 + 52 * 2 * 3
 
 
 def test_warmed_checks_equal_fresh_ones(kennard: Faces) -> None:
@@ -101,3 +116,28 @@ def test_a_stream_reads_the_same_with_the_warmer_as_without(kennard: Faces) -> N
     assert warm.unchanged_frames == cold.unchanged_frames > 0
     assert warm.warmer.units > 0 and cold.warmer.units == 0
     assert warm.identified == cold.identified
+
+
+def test_the_warmer_makes_each_cards_close_rival_pairs(kennard: Faces) -> None:
+    """A card's nearest faces of another kind (a 6 of hearts: other red and black sixes and
+    nines, not the 6 of diamonds): their pairs' regions, ink blobs and index boxes made ahead,
+    and the checks on them equal those on faces never cached."""
+    bank = FaceBank.from_faces(kennard, RecognizerParams())
+    six = Card.parse("6h")
+    near = close_rivals(bank, six)
+    assert len(near) == CLOSE_RIVALS and six not in near and Card.parse("6d") not in near
+    assert all(not suit_twins(six, c) for c in close_rivals(bank, six, 10))
+    FaceWarmer(bank).work(float("inf"))
+    rng = np.random.default_rng(61)
+    for card in (six, Card.parse("Qs"), Card.parse("2c")):
+        for rival in close_rivals(bank, card):
+            fb, fr = bank.luminance(card), bank.luminance(rival)
+            pair = _pair(fb, fr)
+            assert pair.region is not None and pair.blobs is not None
+            assert pair.boxes is not None
+            patch = face_patch(kennard[card], STORED_PATCH_SIZE)
+            ob = observed_luminance(_moving(patch, 9, 40, rng))
+            fresh_b, fresh_r = np.array(fb), np.array(fr)     # writable: never cached
+            assert pair_check(ob, fb, fr) == pair_check(ob, fresh_b, fresh_r)
+            assert ink_check(ob, fb, fr) == ink_check(ob, fresh_b, fresh_r)
+            assert index_leans(ob, fb, fr) == index_leans(ob, fresh_b, fresh_r)
