@@ -69,7 +69,7 @@ from hardware.camera.readings import (
     SlotReading,
     SlotStatus,
 )
-from hardware.camera.refine import nudged_pose
+from hardware.camera.refine import nudged_pose, reposed_pose
 from hardware.camera.sides import SHADOW_CLEAR_PX, beside_only, shadow_offset
 from hardware.camera.suits import observed_luminance
 from hardware.camera.tonechecks import ToneChecks
@@ -425,7 +425,7 @@ class BoardRecognizer(FrameCuts, ToneChecks):
 
     def _identify(
         self, frame: Image, pose: CardPose, over: Sequence[FloatArray] = (),
-        nudged: bool = False,
+        nudged: bool = False, reposed: bool = False,
     ) -> SlotReading:
         """Identify the card at ``pose``; ``over``: located neighbours' quads lying over it.
 
@@ -433,6 +433,8 @@ class BoardRecognizer(FrameCuts, ToneChecks):
         matches best (:meth:`_nudged`). ``nudged``: this is that read, by the whole face, its
         suit-twin decision and their checks only; no second looks (the ink's tone, the
         washed-out, close-face, corner-index and visible-part reads) and no further nudge.
+        ``reposed``: the read at the pose a card no face fitted was moved to (far better fitted
+        there, :func:`~.refine.reposed_pose`), read as any located card but for a further move.
         """
         p = self.params
         sliding = pose.slack > 0
@@ -535,12 +537,13 @@ class BoardRecognizer(FrameCuts, ToneChecks):
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:
             reading = self._glare_confirmed(observed(), upright(match.flipped), reading)
-        if reading.status == "uncertain" and looks and self.nudge_poses:
-            reading = self._nudged(frame, pose, over, reading, match.score)
+        far = match.score < p.min_score  # no face fits: located off (benchmark run 64)?
+        if reading.status == "uncertain" and looks and not reposed and (self.nudge_poses or far):
+            reading = self._nudged(frame, pose, over, reading, match.score, far)
         return reading
 
     def _nudged(self, frame: Image, pose: CardPose, over: Sequence[FloatArray],
-                reading: SlotReading, start: float) -> SlotReading:
+                reading: SlotReading, start: float, far: bool = False) -> SlotReading:
         """Read the card again where its face fits best near ``pose`` (:mod:`.refine`).
 
         A card located a millimetre or a degree off (an edge along a felt's printed line, a
@@ -552,6 +555,12 @@ class BoardRecognizer(FrameCuts, ToneChecks):
         are not made there: the washed-out read took a neighbour's print over a 5 of diamonds
         half under it for a 6's ink half a pixel from where it had found none (synth-9126
         bridge, hard pushed, benchmark run 58).
+
+        ``far`` (on whatever ``nudge_poses`` says): no face fits the card as located (``start``
+        under ``min_score``). The search goes up to 3 mm and the pose found stands only where
+        the best face's score rose by a twentieth (:func:`~.refine.reposed_pose`): the card was
+        located off (an edge along a printed line, benchmark run 64), and is read there as any
+        located card, the second looks too, but not moved again.
         """
         p = self.params
 
@@ -559,10 +568,10 @@ class BoardRecognizer(FrameCuts, ToneChecks):
             return self.bank.match(face_features(self.card_patch(frame, at), p.red_weight),
                                    p).score
 
-        moved = nudged_pose(pose, score, start)
+        moved = (reposed_pose if far else nudged_pose)(pose, score, start)
         if moved is None:
             return reading
-        again = self._identify(frame, moved, over, nudged=True)
+        again = self._identify(frame, moved, over, nudged=not far, reposed=far)
         return again if again.status == "card" else reading
 
     def _read_visible(
