@@ -262,6 +262,40 @@ def _suit_from_tones(observed: Image, suits: list[int], ink: Mask, paper: Mask,
     return suits[best]
 
 
+#: 7. The ink's hue alone (:func:`suit_by_hue`): a light brighter than at calibration clips
+#:    the paper to the sensor's white, which takes darkness from the ink but not its colour, so
+#:    the tone grows along its own hue (a green club's ``(-0.49, -0.61)`` seen at ``(-0.84,
+#:    -1.08)`` on synth-1 poker, bright): its angle stays the ink's. A suit is named by the hue
+#:    when the observed tone is coloured (at least :data:`INKS_APART`) and lies within
+#:    HUE_NAMES_DEG of one suit's coloured face tone and at least 2 * HUE_NAMES_DEG from every
+#:    other's, or is black and one suit's face alone is black.
+HUE_NAMES_DEG = 30.0
+
+
+def _angle_deg(a: F64, b: F64) -> float:
+    cos = float(a @ b) / max(float(np.linalg.norm(a)) * float(np.linalg.norm(b)), 1e-9)
+    return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+
+
+def _suit_from_hue(seen: F64 | None, suits: list[int],
+                   tones: list[F64 | None]) -> int | None:
+    """Return the suit whose face's ink hue the observed tone ``seen`` shows (rule 7), or None."""
+    if seen is None or any(t is None for t in tones):
+        return None
+    known = [t for t in tones if t is not None]
+    black = [s for s, t in zip(suits, known, strict=True)
+             if float(np.linalg.norm(t)) < INKS_APART]
+    if float(np.linalg.norm(seen)) < INKS_APART:
+        return black[0] if len(black) == 1 else None
+    angles = sorted((_angle_deg(seen, t), s) for s, t in zip(suits, known, strict=True)
+                    if s not in black)
+    if not angles or angles[0][0] > HUE_NAMES_DEG:
+        return None
+    if len(angles) > 1 and angles[1][0] < 2.0 * HUE_NAMES_DEG:
+        return None
+    return angles[0][1]
+
+
 def own_tone(face: Image) -> F64 | None:
     """Return a face's ink tone over its own ink (rule 4), or None."""
     ink, paper = _regions([face])
@@ -363,6 +397,15 @@ class FaceTones:
             return None
         suits = list(range(4))
         return _suit_from_tones(observed, suits, ink, paper, [self.tone(rank, s) for s in suits])
+
+    def suit_by_hue(self, observed: Image, rank: int) -> int | None:
+        """Return the suit whose ink hue ``observed`` shows (rule 7), against the rank's faces."""
+        ink, paper = self.regions(rank)
+        if not ink.any() or not paper.any():
+            return None
+        suits = list(range(4))
+        return _suit_from_hue(ink_tone(observed, ink, paper), suits,
+                              [self.tone(rank, s) for s in suits])
 
     def _warm_tone(self, rank: int, suit: int) -> None:
         if self.suit_inks().many:
