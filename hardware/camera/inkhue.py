@@ -265,10 +265,12 @@ def _suit_from_tones(observed: Image, suits: list[int], ink: Mask, paper: Mask,
 #: 7. The ink's hue alone (:func:`suit_by_hue`): a light brighter than at calibration clips
 #:    the paper to the sensor's white, which takes darkness from the ink but not its colour, so
 #:    the tone grows along its own hue (a green club's ``(-0.49, -0.61)`` seen at ``(-0.84,
-#:    -1.08)`` on synth-1 poker, bright): its angle stays the ink's. A suit is named by the hue
-#:    when the observed tone is coloured (at least :data:`INKS_APART`) and lies within
-#:    HUE_NAMES_DEG of one suit's coloured face tone and at least 2 * HUE_NAMES_DEG from every
-#:    other's, or is black and one suit's face alone is black.
+#:    -1.08)`` on synth-1 poker, bright): its angle stays the ink's. Only where the rank's inks
+#:    are clearly apart: every face tone black (under :data:`INKS_APART`) or coloured (at least
+#:    twice it), none between (a court picture mixing inks gives tones of 0.2-0.3: synth-9144),
+#:    and the observed tone coloured (at least twice :data:`INKS_APART`). A suit is named by
+#:    the hue when the observed tone lies within HUE_NAMES_DEG of its coloured face tone and at
+#:    least 2 * HUE_NAMES_DEG from every other coloured face's. Black ink is the tone rule's.
 HUE_NAMES_DEG = 30.0
 
 
@@ -280,15 +282,16 @@ def _angle_deg(a: F64, b: F64) -> float:
 def _suit_from_hue(seen: F64 | None, suits: list[int],
                    tones: list[F64 | None]) -> int | None:
     """Return the suit whose face's ink hue the observed tone ``seen`` shows (rule 7), or None."""
-    if seen is None or any(t is None for t in tones):
-        return None
     known = [t for t in tones if t is not None]
-    black = [s for s, t in zip(suits, known, strict=True)
-             if float(np.linalg.norm(t)) < INKS_APART]
-    if float(np.linalg.norm(seen)) < INKS_APART:
-        return black[0] if len(black) == 1 else None
-    angles = sorted((_angle_deg(seen, t), s) for s, t in zip(suits, known, strict=True)
-                    if s not in black)
+    if seen is None or len(known) != len(tones):
+        return None
+    norms = [float(np.linalg.norm(t)) for t in known]
+    if any(INKS_APART <= n < 2.0 * INKS_APART for n in norms):
+        return None
+    if float(np.linalg.norm(seen)) < 2.0 * INKS_APART:
+        return None
+    angles = sorted((_angle_deg(seen, t), s) for s, t, n in zip(suits, known, norms, strict=True)
+                    if n >= INKS_APART)
     if not angles or angles[0][0] > HUE_NAMES_DEG:
         return None
     if len(angles) > 1 and angles[1][0] < 2.0 * HUE_NAMES_DEG:

@@ -10,6 +10,7 @@ import pytest
 from hardware.camera import recognizer as rec_module
 from hardware.camera import tonechecks
 from hardware.camera.facebank import Match
+from hardware.camera.inkhue import _suit_from_hue
 from hardware.camera.readings import SlotReading
 from hardware.camera.recognizer import BoardRecognizer
 from table_controller.engine.cards import SUITS, Card
@@ -116,14 +117,20 @@ def test_a_bright_light_stretches_the_tone_along_the_inks_hue(
     four_colour: Faces,  # noqa: F811
 ) -> None:
     """Paper clipped to the sensor's white takes darkness from the ink, not its colour: the
-    tone grows along its hue; the hue names the suit (every suit
-    of a pip rank, black included). Faded to the paper, no suit."""
+    tone grows along its hue; the hue names each coloured suit of a pip rank (black ink is the
+    tone rule's). Faded to the paper, or where a rank's face tones lie between black and
+    coloured (a court picture mixing inks), no suit."""
     rec, _ = _blurred_board(four_colour, "7c", 5809)
     tones = rec.tones
     for suit in range(4):
         face = rec.bank.patches[Card(5, suit)].astype(np.float32)
         # 30% brighter (the bright situation), clipped: the paper saturates.
         seen = np.asarray(np.clip(face * 1.3, 0, 255), np.uint8)
-        assert tones.suit_by_hue(seen, 5) == suit, SUITS[suit]
+        got = tones.suit_by_hue(seen, 5)
+        assert got == (None if SUITS[suit] == "s" else suit), SUITS[suit]
     white = np.full_like(rec.bank.patches[Card(5, 0)], 250)
     assert tones.suit_by_hue(white, 5) is None
+    club, between = np.array([-0.5, -0.6]), np.array([0.2, -0.2])
+    diamond, heart, black = np.array([0.7, -1.0]), np.array([0.0, 1.1]), np.array([0.1, -0.1])
+    assert _suit_from_hue(1.6 * club, [0, 1, 2, 3], [club, diamond, heart, black]) == 0
+    assert _suit_from_hue(1.6 * club, [0, 1, 2, 3], [club, between, heart, black]) is None
