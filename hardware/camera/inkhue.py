@@ -269,8 +269,9 @@ def _suit_from_tones(observed: Image, suits: list[int], ink: Mask, paper: Mask,
 #:    are clearly apart: every face tone black (under :data:`INKS_APART`) or coloured (at least
 #:    twice it), none between (a court picture mixing inks gives tones of 0.2-0.3: synth-9144),
 #:    and the observed tone coloured (at least twice :data:`INKS_APART`). A suit is named by
-#:    the hue when the observed tone lies within HUE_NAMES_DEG of its coloured face tone and at
-#:    least 2 * HUE_NAMES_DEG from every other coloured face's. Black ink is the tone rule's.
+#:    the hue when the observed tone lies within HUE_NAMES_DEG of its coloured face tone and
+#:    at least HUE_NAMES_DEG nearer it than any other coloured face's (a blue and a green ink
+#:    lie 55-60 degrees apart on synth-7 and synth-20). Black ink is the tone rule's.
 HUE_NAMES_DEG = 30.0
 
 
@@ -294,7 +295,7 @@ def _suit_from_hue(seen: F64 | None, suits: list[int],
                     if n >= INKS_APART)
     if not angles or angles[0][0] > HUE_NAMES_DEG:
         return None
-    if len(angles) > 1 and angles[1][0] < 2.0 * HUE_NAMES_DEG:
+    if len(angles) > 1 and angles[1][0] - angles[0][0] < HUE_NAMES_DEG:
         return None
     return angles[0][1]
 

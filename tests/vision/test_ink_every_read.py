@@ -134,3 +134,9 @@ def test_a_bright_light_stretches_the_tone_along_the_inks_hue(
     diamond, heart, black = np.array([0.7, -1.0]), np.array([0.0, 1.1]), np.array([0.1, -0.1])
     assert _suit_from_hue(1.6 * club, [0, 1, 2, 3], [club, diamond, heart, black]) == 0
     assert _suit_from_hue(1.6 * club, [0, 1, 2, 3], [club, between, heart, black]) is None
+    # A green and a blue ink 59 degrees apart (synth-7 poker): a bright diamond's tone lies 5
+    # degrees from the blue and 54 from the green; one halfway between names neither.
+    green, blue = np.array([-0.33, -0.77]), np.array([0.76, -1.05])
+    faces = [green, blue, heart, black]
+    assert _suit_from_hue(np.array([0.91, -1.5]), [0, 1, 2, 3], faces) == 1
+    assert _suit_from_hue(np.array([0.1, -1.5]), [0, 1, 2, 3], faces) is None
