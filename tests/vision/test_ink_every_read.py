@@ -10,7 +10,7 @@ import pytest
 from hardware.camera import recognizer as rec_module
 from hardware.camera import tonechecks
 from hardware.camera.facebank import Match
-from hardware.camera.inkhue import _suit_from_hue
+from hardware.camera.inkhue import F64, _suit_from_hue
 from hardware.camera.readings import SlotReading
 from hardware.camera.recognizer import BoardRecognizer
 from table_controller.engine.cards import SUITS, Card
@@ -137,6 +137,6 @@ def test_a_bright_light_stretches_the_tone_along_the_inks_hue(
     # A green and a blue ink 59 degrees apart (synth-7 poker): a bright diamond's tone lies 5
     # degrees from the blue and 54 from the green; one halfway between names neither.
     green, blue = np.array([-0.33, -0.77]), np.array([0.76, -1.05])
-    faces = [green, blue, heart, black]
+    faces: list[F64 | None] = [green, blue, heart, black]
     assert _suit_from_hue(np.array([0.91, -1.5]), [0, 1, 2, 3], faces) == 1
     assert _suit_from_hue(np.array([0.1, -1.5]), [0, 1, 2, 3], faces) is None
