@@ -262,6 +262,44 @@ def _suit_from_tones(observed: Image, suits: list[int], ink: Mask, paper: Mask,
     return suits[best]
 
 
+#: 7. The ink's hue alone (:func:`suit_by_hue`): a light brighter than at calibration clips
+#:    the paper to the sensor's white, which takes darkness from the ink but not its colour, so
+#:    the tone grows along its own hue (a green club's ``(-0.49, -0.61)`` seen at ``(-0.84,
+#:    -1.08)`` on synth-1 poker, bright): its angle stays the ink's. Only where the rank's inks
+#:    are clearly apart: every face tone black (under :data:`INKS_APART`) or coloured (at least
+#:    twice it), none between (a court picture mixing inks gives tones of 0.2-0.3: synth-9144),
+#:    and the observed tone coloured (at least twice :data:`INKS_APART`). A suit is named by
+#:    the hue when the observed tone lies within HUE_NAMES_DEG of its coloured face tone and
+#:    at least HUE_NAMES_DEG nearer it than any other coloured face's (a blue and a green ink
+#:    lie 55-60 degrees apart on synth-7 and synth-20). Black ink is the tone rule's.
+HUE_NAMES_DEG = 30.0
+
+
+def _angle_deg(a: F64, b: F64) -> float:
+    cos = float(a @ b) / max(float(np.linalg.norm(a)) * float(np.linalg.norm(b)), 1e-9)
+    return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+
+
+def _suit_from_hue(seen: F64 | None, suits: list[int],
+                   tones: list[F64 | None]) -> int | None:
+    """Return the suit whose face's ink hue the observed tone ``seen`` shows (rule 7), or None."""
+    known = [t for t in tones if t is not None]
+    if seen is None or len(known) != len(tones):
+        return None
+    norms = [float(np.linalg.norm(t)) for t in known]
+    if any(INKS_APART <= n < 2.0 * INKS_APART for n in norms):
+        return None
+    if float(np.linalg.norm(seen)) < 2.0 * INKS_APART:
+        return None
+    angles = sorted((_angle_deg(seen, t), s) for s, t, n in zip(suits, known, norms, strict=True)
+                    if n >= INKS_APART)
+    if not angles or angles[0][0] > HUE_NAMES_DEG:
+        return None
+    if len(angles) > 1 and angles[1][0] - angles[0][0] < HUE_NAMES_DEG:
+        return None
+    return angles[0][1]
+
+
 def own_tone(face: Image) -> F64 | None:
     """Return a face's ink tone over its own ink (rule 4), or None."""
     ink, paper = _regions([face])
@@ -363,6 +401,15 @@ class FaceTones:
             return None
         suits = list(range(4))
         return _suit_from_tones(observed, suits, ink, paper, [self.tone(rank, s) for s in suits])
+
+    def suit_by_hue(self, observed: Image, rank: int) -> int | None:
+        """Return the suit whose ink hue ``observed`` shows (rule 7), against the rank's faces."""
+        ink, paper = self.regions(rank)
+        if not ink.any() or not paper.any():
+            return None
+        suits = list(range(4))
+        return _suit_from_hue(ink_tone(observed, ink, paper), suits,
+                              [self.tone(rank, s) for s in suits])
 
     def _warm_tone(self, rank: int, suit: int) -> None:
         if self.suit_inks().many:

@@ -501,9 +501,8 @@ class BoardRecognizer(FrameCuts, ToneChecks):
                                    lambda: upright(match.flipped))
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), match, reading, overlying)
-        if (reading.status == "card" and reading.card is not None and not sliding
-                and self._many_inks()
-                and self._tone_names_other(frame, pose, match.flipped, reading.card)):
+        if (reading.status == "card"
+                and self._ink_kept(frame, pose, match.flipped, reading, match) is None):
             reading = SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                   match.score, match.margin, match.discriminant,
                                   match.separation)
@@ -515,7 +514,8 @@ class BoardRecognizer(FrameCuts, ToneChecks):
             washed = read_washed_out(observed(), match, self.bank, p,
                                      self._neighbours_over(pose, match.flipped))
             washed = twin_not_shown(self.bank, p, observed(), washed)
-            reading = self._hue_shown(frame, pose, match, washed) or reading
+            washed = self._hue_shown(frame, pose, match, washed)
+            reading = self._ink_kept(frame, pose, match.flipped, washed) or reading
         if reading.status == "uncertain" and looks and p.difference_check:
             shown, lum = match, observed()
             if vec is not None and self._many_inks():
@@ -528,11 +528,13 @@ class BoardRecognizer(FrameCuts, ToneChecks):
                 lum, shown, self.bank, p,
                 lambda x, y: self._paper_shown(lambda: upright(shown.flipped), x, y))
             differs = twin_not_shown(self.bank, p, lum, differs)
-            reading = self._hue_shown(frame, pose, match, differs) or reading
+            differs = self._hue_shown(frame, pose, match, differs)
+            reading = self._ink_kept(frame, pose, shown.flipped, differs) or reading
         if reading.status == "uncertain" and looks and p.difference_check:
             named = indices_read(observed(), match, self.bank, p, overlying())
             named = twin_not_shown(self.bank, p, observed(), named)
-            reading = self._hue_shown(frame, pose, match, named) or reading
+            named = self._hue_shown(frame, pose, match, named)
+            reading = self._ink_kept(frame, pose, match.flipped, named) or reading
         if reading.status == "uncertain" and looks and over:
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:
@@ -601,4 +603,5 @@ class BoardRecognizer(FrameCuts, ToneChecks):
         reading = self._verify(lambda: seen, match, reading, False, overlying)
         if reading.status == "card" and p.index_check:
             reading = self._check_index(seen, match, reading, overlying)
-        return reading if reading.status == "card" else None
+        return self._ink_kept(frame, pose, match.flipped,
+                              reading if reading.status == "card" else None)

@@ -51,6 +51,39 @@ class ToneChecks(RivalChecks):
         suit = self.tones.suit_by_tone(patch, card.rank)
         return suit is not None and suit != card.suit
 
+    def _ink_kept(self, frame: Image, pose: CardPose, flipped: bool,
+                  read: SlotReading | None, match: Match | None = None) -> SlotReading | None:
+        """Return ``read``, or None where its ink's tone does not name its suit as it must.
+
+        On a deck printing its suits in more than two inks (:meth:`_many_inks`) every read that
+        names a card passes here, whatever path made it. The whole face weighs colour only as
+        redness, the washed-out, difference and corner-index reads none at all: to them a blue
+        diamond and a green club of one rank (or a black spade) differ in shape alone, and on
+        a design whose twelve courts share one picture in the corner index's small suit sign
+        only (synth-13 poker, synth-9134: a jack, queen and king of diamonds read as the clubs
+        by the washed-out read, benchmark runs 57, 58). The ink's tone
+        (:meth:`.inkhue.FaceTones.suit_by_tone`; where it names none, the ink's hue alone,
+        :meth:`~.inkhue.FaceTones.suit_by_hue`: a bright light clips the paper and stretches
+        the tone along its hue) is what tells those suits apart: a read whose ink names
+        another suit of its rank is refused, and so is one whose ink names no suit, unless it
+        is a whole-face read (``match``: the whole face's) with no card of its rank in another
+        suit among the whole face's close cards (``match.close``). A card
+        turned ``flipped`` is cut as the read took it. Refusing is the safe direction.
+        """
+        if read is None or read.card is None or not self._many_inks():
+            return read
+        card = read.card
+        patch = self._upright(frame, pose, flipped)
+        suit = self.tones.suit_by_tone(patch, card.rank)
+        if suit is None:
+            suit = self.tones.suit_by_hue(patch, card.rank)
+        if suit == card.suit:
+            return read
+        if suit is None and match is not None and not any(
+                c.rank == card.rank and c.suit != card.suit for c in match.close):
+            return read
+        return None
+
     def _tone_read(self, frame: Image, pose: CardPose, vec: F32, match: Match,
                    observed: Callable[[], F32]) -> SlotReading | None:
         """Read the best card's rank in the suit its ink's tone shows, or None.
