@@ -52,13 +52,6 @@ from hardware.camera.locator import (
 )
 from hardware.camera.partial import (
     HIDDEN_GROW_PX,
-    MIN_HIDDEN,
-    MIN_VISIBLE,
-    hidden_in_patch,
-    hidden_share,
-    restrict,
-    visible_bank,
-    visible_keep,
 )
 from hardware.camera.readings import (
     F32,
@@ -71,8 +64,7 @@ from hardware.camera.readings import (
 )
 from hardware.camera.refine import nudged_pose, reposed_pose
 from hardware.camera.sides import SHADOW_CLEAR_PX, beside_only, shadow_offset
-from hardware.camera.suits import observed_luminance
-from hardware.camera.tonechecks import ToneChecks
+from hardware.camera.visibleread import VisibleRead
 from hardware.camera.warmup import FaceWarmer
 from hardware.camera.washedout import read_washed_out
 
@@ -121,7 +113,7 @@ WARM_UNTIL_S = 0.004
 MATCH_UNTIL_S = 0.008
 
 
-class BoardRecognizer(FrameCuts, ToneChecks):
+class BoardRecognizer(FrameCuts, VisibleRead):
     """Reads the board slots (status, card, confidence) from frames of a calibrated camera.
 
     :param bank: the registered faces of the deck in use.
@@ -575,33 +567,3 @@ class BoardRecognizer(FrameCuts, ToneChecks):
             return reading
         again = self._identify(frame, moved, over, nudged=not far, reposed=far)
         return again if again.status == "card" else reading
-
-    def _read_visible(
-        self, frame: Image, pose: CardPose, over: Sequence[FloatArray]
-    ) -> SlotReading | None:
-        """Read the card on the part of its face no neighbour in ``over`` covers, or None.
-
-        Only when the neighbours hide at least ``MIN_HIDDEN`` and leave ``MIN_VISIBLE`` of the
-        face, on the thresholds of any read (the hidden part is the located neighbours' known
-        geometry, both sides compared on the same pixels) and the close rivals' checks
-        (:meth:`_verify`, :meth:`_check_index`) not refusing it (:mod:`.partial`).
-        """
-        p = self.params
-        hidden = hidden_in_patch(self._quad(pose), over)
-        share = hidden_share(hidden)
-        if not MIN_HIDDEN <= share <= 1.0 - MIN_VISIBLE:
-            return None
-        keep = visible_keep(hidden)
-        vec = restrict(face_features(self.card_patch(frame, pose), p.red_weight), keep)
-        match = visible_bank(self.bank, keep).match(vec, p)
-        reading = decide(match, p)
-        if reading.status != "card":
-            return None
-        patch = self._upright(frame, pose, match.flipped)
-        seen = observed_luminance(patch)
-        overlying = lambda: self._neighbours_over(pose, match.flipped)  # noqa: E731
-        reading = self._verify(lambda: seen, match, reading, False, overlying)
-        if reading.status == "card" and p.index_check:
-            reading = self._check_index(seen, match, reading, overlying)
-        return self._ink_kept(frame, pose, match.flipped,
-                              reading if reading.status == "card" else None)
