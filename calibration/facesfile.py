@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from hardware.camera.finetwins import FINE_MAX_PX, FINE_MIN_PX
 from hardware.camera.readings import Image
 from hardware.camera.recognizer import STORED_PATCH_SIZE
 from table_controller.engine.cards import FULL_DECK, Card, CardError
@@ -88,6 +89,11 @@ def _load_fine(arrays: dict[str, Image], name: str) -> dict[Card, Image] | None:
             raise CalibrationError(
                 f"faces file {name!r}: {key} has shape {arr.shape} {arr.dtype}, "
                 "expected a grey uint8 image"
+            )
+        if not (min(arr.shape) >= FINE_MIN_PX and max(arr.shape) <= FINE_MAX_PX):
+            raise CalibrationError(
+                f"faces file {name!r}: {key} is {arr.shape[1]} x {arr.shape[0]} px, expected "
+                f"{FINE_MIN_PX} to {FINE_MAX_PX} px a side"
             )
         fine[card] = arr
     missing = [c.code for c in FULL_DECK if c not in fine]

@@ -45,6 +45,14 @@ FloatArray = npt.NDArray[np.float64]
 
 #: The corner box (fraction of the card's width, of its height) at each corner.
 FINE_BOX = (0.22, 0.3)
+#: A fine face's longer side is kept at most this (px; about 9.5 px/mm on an 88 mm card, three
+#: times what the cameras show): a larger registered image is reduced to it
+#: (:func:`fine_grey`), and a faces file holding a larger one is refused, so a scan's size
+#: cannot grow the profile.
+FINE_MAX_PX = 840
+#: A fine face shorter than this (px) is refused in a faces file: it cannot be the
+#: registered face.
+FINE_MIN_PX = 64
 #: The card's own edge (fraction of the width) left out of each box: felt may show there.
 EDGE = 0.02
 #: Largest shift (frame px) searched when aligning a corner box.
@@ -196,7 +204,16 @@ def corners_hidden(over: Image | None) -> tuple[bool, bool, bool, bool]:
 
 
 def fine_grey(face: Image) -> Image:
-    """Return a registered face's luminance, transparent pixels taken as white paper."""
+    """Return a registered face's luminance, transparent pixels taken as white paper.
+
+    A face whose longer side is over :data:`FINE_MAX_PX` is reduced to that first (area
+    average).
+    """
+    if max(face.shape[:2]) > FINE_MAX_PX:
+        scale = FINE_MAX_PX / max(face.shape[:2])
+        size = (min(FINE_MAX_PX, max(1, round(face.shape[1] * scale))),
+                min(FINE_MAX_PX, max(1, round(face.shape[0] * scale))))
+        face = np.asarray(cv2.resize(face, size, interpolation=cv2.INTER_AREA), np.uint8)
     f = face.astype(np.float32)
     if f.ndim == 2:
         return np.asarray(np.clip(f + 0.5, 0, 255), np.uint8)

@@ -117,3 +117,29 @@ def test_corners_hidden_marks_the_boxes_a_mask_touches() -> None:
     assert corners_hidden(mask) == (False, False, False, True)
     mask[:, :3] = 255
     assert corners_hidden(mask) == (True, False, True, True)
+
+
+def test_a_large_registered_face_is_kept_at_the_fine_cap() -> None:
+    from hardware.camera.finetwins import FINE_MAX_PX, fine_grey
+
+    face = np.full((2400, 1640, 4), 255, np.uint8)
+    grey = fine_grey(face)
+    assert max(grey.shape) == FINE_MAX_PX and grey.dtype == np.uint8
+
+
+def test_a_faces_file_with_an_oversized_fine_face_is_refused() -> None:
+    import pytest
+
+    from calibration.facesfile import load_patches, patches_bytes
+    from hardware.camera.recognizer import STORED_PATCH_SIZE
+    from table_controller.engine.cards import FULL_DECK
+    from table_controller.errors import CalibrationError
+
+    w, h = STORED_PATCH_SIZE
+    patches = {c: np.full((h, w, 3), 200, np.uint8) for c in FULL_DECK}
+    fine = {c: np.full((420, 300), 200, np.uint8) for c in FULL_DECK}
+    loaded = load_patches(patches_bytes(patches, None, fine), "ok.npz")
+    assert loaded[2] is not None and len(loaded[2]) == 52
+    fine[FULL_DECK[0]] = np.full((5000, 3000), 200, np.uint8)
+    with pytest.raises(CalibrationError, match="px a side"):
+        load_patches(patches_bytes(patches, None, fine), "big.npz")
