@@ -497,6 +497,7 @@ class BoardRecognizer(FrameCuts, ToneChecks):
             reading = SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                   match.score, match.margin, match.discriminant,
                                   match.separation)
+        first = reading
         # The second looks at a card the whole face left uncertain (not at a nudged pose).
         looks = not sliding and not nudged
         if reading.status == "uncertain" and looks and vec is not None and self._many_inks():
@@ -527,6 +528,9 @@ class BoardRecognizer(FrameCuts, ToneChecks):
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:
             reading = self._glare_confirmed(observed(), upright(match.flipped), reading)
+        if reading.status == "card":
+            reading = self._fine_vetoed(observed, match, reading,
+                                        twin_decided or reading is not first)
         if reading.status == "uncertain" and looks and self.nudge_poses:
             reading = self._nudged(frame, pose, over, reading, match.score)
         return reading

@@ -196,6 +196,31 @@ class RivalChecks:
                                    match.separation)
         return reading
 
+    def _fine_vetoed(self, observed: Callable[[], F32], match: Match, reading: SlotReading,
+                     twin_read: bool) -> SlotReading:
+        """Refuse a suit-twin read the corner indices at the frame's own resolution contradict.
+
+        A suit-twin read: ``twin_read`` (made by the twin decision or by a second look: the
+        washed-out, difference, index or tone read, the visible part's), or a whole-face read
+        whose second best is its suit twin within ``pair_check_below``. Refused when
+        ``fine_twin_veto`` is set, the profile has its fine faces and they lean clearly
+        towards the twin (:meth:`~hardware.camera.finetwins.FineFaces.refutes`): the stored
+        faces' blurred twin rule read a queen of spades as the club on a one-picture design
+        whose corners, at the frame's resolution, leaned to the spade (benchmark run 62).
+        """
+        fine, card = self.bank.fine, reading.card
+        if fine is None or card is None or not self.params.fine_twin_veto:
+            return reading
+        close = (match.second is not None and suit_twins(match.card, match.second)
+                 and match.separation < self.params.pair_check_below)
+        if not (twin_read or close):
+            return reading
+        twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
+        if not fine.refutes(observed(), card, twin):
+            return reading
+        return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
+                           reading.margin, reading.discriminant, reading.separation)
+
     def _indices_clear(self, observed: F32, card: Card, rival: Card,
                        ignore: Image | None = None) -> bool:
         """Whether both corner indices, printed as clearly as the card, name ``card``.
