@@ -11,7 +11,7 @@ import pytest
 
 from hardware.camera import rivals
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match
-from hardware.camera.finetwins import FineView, fine_lean, fine_refutes
+from hardware.camera.finetwins import CornerLean, FineLean, FineView, fine_lean, fine_refutes
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance, read_only
 from hardware.sim import scene as S
@@ -47,6 +47,22 @@ def test_refuted_only_towards_the_twin_shown(kennard: Faces) -> None:
     assert covered is not None and len(covered.corners) == 1
     assert fine_refutes(covered)
     assert not fine_refutes(fine_lean(frame, quad, twin, shown, bank.fine, (True,) * 4))
+
+
+def test_a_corner_leaning_clearly_to_the_card_keeps_the_read() -> None:
+    """The leans of a hard frame's 5 of clubs (benchmark run 65): its two pip corners lean to
+    the spade, its index corners far more to the club. Kept while an index corner leans
+    clearly; refused once none does (a misfit corner or a noisy one is no support)."""
+    index, pip = CornerLean(0, 2.26, 0.61, 0.87), CornerLean(1, -0.72, 0.08, 0.81)
+    other_pip = CornerLean(2, -0.85, 0.05, 0.80)
+    assert not fine_refutes(FineLean((index, pip, other_pip), (1.5, 6, 45), 4))
+    assert fine_refutes(FineLean((pip, other_pip), (1.5, 6, 45), 4))
+    misfit = replace(index, fit=0.7)
+    noisy = replace(index, noise=0.8)
+    assert fine_refutes(FineLean((misfit, pip), (1.5, 6, 45), 4))
+    assert fine_refutes(FineLean((noisy, pip), (1.5, 6, 45), 4))
+    assert not fine_refutes(FineLean((replace(pip, lean=-0.2),), (1.5, 6, 45), 4))
+    assert not fine_refutes(FineLean((), (0.0, 0, 0), 2))
 
 
 def test_a_wrong_twin_read_is_refused(kennard: Faces, monkeypatch: pytest.MonkeyPatch) -> None:
