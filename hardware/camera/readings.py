@@ -85,6 +85,10 @@ class RecognizerParams:
     #: sharp face better than the club's.
     twin_blur_veto_position: float = 0.3
     twin_blur_veto_half: float = 0.0
+    #: A suit-twin read, however it was made, is refused where the corner indices compared at
+    #: the frame's own resolution lean clearly towards the twin
+    #: (:func:`hardware.camera.finetwins.fine_refutes`; the profile's fine faces needed).
+    fine_twin_veto: bool = True
     #: Faces blurred as the observation is keep about its contrast where they differ (1 when
     #: the blur matches). A fitted contrast over this means the blur found was more than the
     #: frame's (:func:`hardware.camera.facebank.blurred_unmatched`): that blurred comparison is

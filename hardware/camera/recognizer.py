@@ -498,6 +498,7 @@ class BoardRecognizer(FrameCuts, VisibleRead):
             reading = SlotReading("uncertain", None, 0.5 * reading.confidence, match.card,
                                   match.score, match.margin, match.discriminant,
                                   match.separation)
+        first = reading
         # The second looks at a card the whole face left uncertain (not at a nudged pose).
         looks = not sliding and not nudged
         if reading.status == "uncertain" and looks and vec is not None and self._many_inks():
@@ -531,6 +532,9 @@ class BoardRecognizer(FrameCuts, VisibleRead):
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:
             reading = self._glare_confirmed(observed(), upright(match.flipped), reading)
+        if reading.status == "card":
+            reading = self._fine_vetoed(observed, match, reading,
+                                        twin_decided or reading is not first)
         far = match.score < p.min_score  # no face fits: located off (benchmark run 64)?
         if reading.status == "uncertain" and looks and not reposed and (self.nudge_poses or far):
             reading = self._nudged(frame, pose, over, reading, match.score, far)

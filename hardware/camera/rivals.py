@@ -25,12 +25,19 @@ from hardware.camera.facebank import (
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
 from hardware.camera.suits import index_leans, index_positions, pair_check
-from table_controller.engine.cards import FULL_DECK, Card
+from table_controller.engine.cards import FULL_DECK, RANKS, Card
 
 #: The face rules out a rank its corner indices name when, over the two faces' difference
 #: region and on each half of the card, it leans this far towards the read
 #: (:meth:`RivalChecks._face_rules_out`; +1: the read's face, -1: the rival's).
 INDEX_WAIVE_LEAN = 0.5
+#: The ranks whose suit-twin reads the fine comparison may refuse
+#: (:meth:`RivalChecks._fine_vetoed`):
+#: the courts. Traced on pip cards (benchmark run 65), its corner boxes leaned clearly the
+#: wrong way on right reads: spades of a four-corner design towards the club on every box
+#: (leans -0.3 to -1.9, fit 0.89-0.99), and on hard frames a club's pip corners towards the
+#: spade; on courts, none did.
+FINE_VETO_RANKS = frozenset(RANKS.index(r) for r in "JQK")
 
 
 class RivalChecks:
@@ -195,6 +202,33 @@ class RivalChecks:
                                    match.score, match.margin, match.discriminant,
                                    match.separation)
         return reading
+
+    def _fine_vetoed(self, observed: Callable[[], F32], match: Match, reading: SlotReading,
+                     twin_read: bool) -> SlotReading:
+        """Refuse a suit-twin read the corner indices at the frame's own resolution contradict.
+
+        A suit-twin read: ``twin_read`` (made by the twin decision or by a second look: the
+        washed-out, difference, index or tone read, the visible part's), or a whole-face read
+        whose second best is its suit twin within ``pair_check_below``; a court
+        (:data:`FINE_VETO_RANKS`). Refused when
+        ``fine_twin_veto`` is set, the profile has its fine faces and they lean clearly
+        towards the twin (:meth:`~hardware.camera.finetwins.FineFaces.refutes`): the stored
+        faces' blurred twin rule read a queen of spades as the club on a one-picture design
+        whose corners, at the frame's resolution, leaned to the spade (benchmark run 62).
+        """
+        fine, card = self.bank.fine, reading.card
+        if (fine is None or card is None or not self.params.fine_twin_veto
+                or card.rank not in FINE_VETO_RANKS):
+            return reading
+        close = (match.second is not None and suit_twins(match.card, match.second)
+                 and match.separation < self.params.pair_check_below)
+        if not (twin_read or close):
+            return reading
+        twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
+        if not fine.refutes(observed(), card, twin):
+            return reading
+        return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
+                           reading.margin, reading.discriminant, reading.separation)
 
     def _indices_clear(self, observed: F32, card: Card, rival: Card,
                        ignore: Image | None = None) -> bool:

@@ -1,0 +1,98 @@
+"""A suit-twin read is refused where the corner indices at the frame's own resolution show the
+twin (:func:`hardware.camera.finetwins.fine_refutes`, ``RecognizerParams.fine_twin_veto``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.camera import rivals
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match
+from hardware.camera.finetwins import CornerLean, FineLean, FineView, fine_lean, fine_refutes
+from hardware.camera.readings import RecognizerParams
+from hardware.camera.suits import observed_luminance, read_only
+from hardware.sim import scene as S
+from table_controller.engine.cards import Card
+
+from .conftest import Faces
+from .helpers import board, make_rig
+from .test_finetwins import _frame, _quad
+from .test_suits import shared_courts
+
+
+def test_refuted_only_towards_the_twin_shown(kennard: Faces) -> None:
+    """A queen of diamonds in the frame: a read of the queen of hearts is refused, the
+    diamond's is not, even with one corner left; an observation whose view was not noted, a
+    frame drowned in noise, or every corner covered refuses nothing."""
+    faces = shared_courts(kennard)
+    bank = FaceBank.from_faces(faces, RecognizerParams())
+    assert bank.fine is not None
+    rng = np.random.default_rng(65)
+    quad = _quad()
+    shown, twin = Card.parse("Qd"), Card.parse("Qh")
+    frame = _frame(faces[shown], quad, rng, 1.2, 0, 4.0, 80)
+    observed = observed_luminance(np.asarray(cv2.resize(frame, STORED_PATCH_SIZE), np.uint8))
+    assert not bank.fine.refutes(observed, twin, shown)
+    bank.fine.look(observed, FineView(frame, quad))
+    assert bank.fine.refutes(observed, twin, shown)
+    assert not bank.fine.refutes(observed, shown, twin)
+    assert not bank.fine.refutes(read_only(observed.copy()), twin, shown)
+    drowned = _frame(faces[shown], quad, rng, 2.5, 9, 60.0, 30)
+    assert not fine_refutes(fine_lean(drowned, quad, twin, shown, bank.fine))
+    # One corner under a neighbour: the other, leaning to the diamond as clearly, refuses.
+    covered = fine_lean(frame, quad, twin, shown, bank.fine, (True, False, False, False))
+    assert covered is not None and len(covered.corners) == 1
+    assert fine_refutes(covered)
+    assert not fine_refutes(fine_lean(frame, quad, twin, shown, bank.fine, (True,) * 4))
+
+
+def test_a_corner_leaning_clearly_to_the_card_keeps_the_read() -> None:
+    """The leans of a hard frame's 5 of clubs (benchmark run 65): its two pip corners lean to
+    the spade, its index corners far more to the club. Kept while an index corner leans
+    clearly; refused once none does (a misfit corner or a noisy one is no support)."""
+    index, pip = CornerLean(0, 2.26, 0.61, 0.87), CornerLean(1, -0.72, 0.08, 0.81)
+    other_pip = CornerLean(2, -0.85, 0.05, 0.80)
+    assert not fine_refutes(FineLean((index, pip, other_pip), (1.5, 6, 45), 4))
+    assert fine_refutes(FineLean((pip, other_pip), (1.5, 6, 45), 4))
+    misfit = replace(index, fit=0.7)
+    noisy = replace(index, noise=0.8)
+    assert fine_refutes(FineLean((misfit, pip), (1.5, 6, 45), 4))
+    assert fine_refutes(FineLean((noisy, pip), (1.5, 6, 45), 4))
+    assert not fine_refutes(FineLean((replace(pip, lean=-0.2),), (1.5, 6, 45), 4))
+    assert not fine_refutes(FineLean((), (0.0, 0, 0), 2))
+
+
+def test_a_wrong_twin_read_is_refused(kennard: Faces, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shared-court queens and kings on a calibrated camera; the stored faces' twin rule made
+    to read each as its twin (as the blurred rule read a queen of spades as the club, benchmark
+    run 62). With the veto the twin is never read; without it, it is."""
+    faces = shared_courts(kennard)
+    rig = make_rig(faces, seed=31, level=S.Level.MEDIUM)
+    off = rig.profile.recognizer(RecognizerParams(fine_twin_veto=False))
+    forced: list[Card] = []
+
+    def twin_read(observed: object, match: Match, bank: object,
+                  params: object) -> tuple[Match, float]:
+        assert match.second is not None
+        forced.append(match.card)
+        return replace(match, card=match.second, second=match.card), 1.0
+
+    rng = np.random.default_rng(32)
+    truth = board("Qs Kd Qh Ks Kc")
+    scenes = [S.render_board(faces, truth, rng, S.Level.MEDIUM, rig.camera) for _ in range(3)]
+    right = [[s.card for s in rig.recognizer.read(sc.image).slots] for sc in scenes]
+    monkeypatch.setattr(rivals, "decide_twin", twin_read)
+    wrong_with = wrong_without = 0
+    for scene, before in zip(scenes, right, strict=True):
+        with_veto = rig.recognizer.read(scene.image).slots
+        without = off.read(scene.image).slots
+        for t, r, w, b in zip(truth, with_veto, without, before, strict=True):
+            assert b in (t, None)
+            wrong_with += r.status == "card" and r.card != t
+            wrong_without += w.status == "card" and w.card != t
+    assert forced
+    assert wrong_with == 0
+    assert wrong_without >= 3
