@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
-from hardware.camera.finetwins import FineFaces
+from hardware.camera.finetwins import FINE_RANKS, FineFaces
 from hardware.camera.index import IndexBank
 from hardware.camera.indexonly import IndexOnly
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading, SlotStatus
@@ -324,8 +324,9 @@ def decide_twin(
     ``card`` and ``second`` swapped when the twin is read) and how far the observation leaned,
     or None: the two stay undecided.
 
-    Left undecided so, the pair is compared on the corner indices at the frame's own
-    resolution where the bank has its faces so (``bank.fine``,
+    Left undecided so, a pair of courts (:data:`~hardware.camera.finetwins.FINE_RANKS`) is
+    compared on the corner indices at the frame's own resolution where the bank has its
+    faces so (``bank.fine``,
     :meth:`~hardware.camera.finetwins.FineFaces.decide`), unless the stored faces' sharp
     comparison leans the other way by ``twin_veto_position``.
 
@@ -333,7 +334,7 @@ def decide_twin(
         (:func:`~hardware.camera.suits.observed_luminance`).
     """
     decided = _stored_twin(observed, match, bank, params)
-    if decided is not None or bank.fine is None:
+    if decided is not None or bank.fine is None or match.card.rank not in FINE_RANKS:
         return decided
     assert match.second is not None
     sign, lean = bank.fine.decide(observed, match.card, match.second)

@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from hardware.camera.blurmatch import blur_kernel
 from hardware.camera.suits import Blur
-from table_controller.engine.cards import Card
+from table_controller.engine.cards import RANKS, Card
 
 F32 = npt.NDArray[np.float32]
 Image = npt.NDArray[np.uint8]
@@ -45,6 +45,14 @@ FloatArray = npt.NDArray[np.float64]
 
 #: The corner box (fraction of the card's width, of its height) at each corner.
 FINE_BOX = (0.22, 0.3)
+#: The ranks the fine comparison decides and vetoes suit twins of: the courts
+#: (:func:`~hardware.camera.facebank.decide_twin`,
+#: :meth:`~hardware.camera.rivals.RivalChecks._fine_vetoed`). On pip cards its corner boxes
+#: leaned clearly the wrong way on right reads (benchmark run 65: spades of a four-corner
+#: design towards the club on every box, leans -0.3 to -1.9 at fits 0.89-0.99; on hard frames
+#: a club's pip corners towards the spade), so it neither reads nor refuses them; on courts,
+#: whose twins differ in the index alone, none did.
+FINE_RANKS = frozenset(RANKS.index(r) for r in "JQK")
 #: A fine face's longer side is kept at most this (px; about 9.5 px/mm on an 88 mm card, three
 #: times what the cameras show): a larger registered image is reduced to it
 #: (:func:`fine_grey`), and a faces file holding a larger one is refused, so a scan's size

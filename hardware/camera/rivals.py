@@ -22,22 +22,19 @@ from hardware.camera.facebank import (
     twin_refuted,
     whole_contrast,
 )
+from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
 from hardware.camera.suits import index_leans, index_positions, pair_check
-from table_controller.engine.cards import FULL_DECK, RANKS, Card
+from table_controller.engine.cards import FULL_DECK, Card
 
 #: The face rules out a rank its corner indices name when, over the two faces' difference
 #: region and on each half of the card, it leans this far towards the read
 #: (:meth:`RivalChecks._face_rules_out`; +1: the read's face, -1: the rival's).
 INDEX_WAIVE_LEAN = 0.5
 #: The ranks whose suit-twin reads the fine comparison may refuse
-#: (:meth:`RivalChecks._fine_vetoed`):
-#: the courts. Traced on pip cards (benchmark run 65), its corner boxes leaned clearly the
-#: wrong way on right reads: spades of a four-corner design towards the club on every box
-#: (leans -0.3 to -1.9, fit 0.89-0.99), and on hard frames a club's pip corners towards the
-#: spade; on courts, none did.
-FINE_VETO_RANKS = frozenset(RANKS.index(r) for r in "JQK")
+#: (:meth:`RivalChecks._fine_vetoed`): :data:`~hardware.camera.finetwins.FINE_RANKS`.
+FINE_VETO_RANKS = FINE_RANKS
 
 
 class RivalChecks:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank
 from hardware.camera.finetwins import (
@@ -128,7 +129,6 @@ def test_a_large_registered_face_is_kept_at_the_fine_cap() -> None:
 
 
 def test_a_faces_file_with_an_oversized_fine_face_is_refused() -> None:
-    import pytest
 
     from calibration.facesfile import load_patches, patches_bytes
     from hardware.camera.recognizer import STORED_PATCH_SIZE
@@ -143,3 +143,33 @@ def test_a_faces_file_with_an_oversized_fine_face_is_refused() -> None:
     fine[FULL_DECK[0]] = np.full((5000, 3000), 200, np.uint8)
     with pytest.raises(CalibrationError, match="px a side"):
         load_patches(patches_bytes(patches, None, fine), "big.npz")
+
+
+def test_the_fine_comparison_decides_courts_only(kennard: Faces,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair the stored faces leave undecided is put to the fine comparison only when it is a
+    court pair (``FINE_RANKS``): on pip cards its corners leaned clearly the wrong way on
+    right reads, so a pip pair stays undecided whatever it would say."""
+    from hardware.camera import facebank
+    from hardware.camera.facebank import Match, decide_twin
+
+    bank = FaceBank.from_faces(shared_courts(kennard), RecognizerParams())
+    assert bank.fine is not None
+    asked: list[str] = []
+
+    def leans_to_card(observed: object, card: Card, twin: Card) -> tuple[int, float]:
+        asked.append(card.code)
+        return 1, 1.5
+
+    monkeypatch.setattr(facebank, "_stored_twin", lambda *a: None)
+    monkeypatch.setattr(bank.fine, "decide", leans_to_card)
+    monkeypatch.setattr(facebank, "pair_check",
+                        lambda *a: type("P", (), {"position": 1.0})())
+    observed = observed_luminance(np.asarray(cv2.resize(kennard[Card.parse("Ks")],
+                                                        STORED_PATCH_SIZE)[..., :3], np.uint8))
+    for code, twin, decided in (("Ks", "Kc", True), ("5s", "5c", False), ("Th", "Td", False)):
+        match = Match(card=Card.parse(code), score=0.95, margin=0.01, discriminant=0.5,
+                      second=Card.parse(twin))
+        out = decide_twin(observed, match, bank, RecognizerParams())
+        assert (out is not None) is decided, code
+    assert asked == ["Ks"]
