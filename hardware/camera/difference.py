@@ -81,7 +81,7 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     For a rival told apart by the corners alone (an index-only pair) whose region the sharp
     faces fit under ``difference_min_fit``, the faces blurred as the observation is decide
     instead, where they fit: both indices at the frame's blur on their own bounds
-    (:func:`_index_only_lean`), the corner templates leaning towards X.
+    (:func:`index_only_lean`), the corner templates leaning towards X.
 
     Where the corner indices lean neither way (within ``difference_min_index`` of 0), the
     pair is read on the face when ``paper_shown(X, rival)`` holds: the white where the rival
@@ -182,7 +182,7 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
             # Faces told apart by their corners alone: as any close card (below), except that
             # where the corner templates do not tell the two apart, or the region at the
             # faces' own blur does not lean far enough, the comparison at the observation's
-            # blur over both indices may decide instead (:func:`_index_only_lean`).
+            # blur over both indices may decide instead (:func:`index_only_lean`).
             check = pair_check(observed, bank.luminance(x), bank.luminance(y))
             blurred = bank.index_only.check(observed, x, y)
             # The sharp faces misfit a blurred index (fit under difference_min_fit) where the
@@ -196,10 +196,10 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 at_lean: float | None = None
             elif misfit:
                 # Read only where the corner templates lean towards X as well, and both
-                # indices at the frame's blur, on their own bounds (_index_only_lean): a
+                # indices at the frame's blur, on their own bounds (index_only_lean): a
                 # blurred king of diamonds fitted the jack's sharp face at 0.54, both
                 # indices at the frame's blur leaning 1.10 / 0.68 towards the king.
-                at_lean = (_index_only_lean(observed, x, y, bank, p)
+                at_lean = (index_only_lean(observed, x, y, bank, p)
                            if at is not None and at >= p.difference_min_index else None)
             elif at is not None and at < p.difference_min_index:
                 # The corner templates (sharp) lean neither way: a blur that smears thin
@@ -207,15 +207,15 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 # its stricter bounds, decides, where the camera resolves the pair
                 # (INDEX_RESOLVED; a blurred 9 of clubs: templates -0.19 against the 8, both
                 # indices at the frame's blur 0.93 / 0.91 towards the 9).
-                at_lean = (_index_only_lean(observed, x, y, bank, p)
+                at_lean = (index_only_lean(observed, x, y, bank, p)
                            if bank.index_only.resolved(observed, x, y) >= INDEX_RESOLVED
                            else None)
             elif check.position >= p.difference_min_position and at is not None:
                 # Still not where the frame's own blur leans the other way.
                 at_lean = (None if index_only_refutes(observed, x, y, bank, p)
-                           else check.position)
+                           or rank_unshown(observed, x, y, bank, p) else check.position)
             else:
-                at_lean = _index_only_lean(observed, x, y, bank, p)
+                at_lean = index_only_lean(observed, x, y, bank, p)
             if at_lean is None:
                 # The card it lost to: by the sharp region, or by both indices at the frame's
                 # blur (on their own bounds), whichever leans further towards it.
@@ -296,7 +296,7 @@ def _washed_out(sharp: SuitCheck, blurred: SuitCheck, contrast: float,
     return sharp.contrast < contrast
 
 
-def _index_only_lean(observed: F32, x: Card, y: Card, bank: FaceBank,
+def index_only_lean(observed: F32, x: Card, y: Card, bank: FaceBank,
                      params: RecognizerParams) -> float | None:
     """X's lean against Y over both indices at the observation's blur (None: not clear).
 
@@ -317,3 +317,21 @@ def _index_only_lean(observed: F32, x: Card, y: Card, bank: FaceBank,
             and bank.index_only.resolved(observed, x, y) >= INDEX_CLEAR):
         return check.position
     return None
+
+
+def rank_unshown(observed: F32, x: Card, y: Card, bank: FaceBank,
+                 params: RecognizerParams) -> bool:
+    """Whether X's rank rests on less than both corner indices show against Y's.
+
+    Where X's and Y's faces differ only in their corners and name different ranks (courts that
+    share one picture), the sharp faces' region, the corner templates and a blob of index ink
+    (:func:`~hardware.camera.suits.ink_check`) weigh a few dozen pixels of a blurred glyph:
+    X must also lean towards its own face over both indices at the frame's blur, on their own
+    bounds (:func:`index_only_lean`). On hard boards of a four-colour deck whose twelve courts
+    share one picture, two kings of diamonds and a king and a queen of hearts were read as
+    the jacks (the jack's ink found at 1.46 with the king's at 0.42, corner templates 0.96
+    towards the jack): at the frame's blur they leaned 0.15-0.52 towards the jack, resolved
+    0.95-1.56. Suit twins are left to the twin rules.
+    """
+    return (x.rank != y.rank and bank.index_only.pair(x, y)
+            and index_only_lean(observed, x, y, bank, params) is None)

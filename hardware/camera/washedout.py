@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from hardware.camera.difference import rank_unshown
 from hardware.camera.facebank import (
     _RED,
     FaceBank,
@@ -38,8 +39,9 @@ def read_washed_out(observed: F32, match: Match, bank: FaceBank,
     against that rival (``washed_min_index``); X's corner indices name no other rank
     (``index_veto_close``), X scores at least ``min_score``, and a suit twin among those cards
     is decided for X by :func:`decide_twin` and does not refute X (:func:`twin_refuted`, the
-    veto a whole-face read with its twin close gets). Exactly one candidate must pass; else
-    None.
+    veto a whole-face read with its twin close gets). Against a rival of another rank whose
+    face differs from X's only in the corners, X's rank must show there at the frame's blur
+    (:func:`~hardware.camera.difference.rank_unshown`). Exactly one candidate must pass; else None.
 
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
@@ -87,7 +89,7 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
                                       if sx - scores[y] <= p.washed_score_gap))
     # The closest rival first: the likeliest to refute X (every rival must pass anyway).
     for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
-        if index_only_refutes(observed, x, y, bank, p):
+        if index_only_refutes(observed, x, y, bank, p) or rank_unshown(observed, x, y, bank, p):
             return None
         ink = ink_check(observed, bank.luminance(x), bank.luminance(y), ignore)
         if ink.rival < p.washed_min_rival:
@@ -113,3 +115,4 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
         if twin_refuted(observed, x, twin, bank, p):
             return None
     return lean
+

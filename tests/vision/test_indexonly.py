@@ -144,7 +144,8 @@ def test_a_pair_the_sharp_faces_misfit_is_read_at_the_frame_s_blur(kennard: Face
     under ``difference_min_fit``: until run 57 that refused the difference read outright. The
     faces blurred as the observation is still fit it, and where they lean towards the card on
     their own bounds and the corner templates lean the same way, it is read; never another
-    card."""
+    card. (4 of 10 read until a rank the indices do not show at the frame's blur was refused
+    on every path, ``rank_unshown``: a 2, 6 or 7 of hearts leaning 0.64-0.67 there is not.)"""
     faces = shared_pictures(kennard)
     params = RecognizerParams()
     bank = FaceBank.from_faces(faces, params)
@@ -163,4 +164,4 @@ def test_a_pair_the_sharp_faces_misfit_is_read_at_the_frame_s_blur(kennard: Face
                < params.difference_min_fit for y in match.close):
             misfit += 1
             read += got is not None
-    assert misfit >= 8 and read >= 4, (misfit, read)
+    assert misfit >= 8 and read >= 3, (misfit, read)

@@ -54,10 +54,12 @@ def test_a_shared_court_picture_leaves_the_suit_to_the_index_ink(shared_courts: 
 
 def test_shared_courts_read_on_rendered_hard_boards(shared_courts: Faces,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rendered hard boards: with the suit the ink names, more cards read, no wrong read added.
+    """Rendered hard boards: with the suit the ink names, more cards read, and none wrong.
 
-    This pasted deck reads some courts wrong with or without the rule (69 cards here,
-    4 wrong both ways; not traced)."""
+    Only the corner indices tell a jack, a queen and a king of a suit apart here: a rank
+    those do not show at the frame's blur is refused (``rank_unshown``). Before that rule
+    4 of these 69 courts read wrong with or without the suit rule, all of rank (two kings
+    of diamonds, a king and a queen of hearts read as the jacks)."""
     rig = make_rig(shared_courts, seed=5310, level=S.Level.HARD)
     other = rig.profile.recognizer()
     rng = np.random.default_rng(5311)
@@ -70,5 +72,5 @@ def test_shared_courts_read_on_rendered_hard_boards(shared_courts: Faces,
         with monkeypatch.context() as m:
             m.setattr(rec_module, "in_suit", lambda match, *_: match)
             score(scene.truth, other.read(scene.image), without)
-    assert with_rule.wrong <= without.wrong, (with_rule, without)
+    assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
     assert with_rule.correct >= without.correct + 3, (with_rule, without)
