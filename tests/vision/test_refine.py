@@ -8,6 +8,7 @@ import pytest
 from calibration.camera import calibrate_camera
 from hardware.camera.facebank import face_features
 from hardware.camera.locator import CANON_MARGIN_MM, CANON_PX_PER_MM, CardPose
+from hardware.camera.recognizer import BoardRecognizer
 from hardware.camera.refine import (
     REFINE_MAX_SHIFT_PX,
     REFINE_MAX_TURN_DEG,
@@ -50,9 +51,8 @@ def test_the_nudge_climbs_to_the_best_fit_within_its_bounds() -> None:
     assert abs(moved.angle_deg) <= REFINE_MAX_TURN_DEG
 
 
-def test_a_card_located_two_pixels_off_is_read_at_its_nudged_pose(kennard: Faces) -> None:
-    """Kennard, a hard camera (seed 5803): the 6 of hearts cut 2 canonical px (1.7 mm) across
-    from where it lies is left uncertain; nudged, it is read, and the nudge moved it back."""
+def _hard_board(kennard: Faces) -> tuple[BoardRecognizer, list[S.Placement], S.Scene]:
+    """Kennard on a hard camera (seed 5803): 6h 7c 8d 9s 3c in their slots, 3 degrees off."""
     rng = np.random.default_rng(5803)
     cam = S.make_camera(rng, S.Level.HARD, S.geometry_for_faces(kennard))
     empty = S.render(kennard, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
@@ -63,6 +63,13 @@ def test_a_card_located_two_pixels_off_is_read_at_its_nudged_pose(kennard: Faces
                   for i, c in enumerate(cards)]
     scene = S.render(kennard, placements, cam, rng,
                      S.sample_perturbations(rng, S.Level.HARD, cam))
+    return recognizer, placements, scene
+
+
+def test_a_card_located_two_pixels_off_is_read_at_its_nudged_pose(kennard: Faces) -> None:
+    """Kennard, a hard camera (seed 5803): the 6 of hearts cut 2 canonical px (1.7 mm) across
+    from where it lies is left uncertain; nudged, it is read, and the nudge moved it back."""
+    recognizer, placements, scene = _hard_board(kennard)
     p = placements[0]
     x = (p.centre_mm[0] + CANON_MARGIN_MM) * CANON_PX_PER_MM
     y = (p.centre_mm[1] + CANON_MARGIN_MM) * CANON_PX_PER_MM
@@ -117,16 +124,7 @@ def test_a_card_located_two_and_a_half_mm_off_is_read_where_its_face_fits(
     """Kennard, a hard camera (seed 5803): the 9 of spades cut 3 canonical px (2.5 mm) across
     from where it lies fits no face (under ``min_score``) and is left uncertain; the wider
     search moves it back and it is read there, with the nudge off."""
-    rng = np.random.default_rng(5803)
-    cam = S.make_camera(rng, S.Level.HARD, S.geometry_for_faces(kennard))
-    empty = S.render(kennard, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
-    recognizer = calibrate_camera(empty.image, kennard, design="test").recognizer()
-    geo = cam.geometry
-    cards = [Card.parse(c) for c in ("6h", "7c", "8d", "9s", "3c")]
-    placements = [S.Placement(c, i, geo.slot_centre_mm(i), 3.0 * (-1) ** i)
-                  for i, c in enumerate(cards)]
-    scene = S.render(kennard, placements, cam, rng,
-                     S.sample_perturbations(rng, S.Level.HARD, cam))
+    recognizer, placements, scene = _hard_board(kennard)
     p = placements[3]
     x = (p.centre_mm[0] + CANON_MARGIN_MM) * CANON_PX_PER_MM
     y = (p.centre_mm[1] + CANON_MARGIN_MM) * CANON_PX_PER_MM
