@@ -212,6 +212,10 @@ class RivalChecks:
         towards the twin (:meth:`~hardware.camera.finetwins.FineFaces.refutes`): the stored
         faces' blurred twin rule read a queen of spades as the club on a one-picture design
         whose corners, at the frame's resolution, leaned to the spade (benchmark run 62).
+        Also refused when the fine faces cannot confirm it: no available corner leans clearly
+        towards the read (:meth:`~hardware.camera.finetwins.FineFaces.confirms`; a glare over
+        both indices of a one-picture jack left them fitting 0.72-0.75, benchmark run 67). No
+        view noted for the observation: kept.
         """
         fine, card = self.bank.fine, reading.card
         if (fine is None or card is None or not self.params.fine_twin_veto
@@ -222,7 +226,8 @@ class RivalChecks:
         if not (twin_read or close):
             return reading
         twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
-        if not fine.refutes(observed(), card, twin):
+        seen = observed()
+        if not fine.refutes(seen, card, twin) and fine.confirms(seen, card, twin) is not False:
             return reading
         return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
                            reading.margin, reading.discriminant, reading.separation)

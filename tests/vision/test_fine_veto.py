@@ -11,7 +11,14 @@ import pytest
 
 from hardware.camera import rivals
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match
-from hardware.camera.finetwins import CornerLean, FineLean, FineView, fine_lean, fine_refutes
+from hardware.camera.finetwins import (
+    CornerLean,
+    FineLean,
+    FineView,
+    fine_confirms,
+    fine_lean,
+    fine_refutes,
+)
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance, read_only
 from hardware.sim import scene as S
@@ -96,3 +103,18 @@ def test_a_wrong_twin_read_is_refused(kennard: Faces, monkeypatch: pytest.Monkey
     assert forced
     assert wrong_with == 0
     assert wrong_without >= 3
+
+
+def test_a_court_twin_read_must_be_confirmed_by_a_clear_corner() -> None:
+    """A jack of clubs read as the spade through a glare over both indices (benchmark run 67):
+    both corners fit under 0.8 and lean to the read, so nothing refutes it, and nothing
+    confirms it either: refused. One corner fitting well and leaning clearly confirms."""
+    blur = (1.5, 6, 45)
+    glared = (CornerLean(0, 3.1, 1.4, 0.72), CornerLean(3, 2.4, 1.19, 0.75))
+    assert not fine_refutes(FineLean(glared, blur, 2))
+    assert not fine_confirms(FineLean(glared, blur, 2))
+    clear = CornerLean(3, 1.04, 0.09, 0.96)
+    assert fine_confirms(FineLean((glared[0], clear), blur, 2))
+    assert not fine_confirms(FineLean((replace(clear, noise=0.4),), blur, 2))
+    assert not fine_confirms(FineLean((replace(clear, lean=0.25, noise=0.01),), blur, 2))
+    assert not fine_confirms(FineLean((), blur, 2)) and not fine_confirms(None)
