@@ -57,10 +57,7 @@ def load_patches(
         )
     fine = _load_fine(arrays, name)
     for key, arr in arrays.items():
-        try:
-            card = Card.parse(key)
-        except CardError:
-            raise CalibrationError(f"faces file {name!r}: {key!r} is not a card") from None
+        card = _card_of(key, key, name)
         if arr.shape != shape or arr.dtype != np.uint8:
             raise CalibrationError(
                 f"faces file {name!r}: {key} has shape {arr.shape} {arr.dtype}, "
@@ -73,6 +70,14 @@ def load_patches(
     return patches, reference, fine
 
 
+def _card_of(code: str, key: str, name: str) -> Card:
+    """Return the card ``code`` names; a key naming no card is refused as the file's error."""
+    try:
+        return Card.parse(code)
+    except CardError:
+        raise CalibrationError(f"faces file {name!r}: {key!r} is not a card") from None
+
+
 def _load_fine(arrays: dict[str, Image], name: str) -> dict[Card, Image] | None:
     """Take the ``fine_<code>`` arrays out of ``arrays``: all 52 grey faces, or None if none."""
     keys = [k for k in arrays if k.startswith(FINE_PREFIX)]
@@ -81,10 +86,7 @@ def _load_fine(arrays: dict[str, Image], name: str) -> dict[Card, Image] | None:
     fine: dict[Card, Image] = {}
     for key in keys:
         arr = arrays.pop(key)
-        try:
-            card = Card.parse(key[len(FINE_PREFIX):])
-        except CardError:
-            raise CalibrationError(f"faces file {name!r}: {key!r} is not a card") from None
+        card = _card_of(key[len(FINE_PREFIX):], key, name)
         if arr.ndim != 2 or arr.dtype != np.uint8:
             raise CalibrationError(
                 f"faces file {name!r}: {key} has shape {arr.shape} {arr.dtype}, "

@@ -226,8 +226,9 @@ class RivalChecks:
         if not (twin_read or close):
             return reading
         twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
-        seen = observed()
-        if not fine.refutes(seen, card, twin) and fine.confirms(seen, card, twin) is not False:
+        # Not confirmed covers refuted: a corner leaning clearly to the twin and none to the
+        # card (:func:`~hardware.camera.finetwins.fine_refutes`) confirms nothing either.
+        if fine.confirms(observed(), card, twin) is not False:
             return reading
         return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
                            reading.margin, reading.discriminant, reading.separation)
