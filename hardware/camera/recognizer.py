@@ -507,8 +507,7 @@ class BoardRecognizer(FrameCuts, VisibleRead):
             washed = read_washed_out(observed(), match, self.bank, p,
                                      self._neighbours_over(pose, match.flipped))
             washed = twin_not_shown(self.bank, p, observed(), washed)
-            washed = self._hue_shown(frame, pose, match, washed)
-            reading = self._ink_kept(frame, pose, match.flipped, washed) or reading
+            reading = self._inks_kept(frame, pose, match, match.flipped, washed) or reading
         if reading.status == "uncertain" and looks and p.difference_check:
             shown, lum = match, observed()
             if vec is not None and self._many_inks():
@@ -521,13 +520,11 @@ class BoardRecognizer(FrameCuts, VisibleRead):
                 lum, shown, self.bank, p,
                 lambda x, y: self._paper_shown(lambda: upright(shown.flipped), x, y))
             differs = twin_not_shown(self.bank, p, lum, differs)
-            differs = self._hue_shown(frame, pose, match, differs)
-            reading = self._ink_kept(frame, pose, shown.flipped, differs) or reading
+            reading = self._inks_kept(frame, pose, match, shown.flipped, differs) or reading
         if reading.status == "uncertain" and looks and p.difference_check:
             named = indices_read(observed(), match, self.bank, p, overlying())
             named = twin_not_shown(self.bank, p, observed(), named)
-            named = self._hue_shown(frame, pose, match, named)
-            reading = self._ink_kept(frame, pose, match.flipped, named) or reading
+            reading = self._inks_kept(frame, pose, match, match.flipped, named) or reading
         if reading.status == "uncertain" and looks and over:
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:

@@ -112,6 +112,14 @@ class ToneChecks(RivalChecks):
             reading = self._check_index(observed(), toned, reading, overlying)
         return reading if reading.status == "card" else None
 
+    def _inks_kept(self, frame: Image, pose: CardPose, match: Match, flipped: bool,
+                   read: SlotReading | None) -> SlotReading | None:
+        """Return a second look's ``read``, or None where an ink check refuses it.
+
+        Both checks: :meth:`_hue_shown`, then :meth:`_ink_kept` on the card cut ``flipped``.
+        """
+        return self._ink_kept(frame, pose, flipped, self._hue_shown(frame, pose, match, read))
+
     def _hue_shown(self, frame: Image, pose: CardPose, match: Match,
                    read: SlotReading | None) -> SlotReading | None:
         """Return a fallback read, or None when its ink's hue shows the whole face's best card."""
