@@ -46,7 +46,9 @@ Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
 ``BENCH_VISION_PER_CAMERA`` (frames per calibrated camera, default 20),
 ``BENCH_VISION_SEED`` (seed base, default :data:`SEED_BASE`), ``BENCH_VISION_EXTRA`` (folders of
 other deck designs, ``<rank><suit>.png`` each, separated by commas: measured after the two designs
-of the repository, with our method only, same levels and frames).
+of the repository, with our method only, same levels and frames), ``BENCH_VISION_REGISTER``
+(``images``, the default: faces registered from the folder; ``camera``: captured by each
+calibrated camera, :func:`camera_registered`; ``camera-nofine``: so, without fine faces).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.camera import calibrate_camera
+from calibration.camera import CameraProfile, calibrate_camera, profile_with_patches
 from calibration.faces import load_face_folder
 from hardware.camera.geometry import card_size_name
 from hardware.camera.onecore import one_core
@@ -180,6 +182,31 @@ def deck_folder(design: str) -> Path:
     return face_folder(design) if design == "kennard" else ROOT / "examples" / "cards" / design
 
 
+#: How the faces are registered (``BENCH_VISION_REGISTER``): ``images`` (the face folder,
+#: :func:`calibrate_camera`), ``camera`` (each of the 52 shown alone in slot 3 to the camera
+#: and captured, as ``vision capture-faces`` does), ``camera-nofine`` (so, without the faces at
+#: the frame's resolution, as before they were kept).
+REGISTER = os.environ.get("BENCH_VISION_REGISTER", "images")
+
+
+def camera_registered(profile: CameraProfile, faces: dict[Card, Image], cam: S.CameraSetup,
+                      rng: np.random.Generator, fine: bool = True) -> CameraProfile:
+    """Return ``profile`` with its faces captured from ``cam`` (one clean frame per card).
+
+    Each card lies alone in slot 3, turned by up to 2 degrees and moved by up to 2 mm, lit as
+    when the camera was calibrated (the installer registers the deck under the table's light).
+    """
+    capture = profile.face_capture(slot=2)
+    cx, cy = profile.geometry.slot_centre_mm(2)
+    clean = S.Perturbations(noise_sigma=2.0, jpeg_quality=90)
+    for card in FULL_DECK:
+        where = (cx + rng.uniform(-2, 2), cy + rng.uniform(-2, 2))
+        placement = [S.Placement(card, 2, where, float(rng.uniform(-2, 2)))]
+        capture.add(card, S.render(faces, placement, cam, rng, clean).image)
+    return profile_with_patches(profile, capture.patches(),
+                                capture.fine_faces() if fine else None)
+
+
 def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: int,
                show: str | None = None, baseline_too: bool = True,
                situation: Situation = Situation.PLAIN) -> tuple[Counts, Counts]:
@@ -201,7 +228,12 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
             cam = printed_felt(cam, rng)
         calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
         try:
-            recognizer = calibrate_camera(calib.image, faces, design=design).recognizer()
+            profile = calibrate_camera(calib.image, faces, design=design)
+            if REGISTER != "images":
+                capture_rng = np.random.default_rng([seed, done])
+                profile = camera_registered(profile, faces, cam, capture_rng,
+                                            fine=REGISTER == "camera")
+            recognizer = profile.recognizer()
         except CalibrationError as exc:
             # An installer would move the camera; counted and reported, a new camera drawn.
             ours.calibration_failures.append(str(exc))

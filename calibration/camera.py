@@ -562,12 +562,24 @@ def draw_preview(image: Image, profile: CameraProfile) -> Image:
     return out
 
 
-def profile_with_patches(profile: CameraProfile, patches: Mapping[Card, Image]) -> CameraProfile:
-    """Return the same camera calibration with other face patches (e.g. captured ones)."""
+def profile_with_patches(profile: CameraProfile, patches: Mapping[Card, Image],
+                         fine_faces: Mapping[Card, Image] | None = None) -> CameraProfile:
+    """Return the same camera calibration with other face patches (e.g. captured ones).
+
+    ``fine_faces``: the same cards' faces at their registered resolution
+    (:meth:`calibration.faces.FaceCapture.fine_faces`), all 52 or None; the profile's own are
+    dropped (another deck's).
+    """
     FaceBank(patches, RecognizerParams())  # validates
+    if fine_faces is not None:
+        missing = [c.code for c in FULL_DECK if c not in fine_faces]
+        if missing:
+            raise CalibrationError(f"fine faces lack {' '.join(missing)}")
+        fine_faces = {c: fine_grey(fine_faces[c]) for c in FULL_DECK}
     return CameraProfile(
         image_size=profile.image_size, geometry=profile.geometry,
         board_corners_px=profile.board_corners_px, world_to_image=profile.world_to_image,
         felt_ratio=profile.felt_ratio, felt_channel=profile.felt_channel, design=profile.design,
         patches=dict(patches), source=profile.source, board_reference=profile.board_reference,
+        fine_faces=fine_faces,
     )

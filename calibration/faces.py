@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from hardware.camera.finetwins import FINE_MIN_PX, fine_grey, quad_size
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.recognizer import (
     CANON_PX_PER_MM,
@@ -116,6 +117,7 @@ class FaceCapture:
         self.slot = slot
         self.card_mm = geometry.card_mm
         self._patches: dict[Card, Image] = {}
+        self._fine: dict[Card, Image] = {}
 
     def locate(self, frame: Image) -> CardPose | None:
         """Return the clean card lying in the capture slot of ``frame``, or None."""
@@ -166,6 +168,11 @@ class FaceCapture:
                 "the slot, face up, with nothing over it"
             )
         patch = self._locator.card_patch(frame, pose, STORED_PATCH_SIZE)
+        size = quad_size(self._locator.quad_px(pose))
+        if min(size) >= FINE_MIN_PX:
+            self._fine[card] = fine_grey(self._locator.card_patch(frame, pose, size))
+        else:
+            self._fine.pop(card, None)
         self._patches[card] = patch
         return patch
 
@@ -184,6 +191,17 @@ class FaceCapture:
                 f"{len(missing)} cards not captured yet: {' '.join(c.code for c in missing)}"
             )
         return dict(self._patches)
+
+    def fine_faces(self) -> dict[Card, Image] | None:
+        """Each captured face's luminance at the size the card has in the frame, or None.
+
+        Kept for the comparison of court suit twins at the frame's own resolution
+        (:class:`~hardware.camera.finetwins.FineFaces`): None unless all 52 were captured at
+        least :data:`~hardware.camera.finetwins.FINE_MIN_PX` px a side.
+        """
+        if any(c not in self._fine for c in FULL_DECK):
+            return None
+        return dict(self._fine)
 
 
 @dataclass(frozen=True, slots=True)

@@ -333,6 +333,13 @@ def _fit(obs: F32, mean: F32, half: F32) -> tuple[float, float, float]:
     return c / a, noise, fit
 
 
+def quad_size(quad: FloatArray) -> tuple[int, int]:
+    """Return a card's size (w, h) in px from its corners (TL, TR, BR, BL): opposite sides' mean."""
+    wf = 0.5 * (np.hypot(*(quad[1] - quad[0])) + np.hypot(*(quad[2] - quad[3])))
+    hf = 0.5 * (np.hypot(*(quad[3] - quad[0])) + np.hypot(*(quad[2] - quad[1])))
+    return (round(float(wf)), round(float(hf)))
+
+
 def fine_lean(frame: Image, quad: FloatArray, card: Card, twin: Card, faces: FineFaces,
               hidden: Sequence[bool] = (False, False, False, False)) -> FineLean | None:
     """Compare the card's corner boxes in the frame with ``card``'s and ``twin``'s faces.
@@ -344,9 +351,7 @@ def fine_lean(frame: Image, quad: FloatArray, card: Card, twin: Card, faces: Fin
     """
     if card not in faces or twin not in faces:
         return None
-    wf = 0.5 * (np.hypot(*(quad[1] - quad[0])) + np.hypot(*(quad[2] - quad[3])))
-    hf = 0.5 * (np.hypot(*(quad[3] - quad[0])) + np.hypot(*(quad[2] - quad[1])))
-    size = (round(float(wf)), round(float(hf)))
+    size = quad_size(quad)
     if min(size) < 20:
         return None
     fa, fb = faces.at_size(card, size), faces.at_size(twin, size)

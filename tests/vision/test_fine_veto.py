@@ -4,18 +4,21 @@ twin (:func:`hardware.camera.finetwins.fine_refutes`, ``RecognizerParams.fine_tw
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from calibration.camera import load_profile, profile_with_patches, save_profile
 from hardware.camera import rivals
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
 from hardware.camera.finetwins import (
     CornerLean,
     FineLean,
     FineView,
     fine_confirms,
+    fine_grey,
     fine_lean,
     fine_refutes,
 )
@@ -118,3 +121,55 @@ def test_a_court_twin_read_must_be_confirmed_by_a_clear_corner() -> None:
     assert not fine_confirms(FineLean((replace(clear, noise=0.4),), blur, 2))
     assert not fine_confirms(FineLean((replace(clear, lean=0.25, noise=0.01),), blur, 2))
     assert not fine_confirms(FineLean((), blur, 2)) and not fine_confirms(None)
+
+
+def test_faces_captured_by_the_camera_keep_their_fine_faces(
+        kennard: Faces, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A deck registered from the camera (``vision capture-faces``) keeps each face at the
+    card's size in the frame, so its court twin reads are checked too: the stored faces' twin
+    rule forced to read each shared-court queen and king as its twin is refused every time
+    with the captured fine faces, and not without them."""
+    faces = shared_courts(kennard)
+    rig = make_rig(faces, seed=33, level=S.Level.MEDIUM)
+    prof = rig.profile
+    capture = prof.face_capture(slot=2)
+    rng = np.random.default_rng(34)
+    clean = S.Perturbations(noise_sigma=2.0, jpeg_quality=90)
+    courts = [c for c in faces if c.rank in (9, 10, 11)]
+    for card in courts:
+        placement = [S.Placement(card, 2, prof.geometry.slot_centre_mm(2), 0.5)]
+        capture.add(card, S.render(faces, placement, rig.camera, rng, clean).image)
+    assert capture.fine_faces() is None  # not all 52 yet
+    for card in capture.missing():  # the rest as registered from the folder
+        capture._patches[card] = face_patch(faces[card])
+        capture._fine[card] = fine_grey(faces[card])
+    fine = capture.fine_faces()
+    assert fine is not None
+    w, h = fine[courts[0]].shape[::-1]
+    assert 64 <= w < h < 400  # the card's size in the frame, not the stored patch's
+    saved = profile_with_patches(prof, capture.patches(), fine)
+    save_profile(saved, tmp_path / "captured.json")
+    loaded = load_profile(tmp_path / "captured.json").fine_faces
+    assert loaded is not None and all(np.array_equal(loaded[c], fine[c]) for c in fine)
+    with_fine = saved.recognizer()
+    without = profile_with_patches(prof, capture.patches()).recognizer()
+    truth = board("Qs Kd Qh Ks Kc")
+    scenes = [S.render_board(faces, truth, rng, S.Level.MEDIUM, rig.camera) for _ in range(3)]
+    right = sum(r.card == t for sc in scenes
+                for r, t in zip(with_fine.read(sc.image).slots, truth, strict=True))
+    assert right >= 10
+
+    def twin_read(observed: object, match: Match, bank: object,
+                  params: object) -> tuple[Match, float]:
+        assert match.second is not None
+        return replace(match, card=match.second, second=match.card), 1.0
+
+    monkeypatch.setattr(rivals, "decide_twin", twin_read)
+    wrong_with = wrong_without = 0
+    for scene in scenes:
+        for t, a, b in zip(truth, with_fine.read(scene.image).slots,
+                           without.read(scene.image).slots, strict=True):
+            wrong_with += a.status == "card" and a.card != t
+            wrong_without += b.status == "card" and b.card != t
+    assert wrong_with == 0
+    assert wrong_without >= 3
