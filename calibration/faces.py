@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.twinfaces import consolidate_twins
 from hardware.camera.finetwins import FINE_MIN_PX, fine_grey, quad_size
 from hardware.camera.geometry import BoardGeometry
 from hardware.camera.recognizer import (
@@ -197,11 +198,13 @@ class FaceCapture:
 
         Kept for the comparison of court suit twins at the frame's own resolution
         (:class:`~hardware.camera.finetwins.FineFaces`): None unless all 52 were captured at
-        least :data:`~hardware.camera.finetwins.FINE_MIN_PX` px a side.
+        least :data:`~hardware.camera.finetwins.FINE_MIN_PX` px a side. Brought to one size,
+        each pair of suit twins aligned and sharing what it prints alike
+        (:func:`calibration.twinfaces.consolidate_twins`).
         """
         if any(c not in self._fine for c in FULL_DECK):
             return None
-        return dict(self._fine)
+        return consolidate_twins(self._fine)
 
 
 @dataclass(frozen=True, slots=True)

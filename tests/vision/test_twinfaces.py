@@ -1,0 +1,73 @@
+"""Faces captured by the camera: suit twins aligned and sharing what they print alike
+(:mod:`calibration.twinfaces`)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.twinfaces import aligned, common_size, consolidate_twins
+from table_controller.engine.cards import FULL_DECK, Card
+
+SIZE = (150, 210)  # w, h: a poker card at about 2.4 px/mm
+
+
+def _picture(rng: np.random.Generator) -> np.ndarray:
+    base = rng.uniform(0, 255, (SIZE[1] // 6, SIZE[0] // 6)).astype(np.float32)
+    return np.asarray(cv2.resize(base, SIZE, interpolation=cv2.INTER_CUBIC), np.float32)
+
+
+def _capture(picture: np.ndarray, sign: bool, shift: float,
+             rng: np.random.Generator) -> np.ndarray:
+    face = picture.copy()
+    if sign:
+        face[20:30, 8:16] = 20.0  # the small suit sign only one twin prints
+    m = np.array([[1, 0, shift], [0, 1, -shift]], np.float32)
+    moved = cv2.warpAffine(face, m, SIZE, flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE)
+    noisy = moved + rng.normal(0, 2.0, moved.shape)
+    return np.asarray(np.clip(noisy + 0.5, 0, 255), np.uint8)
+
+
+def test_twins_share_what_they_print_alike_and_keep_what_tells_them_apart() -> None:
+    rng = np.random.default_rng(72)
+    faces = {c: _capture(_picture(rng), False, 0.0, rng) for c in FULL_DECK}
+    king = _picture(rng)
+    king[14:36, 2:22] = 230.0  # paper around the index's suit sign
+    kc, ks = Card.parse("Kc"), Card.parse("Ks")
+    faces[kc] = _capture(king, False, 0.0, rng)
+    faces[ks] = _capture(king, True, 0.6, rng)  # another pose: 0.6 px off
+    faces[Card.parse("2h")] = np.asarray(cv2.resize(faces[Card.parse("2h")], (151, 211)),
+                                         np.uint8)
+    before = np.abs(faces[kc].astype(float) - faces[ks].astype(float))
+    out = consolidate_twins(faces)
+    assert {f.shape for f in out.values()} == {(SIZE[1], SIZE[0])}
+    after = np.abs(out[kc].astype(float) - out[ks].astype(float))
+    away = np.ones(after.shape, bool)
+    away[8:42, :28] = False  # the sign and the edge of its paper
+    assert before[away].mean() > 3.0  # noise and the fraction of a pixel, everywhere
+    assert after[away].max() <= 1.0  # the same picture: the same pixels now
+    assert after[22:28, 10:14].min() > 100  # the sign still tells them apart
+    # Twins of pictures of their own keep theirs wherever the two differ.
+    ac, as_ = faces[Card.parse("Ac")], faces[Card.parse("As")]
+    differ = np.abs(ac.astype(float) - as_.astype(float)) >= 40
+    assert differ.mean() > 0.5
+    assert np.array_equal(out[Card.parse("Ac")][differ], ac[differ])
+
+
+def test_an_alignment_that_moves_a_face_far_is_not_used() -> None:
+    rng = np.random.default_rng(73)
+    picture = _picture(rng)
+    far = _capture(picture, False, 8.0, rng).astype(np.float32)
+    near = _capture(picture, False, 0.7, rng).astype(np.float32)
+    ref = _capture(picture, False, 0.0, rng).astype(np.float32)
+    assert np.array_equal(aligned(ref, far), far)
+    moved = aligned(ref, near)
+    assert np.abs(moved - ref)[10:-10, 10:-10].mean() < np.abs(near - ref)[10:-10, 10:-10].mean()
+    flat = np.full(ref.shape, 200, np.float32)  # nothing to align on: left as it is
+    assert np.array_equal(aligned(flat, flat.copy()), flat)
+
+
+def test_common_size_is_the_median() -> None:
+    faces = {c: np.zeros((210 + (c.index % 3 == 0), 150), np.uint8) for c in FULL_DECK}
+    assert {f.shape for f in common_size(faces).values()} == {(210, 150)}
