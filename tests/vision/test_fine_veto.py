@@ -140,9 +140,11 @@ def test_faces_captured_by_the_camera_keep_their_fine_faces(
         placement = [S.Placement(card, 2, prof.geometry.slot_centre_mm(2), 0.5)]
         capture.add(card, S.render(faces, placement, rig.camera, rng, clean).image)
     assert capture.fine_faces() is None  # not all 52 yet
-    for card in capture.missing():  # the rest as registered from the folder
+    size = capture._fine[courts[0]].shape[::-1]
+    for card in capture.missing():  # the rest from the folder, at the captured size
         capture._patches[card] = face_patch(faces[card])
-        capture._fine[card] = fine_grey(faces[card])
+        small = np.asarray(cv2.resize(faces[card], size, interpolation=cv2.INTER_AREA), np.uint8)
+        capture._fine[card] = fine_grey(small)
     fine = capture.fine_faces()
     assert fine is not None
     w, h = fine[courts[0]].shape[::-1]
