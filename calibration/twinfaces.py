@@ -18,8 +18,8 @@ Rules this module keeps:
    slot of one camera, so they differ by a pixel at most).
 2. An alignment that moves a face by more than :data:`MAX_SHIFT_PX` or scales it by more than
    :data:`MAX_SCALE` (or does not converge) is not used: the pair is compared unaligned.
-3. Only pixels where the pair agrees change; where they differ (dilated by a pixel) each keeps
-   its own.
+3. Only pixels where the pair agrees change: where their signed difference, blurred by
+   :data:`AGREE_SIGMA`, reaches :data:`AGREE_LEVEL` (dilated by a pixel) each keeps its own.
 """
 
 from __future__ import annotations
@@ -36,10 +36,15 @@ from table_controller.engine.cards import FULL_DECK, Card
 Image = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
 
-#: Two captures agree where their absolute difference, blurred by a 1 px Gaussian, is under this
-#: (grey levels of 255): the capture noise of the rendered cameras (sigma 2, JPEG q90) stays
-#: under 6; a suit sign's ink against paper differs by 100 and more.
+#: Two captures agree where their signed difference, blurred (:data:`AGREE_SIGMA`), stays under
+#: this (grey levels of 255): the capture noise of the rendered cameras (sigma 2, JPEG q90)
+#: blurred so stays under 3; a suit sign's ink against paper differs by 100 and more.
 AGREE_LEVEL = 14.0
+#: The pair's signed difference is blurred by this (px) before it is compared with
+#: :data:`AGREE_LEVEL`: two captures of one picture differ along its edges by a fraction of a
+#: pixel of pose and sampling, in lines of opposite sign either side of an edge that the blur
+#: cancels, where ink one twin alone prints stays.
+AGREE_SIGMA = 2.0
 #: Largest translation (px) an alignment of two captures may make.
 MAX_SHIFT_PX = 3.0
 #: Largest change of scale (either axis, as a fraction) an alignment may make.
@@ -85,7 +90,7 @@ def aligned(reference: F32, moving: F32) -> F32:
 
 def share_agreement(a: F32, b: F32) -> tuple[F32, F32]:
     """Return ``a`` and ``b`` (aligned, same size) with their mean wherever they agree."""
-    d = cv2.GaussianBlur(np.abs(a - b), (0, 0), 1.0)
+    d = np.abs(cv2.GaussianBlur(a - b, (0, 0), AGREE_SIGMA))
     differ = cv2.dilate((d >= AGREE_LEVEL).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     mean = 0.5 * (a + b)
     return (np.asarray(np.where(differ, a, mean), np.float32),

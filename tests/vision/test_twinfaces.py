@@ -50,8 +50,9 @@ def test_twins_share_what_they_print_alike_and_keep_what_tells_them_apart() -> N
     assert after[22:28, 10:14].min() > 100  # the sign still tells them apart
     # Twins of pictures of their own keep theirs wherever the two differ.
     ac, as_ = faces[Card.parse("Ac")], faces[Card.parse("As")]
-    differ = np.abs(ac.astype(float) - as_.astype(float)) >= 40
-    assert differ.mean() > 0.5
+    signed = cv2.GaussianBlur(ac.astype(np.float32) - as_.astype(np.float32), (0, 0), 2.0)
+    differ = np.abs(signed) >= 40
+    assert differ.mean() > 0.2
     assert np.array_equal(out[Card.parse("Ac")][differ], ac[differ])
 
 
