@@ -121,6 +121,14 @@ def test_a_court_twin_read_must_be_confirmed_by_a_clear_corner() -> None:
     assert not fine_confirms(FineLean((replace(clear, noise=0.4),), blur, 2))
     assert not fine_confirms(FineLean((replace(clear, lean=0.25, noise=0.01),), blur, 2))
     assert not fine_confirms(FineLean((), blur, 2)) and not fine_confirms(None)
+    # Fitted with a glare's light: a box that fits so and leans clearly confirms, where the
+    # plain fit leans the same way; not where the plain fit leans the other way.
+    lit = CornerLean(0, 0.92, 0.91, 0.58, 1.11, 0.13, 0.94)
+    assert fine_confirms(FineLean((lit,), blur, 2))
+    assert not fine_confirms(FineLean((replace(lit, lean=-0.4),), blur, 2))
+    assert not fine_confirms(FineLean((replace(lit, lit_noise=0.4),), blur, 2))
+    assert not fine_confirms(FineLean((replace(lit, lit_fit=0.75),), blur, 2))
+    assert not fine_refutes(FineLean((lit,), blur, 2))
 
 
 def test_faces_captured_by_the_camera_keep_their_fine_faces(

@@ -12,6 +12,7 @@ from hardware.camera.finetwins import (
     FineView,
     corners_hidden,
     decide_fine,
+    fine_confirms,
     fine_grey,
     fine_lean,
 )
@@ -173,3 +174,40 @@ def test_the_fine_comparison_decides_courts_only(kennard: Faces,
         out = decide_twin(observed, match, bank, RecognizerParams())
         assert (out is not None) is decided, code
     assert asked == ["Ks"]
+
+
+def _glared(frame: np.ndarray, centres: list[tuple[float, float]], sigma: float,
+            peak: float) -> np.ndarray:
+    """``frame`` under glare spots (as the scenes render one: ``ink (1 - g) + 255 g``)."""
+    h, w = frame.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    g = np.zeros((h, w), np.float32)
+    for cx, cy in centres:
+        g += peak * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma * sigma))
+    g = np.minimum(g, 1.0)[..., None]
+    out = frame.astype(np.float32) * (1 - g) + 255 * g
+    return np.asarray(np.clip(out + 0.5, 0, 255), np.uint8)
+
+
+def test_a_glare_over_the_indices_fitted_with_its_light(kennard: Faces) -> None:
+    """A glare spot over each index lifts part of the box and flattens its ink: the plain fit
+    (one gain, one offset) misfits the box (under 0.8) and its noise swells; fitted with the
+    light varying across the box the courts are read as themselves against their twins, and
+    the twin is never read or confirmed."""
+    faces = shared_courts(kennard)
+    fine = FineFaces(faces)
+    rng = np.random.default_rng(65)
+    quad = _quad()
+    # Over the top-left and the bottom-right index (upright card, 6 degrees).
+    spots = [(quad[0][0] + 30.0, quad[0][1] + 60.0), (quad[2][0] - 30.0, quad[2][1] - 60.0)]
+    lit_read = 0
+    for code, twin_code in (("Ks", "Kc"), ("Qc", "Qs"), ("Jd", "Jh"), ("Kh", "Kd")):
+        card, twin = Card.parse(code), Card.parse(twin_code)
+        frame = _glared(_frame(faces[card], quad, rng, 1.4, 5, 8.0, 75), spots, 35.0, 0.9)
+        lean = fine_lean(frame, quad, card, twin, fine)
+        assert lean is not None and len(lean.corners) == 2, code
+        against = fine_lean(frame, quad, twin, card, fine)
+        assert decide_fine(against) != 1 and not fine_confirms(against), code
+        if decide_fine(lean) == 1 and all(c.fit < 0.8 for c in lean.corners):
+            lit_read += 1
+    assert lit_read >= 2
