@@ -332,6 +332,26 @@ def rank_unshown(observed: F32, x: Card, y: Card, bank: FaceBank,
     the jacks (the jack's ink found at 1.46 with the king's at 0.42, corner templates 0.96
     towards the jack): at the frame's blur they leaned 0.15-0.52 towards the jack, resolved
     0.95-1.56. Suit twins are left to the twin rules.
+
+    Where the stored faces leave the pair unresolved, the corner indices at the frame's own
+    resolution may show X's rank instead: the fine comparison
+    (:meth:`~hardware.camera.finetwins.FineFaces.decide`: every available corner where the two
+    differ fitting 0.8 and leaning towards X by 0.3 and 3 times its noise, at least two of
+    them, 0.6 on average) deciding for X. On designs printing one central symbol on every
+    number card (ranks 2-10 of a suit share one picture) an 8 of clubs leaned 0.36 over both
+    indices at the stored faces' blur (fit 0.82) and was refused, while its two index corners
+    at the frame's resolution leaned 1.14 and 1.10 towards the 8 at a noise of 0.04
+    (benchmark run 69).
     """
     return (x.rank != y.rank and bank.index_only.pair(x, y)
-            and index_only_lean(observed, x, y, bank, params) is None)
+            and index_only_lean(observed, x, y, bank, params) is None
+            and not fine_shows(observed, x, y, bank))
+
+
+def fine_shows(observed: F32, x: Card, y: Card, bank: FaceBank) -> bool:
+    """Whether the corners at the frame's own resolution decide X against Y.
+
+    :meth:`~hardware.camera.finetwins.FineFaces.decide` on the view ``observed`` was cut
+    from; False without the profile's fine faces or a view noted for ``observed``.
+    """
+    return bank.fine is not None and bank.fine.decide(observed, x, y)[0] == 1
