@@ -358,6 +358,8 @@ def _stored_twin(
     best, twin = bank.luminance(match.card), bank.luminance(match.second)
     check = pair_check(observed, best, twin)
     if sharp_twin_read(observed, best, twin, check, p, p.suit_min_fit):
+        if match.card.rank not in FINE_RANKS and sharp_unresolved(observed, best, twin, p):
+            return None
         return match, check.position
     if not p.suit_blur_check:
         return None
@@ -394,6 +396,25 @@ def sharp_twin_read(observed: F32, best: F32, twin: F32, check: SuitCheck,
     return (check.position >= p.suit_min_position and check.fit >= min_fit
             and check.worst_half >= p.suit_min_half
             and above_noise(check.position, lean_noise(observed, best, twin, joint=False), p))
+
+
+def sharp_unresolved(observed: F32, best: F32, twin: F32, params: RecognizerParams) -> bool:
+    """Whether nothing on this frame shows that the sharp twin comparison is more than misfit.
+
+    :func:`sharp_twin_read` asks the lean to stand above the frame's noise against the sharp
+    faces, but takes it as it is where that noise cannot be measured
+    (:func:`~hardware.camera.blurmatch.lean_noise` None: too little print where the twins
+    agree); the blurred comparison is the other measure, and where the two faces blurred as
+    the observation is no longer differ enough to be compared (:func:`blurred_unmatched`),
+    the frame's blur has smoothed away what the twins differ in. With neither, the sharp lean
+    is blur misfit as much as the card: a 6 of spades read as the club at 0.73 (synth-9152
+    bridge, jumbo indices, bright hard, blur sigma 3 px and 12 px of motion; benchmark runs
+    64 and 68). Asked of a pip card's read (:func:`decide_twin`); a court's is the fine
+    comparison's to confirm.
+    """
+    if lean_noise(observed, best, twin, joint=False) is not None:
+        return False
+    return blurred_unmatched(blurred_pair_check(observed, best, twin), params)
 
 
 def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:
