@@ -22,9 +22,10 @@ from hardware.camera.facebank import (
     decide_twin,
     face_patch,
     sharp_twin_read,
+    sharp_unconfirmed,
     sharp_unresolved,
 )
-from hardware.camera.readings import RecognizerParams
+from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import observed_luminance, pair_check
 from table_controller.engine.cards import Card
 
@@ -95,3 +96,36 @@ def test_a_spade_the_frame_resolves_is_still_read(kennard: Faces) -> None:
     assert not sharp_unresolved(ob, bank.luminance(SPADE), bank.luminance(CLUB), params)
     decided = decide_twin(ob, _match(SPADE, CLUB), bank, params)
     assert decided is not None and decided[0].card == SPADE
+
+
+class _Corners:
+    """A stand-in for the fine faces: what their corners answer on any observation."""
+
+    def __init__(self, answer: bool | None) -> None:
+        self.answer = answer
+
+    def confirms(self, observed: F32, card: Card, twin: Card) -> bool | None:
+        return self.answer
+
+
+def test_corners_at_the_frame_resolution_may_keep_the_read(kennard: Faces) -> None:
+    """Only corners that confirm the card keep it; none noted, or not confirming: refused."""
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(_faces(kennard), params)
+    ob = _seen()
+    for answer, refused in ((True, False), (False, True), (None, True)):
+        bank.fine = _Corners(answer)  # type: ignore[assignment]
+        assert sharp_unconfirmed(ob, CLUB, SPADE, bank, params) is refused
+        assert (decide_twin(ob, _match(CLUB, SPADE), bank, params) is None) is refused
+    bank.fine = None
+    assert sharp_unconfirmed(ob, CLUB, SPADE, bank, params)
+
+
+def test_a_court_is_never_refused_here(kennard: Faces) -> None:
+    """Courts' twin reads are the fine comparison's to confirm, on every read path."""
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(_faces(kennard), params)
+    bank.fine = None
+    jack, twin = Card.parse("Jc"), Card.parse("Js")
+    ob = observed_luminance(face_patch(kennard[jack], STORED_PATCH_SIZE))
+    assert not sharp_unconfirmed(ob, jack, twin, bank, params)
