@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
+from hardware.camera import difference
 from hardware.camera.blurmatch import blur_kernel, blurred_pair_check, lean_noise
 from hardware.camera.facebank import (
     STORED_PATCH_SIZE,
@@ -129,3 +131,24 @@ def test_a_court_is_never_refused_here(kennard: Faces) -> None:
     jack, twin = Card.parse("Jc"), Card.parse("Js")
     ob = observed_luminance(face_patch(kennard[jack], STORED_PATCH_SIZE))
     assert not sharp_unconfirmed(ob, jack, twin, bank, params)
+
+
+def test_the_difference_read_takes_no_unmeasured_sharp_lean(kennard: Faces,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """The second look that read the club after the twin decision refused it, refuses it too.
+
+    Its twin step took the sharp lean as decide_twin's first rule; without the rule it reads
+    the club (checked below by answering "confirmed" for every pair).
+    """
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(_faces(kennard), params)
+    ob = _seen()
+    match = Match(CLUB, 0.9618, 0.0039, 0.367, 0.0268, SPADE, discriminant_others=0.845,
+                  separation_others=0.236, other=Card.parse("8c"), ranked=(CLUB, SPADE),
+                  ranked_scores=(0.9618, 0.9578), close=(CLUB, SPADE),
+                  close_scores=(0.9618, 0.9578))
+    assert difference.read_by_difference(ob, match, bank, params) is None
+    monkeypatch.setattr(difference, "sharp_unconfirmed", lambda *args: False)
+    read = difference.read_by_difference(ob, match, bank, params)
+    assert read is not None and read.card == CLUB
