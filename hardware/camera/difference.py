@@ -24,6 +24,7 @@ from hardware.camera.facebank import (
     decide_twin,
     index_only_refutes,
     sharp_twin_read,
+    sharp_unconfirmed,
     whole_contrast,
 )
 from hardware.camera.index import IndexRead
@@ -267,9 +268,12 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
         # The twins' sharp comparison as decide_twin's first, at this rule's fit (a red
         # index blurred on a one-picture design fits the twins' mean at 0.6-0.8); else the
         # twin rules as they are.
+        # A pip card's sharp lean that nothing on the frame measures is no read unless its
+        # corners confirm it (:func:`~.facebank.sharp_unconfirmed`): decide_twin decides.
         sharp = pair_check(observed, bank.luminance(x), bank.luminance(twin))
         if not sharp_twin_read(observed, bank.luminance(x), bank.luminance(twin), sharp, p,
-                               p.difference_min_fit):
+                               p.difference_min_fit) or sharp_unconfirmed(
+                                   observed, x, twin, bank, p):
             st = scores.get(twin, sx - 1.0)
             decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
                                                     margin=sx - st), bank, p)

@@ -358,6 +358,8 @@ def _stored_twin(
     best, twin = bank.luminance(match.card), bank.luminance(match.second)
     check = pair_check(observed, best, twin)
     if sharp_twin_read(observed, best, twin, check, p, p.suit_min_fit):
+        if sharp_unconfirmed(observed, match.card, match.second, bank, p):
+            return None
         return match, check.position
     if not p.suit_blur_check:
         return None
@@ -394,6 +396,47 @@ def sharp_twin_read(observed: F32, best: F32, twin: F32, check: SuitCheck,
     return (check.position >= p.suit_min_position and check.fit >= min_fit
             and check.worst_half >= p.suit_min_half
             and above_noise(check.position, lean_noise(observed, best, twin, joint=False), p))
+
+
+def sharp_unresolved(observed: F32, best: F32, twin: F32, params: RecognizerParams) -> bool:
+    """Whether nothing on this frame shows that the sharp twin comparison is more than misfit.
+
+    :func:`sharp_twin_read` asks the lean to stand above the frame's noise against the sharp
+    faces, but takes it as it is where that noise cannot be measured
+    (:func:`~hardware.camera.blurmatch.lean_noise` None: too little print where the twins
+    agree); the blurred comparison is the other measure, and where the two faces blurred as
+    the observation is no longer differ enough to be compared (:func:`blurred_unmatched`),
+    the frame's blur has smoothed away what the twins differ in. With neither, the sharp lean
+    is blur misfit as much as the card: a 6 of spades read as the club at 0.73 (synth-9152
+    bridge, jumbo indices, bright hard, blur sigma 3 px and 12 px of motion; benchmark runs
+    64 and 68). Asked of a pip card's read (:func:`sharp_unconfirmed`).
+    """
+    if lean_noise(observed, best, twin, joint=False) is not None:
+        return False
+    return blurred_unmatched(blurred_pair_check(observed, best, twin), params)
+
+
+def sharp_unconfirmed(observed: F32, card: Card, twin: Card, bank: FaceBank,
+                      params: RecognizerParams) -> bool:
+    """Whether a pip card's sharp twin read of ``card`` over ``twin`` is refused.
+
+    Refused where nothing measures the sharp lean (:func:`sharp_unresolved`) unless the
+    corner boxes at the frame's own resolution confirm ``card``
+    (:meth:`~hardware.camera.finetwins.FineFaces.confirms`: a corner fitting 0.8 and leaning
+    towards ``card`` by 0.3 and three times its noise; no fine faces or no view noted: not
+    confirmed). On pip cards the fine comparison neither reads nor refutes a twin (its pip
+    corners can lean the wrong way, :data:`~hardware.camera.finetwins.FINE_RANKS`); here it
+    may only keep a read the sharp rule made: a medium 9 of spades whose faces blurred as the
+    frame no longer differed was kept so, its three corners at 0.58-0.86 over noises of 0.13-0.14
+    (synth-3 bridge, benchmark run 68), while the 6 of spades read as the club leaned
+    towards the spade there, within its noise. A court's read is the fine comparison's
+    already (:meth:`~hardware.camera.rivals.RivalChecks._fine_vetoed`): never refused here.
+    """
+    if card.rank in FINE_RANKS:
+        return False
+    if not sharp_unresolved(observed, bank.luminance(card), bank.luminance(twin), params):
+        return False
+    return bank.fine is None or not bank.fine.confirms(observed, card, twin)
 
 
 def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:
