@@ -7,7 +7,7 @@ and the king of spades of a design whose courts share one picture differ in the 
 suit sign, and also everywhere by the capture's noise and by a fraction of a pixel of pose:
 left so, every corner box "differs", and the comparison's placebo noise (drawn from the faces)
 does not see the capture's, so a box where the twins print the same leaned as if it told them
-apart (benchmark run 72: a jack of clubs read as the spade, confirmed by a corner without an
+apart (benchmark run 71: a jack of clubs read as the spade, confirmed by a corner without an
 index). So, at registration, each pair of suit twins is aligned (ECC, affine) and, wherever
 the two agree within :data:`AGREE_LEVEL` grey levels, both take their mean: what is left
 between them is what the design prints differently.
