@@ -204,7 +204,7 @@ def camera_registered(profile: CameraProfile, faces: dict[Card, Image], cam: S.C
         placement = [S.Placement(card, 2, where, float(rng.uniform(-2, 2)))]
         capture.add(card, S.render(faces, placement, cam, rng, clean).image)
     return profile_with_patches(profile, capture.patches(),
-                                capture.fine_faces() if fine else None)
+                                capture.fine_faces() if fine else None, captured=True)
 
 
 def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: int,

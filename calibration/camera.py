@@ -75,6 +75,9 @@ _KEYS = {
     1: _COMMON_KEYS | {"felt_greenness"},
     2: _COMMON_KEYS | {"felt_channel", "felt_ratio"},
 }
+#: Keys a version-2 profile may hold or leave out (``faces_captured``: written, true, only for
+#: faces captured by the camera).
+_OPTIONAL_KEYS = {1: set[str](), 2: {"faces_captured"}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,9 +93,11 @@ class CameraProfile:
         for profiles written before it was kept (the felt is then taken as plain).
     :param fine_faces: card -> the registered face's luminance at the resolution it was
         registered at (:class:`~hardware.camera.finetwins.FineFaces`; stored in the faces
-        file as ``fine_<code>``), when registered from face images; None for faces captured
-        by the camera and for profiles written before they were kept: suit twins are then
-        decided on the stored patches alone.
+        file as ``fine_<code>``); for faces captured by the camera, each at the card's size in
+        the frame (:meth:`FaceCapture.fine_faces`). None for profiles written before they were
+        kept: suit twins are then decided on the stored patches alone.
+    :param faces_captured: the faces were captured by the camera (``vision capture-faces``),
+        not registered from face images (saved as ``faces_captured``; absent: False).
     """
 
     image_size: tuple[int, int]
@@ -106,11 +111,13 @@ class CameraProfile:
     felt_channel: FeltChannel = "green"
     board_reference: Image | None = None
     fine_faces: Mapping[Card, Image] | None = None
+    faces_captured: bool = False
 
     def recognizer(self, params: RecognizerParams | None = None) -> BoardRecognizer:
         """Build a :class:`BoardRecognizer` for this camera and deck."""
         p = params or RecognizerParams()
-        fine = None if self.fine_faces is None else FineFaces(self.fine_faces)
+        fine = (None if self.fine_faces is None
+                else FineFaces(self.fine_faces, captured=self.faces_captured))
         return BoardRecognizer(
             self.world_to_image, self.geometry, FaceBank(self.patches, p, fine),
             self.felt_ratio, p, self.felt_channel, self.board_reference,
@@ -406,6 +413,8 @@ def save_profile(profile: CameraProfile, path: str | Path) -> Path:
         "faces_file": fp.name,
         "faces_sha256": hashlib.sha256(data).hexdigest(),
     }
+    if profile.faces_captured:
+        doc["faces_captured"] = True
     p.write_text(json.dumps(doc, indent=2) + "\n")
     return fp
 
@@ -466,7 +475,7 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
             f"camera profile: version {version!r} is not supported ({supported})"
         )
     keys = _KEYS[version]
-    unknown = sorted(set(doc) - keys)
+    unknown = sorted(set(doc) - keys - _OPTIONAL_KEYS[version])
     if unknown:
         raise CalibrationError(f"camera profile: unknown keys {unknown} (version {version})")
     missing = sorted(keys - set(doc))
@@ -479,6 +488,10 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
             raise CalibrationError(f"camera profile: {key} must be a string")
     if doc["source"] not in ("markers", "corners"):
         raise CalibrationError("camera profile: source must be 'markers' or 'corners'")
+    captured = doc.get("faces_captured", False)
+    if not isinstance(captured, bool):
+        raise CalibrationError(f"camera profile: faces_captured must be true or false, got "
+                               f"{captured!r}")
     w, h = _pair(doc, "image_size", 16, 100_000)
     if w != int(w) or h != int(h):
         raise CalibrationError("camera profile: image_size must be whole pixels")
@@ -519,6 +532,7 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
         image_size=size, geometry=geometry, board_corners_px=corners, world_to_image=homography,
         felt_ratio=felt, felt_channel=channel, design=doc["design"], patches=patches,
         source=doc["source"], board_reference=reference, fine_faces=fine,
+        faces_captured=captured,
     )
     if reference is not None:
         try:
@@ -563,12 +577,14 @@ def draw_preview(image: Image, profile: CameraProfile) -> Image:
 
 
 def profile_with_patches(profile: CameraProfile, patches: Mapping[Card, Image],
-                         fine_faces: Mapping[Card, Image] | None = None) -> CameraProfile:
+                         fine_faces: Mapping[Card, Image] | None = None,
+                         captured: bool = False) -> CameraProfile:
     """Return the same camera calibration with other face patches (e.g. captured ones).
 
     ``fine_faces``: the same cards' faces at their registered resolution
     (:meth:`calibration.faces.FaceCapture.fine_faces`), all 52 or None; the profile's own are
-    dropped (another deck's).
+    dropped (another deck's). ``captured``: the faces were captured by the camera
+    (:attr:`CameraProfile.faces_captured`).
     """
     FaceBank(patches, RecognizerParams())  # validates
     if fine_faces is not None:
@@ -581,5 +597,5 @@ def profile_with_patches(profile: CameraProfile, patches: Mapping[Card, Image],
         board_corners_px=profile.board_corners_px, world_to_image=profile.world_to_image,
         felt_ratio=profile.felt_ratio, felt_channel=profile.felt_channel, design=profile.design,
         patches=dict(patches), source=profile.source, board_reference=profile.board_reference,
-        fine_faces=fine_faces,
+        fine_faces=fine_faces, faces_captured=captured,
     )

@@ -138,9 +138,13 @@ class FineFaces:
     """Each registered face's luminance at the resolution it was registered at (read-only).
 
     :param faces: card -> BGR(A) face as registered (transparent outside the card: white).
+    :param captured: the faces were captured by the camera (``vision capture-faces``), not
+        registered from face images: every suit-twin read is then confirmed on them
+        (:meth:`~hardware.camera.rivals.RivalChecks._fine_vetoed`), not only a court's.
     """
 
-    def __init__(self, faces: Mapping[Card, Image]) -> None:
+    def __init__(self, faces: Mapping[Card, Image], captured: bool = False) -> None:
+        self.captured = captured
         self._grey: dict[Card, Image] = {}
         for card, face in faces.items():
             grey = fine_grey(face)

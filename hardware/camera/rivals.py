@@ -207,7 +207,10 @@ class RivalChecks:
         A suit-twin read: ``twin_read`` (made by the twin decision or by a second look: the
         washed-out, difference, index or tone read, the visible part's), or a whole-face read
         whose second best is its suit twin within ``pair_check_below``; a court
-        (:data:`FINE_VETO_RANKS`). Refused when
+        (:data:`FINE_VETO_RANKS`), or any card where the faces were captured by the camera
+        (``FineFaces.captured``: two captures of twins differ by the capture's own defects as
+        well, so the stored patches' margin between them is no evidence; benchmark run 72:
+        a 9, a 3 and a 7 read as their twins with confidence 0.62-0.88). Refused when
         ``fine_twin_veto`` is set, the profile has its fine faces and they lean clearly
         towards the twin (:meth:`~hardware.camera.finetwins.FineFaces.refutes`): the stored
         faces' blurred twin rule read a queen of spades as the club on a one-picture design
@@ -219,7 +222,7 @@ class RivalChecks:
         """
         fine, card = self.bank.fine, reading.card
         if (fine is None or card is None or not self.params.fine_twin_veto
-                or card.rank not in FINE_VETO_RANKS):
+                or (card.rank not in FINE_VETO_RANKS and not fine.captured)):
             return reading
         close = (match.second is not None and suit_twins(match.card, match.second)
                  and match.separation < self.params.pair_check_below)

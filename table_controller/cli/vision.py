@@ -244,7 +244,8 @@ def run_capture_faces(args: argparse.Namespace) -> int:
             if step.next_card is None:
                 break
         capture = registration.capture
-        patched = profile_with_patches(profile, capture.patches(), capture.fine_faces())
+        patched = profile_with_patches(profile, capture.patches(), capture.fine_faces(),
+                                       captured=True)
         if args.design:
             patched = dataclasses.replace(patched, design=args.design)
         faces_file = save_profile(patched, out)
