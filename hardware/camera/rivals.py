@@ -210,7 +210,9 @@ class RivalChecks:
         (:data:`FINE_VETO_RANKS`), or any card where the faces were captured by the camera
         (``FineFaces.captured``: two captures of twins differ by the capture's own defects as
         well, so the stored patches' margin between them is no evidence; benchmark run 72:
-        a 9, a 3 and a 7 read as their twins with confidence 0.62-0.88). Refused when
+        a 9, a 3 and a 7 read as their twins with confidence 0.62-0.88); on such a deck a
+        read whose second best of any other card lies within ``pair_check_below`` is
+        confirmed against that card the same way. Refused when
         ``fine_twin_veto`` is set, the profile has its fine faces and they lean clearly
         towards the twin (:meth:`~hardware.camera.finetwins.FineFaces.refutes`): the stored
         faces' blurred twin rule read a queen of spades as the club on a one-picture design
@@ -224,14 +226,20 @@ class RivalChecks:
         if (fine is None or card is None or not self.params.fine_twin_veto
                 or (card.rank not in FINE_VETO_RANKS and not fine.captured)):
             return reading
-        close = (match.second is not None and suit_twins(match.card, match.second)
-                 and match.separation < self.params.pair_check_below)
-        if not (twin_read or close):
-            return reading
+        near = match.second is not None and match.separation < self.params.pair_check_below
+        close = near and match.second is not None and suit_twins(match.card, match.second)
         twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
-        # Not confirmed covers refuted: a corner leaning clearly to the twin and none to the
+        if twin_read or close:
+            rival = twin
+        elif fine.captured and near and match.second is not None:
+            # A captured deck: the close second of another rank too (a 4 of clubs read as the
+            # 7 where one central symbol leaves the indices alone to tell them, run 72).
+            rival = match.second if match.card == card else match.card
+        else:
+            return reading
+        # Not confirmed covers refuted: a corner leaning clearly to the rival and none to the
         # card (:func:`~hardware.camera.finetwins.fine_refutes`) confirms nothing either.
-        if fine.confirms(observed(), card, twin) is not False:
+        if rival == card or fine.confirms(observed(), card, rival) is not False:
             return reading
         return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
                            reading.margin, reading.discriminant, reading.separation)
