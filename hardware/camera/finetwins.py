@@ -189,7 +189,8 @@ class FineFaces:
             return False
         return fine_refutes(self._lean(observed, seen[1], card, twin))
 
-    def confirms(self, observed: F32, card: Card, twin: Card) -> bool | None:
+    def confirms(self, observed: F32, card: Card, twin: Card,
+                 noise_ratio: float | None = None) -> bool | None:
         """Whether the view ``observed`` was cut from shows ``card`` clearly against ``twin``.
 
         :func:`fine_confirms` on :func:`fine_lean`; no view noted for ``observed``: None.
@@ -197,7 +198,8 @@ class FineFaces:
         seen = self._views.get(id(observed))
         if seen is None or seen[0] is not observed:
             return None
-        return fine_confirms(self._lean(observed, seen[1], card, twin))
+        return fine_confirms(self._lean(observed, seen[1], card, twin),
+                             NOISE_RATIO if noise_ratio is None else noise_ratio)
 
     def _lean(self, observed: F32, view: FineView, card: Card, twin: Card) -> FineLean | None:
         """:func:`fine_lean` of the pair on ``view``, kept per observation and pair.
@@ -490,9 +492,15 @@ MIN_FIT = 0.8
 MIN_LEAN = 0.3
 MIN_MEAN = 0.6
 NOISE_RATIO = 3.0
+#: The noise ratio a pip card's read on a deck captured by the camera is confirmed at
+#: (:func:`fine_confirms`; courts keep :data:`NOISE_RATIO`), with no corner leaning so
+#: towards the rival: such reads are asked for a confirmation wherever the rival is close,
+#: and at 3 times the noise the blurred corners of hard frames confirmed too few (benchmark
+#: run 72).
+CAPTURED_NOISE_RATIO = 1.5
 
 
-def corner_clear(c: CornerLean, sign: int) -> bool:
+def corner_clear(c: CornerLean, sign: int, noise_ratio: float = NOISE_RATIO) -> bool:
     """Whether corner ``c`` leans clearly towards ``sign`` (+1 the first card, -1 its twin).
 
     It fits at least :data:`MIN_FIT` and leans that way by at least :data:`MIN_LEAN` and by
@@ -505,7 +513,7 @@ def corner_clear(c: CornerLean, sign: int) -> bool:
     fit 0.94, lean 1.11 at noise 0.13).
     """
     def leans(lean: float, noise: float) -> bool:
-        return sign * lean >= MIN_LEAN and sign * lean >= NOISE_RATIO * noise
+        return sign * lean >= MIN_LEAN and sign * lean >= noise_ratio * noise
 
     if c.fit >= MIN_FIT:
         return leans(c.lean, c.noise)
@@ -543,7 +551,7 @@ def fine_refutes(lean: FineLean | None) -> bool:
             and not any(corner_clear(c, 1) for c in lean.corners))
 
 
-def fine_confirms(lean: FineLean | None) -> bool:
+def fine_confirms(lean: FineLean | None, noise_ratio: float = NOISE_RATIO) -> bool:
     """Whether at least one available corner leans clearly towards the card.
 
     Clearly as :func:`fine_refutes` asks of a corner towards the twin: it fits at least
@@ -551,9 +559,13 @@ def fine_confirms(lean: FineLean | None) -> bool:
     times its own noise. A court's suit-twin read must have one (benchmark run 67: a jack of
     clubs read as the spade by the whole face through a glare over both indices, whose corners
     fitted 0.72 and 0.75 and leaned to the spade, so nothing refuted it). No corner available,
-    or none compared: False.
+    or none compared: False. At a ``noise_ratio`` under :data:`NOISE_RATIO`
+    (:data:`CAPTURED_NOISE_RATIO`), no corner may lean so towards the twin either.
     """
-    return lean is not None and any(corner_clear(c, 1) for c in lean.corners)
+    if lean is None or not any(corner_clear(c, 1, noise_ratio) for c in lean.corners):
+        return False
+    return noise_ratio >= NOISE_RATIO or not any(
+        corner_clear(c, -1, noise_ratio) for c in lean.corners)
 
 
 def _negated(lean: FineLean) -> FineLean:

@@ -22,7 +22,7 @@ from hardware.camera.facebank import (
     twin_refuted,
     whole_contrast,
 )
-from hardware.camera.finetwins import FINE_RANKS
+from hardware.camera.finetwins import CAPTURED_NOISE_RATIO, FINE_RANKS, NOISE_RATIO
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
 from hardware.camera.suits import index_leans, index_positions, pair_check
@@ -239,7 +239,9 @@ class RivalChecks:
             return reading
         # Not confirmed covers refuted: a corner leaning clearly to the rival and none to the
         # card (:func:`~hardware.camera.finetwins.fine_refutes`) confirms nothing either.
-        if rival == card or fine.confirms(observed(), card, rival) is not False:
+        ratio = (CAPTURED_NOISE_RATIO if fine.captured and card.rank not in FINE_VETO_RANKS
+                 else NOISE_RATIO)
+        if rival == card or fine.confirms(observed(), card, rival, ratio) is not False:
             return reading
         return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
                            reading.margin, reading.discriminant, reading.separation)
