@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import load_profile, profile_with_patches, save_profile
+from calibration.faces import FaceCapture
 from hardware.camera import rivals
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
 from hardware.camera.finetwins import (
@@ -30,7 +31,7 @@ from table_controller.engine.cards import Card
 from table_controller.errors import CalibrationError
 
 from .conftest import Faces
-from .helpers import board, make_rig
+from .helpers import Rig, board, make_rig
 from .test_finetwins import _frame, _quad
 from .test_suits import shared_courts
 
@@ -133,6 +134,25 @@ def test_a_court_twin_read_must_be_confirmed_by_a_clear_corner() -> None:
     assert not fine_refutes(FineLean((lit,), blur, 2))
 
 
+def _captured(rig: Rig, shown: list[Card], rng: np.random.Generator) -> FaceCapture:
+    """Capture ``shown`` from the rig's camera (each alone in slot 3), the rest of the deck
+    from its faces at the captured size (a real installation captures all 52)."""
+    prof = rig.profile
+    capture = prof.face_capture(slot=2)
+    clean = S.Perturbations(noise_sigma=2.0, jpeg_quality=90)
+    for card in shown:
+        placement = [S.Placement(card, 2, prof.geometry.slot_centre_mm(2), 0.5)]
+        capture.add(card, S.render(rig.faces, placement, rig.camera, rng, clean).image)
+    assert capture.fine_faces() is None  # not all 52 yet
+    size = capture._fine[shown[0]].shape[::-1]
+    for card in capture.missing():
+        capture._patches[card] = face_patch(rig.faces[card])
+        small = np.asarray(cv2.resize(rig.faces[card], size, interpolation=cv2.INTER_AREA),
+                           np.uint8)
+        capture._fine[card] = fine_grey(small)
+    return capture
+
+
 def test_faces_captured_by_the_camera_keep_their_fine_faces(
         kennard: Faces, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A deck registered from the camera (``vision capture-faces``) keeps each face at the
@@ -142,19 +162,9 @@ def test_faces_captured_by_the_camera_keep_their_fine_faces(
     faces = shared_courts(kennard)
     rig = make_rig(faces, seed=33, level=S.Level.MEDIUM)
     prof = rig.profile
-    capture = prof.face_capture(slot=2)
     rng = np.random.default_rng(34)
-    clean = S.Perturbations(noise_sigma=2.0, jpeg_quality=90)
     courts = [c for c in faces if c.rank in (9, 10, 11)]
-    for card in courts:
-        placement = [S.Placement(card, 2, prof.geometry.slot_centre_mm(2), 0.5)]
-        capture.add(card, S.render(faces, placement, rig.camera, rng, clean).image)
-    assert capture.fine_faces() is None  # not all 52 yet
-    size = capture._fine[courts[0]].shape[::-1]
-    for card in capture.missing():  # the rest from the folder, at the captured size
-        capture._patches[card] = face_patch(faces[card])
-        small = np.asarray(cv2.resize(faces[card], size, interpolation=cv2.INTER_AREA), np.uint8)
-        capture._fine[card] = fine_grey(small)
+    capture = _captured(rig, courts, rng)
     fine = capture.fine_faces()
     assert fine is not None
     w, h = fine[courts[0]].shape[::-1]
@@ -187,22 +197,6 @@ def test_faces_captured_by_the_camera_keep_their_fine_faces(
     assert wrong_without >= 3
 
 
-def _shared_pips(faces: Faces, ranks: str) -> Faces:
-    """``faces`` with the spade and diamond cards of ``ranks`` drawn as the club and heart
-    ones with their own corner indices pasted in: twins told apart by the indices alone."""
-    out = dict(faces)
-    for rank in ranks:
-        for src, dst in (("c", "s"), ("h", "d")):
-            picture = faces[Card.parse(rank + src)].copy()
-            own = faces[Card.parse(rank + dst)]
-            h, w = picture.shape[:2]
-            ch, cw = int(0.24 * h), int(0.17 * w)
-            picture[:ch, :cw] = own[:ch, :cw]
-            picture[h - ch:, w - cw:] = own[h - ch:, w - cw:]
-            out[Card.parse(rank + dst)] = picture
-    return out
-
-
 def test_a_camera_registered_deck_confirms_every_twin_read(
         kennard: Faces, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Faces captured by the camera: a pip card's twin read is confirmed on the fine faces as
@@ -210,21 +204,11 @@ def test_a_camera_registered_deck_confirms_every_twin_read(
     run 72). The stored faces' twin rule forced to read each 7 and 9 as its twin: refused
     every time on a deck marked captured, not on the same faces unmarked; the mark is kept
     in the profile file."""
-    faces = _shared_pips(kennard, "79")
+    faces = shared_courts(kennard, "79")
     rig = make_rig(faces, seed=35, level=S.Level.MEDIUM)
     prof = rig.profile
-    capture = prof.face_capture(slot=2)
     rng = np.random.default_rng(36)
-    clean = S.Perturbations(noise_sigma=2.0, jpeg_quality=90)
-    shown = [c for c in faces if c.rank in (5, 7)]
-    for card in shown:
-        placement = [S.Placement(card, 2, prof.geometry.slot_centre_mm(2), 0.5)]
-        capture.add(card, S.render(faces, placement, rig.camera, rng, clean).image)
-    size = capture._fine[shown[0]].shape[::-1]
-    for card in capture.missing():
-        capture._patches[card] = face_patch(faces[card])
-        small = np.asarray(cv2.resize(faces[card], size, interpolation=cv2.INTER_AREA), np.uint8)
-        capture._fine[card] = fine_grey(small)
+    capture = _captured(rig, [c for c in faces if c.rank in (5, 7)], rng)
     marked = profile_with_patches(prof, capture.patches(), capture.fine_faces(), captured=True)
     save_profile(marked, tmp_path / "captured.json")
     assert load_profile(tmp_path / "captured.json").faces_captured

@@ -44,11 +44,12 @@ def test_suit_check_prefers_the_true_twin(kennard: Faces) -> None:
     assert suit_check(same, same, same).region_px == 0
 
 
-def shared_courts(faces: Faces) -> Faces:
+def shared_courts(faces: Faces, ranks: str = "JQK") -> Faces:
     """Kennard with the court pictures shared across suits: the spade and diamond courts are
-    the club and heart courts with their own corner indices pasted in."""
+    the club and heart courts with their own corner indices pasted in (``ranks``: other
+    ranks so drawn instead, twins told apart by the indices alone)."""
     out = dict(faces)
-    for rank in "JQK":
+    for rank in ranks:
         for src, dst in (("c", "s"), ("h", "d")):
             picture = faces[Card.parse(rank + src)].copy()
             own = faces[Card.parse(rank + dst)]
