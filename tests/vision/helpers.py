@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -11,6 +12,8 @@ from hardware.camera.readings import RecognizerParams
 from hardware.camera.recognizer import BoardReading, BoardRecognizer
 from hardware.sim import scene as S
 from table_controller.engine.cards import Card
+
+from .conftest import ROOT
 
 Image = npt.NDArray[np.uint8]
 
@@ -78,3 +81,15 @@ def with_and_without(faces: dict[Card, Image], off: RecognizerParams, seed: int,
         score(scene.truth, rig.recognizer.read(scene.image), with_rule)
         score(scene.truth, other.read(scene.image), without)
     return with_rule, without
+
+
+def with_kept_faces(faces: dict[Card, Image], design: str,
+                    cards: Sequence[Card]) -> dict[Card, Image]:
+    """``faces`` with ``cards`` replaced by a design's kept in ``tests/vision/data/<design>``."""
+    out = dict(faces)
+    for card in cards:
+        face = cv2.imread(str(ROOT / "tests" / "vision" / "data" / design / f"{card}.png"),
+                          cv2.IMREAD_UNCHANGED)
+        assert face is not None
+        out[card] = np.asarray(face, np.uint8)
+    return out

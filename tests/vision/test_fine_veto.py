@@ -134,6 +134,14 @@ def test_a_court_twin_read_must_be_confirmed_by_a_clear_corner() -> None:
     assert not fine_refutes(FineLean((lit,), blur, 2))
 
 
+def _read_as_twin(observed: object, match: Match, bank: object,
+                  params: object) -> tuple[Match, float]:
+    """The stored faces' twin rule made to read the twin (as the blurred rule read a queen of
+    spades as the club, benchmark run 62)."""
+    assert match.second is not None
+    return replace(match, card=match.second, second=match.card), 1.0
+
+
 def _captured(rig: Rig, shown: list[Card], rng: np.random.Generator) -> FaceCapture:
     """Capture ``shown`` from the rig's camera (each alone in slot 3), the rest of the deck
     from its faces at the captured size (a real installation captures all 52)."""
@@ -181,12 +189,7 @@ def test_faces_captured_by_the_camera_keep_their_fine_faces(
                 for r, t in zip(with_fine.read(sc.image).slots, truth, strict=True))
     assert right >= 10
 
-    def twin_read(observed: object, match: Match, bank: object,
-                  params: object) -> tuple[Match, float]:
-        assert match.second is not None
-        return replace(match, card=match.second, second=match.card), 1.0
-
-    monkeypatch.setattr(rivals, "decide_twin", twin_read)
+    monkeypatch.setattr(rivals, "decide_twin", _read_as_twin)
     wrong_with = wrong_without = 0
     for scene in scenes:
         for t, a, b in zip(truth, with_fine.read(scene.image).slots,
@@ -217,12 +220,7 @@ def test_a_camera_registered_deck_confirms_every_twin_read(
     assert "faces_captured" not in (tmp_path / "images.json").read_text()
     assert not load_profile(tmp_path / "images.json").faces_captured
 
-    def twin_read(observed: object, match: Match, bank: object,
-                  params: object) -> tuple[Match, float]:
-        assert match.second is not None
-        return replace(match, card=match.second, second=match.card), 1.0
-
-    monkeypatch.setattr(rivals, "decide_twin", twin_read)
+    monkeypatch.setattr(rivals, "decide_twin", _read_as_twin)
     truth = board("7s 9d 7h 9c 7d")
     with_mark, without = marked.recognizer(), unmarked.recognizer()
     wrong_with = wrong_without = 0

@@ -32,6 +32,7 @@ from hardware.camera.suits import observed_luminance, pair_check
 from table_controller.engine.cards import Card
 
 from .conftest import ROOT, Faces
+from .helpers import with_kept_faces
 
 DATA = ROOT / "tests" / "vision" / "data" / "synth-9152-bridge"
 CLUB, SPADE = Card.parse("6c"), Card.parse("6s")
@@ -39,12 +40,7 @@ CLUB, SPADE = Card.parse("6c"), Card.parse("6s")
 
 def _faces(kennard: Faces) -> Faces:
     """Kennard with its 6 of clubs and 6 of spades replaced by the jumbo-index design's."""
-    out = dict(kennard)
-    for card in (CLUB, SPADE):
-        face = cv2.imread(str(DATA / f"{card}.png"), cv2.IMREAD_UNCHANGED)
-        assert face is not None
-        out[card] = np.asarray(face, np.uint8)
-    return out
+    return with_kept_faces(kennard, "synth-9152-bridge", (CLUB, SPADE))
 
 
 def _seen() -> np.ndarray:

@@ -24,21 +24,16 @@ from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import _pair, _region, face_luminance, observed_luminance, read_only
 from table_controller.engine.cards import Card
 
-from .conftest import ROOT, Faces
+from .conftest import Faces
+from .helpers import with_kept_faces
 from .test_suits import shared_courts
 
-DATA = ROOT / "tests" / "vision" / "data" / "synth-9149-poker"
 CLUB, SPADE = Card.parse("7c"), Card.parse("7s")
 
 
 def _pip_faces(kennard: Faces) -> Faces:
     """Kennard with its 7 of clubs and 7 of spades replaced by the large-pip design's."""
-    out = dict(kennard)
-    for card in (CLUB, SPADE):
-        face = cv2.imread(str(DATA / f"{card}.png"), cv2.IMREAD_UNCHANGED)
-        assert face is not None
-        out[card] = np.asarray(face, np.uint8)
-    return out
+    return with_kept_faces(kennard, "synth-9149-poker", (CLUB, SPADE))
 
 
 def _streaked(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -18,21 +18,16 @@ from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance, read_only
 from table_controller.engine.cards import Card
 
-from .conftest import ROOT, Faces
+from .conftest import Faces
+from .helpers import with_kept_faces
 from .test_finetwins import _frame, _quad
 
-DATA = ROOT / "tests" / "vision" / "data" / "synth-2-poker"
 EIGHT, SIX = Card.parse("8c"), Card.parse("6c")
 
 
 def _central_faces(kennard: Faces) -> Faces:
     """Kennard with its 8 and 6 of clubs replaced by the central-symbol design's."""
-    out = dict(kennard)
-    for card in (EIGHT, SIX):
-        face = cv2.imread(str(DATA / f"{card}.png"), cv2.IMREAD_UNCHANGED)
-        assert face is not None
-        out[card] = np.asarray(face, np.uint8)
-    return out
+    return with_kept_faces(kennard, "synth-2-poker", (EIGHT, SIX))
 
 
 def _observed(frame: np.ndarray, quad: np.ndarray, grow: float) -> np.ndarray:
