@@ -4,7 +4,8 @@ Rules this module keeps:
 
 1. The board area comes from the four ArUco markers (DICT_4X4_50, ids 0..3 clockwise from
    top-left, see :mod:`hardware.camera.geometry`) or from four corner points given by the
-   installer; the result is a homography from board millimetres to image pixels.
+   installer (:mod:`calibration.boardarea`); the result is a homography from board millimetres
+   to image pixels.
 2. A profile is a JSON file plus a ``<name>.faces.npz`` beside it holding the 52 registered face
    patches; the JSON records the patches' SHA-256.
 3. Loading validates everything: unknown or missing keys, types, ranges, the corner quad, the
@@ -29,6 +30,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.boardarea import MAX_REPROJECTION_PX as MAX_REPROJECTION_PX  # re-exported
+from calibration.boardarea import check_corners as check_corners  # re-exported
+from calibration.boardarea import detect_markers as detect_markers  # re-exported
+from calibration.boardarea import homography_from_corners, homography_from_markers, project
+from calibration.boardarea import parse_corners as parse_corners  # re-exported
 from calibration.faces import FaceCapture as FaceCapture  # re-exported: its old home
 from calibration.facesfile import BOARD_REFERENCE_KEY as BOARD_REFERENCE_KEY  # re-exported
 from calibration.facesfile import FINE_PREFIX as FINE_PREFIX  # re-exported
@@ -60,7 +66,6 @@ PROFILE_VERSION = 2
 #: Felt ratio ``(P - max(other two)) / P`` (P the felt's dominant channel) below which the board
 #: area is not felt we can work with (grey, black, two-colour).
 MIN_FELT_RATIO = 0.15
-MAX_REPROJECTION_PX = 3.0
 #: A card size given by hand may differ from the faces' proportions by this much (relative).
 CARD_ASPECT_TOLERANCE = 0.04
 #: Free space across a slot (mm) under which neighbouring cards will often touch or overlap.
@@ -135,121 +140,8 @@ class CameraProfile:
         out = []
         for i in range(self.geometry.slots):
             world = np.array([[i * sw, 0], [(i + 1) * sw, 0], [(i + 1) * sw, h], [i * sw, h]])
-            out.append(_project(self.world_to_image, world))
+            out.append(project(self.world_to_image, world))
         return out
-
-
-def _project(homography: FloatArray, points: FloatArray) -> FloatArray:
-    pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
-    return np.asarray(cv2.perspectiveTransform(pts, homography).reshape(-1, 2), np.float64)
-
-
-def detect_markers(image: Image) -> dict[int, FloatArray]:
-    """ArUco DICT_4X4_50 markers in ``image``: id -> corners (4, 2) in ArUco order.
-
-    :raises CalibrationError: if a board marker id appears more than once.
-    """
-    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    # A marker whose white quiet zone the frame edge cuts is still whole: accept candidates up to
-    # the border (default 3 px). Its corners are checked by the homography's reprojection error.
-    params.minDistanceToBorder = 0
-    detector = cv2.aruco.ArucoDetector(dictionary, params)
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    corners, ids, _ = detector.detectMarkers(gray)
-    found: dict[int, FloatArray] = {}
-    if ids is None:
-        return found
-    for c, i in zip(corners, ids.reshape(-1), strict=True):
-        mid = int(i)
-        if mid in found and mid in (0, 1, 2, 3):
-            raise CalibrationError(f"board marker id {mid} appears twice in the image")
-        found[mid] = np.asarray(c, np.float64).reshape(4, 2)
-    return found
-
-
-def homography_from_markers(image: Image, geometry: BoardGeometry) -> FloatArray:
-    """Homography (board mm -> image px) from the four corner markers.
-
-    :raises CalibrationError: naming the missing marker ids, or if the fit is poor.
-    """
-    found = detect_markers(image)
-    missing = [i for i in range(4) if i not in found]
-    if missing:
-        raise CalibrationError(
-            f"board markers {missing} (DICT_4X4_50) not found in the calibration image; found "
-            f"{sorted(found) or 'none'}. Give the corners with --corners instead."
-        )
-    world = np.concatenate([geometry.marker_corners_mm(i) for i in range(4)])
-    img = np.concatenate([found[i] for i in range(4)])
-    h, _ = cv2.findHomography(world, img, 0)
-    if h is None:
-        raise CalibrationError("the four markers do not give a homography (degenerate layout)")
-    homography = np.asarray(h, np.float64)
-    err = float(np.abs(_project(homography, world) - img).max())
-    if err > MAX_REPROJECTION_PX:
-        raise CalibrationError(
-            f"markers do not fit the board layout (reprojection error {err:.1f} px > "
-            f"{MAX_REPROJECTION_PX}); check marker_mm / marker_margin_mm / board_mm"
-        )
-    return homography
-
-
-def parse_corners(text: str) -> FloatArray:
-    """Parse ``"x1,y1,x2,y2,x3,y3,x4,y4"`` (clockwise from top-left) into a (4, 2) array.
-
-    >>> parse_corners("0,0,10,0,10,5,0,5").tolist()
-    [[0.0, 0.0], [10.0, 0.0], [10.0, 5.0], [0.0, 5.0]]
-
-    :raises CalibrationError: if it is not eight numbers.
-    """
-    parts = [p for p in text.replace(" ", "").split(",") if p]
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        raise CalibrationError(
-            f"--corners: {text!r} is not eight comma-separated numbers"
-        ) from None
-    if len(values) != 8 or not all(math.isfinite(v) for v in values):
-        raise CalibrationError(
-            f"--corners: expected 8 numbers x1,y1,...,x4,y4, got {len(values)} in {text!r}"
-        )
-    return np.array(values, np.float64).reshape(4, 2)
-
-
-def check_corners(corners: FloatArray, image_size: tuple[int, int], what: str) -> None:
-    """Check a board quad: 4 finite points inside the image, convex, clockwise, not tiny.
-
-    :raises CalibrationError: naming ``what`` and the problem.
-    """
-    c = np.asarray(corners, np.float64)
-    if c.shape != (4, 2) or not np.all(np.isfinite(c)):
-        raise CalibrationError(f"{what}: expected 4 finite (x, y) points, got {c.tolist()}")
-    w, h = image_size
-    if np.any(c[:, 0] < 0) or np.any(c[:, 0] > w) or np.any(c[:, 1] < 0) or np.any(c[:, 1] > h):
-        raise CalibrationError(f"{what}: corners {c.round(1).tolist()} leave the {w}x{h} image")
-    crosses = []
-    for i in range(4):
-        a, b, d = c[i], c[(i + 1) % 4], c[(i + 2) % 4]
-        crosses.append((b[0] - a[0]) * (d[1] - b[1]) - (b[1] - a[1]) * (d[0] - b[0]))
-    if not all(x > 0 for x in crosses):
-        raise CalibrationError(
-            f"{what}: corners {c.round(1).tolist()} are not a convex quad clockwise from "
-            "top-left (top-left, top-right, bottom-right, bottom-left)"
-        )
-    d1, d2 = c[2] - c[0], c[3] - c[1]
-    area = 0.5 * abs(float(d1[0] * d2[1] - d1[1] * d2[0]))
-    if area < 0.01 * w * h:
-        raise CalibrationError(f"{what}: the board area covers only {area:.0f} px^2; too small")
-
-
-def homography_from_corners(corners: FloatArray, geometry: BoardGeometry) -> FloatArray:
-    """Homography (board mm -> image px) from the board area's four image corners."""
-    m = cv2.getPerspectiveTransform(
-        geometry.board_corners_mm().astype(np.float32), np.asarray(corners, np.float32)
-    )
-    return np.asarray(m, np.float64)
 
 
 def measure_felt(
@@ -312,7 +204,7 @@ def calibrate_camera(
         check_corners(corners, size, "--corners")
         homography = homography_from_corners(corners, geo)
         source = "corners"
-    board = _project(homography, geo.board_corners_mm())
+    board = project(homography, geo.board_corners_mm())
     check_corners(board, size, "board area")
     patches = {c: face_patch(faces[c]) for c in FULL_DECK}
     channel, ratio = measure_felt(image, homography, geo)
@@ -509,7 +401,7 @@ def _parse(doc: dict[str, Any], p: Path) -> CameraProfile:
     corners = _matrix(doc, "board_corners_px", (4, 2))
     check_corners(corners, size, "board_corners_px")
     homography = _matrix(doc, "homography", (3, 3))
-    err = float(np.abs(_project(homography, geometry.board_corners_mm()) - corners).max())
+    err = float(np.abs(project(homography, geometry.board_corners_mm()) - corners).max())
     if err > 2.0:
         raise CalibrationError(
             f"camera profile: homography does not map the board to board_corners_px "
@@ -563,7 +455,7 @@ def draw_preview(image: Image, profile: CameraProfile) -> Image:
 
     for i, quad in enumerate(profile.slot_quads_px()):
         poly(quad, (0, 200, 255), 2)
-        card = _project(profile.world_to_image,
+        card = project(profile.world_to_image,
                         geo.card_corners_mm(geo.slot_centre_mm(i), 0.0))
         poly(card, (255, 200, 0), 1)
         cx, cy = quad.mean(axis=0)
