@@ -410,10 +410,20 @@ def sharp_unresolved(observed: F32, best: F32, twin: F32, params: RecognizerPara
     is blur misfit as much as the card: a 6 of spades read as the club at 0.73 (synth-9152
     bridge, jumbo indices, bright hard, blur sigma 3 px and 12 px of motion; benchmark runs
     64 and 68). Asked of a pip card's read (:func:`sharp_unconfirmed`).
+
+    Nor does a measured noise make the sharp lean evidence where the two faces blurred as the
+    observation is no longer differ at all (no region left to compare, fit 0): the frame has
+    blurred away what the twins differ in, and the sharp faces' misfit there can stand far
+    above the noise it is measured against. A 7 of clubs of a two-colour design whose club
+    and spade differ in little ink was read as the spade at 2.6 (noise 0.99; bridge, hard,
+    blur about 3 px with motion; benchmark run 77).
     """
+    blurred = blurred_pair_check(observed, best, twin)
+    if blurred.fit <= 0.0:
+        return True
     if lean_noise(observed, best, twin, joint=False) is not None:
         return False
-    return blurred_unmatched(blurred_pair_check(observed, best, twin), params)
+    return blurred_unmatched(blurred, params)
 
 
 def sharp_unconfirmed(observed: F32, card: Card, twin: Card, bank: FaceBank,

@@ -148,3 +148,49 @@ def test_the_difference_read_takes_no_unmeasured_sharp_lean(kennard: Faces,
     monkeypatch.setattr(difference, "sharp_unconfirmed", lambda *args: False)
     read = difference.read_by_difference(ob, match, bank, params)
     assert read is not None and read.card == CLUB
+
+
+SEVENS = (Card.parse("7c"), Card.parse("7s"))
+MEASURED = ROOT / "tests" / "vision" / "data" / "synth-9185-bridge"
+
+
+def _sevens(kennard: Faces) -> Faces:
+    """Kennard with its 7 of clubs and 7 of spades replaced by a two-colour design's.
+
+    ``synth-9185-bridge``: normal indices in two corners, standard pips, its club and spade
+    differing in little ink. ``observed-7c.png``: a 7 of clubs as a hard plain scene showed it
+    (bridge, blur about 3 px with motion; benchmark run 77), cut upright at the stored size.
+    """
+    return with_kept_faces(kennard, "synth-9185-bridge", SEVENS)
+
+
+def test_a_measured_noise_does_not_make_an_unresolvable_lean_evidence(kennard: Faces) -> None:
+    """The sharp faces lean to the spade far above the noise; blurred as the frame, no region."""
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(_sevens(kennard), params)
+    club, spade = SEVENS
+    cut = cv2.imread(str(MEASURED / "observed-7c.png"), cv2.IMREAD_COLOR)
+    assert cut is not None
+    ob = observed_luminance(np.asarray(cut, np.uint8))
+    fs, fc = bank.luminance(spade), bank.luminance(club)
+    check = pair_check(ob, fs, fc)
+    noise = lean_noise(ob, fs, fc, joint=False)
+    assert noise is not None and check.position > 2 * noise
+    assert sharp_twin_read(ob, fs, fc, check, params, params.suit_min_fit)
+    assert blurred_pair_check(ob, fs, fc).fit <= 0.0
+    assert sharp_unresolved(ob, fs, fc, params)
+    bank.fine = None
+    assert decide_twin(ob, _match(spade, club), bank, params) is None
+    assert decide_twin(ob, _match(club, spade), bank, params) is None
+
+
+def test_a_seven_the_frame_resolves_is_still_read(kennard: Faces) -> None:
+    """The same two faces through a sharper camera: measured, and the club read."""
+    params = RecognizerParams()
+    faces = _sevens(kennard)
+    bank = FaceBank.from_faces(faces, params)
+    club, spade = SEVENS
+    ob = observed_luminance(_lightly_blurred(face_patch(faces[club], STORED_PATCH_SIZE)))
+    assert not sharp_unresolved(ob, bank.luminance(club), bank.luminance(spade), params)
+    decided = decide_twin(ob, _match(club, spade), bank, params)
+    assert decided is not None and decided[0].card == club
