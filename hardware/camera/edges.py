@@ -12,11 +12,13 @@ Rules this module keeps:
    clear one (:func:`clear_pair`); run ends on the print are left out of a fit when enough
    are clear (:func:`fit_clear_of_print`).
 5. A card's four edges share one angle, fitted on their clear ends together
-   (:func:`shared_slope`, :func:`refit_on_shared_slope`).
+   (:func:`shared_slope`, :func:`refit_on_shared_slope`); a side edge that is a merged
+   neighbour's far side is not one of them (:func:`neighbours_side`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -256,6 +258,30 @@ def clear_pair(
         a, b = first
         return first, (a, b + size * float(np.sqrt(1 + a * a)))
     return first, second
+
+
+def neighbours_side(
+    lfit: tuple[float, float], rfit: tuple[float, float], slope: float, row: float,
+    cw: float, tol: float, inside: Callable[[float], bool],
+) -> int:
+    """Which of two side fits is a neighbour's far side: -1 the left, 1 the right, 0 neither.
+
+    A card overlapping its neighbour (or lying under it) merges with it in the mask: the runs
+    through the card's middle end on its own side edge and on the neighbour's far one, more
+    than a card's width (``cw``, ``tol`` of it) apart at ``row``. Where exactly one of the two
+    places the card's centre ``inside`` its slot, the other is the neighbour's, and the
+    neighbour lies at its own angle: fitted on one slope with the card's edges it turned the
+    card towards it (1.7 degrees on a rendered pair 3.8 and 7.1 degrees off, benchmark run 74).
+    """
+    cos = 1.0 / float(np.sqrt(1.0 + slope * slope))
+    lx, rx = lfit[0] * row + lfit[1], rfit[0] * row + rfit[1]
+    if (rx - lx) * cos - cw <= tol * cw:
+        return 0
+    half = cw / cos / 2
+    from_left, from_right = inside(lx + half), inside(rx - half)
+    if from_left == from_right:
+        return 0
+    return 1 if from_left else -1
 
 
 #: A fitted edge's run ends within this many px of its line are its own (as :func:`fit_line`).

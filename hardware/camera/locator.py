@@ -28,6 +28,7 @@ from hardware.camera.edges import (
     corner_px,
     cut_side,
     fit_clear_of_print,
+    neighbours_side,
     refit_on_shared_slope,
     run_ends,
     span_centre,
@@ -443,6 +444,13 @@ class CardLocator:
         cw, ch = self.card_px
         h, w = fg.shape
         tol = p.size_tolerance
+
+        def inside_slot(x: float, row: float) -> bool:
+            """Whether a centre at ``(x, row)`` of ``fg`` lies in the slot's columns."""
+            if back is not None:
+                x = back[0, 0] * x + back[0, 1] * row + back[0, 2]
+            return bool(x0 <= x < x1)
+
         # Left and right edges from rows around the middle.
         r0, r1 = max(0, int(cy - 0.3 * ch)), min(h, int(cy + 0.3 * ch) + 1)
         seed = round(cx)
@@ -501,6 +509,12 @@ class CardLocator:
             rfit = None
         if abs(tfit[0] - bfit[0]) > 0.06 or abs(slope) > MAX_SLOPE:
             return None
+        if lfit is not None and rfit is not None and max(lp, rp) < PRINT_ON_EDGE:
+            row = (tfit[0] + bfit[0]) * cx / 2 + (tfit[1] + bfit[1]) / 2
+            far = neighbours_side(lfit, rfit, slope, row, cw, tol,
+                                  lambda x: inside_slot(x - RUN_END_PX, row - RUN_END_PX))
+            lfit, lpts = (None, []) if far < 0 else (lfit, lpts)
+            rfit, rpts = (None, []) if far > 0 else (rfit, rpts)
         if SHARED_SLOPE:
             tfit, bfit, lfit, rfit = refit_on_shared_slope(
                 [(tfit, tpts, 1.0), (bfit, bpts, 1.0), (lfit, lpts, -1.0), (rfit, rpts, -1.0)],
@@ -547,11 +561,7 @@ class CardLocator:
         elif rfit is not None:
             hyps.append(rfit[0] * new_cy + rfit[1] - width_dx / 2)
         hyps = [x - RUN_END_PX for x in hyps]
-        if back is not None:
-            inside = [x for x in hyps
-                      if x0 <= back[0, 0] * x + back[0, 1] * new_cy + back[0, 2] < x1]
-        else:
-            inside = [x for x in hyps if x0 <= x < x1]
+        inside = [x for x in hyps if inside_slot(x, new_cy)]
         self._span_decides |= not inside and lcut is None and rcut is None
         if not inside and span and lcut is None and rcut is None:
             # No side edge places it in this slot (both run on into neighbours): the card
