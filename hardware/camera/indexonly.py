@@ -128,7 +128,7 @@ class IndexOnly:
             return self._fits[pair]
         fb, fr = self._blurred_face(card, blur, kernel), self._blurred_face(rival, blur, kernel)
         mean = np.asarray((fb + fr) / 2, np.float32)
-        vals, fit = _Template(mean, region).aligned(observed)
+        vals, fit = _Template(mean, region, quarters=True).aligned(observed)
         ys, xs = np.nonzero(region)
         mv, d = mean[ys, xs], np.asarray(fb[ys, xs] - fr[ys, xs], np.float32)
         design = np.stack([mv, d / 2, np.ones_like(mv)], axis=1)
