@@ -80,11 +80,12 @@ def luminance(patch: Image, blur: float = 1.0) -> F32:
 class _Template:
     """What :func:`_aligned` derives from ``mean`` and ``region`` alone (computed once).
 
-    ``quarters``: the region lies in the card's corners (the corner indices): the template
-    is matched on each quarter of the card's own bounding box of the region, and the four
-    correlations added. Outside the region the template and its weight are 0, so the sum is
-    the whole box's correlation (to float rounding: about 1e-6 of the fit), at a small part
-    of the cost where the region is a few corner glyphs in a box the size of the card.
+    ``quarters``: where the region is sparse (the corner indices: a few glyphs in a box the
+    size of the card), the template is matched on the region's bounding box in each quarter
+    of the card, and the four correlations added. Outside the region the template and its
+    weight are 0, so the sum is the whole box's correlation (to float rounding: about 1e-6 of
+    the fit), at a part of the cost. Where the quarters' boxes cover half the whole box or
+    more, the whole box is matched as without ``quarters``.
     """
 
     __slots__ = ("box", "norm", "parts", "seen", "shift", "template", "weight", "xs", "ys")
@@ -114,6 +115,8 @@ class _Template:
                     cut = (slice(b[0] - y0, b[1] - y0), slice(b[2] - x0, b[3] - x0))
                     self.parts.append((b, np.ascontiguousarray(self.template[cut]),
                                        np.ascontiguousarray(weight[cut])))
+            if sum(w.size for _, _, w in self.parts) >= 0.5 * weight.size:
+                self.parts = []
         #: The last read-only observation aligned (by a weak reference: the same array, alive,
         #: not written to since) and what :meth:`aligned` returned for it.
         self.seen: tuple[weakref.ref[F32], F32, float, tuple[int, int]] | None = None
@@ -278,7 +281,7 @@ class _Region:
         if self.n < MIN_REGION_PX:
             return
         mean = np.asarray((fb + fr) / 2, np.float32)
-        self.template = _Template(mean, region)
+        self.template = _Template(mean, region, quarters=True)
         ys, xs = np.nonzero(region)
         self.ys, self.xs = ys, xs
         self.mv = mean[ys, xs]
