@@ -165,6 +165,16 @@ class IndexOnly:
                 self._regions.popitem(last=False)
         return got
 
+    def blur_settled(self, observed: F32) -> bool:
+        """Whether no later :meth:`check` can change the blur ``observed`` is compared at.
+
+        A read-only observation's blur is fitted on the first pair asked and kept
+        (:meth:`_observed_blur`): settled once fitted. A writable one is fitted afresh for
+        each pair, nothing kept: always settled.
+        """
+        last = self._blur
+        return observed.flags.writeable or (last is not None and last[0]() is observed)
+
     def _observed_blur(self, observed: F32, a: Card, b: Card) -> tuple[Blur, F32]:
         """Return the observation's blur, fitted on what ``a`` and ``b`` share (once per array)."""
         last = self._blur

@@ -146,3 +146,17 @@ def test_a_rival_refused_cheaply_spares_the_fine_comparison(
     assert asked == []
     assert _in_turn(observed, EIGHT, match, scores, bank, params) is None
     assert asked == [(EIGHT, SIX)]
+
+
+def test_the_observation_s_blur_is_settled_once_an_index_pair_fitted_it(
+        kennard: Faces) -> None:
+    """The washed-out read asks the fine comparison last only where no later test can fit
+    the observation's blur on another pair than the reads after it would."""
+    bank, observed = _seen(kennard, EIGHT, 1.4, 0, 1.02)
+    assert not observed.flags.writeable
+    assert not bank.index_only.blur_settled(observed)
+    assert bank.index_only.blur_settled(observed.copy())
+    bank.index_only.check(observed, EIGHT, SIX)
+    assert bank.index_only.blur_settled(observed)
+    _, other = _seen(kennard, SIX, 1.4, 0, 1.02)
+    assert not bank.index_only.blur_settled(other)
