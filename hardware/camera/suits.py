@@ -83,7 +83,7 @@ class _Template:
     ``quarters``: where the region is sparse (the corner indices: a few glyphs in a box the
     size of the card), the template is matched on the region's bounding box in each quarter
     of the card, and the four correlations added. Outside the region the template and its
-    weight are 0, so the sum is the whole box's correlation (to float rounding: about 1e-6 of
+    weight are 0, so the sum is the whole box's correlation (to float rounding: about 1e-5 of
     the fit), at a part of the cost. Where the quarters' boxes cover half the whole box or
     more, the whole box is matched as without ``quarters``.
     """
