@@ -347,9 +347,20 @@ def rank_unshown(observed: F32, x: Card, y: Card, bank: FaceBank,
     at the frame's resolution leaned 1.14 and 1.10 towards the 8 at a noise of 0.04
     (benchmark run 69).
     """
+    return rank_needs_fine(observed, x, y, bank, params) and not fine_shows(observed, x, y, bank)
+
+
+def rank_needs_fine(observed: F32, x: Card, y: Card, bank: FaceBank,
+                    params: RecognizerParams) -> bool:
+    """:func:`rank_unshown` short of its last test: whether only :func:`fine_shows` can show X.
+
+    ``rank_unshown`` is this and not ``fine_shows``. The fine comparison is the costly part
+    (a blur fitted per pair on the frame's corner boxes, about 10 ms); a caller that refuses X
+    on any of several tests may ask it last, when nothing cheaper refused X already: every
+    test is a pure function of the observation, so the answer is the same in any order.
+    """
     return (x.rank != y.rank and bank.index_only.pair(x, y)
-            and index_only_lean(observed, x, y, bank, params) is None
-            and not fine_shows(observed, x, y, bank))
+            and index_only_lean(observed, x, y, bank, params) is None)
 
 
 def fine_shows(observed: F32, x: Card, y: Card, bank: FaceBank) -> bool:

@@ -128,7 +128,7 @@ class IndexOnly:
             return self._fits[pair]
         fb, fr = self._blurred_face(card, blur, kernel), self._blurred_face(rival, blur, kernel)
         mean = np.asarray((fb + fr) / 2, np.float32)
-        vals, fit = _Template(mean, region).aligned(observed)
+        vals, fit = _Template(mean, region, quarters=True).aligned(observed)
         ys, xs = np.nonzero(region)
         mv, d = mean[ys, xs], np.asarray(fb[ys, xs] - fr[ys, xs], np.float32)
         design = np.stack([mv, d / 2, np.ones_like(mv)], axis=1)
@@ -164,6 +164,16 @@ class IndexOnly:
             if len(self._regions) > _REGIONS_MAX:
                 self._regions.popitem(last=False)
         return got
+
+    def blur_settled(self, observed: F32) -> bool:
+        """Whether no later :meth:`check` can change the blur ``observed`` is compared at.
+
+        A read-only observation's blur is fitted on the first pair asked and kept
+        (:meth:`_observed_blur`): settled once fitted. A writable one is fitted afresh for
+        each pair, nothing kept: always settled.
+        """
+        last = self._blur
+        return observed.flags.writeable or (last is not None and last[0]() is observed)
 
     def _observed_blur(self, observed: F32, a: Card, b: Card) -> tuple[Blur, F32]:
         """Return the observation's blur, fitted on what ``a`` and ``b`` share (once per array)."""

@@ -78,11 +78,19 @@ def luminance(patch: Image, blur: float = 1.0) -> F32:
 
 
 class _Template:
-    """What :func:`_aligned` derives from ``mean`` and ``region`` alone (computed once)."""
+    """What :func:`_aligned` derives from ``mean`` and ``region`` alone (computed once).
 
-    __slots__ = ("box", "norm", "seen", "shift", "template", "weight", "xs", "ys")
+    ``quarters``: where the region is sparse (the corner indices: a few glyphs in a box the
+    size of the card), the template is matched on the region's bounding box in each quarter
+    of the card, and the four correlations added. Outside the region the template and its
+    weight are 0, so the sum is the whole box's correlation (to float rounding: about 1e-5 of
+    the fit), at a part of the cost. Where the quarters' boxes cover half the whole box or
+    more, the whole box is matched as without ``quarters``.
+    """
 
-    def __init__(self, mean: F32, region: npt.NDArray[np.bool_]) -> None:
+    __slots__ = ("box", "norm", "parts", "seen", "shift", "template", "weight", "xs", "ys")
+
+    def __init__(self, mean: F32, region: npt.NDArray[np.bool_], quarters: bool = False) -> None:
         ys, xs = np.nonzero(region)
         y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
         inside = region[y0:y1, x0:x1]
@@ -92,6 +100,23 @@ class _Template:
         self.ys, self.xs, self.box, self.weight = ys, xs, (y0, y1, x0, x1), weight
         self.template = np.asarray((box - level) * weight, np.float32)
         self.norm = max(float(np.linalg.norm(self.template[inside])), 1e-6)
+        #: Per quarter holding region pixels: its bounding box (y0, y1, x0, x1; observation
+        #: px), template and weight there (``quarters`` only).
+        self.parts: list[tuple[tuple[int, int, int, int], F32, F32]] = []
+        if quarters:
+            h, w = region.shape
+            for top, bottom in ((0, h // 2), (h // 2, h)):
+                for left, right in ((0, w // 2), (w // 2, w)):
+                    py, px = np.nonzero(region[top:bottom, left:right])
+                    if py.size == 0:
+                        continue
+                    b = (top + int(py.min()), top + int(py.max()) + 1,
+                         left + int(px.min()), left + int(px.max()) + 1)
+                    cut = (slice(b[0] - y0, b[1] - y0), slice(b[2] - x0, b[3] - x0))
+                    self.parts.append((b, np.ascontiguousarray(self.template[cut]),
+                                       np.ascontiguousarray(weight[cut])))
+            if sum(w.size for _, _, w in self.parts) >= 0.5 * weight.size:
+                self.parts = []
         #: The last read-only observation aligned (by a weak reference: the same array, alive,
         #: not written to since) and what :meth:`aligned` returned for it.
         self.seen: tuple[weakref.ref[F32], F32, float, tuple[int, int]] | None = None
@@ -119,11 +144,17 @@ class _Template:
         y0, y1, x0, x1 = self.box
         weight = self.weight
         s = SHIFT_PX
-        padded = cv2.copyMakeBorder(obs, s, s, s, s, cv2.BORDER_REPLICATE)
-        window = np.ascontiguousarray(padded[y0 : y1 + 2 * s, x0 : x1 + 2 * s])
-        products = cv2.matchTemplate(window, self.template, cv2.TM_CCORR)
-        sums = cv2.matchTemplate(window, weight, cv2.TM_CCORR)
-        squares = cv2.matchTemplate(np.ascontiguousarray(window * window), weight, cv2.TM_CCORR)
+        padded = np.asarray(cv2.copyMakeBorder(obs, s, s, s, s, cv2.BORDER_REPLICATE),
+                            np.float32)
+        if self.parts:
+            products, sums, squares = self._by_parts(padded)
+        else:
+            window = np.ascontiguousarray(padded[y0 : y1 + 2 * s, x0 : x1 + 2 * s])
+            products, sums, squares = (np.asarray(cv2.matchTemplate(w, t, cv2.TM_CCORR),
+                                                  np.float32)
+                                       for w, t in ((window, self.template), (window, weight),
+                                                    (np.ascontiguousarray(window * window),
+                                                     weight)))
         spread = np.sqrt(np.maximum(squares - sums * sums / float(ys.size), 1e-12))
         corr = products / (spread * self.norm)
         k = int(np.argmax(corr))
@@ -132,6 +163,24 @@ class _Template:
         h, w = obs.shape
         vals = obs[np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
         return np.asarray(vals, np.float32), float(corr.flat[k])
+
+
+    def _by_parts(self, padded: F32) -> tuple[F32, F32, F32]:
+        """Return the three correlations of :meth:`_aligned`, summed over :attr:`parts`."""
+        s = SHIFT_PX
+        out: list[F32] = []
+        for (y0, y1, x0, x1), template, weight in self.parts:
+            window = np.ascontiguousarray(padded[y0 : y1 + 2 * s, x0 : x1 + 2 * s])
+            got = (cv2.matchTemplate(window, template, cv2.TM_CCORR),
+                   cv2.matchTemplate(window, weight, cv2.TM_CCORR),
+                   cv2.matchTemplate(np.ascontiguousarray(window * window), weight,
+                                     cv2.TM_CCORR))
+            if out:
+                for total, part in zip(out, got, strict=True):
+                    total += part
+            else:
+                out = [np.asarray(g, np.float32) for g in got]
+        return out[0], out[1], out[2]
 
 
 def _aligned(obs: F32, mean: F32, region: npt.NDArray[np.bool_]) -> tuple[F32, float]:
@@ -232,7 +281,7 @@ class _Region:
         if self.n < MIN_REGION_PX:
             return
         mean = np.asarray((fb + fr) / 2, np.float32)
-        self.template = _Template(mean, region)
+        self.template = _Template(mean, region, quarters=True)
         ys, xs = np.nonzero(region)
         self.ys, self.xs = ys, xs
         self.mv = mean[ys, xs]

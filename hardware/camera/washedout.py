@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from hardware.camera.difference import rank_unshown
+from hardware.camera.difference import fine_shows, rank_needs_fine
 from hardware.camera.facebank import (
     _RED,
     FaceBank,
@@ -88,9 +88,22 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
     rivals, twin_needed = _rivals(x, (y for y in match.ranked
                                       if sx - scores[y] <= p.washed_score_gap))
     # The closest rival first: the likeliest to refute X (every rival must pass anyway).
+    # The rank shown at the frame's own resolution (rank_unshown's last test, the costly fine
+    # comparison) is asked last, of the rivals that need it, once every cheaper test passed:
+    # each test is pure, so X is refused by the same rivals in any order. Unless the
+    # observation's blur is not settled yet (no index-only pair fitted it): the tests of the
+    # rivals after this one, which asking in turn would not make, could then fit it on
+    # another pair than the reads after this one would.
+    fine_needed: list[Card] = []
     for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
-        if index_only_refutes(observed, x, y, bank, p) or rank_unshown(observed, x, y, bank, p):
+        if index_only_refutes(observed, x, y, bank, p):
             return None
+        if rank_needs_fine(observed, x, y, bank, p):
+            if not bank.index_only.blur_settled(observed):
+                if not fine_shows(observed, x, y, bank):
+                    return None
+            else:
+                fine_needed.append(y)
         ink = ink_check(observed, bank.luminance(x), bank.luminance(y), ignore)
         if ink.rival < p.washed_min_rival:
             return None
@@ -114,5 +127,7 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
         # No more than the whole face's read of X would stand on: the same veto.
         if twin_refuted(observed, x, twin, bank, p):
             return None
+    if any(not fine_shows(observed, x, y, bank) for y in fine_needed):
+        return None
     return lean
 
