@@ -296,6 +296,9 @@ class RivalChecks:
     ) -> tuple[SlotReading, Match]:
         """Read the twin its indices and pips show (:func:`decide_twin`); else ``reading``.
 
+        A pip pair :func:`decide_twin` leaves undecided is read where the stored faces and the
+        corners at the frame's resolution each name the same card clearly
+        (:func:`~hardware.camera.pipagree.agreed_twin`, ``pip_twin_agree``).
         Returns the reading and the match it stands on (the twin's when the twin is read).
 
         :param observed: the observation's luminance (:func:`~hardware.camera.suits.pair_check`).

@@ -104,3 +104,29 @@ def test_no_read_from_a_frame_drowned_in_noise(kennard: Faces) -> None:
     assert stored_lean(observed, bank.luminance(SPADE), bank.luminance(CLUB), params) == 1
     assert bank.fine.decide(observed, SPADE, CLUB)[0] == 0
     assert agreed_twin(observed, _match(SPADE, CLUB), bank, params) is None
+
+
+def test_the_whole_face_twin_decision_asks_it_when_switched_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``RivalChecks._decide_suit`` asks :func:`agreed_twin` where ``decide_twin`` left the pair
+    undecided, and only with ``pip_twin_agree``; the card read is the one it names."""
+    from types import SimpleNamespace
+
+    from hardware.camera import rivals
+    from hardware.camera.readings import SlotReading
+
+    match = _match(CLUB, SPADE)
+    swapped = Match(SPADE, 0.95, 0.004, 0.5, 0.03, CLUB, discriminant_others=0.8,
+                    separation_others=0.3)
+    monkeypatch.setattr(rivals, "decide_twin", lambda *a: None)
+    monkeypatch.setattr(rivals, "agreed_twin", lambda *a: (swapped, 0.74))
+    observed = np.zeros(STORED_PATCH_SIZE[::-1], np.float32)
+    undecided = SlotReading("uncertain", None, 0.3, CLUB, 0.96)
+    for on in (True, False):
+        checks = SimpleNamespace(bank=None, params=RecognizerParams(pip_twin_agree=on))
+        reading, used = rivals.RivalChecks._decide_suit(checks, observed, match, undecided)  # type: ignore[arg-type]
+        if on:
+            assert reading.status == "card" and reading.card == SPADE and used is swapped
+            assert reading.confidence == pytest.approx(0.74)
+        else:
+            assert reading is undecided and used is match
