@@ -89,6 +89,10 @@ class RecognizerParams:
     #: the frame's own resolution lean clearly towards the twin
     #: (:func:`hardware.camera.finetwins.fine_refutes`; the profile's fine faces needed).
     fine_twin_veto: bool = True
+    #: A pip card's suit twin the rules above leave undecided is read where the stored faces
+    #: (at their own blur and at the observation's) and the corner boxes at the frame's own
+    #: resolution each name the same card clearly (:func:`hardware.camera.pipagree.agreed_twin`).
+    pip_twin_agree: bool = True
     #: Faces blurred as the observation is keep about its contrast where they differ (1 when
     #: the blur matches). A fitted contrast over this means the blur found was more than the
     #: frame's (:func:`hardware.camera.facebank.blurred_unmatched`): that blurred comparison is

@@ -24,6 +24,7 @@ from hardware.camera.facebank import (
 )
 from hardware.camera.finetwins import CAPTURED_NOISE_RATIO, FINE_RANKS, NOISE_RATIO
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
+from hardware.camera.pipagree import agreed_twin
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
 from hardware.camera.suits import index_leans, index_positions, pair_check
 from table_controller.engine.cards import FULL_DECK, Card
@@ -300,11 +301,16 @@ class RivalChecks:
     ) -> tuple[SlotReading, Match]:
         """Read the twin its indices and pips show (:func:`decide_twin`); else ``reading``.
 
+        A pip pair :func:`decide_twin` leaves undecided is read where the stored faces and the
+        corners at the frame's resolution each name the same card clearly
+        (:func:`~hardware.camera.pipagree.agreed_twin`, ``pip_twin_agree``).
         Returns the reading and the match it stands on (the twin's when the twin is read).
 
         :param observed: the observation's luminance (:func:`~hardware.camera.suits.pair_check`).
         """
         decided = decide_twin(observed, match, self.bank, self.params)
+        if decided is None and self.params.pip_twin_agree:
+            decided = agreed_twin(observed, match, self.bank, self.params)
         if decided is None:
             return reading, match
         read, lean = decided
