@@ -42,7 +42,7 @@ ASPECT_RANGE = (0.6, 0.8)
 MIN_FACE_HEIGHT = 100
 #: Frames of a card lying still that :class:`FaceRegistration` waits for and averages into its
 #: registered face, each cut along its own pose fitted to the card's edges (benchmark run 76):
-#: one frame more than the three it waited for before, a tenth of a second at 30 fps.
+#: one frame more than the three it waited for before (a thirtieth of a second at 30 fps).
 CAPTURE_FRAMES = 4
 
 
