@@ -64,7 +64,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.camera import CameraProfile, calibrate_camera, profile_with_patches
-from calibration.faces import load_face_folder
+from calibration.faces import CAPTURE_FRAMES, load_face_folder
 from hardware.camera.geometry import card_size_name
 from hardware.camera.onecore import one_core
 from hardware.camera.recognizer import (
@@ -187,14 +187,20 @@ def deck_folder(design: str) -> Path:
 #: and captured, as ``vision capture-faces`` does), ``camera-nofine`` (so, without the faces at
 #: the frame's resolution, as before they were kept).
 REGISTER = os.environ.get("BENCH_VISION_REGISTER", "images")
+#: Frames of each card lying still that a camera registration averages
+#: (``BENCH_VISION_CAPTURE_FRAMES``; default the real flow's, :data:`CAPTURE_FRAMES`; 1: one
+#: frame per card, as before run 76).
+CAPTURE_FRAME_COUNT = int(os.environ.get("BENCH_VISION_CAPTURE_FRAMES", str(CAPTURE_FRAMES)))
 
 
 def camera_registered(profile: CameraProfile, faces: dict[Card, Image], cam: S.CameraSetup,
                       rng: np.random.Generator, fine: bool = True) -> CameraProfile:
-    """Return ``profile`` with its faces captured from ``cam`` (one clean frame per card).
+    """Return ``profile`` with its faces captured from ``cam``.
 
     Each card lies alone in slot 3, turned by up to 2 degrees and moved by up to 2 mm, lit as
-    when the camera was calibrated (the installer registers the deck under the table's light).
+    when the camera was calibrated (the installer registers the deck under the table's light),
+    for :data:`CAPTURE_FRAME_COUNT` frames (their own sensor noise each) that are averaged, as
+    :class:`~calibration.faces.FaceRegistration` does.
     """
     capture = profile.face_capture(slot=2)
     cx, cy = profile.geometry.slot_centre_mm(2)
@@ -202,7 +208,9 @@ def camera_registered(profile: CameraProfile, faces: dict[Card, Image], cam: S.C
     for card in FULL_DECK:
         where = (cx + rng.uniform(-2, 2), cy + rng.uniform(-2, 2))
         placement = [S.Placement(card, 2, where, float(rng.uniform(-2, 2)))]
-        capture.add(card, S.render(faces, placement, cam, rng, clean).image)
+        shots = [S.render(faces, placement, cam, rng, clean).image
+                 for _ in range(CAPTURE_FRAME_COUNT)]
+        capture.add(card, *shots)
     return profile_with_patches(profile, capture.patches(),
                                 capture.fine_faces() if fine else None, captured=True)
 

@@ -13,13 +13,14 @@ Rules this module keeps:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.capturepose import fitted_pose
 from calibration.twinfaces import consolidate_twins
 from hardware.camera.finetwins import FINE_MIN_PX, fine_grey, quad_size
 from hardware.camera.geometry import BoardGeometry
@@ -39,6 +40,10 @@ FloatArray = npt.NDArray[np.float64]
 #: Accepted width / height of a face image (poker cards are 63 / 88 = 0.716).
 ASPECT_RANGE = (0.6, 0.8)
 MIN_FACE_HEIGHT = 100
+#: Frames of a card lying still that :class:`FaceRegistration` waits for and averages into its
+#: registered face, each cut along its own pose fitted to the card's edges (benchmark run 76):
+#: one frame more than the three it waited for before (a thirtieth of a second at 30 fps).
+CAPTURE_FRAMES = 4
 
 
 def _to_bgra(image: Image, name: str) -> Image:
@@ -99,6 +104,16 @@ def load_face_folder(folder: str | Path) -> dict[Card, Image]:
 
 
 
+def _mean_image(images: Sequence[Image]) -> Image:
+    """Return the pixelwise mean of same-shaped ``uint8`` images, rounded (one: itself)."""
+    if len(images) == 1:
+        return images[0]
+    total = np.zeros(images[0].shape, np.float32)
+    for image in images:
+        total += image
+    return np.asarray(np.clip(total / len(images) + 0.5, 0, 255), np.uint8)
+
+
 class FaceCapture:
     """Register a deck's faces from the camera, one card at a time, in one slot.
 
@@ -157,25 +172,50 @@ class FaceCapture:
         small, large = sorted((float(w) / s, float(h) / s))
         return (round(small, 1), round(large, 1))
 
-    def add(self, card: Card, frame: Image) -> Image:
-        """Cut ``card``'s face from ``frame`` and register it; returns the stored patch.
+    def add(self, card: Card, frame: Image, *more: Image) -> Image:
+        """Cut ``card``'s face from ``frame`` (and each of ``more``) and register it.
 
-        :raises CalibrationError: if no clean card lies in the capture slot.
+        With several frames of the card lying still (:class:`FaceRegistration` passes those it
+        waited for), each is cut along its own located pose and the cuts are averaged, stored
+        patch and fine face alike: the capture's sensor noise and the locator's jitter, which a
+        single frame leaves in the stored face and which a comparison of two captured suit
+        twins otherwise takes for a difference of design, shrink by the square root of the
+        number of frames. Returns the stored patch.
+
+        :raises CalibrationError: if no clean card lies in the capture slot of a frame.
         """
-        pose = self._locator.locate(frame, self.slot)
-        if pose is None:
-            raise CalibrationError(
-                f"no clean card found in slot {self.slot + 1} for {card.code}; place it alone in "
-                "the slot, face up, with nothing over it"
-            )
-        patch = self._locator.card_patch(frame, pose, STORED_PATCH_SIZE)
-        size = quad_size(self._locator.quad_px(pose))
+        frames = (frame, *more)
+        poses: list[CardPose] = []
+        for one in frames:
+            pose = self._locator.locate(one, self.slot)
+            if pose is None:
+                raise CalibrationError(
+                    f"no clean card found in slot {self.slot + 1} for {card.code}; place it "
+                    "alone in the slot, face up, with nothing over it"
+                )
+            poses.append(self._fitted(one, pose))
+        patch = _mean_image([self._locator.card_patch(one, pose, STORED_PATCH_SIZE)
+                             for one, pose in zip(frames, poses, strict=True)])
+        size = quad_size(self._locator.quad_px(poses[0]))
         if min(size) >= FINE_MIN_PX:
-            self._fine[card] = fine_grey(self._locator.card_patch(frame, pose, size))
+            self._fine[card] = _mean_image(
+                [fine_grey(self._locator.card_patch(one, pose, size))
+                 for one, pose in zip(frames, poses, strict=True)])
         else:
             self._fine.pop(card, None)
         self._patches[card] = patch
         return patch
+
+    def _fitted(self, frame: Image, pose: CardPose) -> CardPose:
+        """Return ``pose`` fitted to the card's edges in ``frame`` (as located: fit refused).
+
+        :func:`calibration.capturepose.fitted_pose`.
+        """
+        fit = fitted_pose(frame, self._locator.quad_px(pose), self._locator.image_to_canon,
+                          pose.centre, pose.angle_deg)
+        if fit is None:
+            return pose
+        return replace(pose, centre=fit[0], angle_deg=fit[1])
 
     def missing(self) -> list[Card]:
         """Cards not registered yet."""
@@ -227,8 +267,9 @@ class FaceRegistration:
     """Register a deck's faces from the camera: says which card to show next, shows progress.
 
     Feed it frames (:meth:`feed`): when a clean card has lain still in the capture slot for
-    ``settle_frames`` frames it is captured as the card asked for, and the next card is asked
-    for once the slot is empty again (so one card is never captured twice). A card of another
+    ``settle_frames`` frames it is captured as the card asked for, from those frames averaged
+    (:meth:`FaceCapture.add`), and the next card is asked for once the slot is empty again (so
+    one card is never captured twice). A card of another
     size than the profile's is named with the size measured.
 
     :param capture: :meth:`calibration.camera.CameraProfile.face_capture`.
@@ -236,7 +277,7 @@ class FaceRegistration:
     """
 
     def __init__(self, capture: FaceCapture, order: Sequence[Card] = FULL_DECK,
-                 settle_frames: int = 3) -> None:
+                 settle_frames: int = CAPTURE_FRAMES) -> None:
         if sorted(c.index for c in order) != list(range(52)):
             raise CalibrationError("face registration order must hold each of the 52 cards once")
         if settle_frames < 1:
@@ -247,6 +288,7 @@ class FaceRegistration:
         self._done = 0
         self._await_empty = False
         self._still: list[tuple[tuple[float, float], float]] = []
+        self._still_frames: list[Image] = []
 
     @property
     def next_card(self) -> Card | None:
@@ -277,6 +319,7 @@ class FaceRegistration:
             return RegistrationStep(card, self._done, total, self.prompt())
         if pose is None:
             self._still.clear()
+            self._still_frames.clear()
             message = self.prompt()
             size = self.capture.measure_mm(frame)
             expected = self.capture.card_mm
@@ -292,12 +335,15 @@ class FaceRegistration:
             if abs(pose.centre[0] - x) > 1.5 or abs(pose.centre[1] - y) > 1.5 or abs(
                     pose.angle_deg - angle) > 1.0:
                 self._still.clear()
+                self._still_frames.clear()
         self._still.append((pose.centre, pose.angle_deg))
+        self._still_frames.append(frame)
         if len(self._still) < self.settle_frames:
             return RegistrationStep(card, self._done, total, self.prompt())
-        self.capture.add(card, frame)
+        self.capture.add(card, *self._still_frames)
         self._done += 1
         self._still.clear()
+        self._still_frames.clear()
         self._await_empty = True
         return RegistrationStep(self.next_card, self._done, total,
                                 f"captured {card.code}; " + self.prompt(), captured=card)

@@ -304,6 +304,11 @@ class CardLocator:
         half += np.sign(half) * grow
         return np.asarray(half @ rot.T + np.asarray(pose.centre), dtype=np.float64)
 
+    @property
+    def image_to_canon(self) -> FloatArray:
+        """The homography from the full frame to the canonical view."""
+        return np.asarray(self._image_to_canon, np.float64)
+
     def quad_px(self, pose: CardPose) -> FloatArray:
         """Corners (4, 2) of the card at ``pose`` in the full frame (TL, TR, BR, BL)."""
         quad = cv2.perspectiveTransform(self._quad(pose).reshape(-1, 1, 2), self._canon_to_image)

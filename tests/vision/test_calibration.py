@@ -189,6 +189,72 @@ def test_capture_faces_one_at_a_time(kennard: Faces) -> None:
     assert [s.card for s in reading.slots] == [t.card for t in scene.truth]
 
 
+def test_a_capture_of_several_still_frames_averages_their_noise(kennard: Faces) -> None:
+    """A card captured from eight frames of it lying still (their own sensor noise each) is
+    stored, patch and fine face, nearer the capture of a noiseless frame than from any one of
+    them: the averaged cuts keep the design and shed the capture's noise."""
+    rig = make_rig(kennard, 19)
+    prof = rig.profile
+    card = Card.parse("9c")
+    placement = [S.Placement(card, 2, prof.geometry.slot_centre_mm(2), 0.7)]
+    rng = np.random.default_rng(20)
+    noisy = S.Perturbations(noise_sigma=6.0, jpeg_quality=90)
+    frames = [S.render(kennard, placement, rig.camera, rng, noisy).image for _ in range(8)]
+    truth = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=2)
+    truth.add(card, S.render(kennard, placement, rig.camera, rng,
+                             S.Perturbations(jpeg_quality=90)).image)
+    want = truth._patches[card].astype(np.float32)
+    want_fine = truth._fine[card].astype(np.float32)
+
+    def errors(capture: FaceCapture) -> tuple[float, float]:
+        return (float(np.abs(capture._patches[card].astype(np.float32) - want).mean()),
+                float(np.abs(capture._fine[card].astype(np.float32) - want_fine).mean()))
+
+    singles = []
+    for frame in frames:
+        one = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=2)
+        one.add(card, frame)
+        singles.append(errors(one))
+    averaged = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=2)
+    averaged.add(card, *frames)
+    patch_error, fine_error = errors(averaged)
+    assert patch_error < min(s[0] for s in singles) - 0.05, (patch_error, singles)
+    assert fine_error < min(s[1] for s in singles) - 0.05, (fine_error, singles)
+    # One frame without the card among them: refused, nothing stored.
+    empty = S.render(kennard, [], rig.camera, rng, noisy).image
+    other = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=2)
+    with pytest.raises(CalibrationError, match="no clean card found in slot 3"):
+        other.add(card, frames[0], empty)
+    assert card in other.missing()
+
+
+def test_a_captured_card_is_cut_along_its_edges_in_the_frame(kennard: Faces) -> None:
+    """The locator's pose of a card lying alone is off its own by up to a few tenths of a
+    degree (fitted on the canonical view's mask); the capture fits the card's four edges in the
+    frame, so two captures of one card at different places agree to the design, where the
+    located poses left them differing along every edge of the print."""
+    rig = make_rig(kennard, 23)
+    prof = rig.profile
+    card = Card.parse("9c")
+    rng = np.random.default_rng(20)
+    clean = S.Perturbations(noise_sigma=2.0, jpeg_quality=90)
+    cx, cy = prof.geometry.slot_centre_mm(2)
+    patches: list[np.ndarray[Any, np.dtype[np.float32]]] = []
+    for angle in (-1.6, -0.4, 0.2, 0.9, 1.7):
+        where = (cx + rng.uniform(-2, 2), cy + rng.uniform(-2, 2))
+        frame = S.render(kennard, [S.Placement(card, 2, where, angle)], rig.camera, rng,
+                         clean).image
+        capture = FaceCapture(prof.world_to_image, prof.geometry, prof.felt_ratio, slot=2)
+        located = capture.locate(frame)
+        assert located is not None
+        fitted = capture._fitted(frame, located)
+        assert abs(fitted.angle_deg - angle) < 0.05, (fitted, angle)
+        capture.add(card, frame)
+        patches.append(capture._patches[card].astype(np.float32))
+    apart = [float(np.abs(a - b).mean()) for i, a in enumerate(patches) for b in patches[i + 1:]]
+    assert max(apart) < 2.6, apart
+
+
 def test_capture_incomplete(kennard: Faces) -> None:
     rig = make_rig(kennard, 17)
     prof = rig.profile

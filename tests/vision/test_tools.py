@@ -16,7 +16,7 @@ from calibration.camera import (
     load_profile,
     profile_with_patches,
 )
-from calibration.faces import FaceRegistration
+from calibration.faces import CAPTURE_FRAMES, FaceRegistration, Image
 from hardware.camera.markers import SHEET_DPI, marker_sheet, pdf_bytes, png_bytes
 from hardware.sim import scene as S
 from hardware.sim.camera import SimCamera
@@ -128,6 +128,45 @@ def test_face_registration_from_the_sim_camera(kennard: Faces) -> None:
     assert [s.card.code if s.card else None for s in reading.slots] == codes
 
 
+def test_face_registration_averages_the_frames_the_card_lay_still(kennard: Faces) -> None:
+    """The registration captures a card from every frame it waited for it to lie still
+    (:data:`CAPTURE_FRAMES` by default), not from the last alone; a frame without the card
+    starts the count again and is the first of the frames then averaged."""
+    cam = SimCamera(kennard, url=SIM, level=S.Level.EASY, seed=7)
+    cam.open()
+    empty = cam.read_frame(0.0)
+    assert empty is not None
+    profile = calibrate_camera(empty, kennard)
+    capture = profile.face_capture(slot=2)
+    counts: list[int] = []
+    add = capture.add
+
+    def counting_add(card: Card, frame: Image, *more: Image) -> Image:
+        counts.append(1 + len(more))
+        return add(card, frame, *more)
+
+    capture.add = counting_add  # type: ignore[method-assign]
+    registration = FaceRegistration(capture)
+    assert registration.settle_frames == CAPTURE_FRAMES > 1
+    cam.place(2, FULL_DECK[0])
+    for i in range(CAPTURE_FRAMES):
+        step = registration.feed(cam.read_frame(0.0))  # type: ignore[arg-type]
+        assert (step.captured is not None) == (i == CAPTURE_FRAMES - 1)
+    assert counts == [CAPTURE_FRAMES]
+    cam.remove(2)
+    registration.feed(cam.read_frame(0.0))  # type: ignore[arg-type]
+    cam.place(2, FULL_DECK[1])
+    registration.feed(cam.read_frame(0.0))  # type: ignore[arg-type]
+    registration.feed(cam.read_frame(0.0))  # type: ignore[arg-type]
+    cam.remove(2)
+    registration.feed(cam.read_frame(0.0))  # type: ignore[arg-type]  # gone: count restarts
+    cam.place(2, FULL_DECK[1])
+    steps = [registration.feed(cam.read_frame(0.0))  # type: ignore[arg-type]
+             for _ in range(CAPTURE_FRAMES)]
+    assert steps[-1].captured == FULL_DECK[1]
+    assert counts == [CAPTURE_FRAMES, CAPTURE_FRAMES]
+
+
 def test_face_registration_names_a_card_of_another_size(kennard: Faces) -> None:
     bridge = rescaled(kennard, 57 / 89)
     cam = SimCamera(bridge, url=SIM, level=S.Level.EASY, seed=5)
@@ -149,7 +188,7 @@ def test_cli_capture_faces_from_image_files(tmp_path: Path, kennard: Faces,
     cam = SimCamera(kennard, url=SIM, level=S.Level.EASY, seed=5)
     cam.open()
     files = []
-    for i, card in enumerate([None, "2c", "2c", "2c", None, "2d"]):
+    for i, card in enumerate([None, "2c", "2c", "2c", "2c", None, "2d"]):
         if card is not None and cam.board()[2] is None:
             cam.place(2, Card.parse(card))
         elif card is None and cam.board()[2] is not None:
