@@ -94,19 +94,14 @@ class RivalChecks:
         ``difference_min_index`` against every such card (:meth:`.index.IndexRead.position`;
         none telling the two apart is no confirmation). A streak over a 3 of diamonds' middle
         pip left a 2's face (synth-9121 bridge, hard gloss, seed 2003811; the indices at -0.31,
-        towards the 3). Where the paper is too near white for a glare to show on it, the cards
-        one washed-out blob of their ink would turn into the read
-        (:meth:`~hardware.camera.glare.HiddenRivals.one_blob`) are such cards too.
+        towards the 3).
 
         :param patch: the card cut at the stored faces' size, upright (BGR).
         """
         card = reading.card
         if card is None:
             return reading
-        glare, shows = self._glare_on(patch, card)
-        rivals = self._hidden_rivals().hidden(card, glare)
-        if not shows:
-            rivals += [c for c in self._hidden_rivals().one_blob(card) if c not in rivals]
+        rivals = self._hidden_rivals().hidden(card, self._glare_on(patch, card)[0])
         if not rivals:
             return reading
         index = self.bank.index.read(observed)
