@@ -341,9 +341,18 @@ def decide_twin(
     if sign == 0 or sign * pair_check(observed, bank.luminance(match.card), bank.luminance(
             match.second)).position < params.twin_veto_position:
         return None
+    return signed_read(match, sign, lean, params)
+
+
+def signed_read(match: Match, sign: int, lean: float,
+                params: RecognizerParams) -> tuple[Match, float] | None:
+    """``match`` (``sign`` > 0) or its twin read (card and second swapped), with ``lean``.
+
+    The twin must score ``min_score`` (the best score less the margin); else None.
+    """
     if sign > 0:
         return match, lean
-    if match.score - match.margin < params.min_score:
+    if match.second is None or match.score - match.margin < params.min_score:
         return None
     return replace(match, card=match.second, second=match.card,
                    score=match.score - match.margin), lean
@@ -377,9 +386,7 @@ def _stored_twin(
         if not (lean_stands(observed, best, twin, blurred.position, p)
                 and index_lean_stands(observed, best, twin, -1.0, p)):
             return None
-        swapped = replace(match, card=match.second, second=match.card,
-                          score=match.score - match.margin)
-        return swapped, -blurred.position
+        return signed_read(match, -1, -blurred.position, p)
     return None
 
 

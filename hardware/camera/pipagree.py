@@ -17,10 +17,8 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
-from hardware.camera.facebank import FaceBank, Match, blurred_unmatched
+from hardware.camera.facebank import FaceBank, Match, blurred_unmatched, signed_read
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import SuitCheck, pair_check
@@ -82,9 +80,4 @@ def agreed_twin(observed: F32, match: Match, bank: FaceBank,
     fine_sign, lean = bank.fine.decide(observed, match.card, match.second)
     if fine_sign != sign:
         return None
-    if sign > 0:
-        return match, lean
-    if match.score - match.margin < params.min_score:
-        return None
-    return replace(match, card=match.second, second=match.card,
-                   score=match.score - match.margin), lean
+    return signed_read(match, sign, lean, params)
