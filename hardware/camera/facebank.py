@@ -481,7 +481,8 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     frame's noise against the two faces could be measured, and replaced by that comparison
     (at the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise
     where that is measured: :func:`~hardware.camera.twinleans.above_noise`) when no blur could
-    be matched (:func:`blurred_unmatched`).
+    be matched (:func:`blurred_unmatched`). The blurred lean must also stand above the frame's
+    noise, as the twin decision asks (:func:`~hardware.camera.twinleans.lean_stands`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
@@ -502,7 +503,8 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
             return True
         blurred = check
     return (blurred.position < p.twin_blur_veto_position
-            or blurred.worst_half < p.twin_blur_veto_half)
+            or blurred.worst_half < p.twin_blur_veto_half
+            or not lean_stands(observed, best, other, blurred.position, p))
 
 
 def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:
