@@ -41,6 +41,8 @@ lower bound beside it, and the decode + read CPU per frame against 20 ms.
 ``BENCH_VISION_SITUATIONS``: only these situations (comma-separated values, e.g.
 ``overlap,placing``; each keeps the seeds it has in the whole run).
 ``BENCH_VISION_SKIP_REPO=1`` leaves out the two repository designs and the wrong-deck runs.
+``BENCH_VISION_SLOTS=FILE`` appends every slot's truth and reading to FILE, one line each, to
+compare two versions of the code on the same scenes.
 
 Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
 ``BENCH_VISION_PER_CAMERA`` (frames per calibrated camera, default 20),
@@ -191,6 +193,22 @@ REGISTER = os.environ.get("BENCH_VISION_REGISTER", "images")
 #: (``BENCH_VISION_CAPTURE_FRAMES``; default the real flow's, :data:`CAPTURE_FRAMES`; 1: one
 #: frame per card, as before run 76).
 CAPTURE_FRAME_COUNT = int(os.environ.get("BENCH_VISION_CAPTURE_FRAMES", str(CAPTURE_FRAMES)))
+#: ``BENCH_VISION_SLOTS``: a file that gets one line per slot our method read (the design,
+#: level and situation, frame, slot, truth and answer), so that two versions of the code run
+#: on the same scenes can be compared reading by reading (``diff``).
+SLOT_LOG = os.environ.get("BENCH_VISION_SLOTS", "")
+
+
+def _log_slots(label: str, frame: int, truth: tuple[S.SlotTruth, ...],
+               answers: list[tuple[str, Card | None]]) -> None:
+    """Append the frame's readings to :data:`SLOT_LOG` (when set)."""
+    if not SLOT_LOG:
+        return
+    with open(SLOT_LOG, "a", encoding="utf-8") as out:
+        for slot, (t, (status, card)) in enumerate(zip(truth, answers, strict=True)):
+            shown = f"{t.status}:{t.card}" if t.card is not None else t.status
+            got = f"{status}:{card}" if card is not None else status
+            out.write(f"{label} frame {frame} slot {slot}: truth {shown}, read {got}\n")
 
 
 def camera_registered(profile: CameraProfile, faces: dict[Card, Image], cam: S.CameraSetup,
@@ -255,7 +273,10 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
             reading = recognizer.read(scene.image)
             ours.ms.append((time.perf_counter() - t0) * 1000)
             ours.cpu_ms.append((time.thread_time() - c0) * 1000)
-            _score(scene.truth, [(s.status, s.card) for s in reading.slots], ours)
+            answered: list[tuple[str, Card | None]] = [(s.status, s.card) for s in reading.slots]
+            _score(scene.truth, answered, ours)
+            _log_slots(f"{Path(design).name}/{level.value}/{situation.value}", done,
+                       scene.truth, answered)
             _time_decode(scene.image, ours)
             if not baseline_too:
                 done += 1
