@@ -482,7 +482,8 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     (at the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise
     where that is measured: :func:`~hardware.camera.twinleans.above_noise`) when no blur could
     be matched (:func:`blurred_unmatched`). The blurred lean must also stand above the frame's
-    noise, as the twin decision asks (:func:`~hardware.camera.twinleans.lean_stands`).
+    noise, as the twin decision asks (:func:`~hardware.camera.twinleans.lean_stands`), unless
+    the corners at the frame's own resolution confirm ``card`` (as :func:`sharp_unconfirmed`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
@@ -504,7 +505,8 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
         blurred = check
     return (blurred.position < p.twin_blur_veto_position
             or blurred.worst_half < p.twin_blur_veto_half
-            or not lean_stands(observed, best, other, blurred.position, p))
+            or (not lean_stands(observed, best, other, blurred.position, p)
+                and not (bank.fine is not None and bank.fine.confirms(observed, card, twin))))
 
 
 def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:

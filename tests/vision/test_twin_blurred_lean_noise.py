@@ -62,6 +62,26 @@ def test_the_spade_read_as_the_club_is_refused(kennard: Faces) -> None:
     assert twin_refuted(ob, CLUB, SPADE, bank, params)
 
 
+class _Corners:
+    """A stand-in for the fine faces: what their corners answer on any observation."""
+
+    def __init__(self, answer: bool | None) -> None:
+        self.answer = answer
+
+    def confirms(self, observed: np.ndarray, card: Card, twin: Card) -> bool | None:
+        return self.answer
+
+
+def test_corners_that_confirm_the_read_keep_it(kennard: Faces) -> None:
+    """Only corners at the frame's resolution that confirm the club keep the lean under noise."""
+    params = RecognizerParams()
+    bank, _ = _bank(kennard)
+    ob = _seen()
+    for answer, refused in ((True, False), (False, True), (None, True)):
+        bank.fine = _Corners(answer)  # type: ignore[assignment]
+        assert twin_refuted(ob, CLUB, SPADE, bank, params) is refused
+
+
 def test_a_club_the_camera_shows_plainly_is_kept(kennard: Faces) -> None:
     """The same pair on clean camera cuts of each card: neither read is refused."""
     params = RecognizerParams()
