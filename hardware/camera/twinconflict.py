@@ -46,13 +46,15 @@ def blurred_names_twin(observed: F32, card: Card, best: F32, twin: F32,
     the comparison against the two faces blurred as the observation is
     (:func:`~hardware.camera.blurmatch.blurred_pair_check`) matches the frame's blur
     (fit at least ``suit_min_fit``, :func:`blurred_unmatched` not) and leans towards the
-    twin as :func:`~hardware.camera.facebank.decide_twin` reads a twin: by
-    ``suit_blur_min_position`` on the whole region and ``suit_blur_min_half`` on each half,
-    above twice the frame's noise at that blur
-    (:func:`~hardware.camera.twinleans.lean_stands`). A 9 of clubs of a two-colour design
-    whose club and spade differ in about 5% of their ink was read as the spade: the sharp
-    faces leaned 0.77 towards the spade (noise 0.36), the blurred ones 0.70 towards the club
-    (fit 0.99, halves 0.40 and 1.01; bridge, hard plain, benchmark run 81).
+    twin by ``suit_blur_min_position`` on the whole region, neither half leaning towards
+    ``card`` (as :func:`~hardware.camera.pipagree.stored_lean` names a card), above twice
+    the frame's noise at that blur (:func:`~hardware.camera.twinleans.lean_stands`).
+    A 9 of clubs of a two-colour design whose club and spade differ in about 5% of their
+    ink was read as the spade: the sharp faces leaned 0.77 towards the spade (noise 0.36),
+    the blurred ones 0.70 towards the club (fit 0.99, halves 0.40 and 1.01; bridge, hard
+    plain, benchmark run 81); a 10 of clubs of its poker variant, 0.74 to the spade (noise
+    0.28) and blurred 0.68 to the club with one half at 0.05 (the bound ``decide_twin``
+    reads a twin by, ``suit_blur_min_half``, would have kept that read).
     """
     if card.rank not in PIP_RANKS:
         return False
@@ -60,6 +62,5 @@ def blurred_names_twin(observed: F32, card: Card, best: F32, twin: F32,
     blurred = blurred_pair_check(observed, best, twin)
     if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p):
         return False
-    return (-blurred.position >= p.suit_blur_min_position
-            and -blurred.best_half >= p.suit_blur_min_half
+    return (-blurred.position >= p.suit_blur_min_position and blurred.best_half <= 0.0
             and lean_stands(observed, best, twin, blurred.position, p))
