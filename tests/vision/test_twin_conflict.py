@@ -118,3 +118,30 @@ def test_courts_and_aces_are_left_to_their_own_rules(kennard: Faces) -> None:
     spade, club = bank.luminance(SPADE), bank.luminance(CLUB)
     for rank in "JQKA":
         assert not blurred_names_twin(ob, Card.parse(rank + "s"), spade, club, params)
+
+
+TENS = (Card.parse("Tc"), Card.parse("Ts"))
+
+
+def test_a_half_short_of_the_read_bound_still_names_the_twin(kennard: Faces) -> None:
+    """A 10 of clubs of the poker variant, read as the spade: one blurred half at 0.05.
+
+    ``observed-Tc.png``: the card as a hard plain scene showed it (benchmark run 81). The
+    blurred faces lean 0.68 to the club with no half leaning to the spade, short of the
+    bound a twin is read by on one half; that is still no ground for the spade.
+    """
+    params = RecognizerParams()
+    bank = FaceBank.from_faces(with_kept_faces(kennard, "synth-9185-poker", TENS), params)
+    club, spade = TENS
+    cut = cv2.imread(str(ROOT / "tests" / "vision" / "data" / "synth-9185-poker"
+                         / "observed-Tc.png"), cv2.IMREAD_COLOR)
+    assert cut is not None
+    ob = observed_luminance(np.asarray(cut, np.uint8))
+    fs, fc = bank.luminance(spade), bank.luminance(club)
+    check = pair_check(ob, fs, fc)
+    assert sharp_twin_read(ob, fs, fc, check, params, params.suit_min_fit)
+    blurred = blurred_pair_check(ob, fs, fc)
+    assert blurred.position <= -0.5 and -params.suit_blur_min_half < blurred.best_half <= 0.0
+    assert blurred_names_twin(ob, spade, fs, fc, params)
+    assert decide_twin(ob, _match(spade, club), bank, params) is None
+    assert twin_refuted(ob, spade, club, bank, params)
