@@ -468,10 +468,11 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``). The blurred
     comparison is skipped when the comparison at the faces' own blur already reads ``card``
     by the rule :func:`decide_twin` reads a twin with (:func:`sharp_twin_read`) and the
-    frame's noise against the two faces could be measured, and replaced by that comparison
-    (at the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise
-    where that is measured: :func:`~hardware.camera.twinleans.above_noise`) when no blur could
-    be matched (:func:`blurred_unmatched`).
+    frame's noise against the two faces could be measured (refuted then only where the faces
+    blurred as the observation is name the twin, :func:`blurred_names_twin`), and replaced
+    by that comparison (at the blurred bounds, fit at least ``suit_min_fit``, its lean above
+    the frame's noise where that is measured: :func:`~hardware.camera.twinleans.above_noise`)
+    when no blur could be matched (:func:`blurred_unmatched`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)

@@ -6,7 +6,7 @@ Rules this module keeps:
    (:func:`blurred_unmatched`).
 2. A 2 to 10 read over its suit twin (by the comparison at the faces' own blur, or by the
    whole face) is refused where the comparison against the two faces blurred as the
-   observation is names the twin by the bounds it reads a twin with
+   observation is leans clearly towards the twin, no half towards the card
    (:func:`blurred_names_twin`): at the frame's blur, the sharp faces' lean towards the card
    is misfit as much as the card. Courts are the fine comparison's
    (:data:`~hardware.camera.finetwins.FINE_RANKS`); an ace's twins differ in the whole pip,
