@@ -36,6 +36,7 @@ from hardware.camera.suits import (
     pair_check,
     read_only,
 )
+from hardware.camera.twinconflict import blurred_names_twin, blurred_unmatched
 from hardware.camera.twinleans import (
     above_noise,
     index_lean_stands,
@@ -367,7 +368,8 @@ def _stored_twin(
     best, twin = bank.luminance(match.card), bank.luminance(match.second)
     check = pair_check(observed, best, twin)
     if sharp_twin_read(observed, best, twin, check, p, p.suit_min_fit):
-        if sharp_unconfirmed(observed, match.card, match.second, bank, p):
+        if sharp_unconfirmed(observed, match.card, match.second, bank, p) or (
+                p.suit_blur_check and blurred_names_twin(observed, match.card, best, twin, p)):
             return None
         return match, check.position
     if not p.suit_blur_check:
@@ -456,18 +458,6 @@ def sharp_unconfirmed(observed: F32, card: Card, twin: Card, bank: FaceBank,
     return bank.fine is None or not bank.fine.confirms(observed, card, twin)
 
 
-def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:
-    """Whether a blurred twin comparison is no evidence: the faces were blurred past the frame.
-
-    Faces blurred as the observation is keep about its contrast where they differ; a fitted
-    contrast over ``twin_blur_max_contrast``, or blurred faces that no longer differ enough to
-    be compared (no fit), means the blur found was more than the frame's: faces with too
-    little print outside their difference region to match a blur on (an ace, a two of a
-    four-colour deck, whose twins differ in the whole pip's ink).
-    """
-    return blurred.fit <= 0.0 or blurred.contrast > params.twin_blur_max_contrast
-
-
 def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
                  params: RecognizerParams) -> bool:
     """Whether the observation fails to show ``card`` rather than its suit twin ``twin``.
@@ -478,21 +468,26 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     observation is (``twin_blur_veto_position``, ``twin_blur_veto_half``). The blurred
     comparison is skipped when the comparison at the faces' own blur already reads ``card``
     by the rule :func:`decide_twin` reads a twin with (:func:`sharp_twin_read`) and the
-    frame's noise against the two faces could be measured, and replaced by that comparison
-    (at the blurred bounds, fit at least ``suit_min_fit``, its lean above the frame's noise
-    where that is measured: :func:`~hardware.camera.twinleans.above_noise`) when no blur could
-    be matched (:func:`blurred_unmatched`). The blurred lean must also stand above the frame's
-    noise, as the twin decision asks (:func:`~hardware.camera.twinleans.lean_stands`), unless
-    the corners at the frame's own resolution confirm ``card`` (as :func:`sharp_unconfirmed`).
+    frame's noise against the two faces could be measured (refuted then only where the faces
+    blurred as the observation is name the twin, :func:`blurred_names_twin`), and replaced
+    by that comparison (at the blurred bounds, fit at least ``suit_min_fit``, its lean above
+    the frame's noise where that is measured: :func:`~hardware.camera.twinleans.above_noise`)
+    when no blur could be matched (:func:`blurred_unmatched`). The blurred lean must also
+    stand above the frame's noise, as the twin decision asks
+    (:func:`~hardware.camera.twinleans.lean_stands`), unless the corners at the frame's own
+    resolution confirm ``card`` (as :func:`sharp_unconfirmed`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
     check = pair_check(observed, best, other)
     if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
         return True
-    if not p.suit_blur_check or (
-            sharp_twin_read(observed, best, other, check, p, p.suit_min_fit)
+    if (sharp_twin_read(observed, best, other, check, p, p.suit_min_fit)
             and lean_noise(observed, best, other, joint=False) is not None):
+        # Read by the sharp rule above a measured noise: unless the faces blurred as the
+        # observation is name the twin (:func:`blurred_names_twin`).
+        return p.suit_blur_check and blurred_names_twin(observed, card, best, other, p)
+    if not p.suit_blur_check:
         return False
     blurred = blurred_pair_check(observed, best, other)
     if blurred_unmatched(blurred, p):

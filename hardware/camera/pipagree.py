@@ -18,10 +18,11 @@ Rules this module keeps:
 from __future__ import annotations
 
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
-from hardware.camera.facebank import FaceBank, Match, blurred_unmatched, signed_read
+from hardware.camera.facebank import FaceBank, Match, signed_read
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import SuitCheck, pair_check
+from hardware.camera.twinconflict import blurred_unmatched
 from hardware.camera.twinleans import above_noise, index_lean_stands, lean_stands
 
 
@@ -33,7 +34,7 @@ def stored_lean(observed: F32, best: F32, twin: F32, params: RecognizerParams) -
     ``suit_blur_min_position`` over the whole difference region with no half leaning the
     other way, and stand above the frame's noise (measured: a lean whose noise cannot be
     measured is not taken); the blurred one must match the frame's blur
-    (:func:`~hardware.camera.facebank.blurred_unmatched`) and hold at the blur the corner
+    (:func:`~hardware.camera.twinconflict.blurred_unmatched`) and hold at the blur the corner
     indices show (:func:`~hardware.camera.twinleans.index_lean_stands`).
     """
     p = params

@@ -95,9 +95,10 @@ class RecognizerParams:
     pip_twin_agree: bool = True
     #: Faces blurred as the observation is keep about its contrast where they differ (1 when
     #: the blur matches). A fitted contrast over this means the blur found was more than the
-    #: frame's (:func:`hardware.camera.facebank.blurred_unmatched`): that blurred comparison is
-    #: no evidence; the twin veto then takes the comparison at the faces' own blur with the
-    #: blurred rule's bounds, and no twin is read from it (``twin_refuted``, ``decide_twin``).
+    #: frame's (:func:`hardware.camera.twinconflict.blurred_unmatched`): that blurred
+    #: comparison is no evidence; the twin veto then takes the comparison at the faces' own
+    #: blur with the blurred rule's bounds, and no twin is read from it (``twin_refuted``,
+    #: ``decide_twin``).
     twin_blur_max_contrast: float = 1.25
     #: Against another rank the read is refused when neither corner index leans towards the
     #: read face at least this much (:func:`hardware.camera.suits.index_positions`): pips a

@@ -11,7 +11,6 @@ import pytest
 from hardware.camera.facebank import (
     STORED_PATCH_SIZE,
     FaceBank,
-    blurred_unmatched,
     face_patch,
     twin_refuted,
 )
@@ -22,6 +21,7 @@ from hardware.camera.suits import (
     index_leans,
     observed_luminance,
 )
+from hardware.camera.twinconflict import blurred_unmatched
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
