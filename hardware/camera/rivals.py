@@ -128,20 +128,23 @@ class RivalChecks:
         (:meth:`.index.IndexRead.positions` above 0; refused where none tells the two
         apart). A corner a located neighbour or a hand may lie over
         (``neighbours``, :meth:`.index.IndexBank.covered`) is left out: its print may be the
-        neighbour's, and a half-covered card's covered index leaned to the rival; when every
-        corner is covered, all are asked. A 3 of spades whose middle pip a gloss streak
-        washed out on paper at the sensor's top was read as the 2 at 0.73, both indices
-        leaning to the 3 (synth-9181 poker, hard gloss, scene seed 2603801; benchmark run 77).
+        neighbour's, and a half-covered card's covered index leaned to the rival; when no
+        uncovered corner tells the two apart (every corner covered, or the uncovered ones
+        blank on a design printing two indices), all are asked. A 3 of spades whose middle
+        pip a gloss streak washed out on paper at the sensor's top was read as the 2 at 0.73,
+        both indices leaning to the 3 (synth-9181 poker, hard gloss, scene seed 2603801;
+        benchmark run 77).
         """
         rivals = self._hidden_rivals().one_blob(card)
         if not rivals:
             return True
+        index = self.bank.index.read(observed)
+        every = index.positions(card)
         over = neighbours() if neighbours is not None else None
-        skip = self.bank.index.covered(over) if over is not None else None
-        if skip is not None and skip.all():
-            skip = None
-        pos = self.bank.index.read(observed).positions(card, skip)
-        return all(bool(pos[r.index] > 0.0) for r in rivals)
+        pos = every if over is None else index.positions(card, self.bank.index.covered(over))
+        # No uncovered corner telling the two apart (NaN): every corner is asked.
+        return all(bool(np.where(np.isnan(pos[r.index]), every[r.index], pos[r.index]) > 0.0)
+                   for r in rivals)
 
     def _check_index(self, observed: F32, match: Match, reading: SlotReading,
                      neighbours: Callable[[], Image | None] | None = None) -> SlotReading:
