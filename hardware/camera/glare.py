@@ -16,7 +16,9 @@ Rules this module keeps:
 4. :func:`glare_mask`: where a glare lies on an observed card, from its paper alone (a glare
    lifts the paper above the card's own white); :class:`HiddenRivals`: the cards that differ
    from a read card almost only there, which the face cannot rule out (the caller asks the
-   corner indices).
+   corner indices); where the paper is too near white for a glare to show on it, the cards
+   that differ from the read by one blob of their own ink (a pip a glare may have washed out,
+   :meth:`HiddenRivals.one_blob`).
 5. Pure: feature vectors or an observed patch in, a correlation or cards out.
 """
 
@@ -121,6 +123,10 @@ HIDDEN_MIN_SHARE = 0.75
 #: ... and the read's own ink the rival lacks, seen outside the glare, is under this share of
 #: the two faces' difference (about a third of one pip of ten).
 OWN_INK_MAX = 0.1
+#: The largest piece of ink (share of the face's pixels, index boxes and border left out) a
+#: glare the paper cannot show is taken to wash out (:meth:`HiddenRivals.one_blob`): a pip
+#: is 1-2% of the face, a court's picture a third or more.
+ONE_BLOB_MAX_SHARE = 0.05
 #: A rival's own ink lies where no glare is when at most this share of it is under one.
 UNGLARED_MAX_SHARE = 0.05
 #: The corner index boxes (fraction of width, height), left out of the faces' difference: they
@@ -226,9 +232,12 @@ class HiddenRivals:
         for y0, x0 in ((0, 0), (0, w - bw), (h - bh, 0), (h - bh, w - bw)):
             face[y0 : y0 + bh, x0 : x0 + bw] = False
         self._face = face
+        self._face_px = int(np.count_nonzero(face))
         self._stack: F32 | None = None
         #: Per read card, every card's difference from it over the face (:meth:`_weights`).
         self._totals: dict[Card, tuple[F64, F64]] = {}
+        #: Per read card, :meth:`one_blob`'s answer.
+        self._blobs: dict[Card, list[Card]] = {}
 
     def _weights(self, card: Card, where: Mask) -> tuple[F64, F64]:
         """Per card, its difference from ``card`` summed over ``where`` (within the face).
@@ -266,6 +275,42 @@ class HiddenRivals:
         seen = np.divide(ours - ours_under, diff, out=np.ones_like(diff), where=diff > 0)
         return [c for c, h, o in zip(FULL_DECK, hidden, seen, strict=True)
                 if c != card and h >= HIDDEN_MIN_SHARE and o < OWN_INK_MAX]
+
+    def one_blob(self, card: Card) -> list[Card]:
+        """Return the cards that differ from ``card`` by one blob of their own ink, on the face.
+
+        What a glare the paper cannot show (:func:`glare_mask`'s second answer False: the
+        paper within twice :data:`GLARE_MIN_GREY` of the top) may have washed out: one
+        connected piece of ink that a card of ``card``'s suit has and ``card`` lacks (a 3's
+        middle pip against a 2, an 8's against a 7; at most :data:`ONE_BLOB_MAX_SHARE` of the
+        face: a pip, not a court's picture), with ``card``'s own ink that card lacks under
+        :data:`OWN_INK_MAX` of the two faces' difference. Only the same suit: a glare whitens
+        ink, it does not turn a black pip red or a club into a spade. Corner index boxes left
+        out (they decide). A 3 of spades whose middle pip a glossy streak washed out on paper
+        at the top was read as the 2 with no glare found (synth-9181 poker, gloss, hard;
+        benchmark run 77).
+        """
+        found = self._blobs.get(card)
+        if found is not None:
+            return found
+        total = self._totals.get(card)
+        if total is None:
+            total = self._totals[card] = self._weights(card, self._face)
+        theirs, ours = total
+        diff = theirs + ours
+        own = np.divide(ours, diff, out=np.ones_like(diff), where=diff > 0)
+        lum_c = self._lum(card)
+        found = []
+        for c, t, o in zip(FULL_DECK, theirs, own, strict=True):
+            if c == card or c.suit != card.suit or t <= 0 or o >= OWN_INK_MAX:
+                continue
+            ink = ((self._lum(c) - lum_c <= -_DIFFERENCE_LEVEL) & self._face).astype(np.uint8)
+            grown = cv2.dilate(ink, np.ones((3, 3), np.uint8))
+            if (cv2.connectedComponents(grown, connectivity=8)[0] - 1 == 1
+                    and np.count_nonzero(ink) <= ONE_BLOB_MAX_SHARE * self._face_px):
+                found.append(c)
+        self._blobs[card] = found
+        return found
 
     def unglared(self, card: Card, rival: Card, glare: Mask) -> bool:
         """Whether ``rival``'s own ink that ``card`` lacks lies where no glare is, on the face.

@@ -528,7 +528,8 @@ class BoardRecognizer(FrameCuts, VisibleRead):
         if reading.status == "uncertain" and looks and over:
             reading = self._read_visible(frame, pose, over) or reading
         if reading.status == "card" and p.glare_check:
-            reading = self._glare_confirmed(observed(), upright(match.flipped), reading)
+            reading = self._glare_confirmed(observed(), upright(match.flipped), reading,
+                                            overlying)
         if reading.status == "card":
             reading = self._fine_vetoed(observed, match, reading,
                                         twin_decided or reading is not first)

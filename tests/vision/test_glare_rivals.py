@@ -131,3 +131,38 @@ def test_the_paper_s_plane_is_the_least_squares_fit_over_the_paper_kept() -> Non
         design = np.stack([xs[keep], ys[keep], np.ones(np.count_nonzero(keep))], axis=1)
         expected = np.linalg.lstsq(design, grey[keep].astype(np.float64), rcond=None)[0]
         np.testing.assert_allclose(_plane(keep, grey), expected, rtol=1e-7, atol=1e-7)
+
+
+def _at_the_top(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The card under a bright light: its white at the sensor's top (no headroom to show glare)."""
+    bright = np.clip(patch.astype(np.float32) * 1.12 + 6.0, 0, 255)
+    return np.asarray(np.clip(bright + rng.normal(0, 1.5, patch.shape), 0, 255), np.uint8)
+
+
+def test_one_blob_rivals_are_the_same_suit_s_card_with_one_more_pip(checks: _Checks) -> None:
+    """A pip a glare may wash out: the 3 behind a 2, the 8 behind a 7; never a court, or a
+    card of another suit (a glare whitens ink, it does not change its colour or shape)."""
+    hidden = HiddenRivals(checks.bank.luminance)
+    assert hidden.one_blob(Card.parse("2d")) == [Card.parse("3d")]
+    assert hidden.one_blob(Card.parse("7s")) == [Card.parse("8s")]
+    assert hidden.one_blob(Card.parse("8s")) == []
+    for card in (Card.parse(c) for c in ("Ad", "2h", "4c", "6s", "7h", "Js", "Kd")):
+        assert all(r.suit == card.suit and r.code[0] not in "JQK"
+                   for r in hidden.one_blob(card))
+
+
+def test_a_glare_the_paper_cannot_show_still_asks_the_index(kennard: Faces,
+                                                            checks: _Checks) -> None:
+    """Paper at the top: a 3 whose middle pip a streak washed out finds no glare, and is
+    still refused as the 2 (its index shows a 3); a 2 in the same light and streak is kept."""
+    rng = np.random.default_rng(77)
+    three, two = _patch(kennard, "3d"), _patch(kennard, "2d")
+    washed = _at_the_top(_streak(three, _own_pip(three, two)), rng)
+    mask, shows = glare_mask(washed, checks.bank.luminance(Card.parse("2d")))
+    assert not shows and not mask.any()
+    read = SlotReading("card", Card.parse("2d"), 0.9, None, 0.9, 0.1, 0.5, 0.1)
+    assert checks._glare_confirmed(observed_luminance(washed), washed, read).status == (
+        "uncertain")
+    glared_two = _at_the_top(_streak(two, _own_pip(three, two)), rng)
+    kept = checks._glare_confirmed(observed_luminance(glared_two), glared_two, read)
+    assert kept.status == "card"

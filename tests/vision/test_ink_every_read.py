@@ -62,7 +62,7 @@ def test_a_fallback_read_of_a_diamond_as_the_club_is_refused(
     monkeypatch.setattr(rec_module, "twin_not_shown", lambda *a: a[-1])
     monkeypatch.setattr(tonechecks, "hue_refutes", lambda *_: False)
     monkeypatch.setattr(rec, "_tone_read", lambda *_: None)
-    monkeypatch.setattr(rec, "_glare_confirmed", lambda _o, _p, reading: reading)
+    monkeypatch.setattr(rec, "_glare_confirmed", lambda _o, _p, reading, *_: reading)
     if tone == "none":
         _no_ink_named(rec, monkeypatch)
     for name in FALLBACKS:
@@ -73,7 +73,7 @@ def test_a_fallback_read_of_a_diamond_as_the_club_is_refused(
     monkeypatch.setattr(rec_module, path, _naming(DIAMONDS))
     again, _ = _blurred_board(four_colour, "Kd Jd Qd 9d", 5807)  # no reading kept
     monkeypatch.setattr(again, "_tone_read", lambda *_: None)
-    monkeypatch.setattr(again, "_glare_confirmed", lambda _o, _p, reading: reading)
+    monkeypatch.setattr(again, "_glare_confirmed", lambda _o, _p, reading, *_: reading)
     if tone == "none":
         _no_ink_named(again, monkeypatch)
     read = again.read(image).slots[:4]
