@@ -165,7 +165,13 @@ MIN_OWN_INK_PX = 40
 #:    of the suits' own ink (round the corner indices, which print on plain paper), and the
 #:    print all four faces share that lies more than :data:`SHARED_LEVEL` from it in B, G or R
 #:    is left out of the paper; kept only where at least MIN_PAPER_PX of paper remain.
+#:    Of that paper, the lightest quarter (grey at or above PAPER_LIGHTEST_PCT percent of it):
+#:    on a deck registered by the camera, the picture's edges differ from capture to capture
+#:    and count as the suits' own ink, and the paper next to them is the picture's light
+#:    ground (synth-117 poker: a pink ground, median BGR (200, 208, 245) against the paper's
+#:    (227, 244, 250)), which taken for the paper left the real paper out.
 PAPER_NEAR_PX = 6
+PAPER_LIGHTEST_PCT = 75.0
 MIN_PAPER_PX = 200
 #: A suit is read from the tone when the observation lies within this share of the distance
 #: between its face's tone and the nearest other suit's, and every other suit's face is at least
@@ -245,7 +251,9 @@ def _clean_paper(paper: Mask, kept: Mask, face: Image, alike: Mask) -> Mask:
 
     ``kept``: the suits' own ink (rule 6); ``face``: one of the faces; ``alike``: where every
     face prints the same colour. The paper's colour is taken next to the suits' own ink
-    (within :data:`PAPER_NEAR_PX`: the paper round the corner indices); a shared pixel more than
+    (within :data:`PAPER_NEAR_PX`: the paper round the corner indices), over its lightest
+    quarter (:data:`PAPER_LIGHTEST_PCT`: print is darker than the paper it is printed on); a
+    shared pixel more than
     :data:`SHARED_LEVEL` from it in B, G or R is print, and it is left out of the paper with
     what it blurs into (grown as the ink is). Left as before when under :data:`MIN_PAPER_PX`
     of paper would remain, or the paper next to the own ink is under that.
@@ -255,7 +263,10 @@ def _clean_paper(paper: Mask, kept: Mask, face: Image, alike: Mask) -> Mask:
     near = (cv2.dilate(kept.astype(np.uint8), near_kernel) > 0) & paper
     if int(np.count_nonzero(near)) < MIN_PAPER_PX:
         return paper
-    reference = np.median(face[near].astype(np.float32), axis=0)
+    near_bgr = face[near].astype(np.float32)
+    grey = near_bgr @ np.array([0.114, 0.587, 0.299], np.float32)
+    lightest = near_bgr[grey >= np.percentile(grey, PAPER_LIGHTEST_PCT)]
+    reference = np.median(lightest, axis=0)
     printed = alike & (np.abs(face.astype(np.float32) - reference).max(axis=2) > SHARED_LEVEL)
     spread = cv2.dilate(printed.astype(np.uint8), INK_GROW) > 0
     clean = paper & ~spread
