@@ -157,6 +157,22 @@ HUE_APART_DEG = 30.0
 #:    MIN_OWN_INK_PX of the suits' own ink remain.
 SHARED_LEVEL = 24
 MIN_OWN_INK_PX = 40
+#: 8. The paper the tones are measured against is the card's own (:func:`_clean_paper`): a
+#:    picture the rank's four faces share prints light colours too (a jack's yellow coat, a
+#:    face's skin), lighter than :data:`INK_LEVEL`, which rule 6 left in the paper, so that
+#:    black ink showed a tone of (0.25, -0.15), a blue ink's hue, and no suit was named
+#:    (synth-9198 poker, one court picture). The paper's colour is taken within PAPER_NEAR_PX
+#:    of the suits' own ink (round the corner indices, which print on plain paper), and the
+#:    print all four faces share that lies more than :data:`SHARED_LEVEL` from it in B, G or R
+#:    is left out of the paper; kept only where at least MIN_PAPER_PX of paper remain.
+#:    Of that paper, the lightest quarter (grey at or above PAPER_LIGHTEST_PCT percent of it):
+#:    on a deck registered by the camera, the picture's edges differ from capture to capture
+#:    and count as the suits' own ink, and the paper next to them is the picture's light
+#:    ground (synth-117 poker: a pink ground, median BGR (200, 208, 245) against the paper's
+#:    (227, 244, 250)), which taken for the paper left the real paper out.
+PAPER_NEAR_PX = 6
+PAPER_LIGHTEST_PCT = 75.0
+MIN_PAPER_PX = 200
 #: A suit is read from the tone when the observation lies within this share of the distance
 #: between its face's tone and the nearest other suit's, and every other suit's face is at least
 #: :data:`INKS_APART` from it.
@@ -225,7 +241,36 @@ def _suits_ink(raws: list[Mask], faces: list[Image]) -> tuple[Mask, Mask]:
     spread, _ = _grown(shared)
     kept = own & ~spread
     # Only where the suits' own ink is enough to show a tone; else as before.
-    return (kept, paper) if int(np.count_nonzero(kept)) >= MIN_OWN_INK_PX else (ink, paper)
+    if int(np.count_nonzero(kept)) < MIN_OWN_INK_PX:
+        return ink, paper
+    return kept, _clean_paper(paper, kept, faces[0], alike)
+
+
+def _clean_paper(paper: Mask, kept: Mask, face: Image, alike: Mask) -> Mask:
+    """Return ``paper`` without the light print all the rank's faces share (rule 8).
+
+    ``kept``: the suits' own ink (rule 6); ``face``: one of the faces; ``alike``: where every
+    face prints the same colour. The paper's colour is taken next to the suits' own ink
+    (within :data:`PAPER_NEAR_PX`: the paper round the corner indices), over its lightest
+    quarter (:data:`PAPER_LIGHTEST_PCT`: print is darker than the paper it is printed on); a
+    shared pixel more than
+    :data:`SHARED_LEVEL` from it in B, G or R is print, and it is left out of the paper with
+    what it blurs into (grown as the ink is). Left as before when under :data:`MIN_PAPER_PX`
+    of paper would remain, or the paper next to the own ink is under that.
+    """
+    near_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                            (2 * PAPER_NEAR_PX + 1, 2 * PAPER_NEAR_PX + 1))
+    near = (cv2.dilate(kept.astype(np.uint8), near_kernel) > 0) & paper
+    if int(np.count_nonzero(near)) < MIN_PAPER_PX:
+        return paper
+    near_bgr = face[near].astype(np.float32)
+    grey = near_bgr @ np.array([0.114, 0.587, 0.299], np.float32)
+    lightest = near_bgr[grey >= np.percentile(grey, PAPER_LIGHTEST_PCT)]
+    reference = np.median(lightest, axis=0)
+    printed = alike & (np.abs(face.astype(np.float32) - reference).max(axis=2) > SHARED_LEVEL)
+    spread = cv2.dilate(printed.astype(np.uint8), INK_GROW) > 0
+    clean = paper & ~spread
+    return clean if int(np.count_nonzero(clean)) >= MIN_PAPER_PX else paper
 
 
 def suit_by_tone(observed: Image, faces: dict[int, Image]) -> int | None:
@@ -357,6 +402,7 @@ class FaceTones:
         self._own: dict[tuple[int, int], F64 | None] = {}
         self._raw: dict[tuple[int, int], Mask] = {}
         self._regions: dict[int, tuple[Mask, Mask]] = {}
+        self._shared: dict[int, bool] = {}
         self._tones: dict[tuple[int, int], F64 | None] = {}
         self._inks: SuitInks | None = None
 
@@ -383,9 +429,16 @@ class FaceTones:
     def regions(self, rank: int) -> tuple[Mask, Mask]:
         """Return where any of the rank's four faces has ink (grown; rule 6), and the paper."""
         if rank not in self._regions:
-            self._regions[rank] = _suits_ink([self.raw((rank, s)) for s in range(4)],
-                                             [self.patches[(rank, s)] for s in range(4)])
+            raws = [self.raw((rank, s)) for s in range(4)]
+            self._regions[rank] = _suits_ink(raws, [self.patches[(rank, s)] for s in range(4)])
+            self._shared[rank] = not np.array_equal(self._regions[rank][0],
+                                                    _grown(np.logical_or.reduce(raws))[0])
         return self._regions[rank]
+
+    def shared(self, rank: int) -> bool:
+        """Whether the rank's four faces share print that the tones leave out (rule 6)."""
+        self.regions(rank)
+        return self._shared[rank]
 
     def tone(self, rank: int, suit: int) -> F64 | None:
         """Return the face's ink tone over its rank's joint regions."""

@@ -531,8 +531,9 @@ class BoardRecognizer(FrameCuts, VisibleRead):
             reading = self._glare_confirmed(observed(), upright(match.flipped), reading,
                                             overlying)
         if reading.status == "card":
-            reading = self._fine_vetoed(observed, match, reading,
-                                        twin_decided or reading is not first)
+            reading = self._fine_vetoed(
+                observed, match, reading, twin_decided or reading is not first,
+                lambda card: self._ink_tells(frame, pose, match.flipped, card))
         far = match.score < p.min_score  # no face fits: located off (benchmark run 64)?
         if reading.status == "uncertain" and looks and not reposed and (self.nudge_poses or far):
             reading = self._nudged(frame, pose, over, reading, match.score, far)

@@ -235,7 +235,8 @@ class RivalChecks:
         return reading
 
     def _fine_vetoed(self, observed: Callable[[], F32], match: Match, reading: SlotReading,
-                     twin_read: bool) -> SlotReading:
+                     twin_read: bool, inked: Callable[[Card], bool] | None = None
+                     ) -> SlotReading:
         """Refuse a suit-twin read the corner indices at the frame's own resolution contradict.
 
         A suit-twin read: ``twin_read`` (made by the twin decision or by a second look: the
@@ -255,6 +256,13 @@ class RivalChecks:
         towards the read (:meth:`~hardware.camera.finetwins.FineFaces.confirms`; a glare over
         both indices of a one-picture jack left them fitting 0.72-0.75, benchmark run 67). No
         view noted for the observation: kept.
+
+        ``inked`` (:meth:`~hardware.camera.tonechecks.ToneChecks._ink_tells`): whether the
+        ink's colour tells the read card's suit. A court whose four suits share one picture on a
+        deck of more than two inks differs from its twin in the ink's colour, which the fine
+        faces (luminance) do not weigh: where the ink tells the card's suit, a read the fine
+        comparison with its twin does not confirm is kept (synth-9198: jacks, queens and kings
+        whose small corner indices, blurred, confirmed neither suit).
         """
         fine, card = self.bank.fine, reading.card
         if (fine is None or card is None or not self.params.fine_twin_veto
@@ -276,6 +284,8 @@ class RivalChecks:
         ratio = (CAPTURED_NOISE_RATIO if fine.captured and card.rank not in FINE_VETO_RANKS
                  else NOISE_RATIO)
         if rival == card or fine.confirms(observed(), card, rival, ratio) is not False:
+            return reading
+        if inked is not None and rival.rank == card.rank and inked(card):
             return reading
         return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
                            reading.margin, reading.discriminant, reading.separation)

@@ -51,6 +51,20 @@ class ToneChecks(RivalChecks):
         suit = self.tones.suit_by_tone(patch, card.rank)
         return suit is not None and suit != card.suit
 
+    def _ink_tells(self, frame: Image, pose: CardPose, flipped: bool, card: Card) -> bool:
+        """Whether the ink's colour tells ``card``'s suit, on a court of one picture.
+
+        On a deck printing its suits in more than two inks (:meth:`_many_inks`), a rank whose
+        four faces share print (:meth:`.inkhue.FaceTones.shared`: one picture for every suit)
+        differs from suit to suit in the corner indices, their shape and their ink's colour.
+        True when the ink's tone (:meth:`.inkhue.FaceTones.suit_by_tone`, over the suits' own
+        ink against the card's own paper) names ``card``'s suit; the card cut ``flipped``.
+        """
+        if not self._many_inks() or not self.tones.shared(card.rank):
+            return False
+        patch = self._upright(frame, pose, flipped)
+        return self.tones.suit_by_tone(patch, card.rank) == card.suit
+
     def _ink_kept(self, frame: Image, pose: CardPose, flipped: bool,
                   read: SlotReading | None, match: Match | None = None) -> SlotReading | None:
         """Return ``read``, or None where its ink's tone does not name its suit as it must.
