@@ -455,7 +455,12 @@ def sharp_unconfirmed(observed: F32, card: Card, twin: Card, bank: FaceBank,
         return False
     if not sharp_unresolved(observed, bank.luminance(card), bank.luminance(twin), params):
         return False
-    return bank.fine is None or not bank.fine.confirms(observed, card, twin)
+    return not corners_confirm(observed, card, twin, bank)
+
+
+def corners_confirm(observed: F32, card: Card, twin: Card, bank: FaceBank) -> bool:
+    """Whether the corners at the frame's resolution confirm ``card`` (no fine faces: no)."""
+    return bank.fine is not None and bank.fine.confirms(observed, card, twin) is True
 
 
 def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
@@ -475,7 +480,7 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     when no blur could be matched (:func:`blurred_unmatched`). The blurred lean must also
     stand above the frame's noise, as the twin decision asks
     (:func:`~hardware.camera.twinleans.lean_stands`), unless the corners at the frame's own
-    resolution confirm ``card`` (as :func:`sharp_unconfirmed`).
+    resolution confirm ``card`` (:func:`corners_confirm`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
@@ -501,7 +506,7 @@ def twin_refuted(observed: F32, card: Card, twin: Card, bank: FaceBank,
     return (blurred.position < p.twin_blur_veto_position
             or blurred.worst_half < p.twin_blur_veto_half
             or (not lean_stands(observed, best, other, blurred.position, p)
-                and not (bank.fine is not None and bank.fine.confirms(observed, card, twin))))
+                and not corners_confirm(observed, card, twin, bank)))
 
 
 def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:

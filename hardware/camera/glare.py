@@ -255,6 +255,13 @@ class HiddenRivals:
         ours = np.where(d >= _DIFFERENCE_LEVEL, d, 0.0).sum(axis=1)
         return np.asarray(theirs, np.float64), np.asarray(ours, np.float64)
 
+    def _total(self, card: Card) -> tuple[F64, F64]:
+        """Per card, its difference from ``card`` over the whole face (:meth:`_weights`), once."""
+        total = self._totals.get(card)
+        if total is None:
+            total = self._totals[card] = self._weights(card, self._face)
+        return total
+
     def hidden(self, card: Card, glare: Mask) -> list[Card]:
         """Return the cards that differ from ``card`` almost only by ink ``glare`` may hide.
 
@@ -265,10 +272,7 @@ class HiddenRivals:
         """
         if not glare.any():
             return []
-        total = self._totals.get(card)
-        if total is None:
-            total = self._totals[card] = self._weights(card, self._face)
-        theirs, ours = total
+        theirs, ours = self._total(card)
         theirs_under, ours_under = self._weights(card, glare)
         diff = theirs + ours
         hidden = np.divide(theirs_under, theirs, out=np.zeros_like(theirs), where=theirs > 0)
@@ -293,10 +297,7 @@ class HiddenRivals:
         found = self._blobs.get(card)
         if found is not None:
             return found
-        total = self._totals.get(card)
-        if total is None:
-            total = self._totals[card] = self._weights(card, self._face)
-        theirs, ours = total
+        theirs, ours = self._total(card)
         diff = theirs + ours
         own = np.divide(ours, diff, out=np.ones_like(diff), where=diff > 0)
         lum_c = self._lum(card)

@@ -108,9 +108,9 @@ class RivalChecks:
             return reading
         glare, shows = self._glare_on(patch, card)
         rivals = self._hidden_rivals().hidden(card, glare)
-        confirmed = all(
-            (at := self.bank.index.read(observed).position(card, rival)) is not None
-            and at >= self.params.difference_min_index for rival in rivals)
+        index = self.bank.index.read(observed) if rivals else None
+        at = [index.position(card, rival) for rival in rivals] if index is not None else []
+        confirmed = all(a is not None and a >= self.params.difference_min_index for a in at)
         if confirmed and (shows or self._washed_pip_shown(observed, card, neighbours)):
             return reading
         return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,

@@ -8,8 +8,12 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.camera import CameraProfile, calibrate_camera
-from hardware.camera.readings import RecognizerParams
+from hardware.camera.blurmatch import blur_kernel
+from hardware.camera.facebank import FaceBank
+from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.recognizer import BoardReading, BoardRecognizer
+from hardware.camera.rivals import RivalChecks
+from hardware.camera.suits import Blur, observed_luminance
 from hardware.sim import scene as S
 from table_controller.engine.cards import Card
 
@@ -93,3 +97,35 @@ def with_kept_faces(faces: dict[Card, Image], design: str,
         assert face is not None
         out[card] = np.asarray(face, np.uint8)
     return out
+
+
+def kept_image(design: str, name: str) -> Image:
+    """An image kept in ``tests/vision/data/<design>/<name>.png``, BGR."""
+    image = cv2.imread(str(ROOT / "tests" / "vision" / "data" / design / f"{name}.png"),
+                       cv2.IMREAD_COLOR)
+    assert image is not None
+    return np.asarray(image, np.uint8)
+
+
+def kept_observation(design: str, name: str) -> F32:
+    """A kept cut of a card as a frame showed it (:func:`kept_image`), as observed luminance."""
+    return observed_luminance(kept_image(design, name))
+
+
+def streaked(patch: Image, blur: Blur, rng: np.random.Generator, noise: float = 2.0,
+             quality: int = 90) -> Image:
+    """``patch`` through a camera: blurred by ``blur``, sensor noise, a JPEG of ``quality``."""
+    soft = cv2.filter2D(patch.astype(np.float32), -1, blur_kernel(blur),
+                        borderType=cv2.BORDER_REPLICATE)
+    noisy = np.asarray(np.clip(soft + rng.normal(0, noise, patch.shape), 0, 255), np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), np.uint8)
+
+
+class BareChecks(RivalChecks):
+    """The recogniser's rival checks on a face bank alone (no frame, no located cards)."""
+
+    def __init__(self, bank: FaceBank, params: RecognizerParams) -> None:
+        self.bank = bank
+        self.params = params

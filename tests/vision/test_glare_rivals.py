@@ -8,24 +8,18 @@ import pytest
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch
 from hardware.camera.glare import HiddenRivals, glare_mask
 from hardware.camera.readings import RecognizerParams, SlotReading
-from hardware.camera.rivals import RivalChecks
 from hardware.camera.suits import face_luminance, observed_luminance
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
+from .helpers import BareChecks
 from .test_glare import _camera, _glare, _own_pip
 
 
-class _Checks(RivalChecks):
-    def __init__(self, bank: FaceBank, params: RecognizerParams) -> None:
-        self.bank = bank
-        self.params = params
-
-
 @pytest.fixture(scope="module")
-def checks(kennard: Faces) -> _Checks:
+def checks(kennard: Faces) -> BareChecks:
     params = RecognizerParams()
-    return _Checks(FaceBank.from_faces(kennard, params), params)
+    return BareChecks(FaceBank.from_faces(kennard, params), params)
 
 
 def _patch(kennard: Faces, card: str) -> np.ndarray:
@@ -68,7 +62,7 @@ def test_the_glare_is_found_on_the_paper_and_nowhere_else(kennard: Faces) -> Non
 
 
 def test_the_card_whose_pip_the_glare_hides_is_a_hidden_rival(kennard: Faces,
-                                                               checks: _Checks) -> None:
+                                                               checks: BareChecks) -> None:
     hidden = HiddenRivals(checks.bank.luminance)
     two = Card.parse("2d")
     glare, _ = glare_mask(_three_as_two(kennard), checks.bank.luminance(two))
@@ -80,7 +74,7 @@ def test_the_card_whose_pip_the_glare_hides_is_a_hidden_rival(kennard: Faces,
 
 
 def test_a_read_of_the_card_the_glare_leaves_needs_its_index(kennard: Faces,
-                                                             checks: _Checks) -> None:
+                                                             checks: BareChecks) -> None:
     """The 3 read as the 2 is refused (its index shows a 3); the 2 itself, glared alike, not."""
     patch = _three_as_two(kennard)
     ob = observed_luminance(patch)
@@ -94,7 +88,7 @@ def test_a_read_of_the_card_the_glare_leaves_needs_its_index(kennard: Faces,
 
 
 def test_white_where_the_rival_has_ink_is_paper_unless_a_glare_lies_there(
-        kennard: Faces, checks: _Checks) -> None:
+        kennard: Faces, checks: BareChecks) -> None:
     rng = np.random.default_rng(9)
     seven, eight = _patch(kennard, "7h"), _patch(kennard, "8h")
     card, rival = Card.parse("7h"), Card.parse("8h")
@@ -107,7 +101,7 @@ def test_white_where_the_rival_has_ink_is_paper_unless_a_glare_lies_there(
     assert not checks._paper_shown(lambda: top, card, rival)
 
 
-def test_the_face_rules_out_a_rank_it_plainly_is_not(kennard: Faces, checks: _Checks) -> None:
+def test_the_face_rules_out_a_rank_it_plainly_is_not(kennard: Faces, checks: BareChecks) -> None:
     rng = np.random.default_rng(11)
     six, eight = Card.parse("6s"), Card.parse("8c")
     ob = observed_luminance(_camera(_patch(kennard, "6s"), rng))
@@ -139,7 +133,7 @@ def _at_the_top(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.asarray(np.clip(bright + rng.normal(0, 1.5, patch.shape), 0, 255), np.uint8)
 
 
-def test_one_blob_rivals_are_the_same_suit_s_card_with_one_more_pip(checks: _Checks) -> None:
+def test_one_blob_rivals_are_the_same_suit_s_card_with_one_more_pip(checks: BareChecks) -> None:
     """A pip a glare may wash out: the 3 behind a 2, the 8 behind a 7; never a court, or a
     card of another suit (a glare whitens ink, it does not change its colour or shape)."""
     hidden = HiddenRivals(checks.bank.luminance)
@@ -152,7 +146,7 @@ def test_one_blob_rivals_are_the_same_suit_s_card_with_one_more_pip(checks: _Che
 
 
 def test_a_glare_the_paper_cannot_show_still_asks_the_index(kennard: Faces,
-                                                            checks: _Checks) -> None:
+                                                            checks: BareChecks) -> None:
     """Paper at the top: a 3 whose middle pip a streak washed out finds no glare, and is
     still refused as the 2 (its index shows a 3); a 2 in the same light and streak is kept."""
     rng = np.random.default_rng(77)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from hardware.camera import difference
-from hardware.camera.blurmatch import blur_kernel, blurred_pair_check, lean_noise
+from hardware.camera.blurmatch import blurred_pair_check, lean_noise
 from hardware.camera.facebank import (
     STORED_PATCH_SIZE,
     FaceBank,
@@ -32,9 +32,8 @@ from hardware.camera.suits import observed_luminance, pair_check
 from table_controller.engine.cards import Card
 
 from .conftest import ROOT, Faces
-from .helpers import with_kept_faces
+from .helpers import kept_observation, streaked, with_kept_faces
 
-DATA = ROOT / "tests" / "vision" / "data" / "synth-9152-bridge"
 CLUB, SPADE = Card.parse("6c"), Card.parse("6s")
 
 
@@ -44,19 +43,12 @@ def _faces(kennard: Faces) -> Faces:
 
 
 def _seen() -> np.ndarray:
-    cut = cv2.imread(str(DATA / "observed-6s.png"), cv2.IMREAD_COLOR)
-    assert cut is not None
-    return observed_luminance(np.asarray(cut, np.uint8))
+    return kept_observation("synth-9152-bridge", "observed-6s")
 
 
 def _lightly_blurred(patch: np.ndarray) -> np.ndarray:
     """``patch`` through a sharper camera: a 4 px streak, sensor noise, JPEG q90."""
-    soft = cv2.filter2D(patch.astype(np.float32), -1, blur_kernel((0.6, 4, 30)),
-                        borderType=cv2.BORDER_REPLICATE)
-    noisy = np.clip(soft + np.random.default_rng(68).normal(0, 2.0, patch.shape), 0, 255)
-    ok, jpeg = cv2.imencode(".jpg", noisy.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])
-    assert ok
-    return np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), np.uint8)
+    return streaked(patch, (0.6, 4, 30), np.random.default_rng(68))
 
 
 def _match(first: Card, second: Card) -> Match:

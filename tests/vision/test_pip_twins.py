@@ -7,14 +7,12 @@ against a spade of one point, small corner suit marks), kept in ``tests/vision/d
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
 from hardware.camera import blurmatch
 from hardware.camera.blurmatch import (
     PIP_SHARE,
-    blur_kernel,
     blurred_lean_noise,
     blurred_pair_check,
     pip_share,
@@ -25,7 +23,7 @@ from hardware.camera.suits import _pair, _region, face_luminance, observed_lumin
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import with_kept_faces
+from .helpers import streaked, with_kept_faces
 from .test_suits import shared_courts
 
 CLUB, SPADE = Card.parse("7c"), Card.parse("7s")
@@ -38,12 +36,7 @@ def _pip_faces(kennard: Faces) -> Faces:
 
 def _streaked(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """``patch`` through a camera: an 8 px motion streak, sensor noise, JPEG q90."""
-    kernel = blur_kernel((0.0, 8, 112))
-    soft = cv2.filter2D(patch.astype(np.float32), -1, kernel, borderType=cv2.BORDER_REPLICATE)
-    noisy = np.asarray(np.clip(soft + rng.normal(0, 2.0, patch.shape), 0, 255), np.uint8)
-    ok, jpeg = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 90])
-    assert ok
-    return np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), np.uint8)
+    return streaked(patch, (0.0, 8, 112), rng)
 
 
 def _decide(faces: Faces, first: Card, second: Card) -> tuple[Card | None, float, float | None]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import cv2
 import numpy as np
 import pytest
 
@@ -27,17 +26,14 @@ from hardware.camera.rivals import RivalChecks
 from hardware.camera.tonechecks import ToneChecks
 from table_controller.engine.cards import Card
 
-from .conftest import ROOT
+from .helpers import kept_image
 
-DATA = ROOT / "tests" / "vision" / "data" / "synth-9198-poker"
 JACK = 9
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 
 
 def _image(name: str) -> Image:
-    image = cv2.imread(str(DATA / f"{name}.png"), cv2.IMREAD_COLOR)
-    assert image is not None
-    return np.asarray(image, np.uint8)
+    return kept_image("synth-9198-poker", name)
 
 
 @pytest.fixture(scope="module")

@@ -12,20 +12,18 @@ would not have read the club on that lean, and :func:`twin_refuted` now asks the
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
-from hardware.camera.blurmatch import blur_kernel, blurred_pair_check
+from hardware.camera.blurmatch import blurred_pair_check
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch, twin_refuted
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance
 from hardware.camera.twinleans import lean_stands
 from table_controller.engine.cards import Card
 
-from .conftest import ROOT, Faces
-from .helpers import with_kept_faces
+from .conftest import Faces
+from .helpers import kept_observation, streaked, with_kept_faces
 
-DATA = ROOT / "tests" / "vision" / "data" / "synth-9203-poker"
 CLUB, SPADE = Card.parse("2c"), Card.parse("2s")
 
 
@@ -35,19 +33,12 @@ def _bank(kennard: Faces) -> tuple[FaceBank, Faces]:
 
 
 def _seen() -> np.ndarray:
-    cut = cv2.imread(str(DATA / "observed-2s.png"), cv2.IMREAD_COLOR)
-    assert cut is not None
-    return observed_luminance(np.asarray(cut, np.uint8))
+    return kept_observation("synth-9203-poker", "observed-2s")
 
 
 def _camera(patch: np.ndarray, seed: int) -> np.ndarray:
     """``patch`` through a camera: a 3 px streak, sensor noise, JPEG q90."""
-    soft = cv2.filter2D(patch.astype(np.float32), -1, blur_kernel((0.8, 3, 20)),
-                        borderType=cv2.BORDER_REPLICATE)
-    noisy = np.clip(soft + np.random.default_rng(seed).normal(0, 2.0, patch.shape), 0, 255)
-    ok, jpeg = cv2.imencode(".jpg", noisy.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])
-    assert ok
-    return np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), np.uint8)
+    return streaked(patch, (0.8, 3, 20), np.random.default_rng(seed))
 
 
 def test_the_spade_read_as_the_club_is_refused(kennard: Faces) -> None:

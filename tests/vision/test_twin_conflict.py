@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from hardware.camera import difference
-from hardware.camera.blurmatch import blur_kernel, blurred_pair_check, lean_noise
+from hardware.camera.blurmatch import blurred_pair_check, lean_noise
 from hardware.camera.facebank import (
     STORED_PATCH_SIZE,
     FaceBank,
@@ -33,9 +33,8 @@ from hardware.camera.twinconflict import blurred_names_twin
 from table_controller.engine.cards import Card
 
 from .conftest import ROOT, Faces
-from .helpers import with_kept_faces
+from .helpers import kept_observation, streaked, with_kept_faces
 
-DATA = ROOT / "tests" / "vision" / "data" / "synth-9185-bridge"
 CLUB, SPADE = Card.parse("9c"), Card.parse("9s")
 
 
@@ -45,9 +44,7 @@ def _faces(kennard: Faces) -> Faces:
 
 
 def _seen() -> F32:
-    cut = cv2.imread(str(DATA / "observed-9c.png"), cv2.IMREAD_COLOR)
-    assert cut is not None
-    return observed_luminance(np.asarray(cut, np.uint8))
+    return kept_observation("synth-9185-bridge", "observed-9c")
 
 
 def _match(first: Card, second: Card) -> Match:
@@ -60,12 +57,7 @@ def _match(first: Card, second: Card) -> Match:
 
 def _lightly_blurred(patch: np.ndarray) -> np.ndarray:
     """``patch`` through a sharper camera: a 4 px streak, sensor noise, JPEG q90."""
-    soft = cv2.filter2D(patch.astype(np.float32), -1, blur_kernel((0.6, 4, 30)),
-                        borderType=cv2.BORDER_REPLICATE)
-    noisy = np.clip(soft + np.random.default_rng(81).normal(0, 2.0, patch.shape), 0, 255)
-    ok, jpeg = cv2.imencode(".jpg", noisy.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])
-    assert ok
-    return np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), np.uint8)
+    return streaked(patch, (0.6, 4, 30), np.random.default_rng(81))
 
 
 def test_the_sharp_and_the_blurred_comparisons_name_different_twins(kennard: Faces) -> None:

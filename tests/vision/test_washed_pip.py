@@ -18,42 +18,32 @@ import pytest
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch
 from hardware.camera.glare import HiddenRivals, glare_mask
 from hardware.camera.readings import RecognizerParams, SlotReading
-from hardware.camera.rivals import RivalChecks
 from hardware.camera.suits import observed_luminance
 from table_controller.engine.cards import Card
 
-from .conftest import ROOT, Faces
-from .helpers import with_kept_faces
+from .conftest import Faces
+from .helpers import BareChecks, kept_image, with_kept_faces
 
-DATA = ROOT / "tests" / "vision" / "data" / "synth-9181-poker"
 TWO, THREE = Card.parse("2s"), Card.parse("3s")
 
 
-class _Checks(RivalChecks):
-    def __init__(self, bank: FaceBank, params: RecognizerParams) -> None:
-        self.bank = bank
-        self.params = params
-
-
 @pytest.fixture(scope="module")
-def checks(kennard: Faces) -> _Checks:
+def checks(kennard: Faces) -> BareChecks:
     """Kennard with its 2 and 3 of spades replaced by the design's."""
     params = RecognizerParams()
-    return _Checks(FaceBank.from_faces(with_kept_faces(kennard, "synth-9181-poker",
-                                                       (TWO, THREE)), params), params)
+    faces = with_kept_faces(kennard, "synth-9181-poker", (TWO, THREE))
+    return BareChecks(FaceBank.from_faces(faces, params), params)
 
 
 def _seen() -> np.ndarray:
-    cut = cv2.imread(str(DATA / "observed-3s.png"), cv2.IMREAD_COLOR)
-    assert cut is not None
-    return np.asarray(cut, np.uint8)
+    return kept_image("synth-9181-poker", "observed-3s")
 
 
 def _read_as(card: Card) -> SlotReading:
     return SlotReading("card", card, 0.73, None, 0.936, 0.02, 0.5, 0.169)
 
 
-def test_no_glare_can_show_on_the_washed_three(checks: _Checks) -> None:
+def test_no_glare_can_show_on_the_washed_three(checks: BareChecks) -> None:
     """The frame as it was: paper at the top, no glare found, so no hidden rival."""
     patch = _seen()
     mask, shows = glare_mask(patch, checks.bank.luminance(TWO))
@@ -67,7 +57,7 @@ def test_no_glare_can_show_on_the_washed_three(checks: _Checks) -> None:
     assert at is not None and at < 0.0
 
 
-def test_the_washed_three_is_not_read_as_the_two(checks: _Checks) -> None:
+def test_the_washed_three_is_not_read_as_the_two(checks: BareChecks) -> None:
     patch = _seen()
     refused = checks._glare_confirmed(observed_luminance(patch), patch, _read_as(TWO))
     assert refused.status == "uncertain" and refused.card is None
@@ -77,7 +67,7 @@ def test_the_washed_three_is_not_read_as_the_two(checks: _Checks) -> None:
     assert again.status == "uncertain"
 
 
-def test_the_three_itself_is_still_read(checks: _Checks) -> None:
+def test_the_three_itself_is_still_read(checks: BareChecks) -> None:
     """Read as the 3, the same cut has no card one washed pip would make it."""
     patch = _seen()
     assert checks._hidden_rivals().one_blob(THREE) == []
@@ -92,7 +82,7 @@ def _two_at_the_top(faces: Faces, rng: np.random.Generator) -> np.ndarray:
     return np.asarray(np.clip(soft + rng.normal(0, 1.5, patch.shape), 0, 255), np.uint8)
 
 
-def test_corners_under_a_neighbour_are_left_out(kennard: Faces, checks: _Checks) -> None:
+def test_corners_under_a_neighbour_are_left_out(kennard: Faces, checks: BareChecks) -> None:
     """A 2 whose corners but the bottom-right show a 3's index (a neighbour's print lying
     over them) is refused when nothing is known over it, and read when those corners are
     known covered; when every corner is covered, all are asked again."""
