@@ -64,6 +64,9 @@ class SuitCheck:
     #: The observation's contrast over the region, fitted against the faces' (1: as printed;
     #: a glare over the region lifts its ink towards the white and brings this towards 0).
     contrast: float = 0.0
+    #: How many halves of the card the region has enough pixels on to be measured alone
+    #: (``worst_half`` and ``best_half`` are one half's when 1; 0 where not counted).
+    halves: int = 0
 
 
 def luminance(patch: Image, blur: float = 1.0) -> F32:
@@ -418,7 +421,7 @@ def pair_check(ob: F32, fb: F32, fr: F32, joint: bool = False) -> SuitCheck:
               for half, mvh, dh, dhdh in r.halves]
     position = float((o - mv) @ d) / max(r.dd / 2, 1e-6)
     return SuitCheck(position, fit, r.n, min(halves) if halves else 0.0,
-                     max(halves) if halves else 0.0, float(a))
+                     max(halves) if halves else 0.0, float(a), len(halves))
 
 
 @dataclass(frozen=True, slots=True)
