@@ -283,8 +283,9 @@ class HiddenRivals:
     def one_blob(self, card: Card) -> list[Card]:
         """Return the cards that differ from ``card`` by one blob of their own ink, on the face.
 
-        What a glare the paper cannot show (:func:`glare_mask`'s second answer False: the
-        paper within twice :data:`GLARE_MIN_GREY` of the top) may have washed out: one
+        What a glare may have washed out where no mask shows it (the paper within twice
+        :data:`GLARE_MIN_GREY` of the top, :func:`glare_mask`'s second answer False; or a
+        streak beside the mask found, benchmark run 87): one
         connected piece of ink that a card of ``card``'s suit has and ``card`` lacks (a 3's
         middle pip against a 2, an 8's against a 7; at most :data:`ONE_BLOB_MAX_SHARE` of the
         face: a pip, not a court's picture), with ``card``'s own ink that card lacks under
