@@ -96,12 +96,15 @@ class RivalChecks:
         none telling the two apart is no confirmation). A streak over a 3 of diamonds' middle
         pip left a 2's face (synth-9121 bridge, hard gloss, seed 2003811; the indices at -0.31,
         towards the 3). The uncovered corner indices must also not lean to the same suit's
-        card with one more pip (:meth:`_washed_pip_shown`): where the paper is too near white
-        for a glare to show on it, an empty mask is no evidence; where a glare is found, a
-        streak beside it may wash a pip out that too little of the mask covers for
+        card with one more pip (:meth:`_washed_pip_shown`) unless no glare was found where one
+        would show: where the paper is too near white for a glare to show on it, an empty
+        mask is no evidence; where a glare is found, a streak beside it may wash a pip out
+        that too little of the mask covers for
         :meth:`~hardware.camera.glare.HiddenRivals.hidden` (a 5 of diamonds read as the 4 at
         0.42, the indices at -0.18 towards the 5: synth-9196 bridge, hard gloss, scene seed
-        8803891; benchmark run 87).
+        8803891; benchmark run 87). Where a glare would show and none is found, no pip was
+        washed out: a 4 of spades with no glare on it, a neighbour over one corner and the
+        other corners undecided between it and the 5, is read (synth-9201 poker, hard askew).
 
         :param patch: the card cut at the stored faces' size, upright (BGR).
         :param neighbours: where a located neighbour may lie over the card
@@ -110,12 +113,14 @@ class RivalChecks:
         card = reading.card
         if card is None:
             return reading
-        glare, _ = self._glare_on(patch, card)
+        glare, shows = self._glare_on(patch, card)
         rivals = self._hidden_rivals().hidden(card, glare)
         index = self.bank.index.read(observed) if rivals else None
         at = [index.position(card, rival) for rival in rivals] if index is not None else []
         confirmed = all(a is not None and a >= self.params.difference_min_index for a in at)
-        if confirmed and self._washed_pip_shown(observed, card, neighbours):
+        # No glare where one would show: no pip washed out either.
+        unglared = shows and not glare.any()
+        if confirmed and (unglared or self._washed_pip_shown(observed, card, neighbours)):
             return reading
         return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
                            reading.margin, reading.discriminant, reading.separation)
@@ -124,10 +129,10 @@ class RivalChecks:
                           neighbours: Callable[[], Image | None] | None) -> bool:
         """Whether the corner indices do not name a card one washed-out pip would make ``card``.
 
-        Asked of every read :meth:`_glare_confirmed` keeps: where the paper is too near
-        white for a glare to show on it (:func:`~hardware.camera.glare.glare_mask`'s second
-        answer False), an empty mask is no evidence (run 80); where a glare is found, a streak
-        beside the mask may wash a pip out all the same (run 87). Against each card of
+        Asked where the paper is too near white for a glare to show on it
+        (:func:`~hardware.camera.glare.glare_mask`'s second answer False: an empty mask is no
+        evidence; run 80), and where a glare is found (a streak beside the mask may wash a
+        pip out all the same; run 87). Against each card of
         ``card``'s suit that differs from it by one
         blob of its own ink (:meth:`~hardware.camera.glare.HiddenRivals.one_blob`: the 3
         behind a 2, the 8 behind a 7), the corner indices must lean towards ``card``
