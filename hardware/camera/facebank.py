@@ -315,10 +315,8 @@ def decide_twin(
     fails and ``suit_blur_check`` is set, :func:`~hardware.camera.blurmatch.blurred_pair_check`
     (both faces blurred as the observation is), for whichever twin the observation leans
     towards (``suit_blur_min_position`` on the whole region, ``suit_blur_min_half`` on each
-    half, and the region measured on both halves: where the blur leaves the twins differing
-    on one half only, one corner's print is all the read would stand on, as a 7 of clubs
-    lying upside down read as the spade at 0.98 on 161 px of one half, benchmark run 87;
-    the twin must also reach ``min_score``). Either way the lean must be at least
+    half, both measured: one half's region is one corner's print, benchmark run 87; the
+    twin must also reach ``min_score``). Either way the lean must be at least
     ``suit_noise_ratio`` times the lean the frame's noise alone gives against those faces
     (:func:`~hardware.camera.blurmatch.lean_noise`,
     :func:`~hardware.camera.twinleans.lean_stands`), and a blurred read must hold at the blur
