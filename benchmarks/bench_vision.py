@@ -27,7 +27,8 @@ proportions give.
 
 ``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
 read; the recogniser warmed up first, as a board source does when opened, unless
-``BENCH_VISION_STREAM_COLD=1``; ``BENCH_VISION_MATCH_UNTIL_MS``: under that bound on a frame's matches,
+``BENCH_VISION_STREAM_COLD=1``; ``BENCH_VISION_MATCH_UNTIL_MS``: under that bound on a frame's
+matches,
 :attr:`~hardware.camera.recognizer.BoardRecognizer.match_until_s`, the cards put off to the next
 frame counted), CPU per frame against the 100 ms of 10 fps
 (median, p99, max; wall median and p99 beside; and the same for the frames whose whole

@@ -156,6 +156,8 @@ class BoardRecognizer(FrameCuts, VisibleRead):
         #: The suit-twin checks' caches and the tones, filled in the frames not read again
         #: (:mod:`.warmup`).
         self.warmer = FaceWarmer(bank, self.tones)
+        # Last, each card's faces' differences the glare check asks (:class:`.glare.HiddenRivals`).
+        self.warmer.extend(self._hidden_rivals().units())
         #: No card is matched afresh past this much thread CPU of a frame's read, beyond the
         #: first (None: no bound, the default; :data:`MATCH_UNTIL_S` was measured).
         self.match_until_s: float | None = None
@@ -181,9 +183,10 @@ class BoardRecognizer(FrameCuts, VisibleRead):
         """Compute every unit of the warm-up now (:class:`~hardware.camera.warmup.FaceWarmer`).
 
         What the frames not read again would compute ahead, a few units each (0.4-0.8 s of CPU
-        per deck, the tones' and the twins' and the close rivals' units): the same caches, so
-        every reading is the same; no frame pays for them afterwards (the first card read pays
-        the deck's inks, 80-200 ms, unless about 35 frames of an unchanged board came first).
+        per deck: the tones', the twins', the close rivals' and the glare check's units): the
+        same caches, so every reading is the same; no frame pays for them afterwards (the first
+        card read pays the deck's inks, 80-200 ms, unless about 35 frames of an unchanged board
+        came first).
         A board source calls it when opened (:meth:`.source.FrameBoardSource.open`), before
         its first frame.
         """
