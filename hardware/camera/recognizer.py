@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from hardware.camera.difference import in_suit, read_by_difference
+from hardware.camera.difference import in_suit, in_suits, read_by_difference
 from hardware.camera.facebank import (
     PATCH_MASK,
     PATCH_SIZE,
@@ -514,6 +514,11 @@ class BoardRecognizer(FrameCuts, VisibleRead):
                 # The suit the ink's tone names, the rank left to the difference.
                 suit = self.tones.suit_by_tone(upright(match.flipped), match.card.rank)
                 shown = in_suit(match, vec, suit, self.bank, p)
+                if shown.flipped != match.flipped:
+                    lum = self._observed(frame, pose, shown.flipped)
+            elif vec is not None and p.difference_ink_group:
+                group = self.tones.inks_by_tone(upright(match.flipped), match.card.rank)
+                shown = in_suits(match, vec, group, self.bank, p)
                 if shown.flipped != match.flipped:
                     lum = self._observed(frame, pose, shown.flipped)
             differs = read_by_difference(
