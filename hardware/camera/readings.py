@@ -159,6 +159,8 @@ class RecognizerParams:
     #: On a deck of two inks, the difference read compares only the cards printed in the ink
     #: the observation's tone shows (:meth:`~hardware.camera.inkhue.FaceTones.inks_by_tone`).
     difference_ink_group: bool = True
+    #: ... and so does the washed-out read.
+    washed_ink_group: bool = True
     index_only_min_half: float = 0.4
     #: A card whose whole-face score is under ``min_score`` is scored again with the ink a
     #: glare lifted left out (:func:`hardware.camera.glare.glare_score`); if that reaches
