@@ -128,11 +128,12 @@ class ToneChecks(RivalChecks):
         return reading if reading.status == "card" else None
 
     def _in_ink(self, patch: Image, vec: F32, match: Match) -> Match:
-        """The whole-face match among the cards printed in the ink ``patch`` shows, or ``match``.
+        """Return the whole-face match among the cards of the ink ``patch`` shows, or ``match``.
 
-        On a deck of two inks (:meth:`.inkhue.FaceTones.inks_by_tone`, on the best card's rank):
-        a red and a black card of one rank whose courts share one picture differ in their small
-        corner indices alone, which the washed-out and difference reads weigh by luminance.
+        On a deck of two inks (:meth:`.inkhue.FaceTones.inks_by_tone`, on the best card's
+        rank): a red and a black court of one rank sharing one picture differ in their small
+        corner indices alone, which the washed-out and difference reads weigh by luminance
+        (a queen of spades refused against the queen of hearts, lean 0.57 of the way).
         """
         group = self.tones.inks_by_tone(patch, match.card.rank)
         return in_suits(match, vec, group, self.bank, self.params)
