@@ -456,7 +456,7 @@ class FaceTones:
         return _suit_from_tones(observed, suits, ink, paper, [self.tone(rank, s) for s in suits])
 
     def inks_by_tone(self, observed: Image, rank: int) -> frozenset[int] | None:
-        """Return the suits printed in the ink ``observed`` shows (rule 9), or None.
+        """Return the suits printed in the ink ``observed`` shows, or None.
 
         On a deck of two inks (:class:`SuitInks`: two groups), the group whose faces' mean
         tone, over the rank's joint regions, :func:`_suit_from_tones` names against the other.
