@@ -129,6 +129,14 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     return None
 
 
+def in_suits(match: Match, vec: F32, suits: frozenset[int] | None, bank: FaceBank,
+             params: RecognizerParams) -> Match:
+    """Return the whole-face match among the cards of ``suits`` alone, or ``match`` itself."""
+    if suits is None:
+        return match
+    return bank.match(vec, params, [c for c in FULL_DECK if c.suit not in suits])
+
+
 def in_suit(match: Match, vec: F32, suit: int | None, bank: FaceBank,
             params: RecognizerParams) -> Match:
     """Return the whole-face match among the cards of ``suit`` alone, or ``match`` itself.
