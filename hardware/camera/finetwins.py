@@ -164,17 +164,23 @@ class FineFaces:
         while len(self._views) > _VIEWS_MAX:
             self._views.popitem(last=False)
 
-    def decide(self, observed: F32, card: Card, twin: Card) -> tuple[int, float]:
+    def decide(self, observed: F32, card: Card, twin: Card,
+               noise_ratio: float | None = None, min_mean: float | None = None,
+               ) -> tuple[int, float]:
         """Decide ``card`` (+1) or ``twin`` (-1) on the view ``observed`` was cut from, or 0.
 
         Also returns the weakest corner's lean towards the card decided (0 when undecided).
-        No view noted for ``observed`` (:meth:`look`): undecided.
+        No view noted for ``observed`` (:meth:`look`): undecided. ``noise_ratio`` and
+        ``min_mean``: :func:`decide_fine`'s bounds (None: the twins', :data:`NOISE_RATIO` and
+        :data:`MIN_MEAN`; two cards of different ranks: :data:`RANK_NOISE_RATIO`,
+        :data:`RANK_MIN_MEAN`).
         """
         seen = self._views.get(id(observed))
         if seen is None or seen[0] is not observed:
             return 0, 0.0
         lean = self._lean(observed, seen[1], card, twin)
-        sign = decide_fine(lean)
+        sign = decide_fine(lean, NOISE_RATIO if noise_ratio is None else noise_ratio,
+                           MIN_MEAN if min_mean is None else min_mean)
         if sign == 0 or lean is None:
             return 0, 0.0
         return sign, min(sign * c.lean for c in lean.corners)
@@ -498,6 +504,19 @@ NOISE_RATIO = 3.0
 #: and at 3 times the noise the blurred corners of hard frames confirmed too few (benchmark
 #: run 72).
 CAPTURED_NOISE_RATIO = 1.5
+#: :func:`decide_fine`'s bounds for two cards of different ranks whose faces differ only in
+#: their corners (number cards sharing one central symbol, courts sharing one picture:
+#: :func:`~hardware.camera.difference.fine_shows`), where the twins' bounds above were set
+#: for suit twins (whose pip corners lean the wrong way on right reads, run 65). Measured on
+#: hard plain scenes of eight central-symbol designs, poker and bridge (6,106 pairs of a
+#: located card and a same-suit rank told apart by the corners alone, scene seeds 5150000+,
+#: benchmark run 84): no corner leaned towards the other rank at even 2 times its noise (of
+#: 14,085 corners), and at a noise ratio of 1 with a mean of 0.5 the comparison decided the
+#: other rank in none while deciding the truth in 5,269; right reads refused on main leaned
+#: 2-3 times their noise on a corner (a 3 of hearts 0.65 / 0.56 at noise 0.21 / 0.22) or
+#: 0.5-0.6 on average. Two corners are still asked (:data:`MIN_CORNERS`).
+RANK_NOISE_RATIO = 2.0
+RANK_MIN_MEAN = 0.5
 
 
 def corner_clear(c: CornerLean, sign: int, noise_ratio: float = NOISE_RATIO) -> bool:
@@ -521,16 +540,21 @@ def corner_clear(c: CornerLean, sign: int, noise_ratio: float = NOISE_RATIO) -> 
             and sign * c.lean >= MIN_LEAN)
 
 
-def decide_fine(lean: FineLean | None) -> int:
-    """+1: the first card; -1: its twin; 0: undecided (see the module's rule 3)."""
+def decide_fine(lean: FineLean | None, noise_ratio: float = NOISE_RATIO,
+                min_mean: float = MIN_MEAN) -> int:
+    """+1: the first card; -1: its twin; 0: undecided (see the module's rule 3).
+
+    Every corner must lean the same way by ``noise_ratio`` times its noise
+    (:func:`corner_clear`), their mean lean be at least ``min_mean``.
+    """
     if lean is None or len(lean.corners) < MIN_CORNERS:
         return 0
     sign = 1 if lean.corners[0].lean > 0 else -1
     for c in lean.corners:
-        if not corner_clear(c, sign):
+        if not corner_clear(c, sign, noise_ratio):
             return 0
     mean = float(np.mean([sign * c.lean for c in lean.corners]))
-    return sign if mean >= MIN_MEAN else 0
+    return sign if mean >= min_mean else 0
 
 
 def fine_refutes(lean: FineLean | None) -> bool:
