@@ -504,17 +504,11 @@ NOISE_RATIO = 3.0
 #: and at 3 times the noise the blurred corners of hard frames confirmed too few (benchmark
 #: run 72).
 CAPTURED_NOISE_RATIO = 1.5
-#: :func:`decide_fine`'s bounds for two cards of different ranks whose faces differ only in
-#: their corners (number cards sharing one central symbol, courts sharing one picture:
-#: :func:`~hardware.camera.difference.fine_shows`), where the twins' bounds above were set
-#: for suit twins (whose pip corners lean the wrong way on right reads, run 65). Measured on
-#: hard plain scenes of eight central-symbol designs, poker and bridge (6,106 pairs of a
-#: located card and a same-suit rank told apart by the corners alone, scene seeds 5150000+,
-#: benchmark run 84): no corner leaned towards the other rank at even 2 times its noise (of
-#: 14,085 corners), and at a noise ratio of 1 with a mean of 0.5 the comparison decided the
-#: other rank in none while deciding the truth in 5,269; right reads refused on main leaned
-#: 2-3 times their noise on a corner (a 3 of hearts 0.65 / 0.56 at noise 0.21 / 0.22) or
-#: 0.5-0.6 on average. Two corners are still asked (:data:`MIN_CORNERS`).
+#: :func:`decide_fine`'s bounds for two ranks whose faces differ only in their corners
+#: (:func:`~hardware.camera.difference.fine_rank_lean`); the twins' above were set for suit
+#: twins, whose pip corners lean the wrong way on right reads (run 65). On hard scenes of
+#: eight central-symbol designs no corner of 14,085 leant towards the other rank at 2 times
+#: its noise, while right reads refused leant 2-3 times theirs (benchmark run 84).
 RANK_NOISE_RATIO = 2.0
 RANK_MIN_MEAN = 0.5
 
