@@ -87,7 +87,7 @@ class RecognizerParams:
     twin_blur_veto_half: float = 0.0
     #: A suit-twin read, however it was made, is refused where the corner indices compared at
     #: the frame's own resolution lean clearly towards the twin
-    #: (:func:`hardware.camera.finetwins.fine_refutes`; the profile's fine faces needed).
+    #: (:func:`hardware.camera.finedecide.fine_refutes`; the profile's fine faces needed).
     fine_twin_veto: bool = True
     #: A pip card's suit twin the rules above leave undecided is read where the stored faces
     #: (at their own blur and at the observation's) and the corner boxes at the frame's own

@@ -16,15 +16,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hardware.camera.finetwins import (
+from hardware.camera.finedecide import (
     MIN_CORNERS,
     NOISE_RATIO,
     TWIN_WEAKEST_RATIO,
     CornerLean,
-    FineFaces,
     FineLean,
-    FineView,
     decide_fine,
+)
+from hardware.camera.finetwins import (
+    FineFaces,
+    FineView,
     fine_lean,
 )
 from table_controller.engine.cards import Card
@@ -60,7 +62,7 @@ def test_every_corner_leans_to_the_club_one_under_three_times_its_noise(
     assert TWIN_WEAKEST_RATIO <= ratios[0] < NOISE_RATIO <= ratios[1]
     # At 3 times for every corner (before): undecided.
     assert decide_fine(lean) == 0
-    assert decide_fine(lean, TWIN_WEAKEST_RATIO) == 1
+    assert decide_fine(lean, weakest=TWIN_WEAKEST_RATIO) == 1
 
 
 def test_the_king_of_clubs_is_decided_against_the_spade(
@@ -84,10 +86,10 @@ def test_two_corners_must_lean_clearly_at_three_times() -> None:
     """Corners at 2.5-3 times alone decide nothing, however many."""
     weak = FineLean(tuple(CornerLean(k, 0.8, 0.3, 0.95) for k in range(4)), (1.0, 0, 0), 4)
     assert MIN_CORNERS == 2
-    assert decide_fine(weak, TWIN_WEAKEST_RATIO) == 0
+    assert decide_fine(weak, weakest=TWIN_WEAKEST_RATIO) == 0
     one = FineLean((CornerLean(0, 1.2, 0.3, 0.95), *weak.corners[1:]), (1.0, 0, 0), 4)
-    assert decide_fine(one, TWIN_WEAKEST_RATIO) == 0
+    assert decide_fine(one, weakest=TWIN_WEAKEST_RATIO) == 0
     two = FineLean((*one.corners[:1], CornerLean(1, 1.2, 0.3, 0.95), *weak.corners[2:]),
                    (1.0, 0, 0), 4)
-    assert decide_fine(two, TWIN_WEAKEST_RATIO) == 1
+    assert decide_fine(two, weakest=TWIN_WEAKEST_RATIO) == 1
     assert decide_fine(two) == 0
