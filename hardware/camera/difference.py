@@ -27,6 +27,7 @@ from hardware.camera.facebank import (
     sharp_unconfirmed,
     whole_contrast,
 )
+from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO
 from hardware.camera.index import IndexRead
 from hardware.camera.readings import F32, RecognizerParams, SlotReading
 from hardware.camera.suits import SuitCheck, pair_check
@@ -129,6 +130,14 @@ def read_by_difference(observed: F32, match: Match, bank: FaceBank,
     return None
 
 
+def in_suits(match: Match, vec: F32, suits: frozenset[int] | None, bank: FaceBank,
+             params: RecognizerParams) -> Match:
+    """Return the whole-face match among the cards of ``suits`` alone, or ``match`` itself."""
+    if suits is None:
+        return match
+    return bank.match(vec, params, [c for c in FULL_DECK if c.suit not in suits])
+
+
 def in_suit(match: Match, vec: F32, suit: int | None, bank: FaceBank,
             params: RecognizerParams) -> Match:
     """Return the whole-face match among the cards of ``suit`` alone, or ``match`` itself.
@@ -178,6 +187,10 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     lean = 1.0
     worst: tuple[float, Card] | None = None
     contrast = p.difference_min_contrast * whole_contrast(observed, bank.whole_face(x))
+    # Index-only rivals of another rank that only the corners at the frame's own resolution
+    # can still show X against (fine_rank_lean, the costly test: asked last, once every other
+    # rival passed), each with the lean it passes on when they do (None: theirs).
+    fine_needed: list[tuple[Card, float | None]] = []
     order = sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c))
     for k, y in enumerate(order):
         if bank.index_only.pair(x, y):
@@ -213,9 +226,14 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                            if bank.index_only.resolved(observed, x, y) >= INDEX_RESOLVED
                            else None)
             elif check.position >= p.difference_min_position and at is not None:
-                # Still not where the frame's own blur leans the other way.
+                # Still not where the frame's own blur leans the other way, nor where X's
+                # rank rests on less than both indices show (rank_unshown: its costly last
+                # test, the fine corners, asked after the loop).
                 at_lean = (None if index_only_refutes(observed, x, y, bank, p)
-                           or rank_unshown(observed, x, y, bank, p) else check.position)
+                           else check.position)
+                if at_lean is not None and rank_needs_fine(observed, x, y, bank, p):
+                    fine_needed.append((y, at_lean))
+                    continue
             else:
                 at_lean = index_only_lean(observed, x, y, bank, p)
             if at_lean is None:
@@ -229,6 +247,13 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 if -lost >= p.difference_min_position and y in scores and (
                         worst is None or lost < worst[0]):
                     worst = (lost, y)
+                if _fine_may_show(observed, x, y, at, bank, p):
+                    # The stored faces leave the pair undecided (the indices a few pixels
+                    # at their blur) with nothing leaning against X: the corners at the
+                    # frame's own resolution may still show X's rank (fine_rank_lean,
+                    # asked after the loop).
+                    fine_needed.append((y, None))
+                    continue
                 lean = -1.0
             else:
                 if beaten is not None:
@@ -284,7 +309,30 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
             if decided is None or decided[0].card != x:
                 return None, None
         lean = min(lean, sharp.position)
+    for y, passed_on in fine_needed:
+        shown = fine_rank_lean(observed, x, y, bank)
+        if shown is None:
+            return None, worst[1] if worst is not None else None
+        lean = min(lean, shown if passed_on is None else passed_on)
+        if beaten is not None:
+            beaten.add(y)
     return lean, None
+
+
+def _fine_may_show(observed: F32, x: Card, y: Card, at: float | None, bank: FaceBank,
+                   params: RecognizerParams) -> bool:
+    """Whether only the fine corners are left to show X against Y (an index-only pair).
+
+    For a pair of different ranks whose faces differ only in the corners, left undecided by
+    the stored faces (their region, the corner templates, both indices at the frame's
+    blur): neither the corner templates (``difference_min_index``) nor both indices at the
+    frame's blur (:func:`~.facebank.index_only_refutes`) lean towards Y, and the profile
+    keeps its fine faces.
+    """
+    p = params
+    return (bank.fine is not None and x.rank != y.rank
+            and not (at is not None and at <= -p.difference_min_index)
+            and not index_only_refutes(observed, x, y, bank, p))
 
 
 
@@ -343,13 +391,13 @@ def rank_unshown(observed: F32, x: Card, y: Card, bank: FaceBank,
 
     Where the stored faces leave the pair unresolved, the corner indices at the frame's own
     resolution may show X's rank instead: the fine comparison
-    (:meth:`~hardware.camera.finetwins.FineFaces.decide`: every available corner where the two
-    differ fitting 0.8 and leaning towards X by 0.3 and 3 times its noise, at least two of
-    them, 0.6 on average) deciding for X. On designs printing one central symbol on every
-    number card (ranks 2-10 of a suit share one picture) an 8 of clubs leaned 0.36 over both
-    indices at the stored faces' blur (fit 0.82) and was refused, while its two index corners
-    at the frame's resolution leaned 1.14 and 1.10 towards the 8 at a noise of 0.04
-    (benchmark run 69).
+    (:func:`fine_rank_lean`: every available corner where the two differ fitting 0.8 and
+    leaning towards X by 0.3 and twice its noise, at least two of them, 0.5 on average)
+    deciding for X. On designs printing one central symbol on every number card (ranks 2-10
+    of a suit share one picture) an 8 of clubs leaned 0.36 over both indices at the stored
+    faces' blur (fit 0.82) and was refused, while its two index corners at the frame's
+    resolution leaned 1.14 and 1.10 towards the 8 at a noise of 0.04 (benchmark run 69; the
+    bounds of two ranks since run 84, the suit twins' 3 times the noise and 0.6 before).
     """
     return rank_needs_fine(observed, x, y, bank, params) and not fine_shows(observed, x, y, bank)
 
@@ -367,10 +415,24 @@ def rank_needs_fine(observed: F32, x: Card, y: Card, bank: FaceBank,
             and index_only_lean(observed, x, y, bank, params) is None)
 
 
+def fine_rank_lean(observed: F32, x: Card, y: Card, bank: FaceBank) -> float | None:
+    """Return the weakest corner's lean towards X where the fine corners decide X, or None.
+
+    :meth:`~hardware.camera.finetwins.FineFaces.decide` on the view ``observed`` was cut
+    from, on the bounds of two ranks (:data:`~hardware.camera.finedecide.RANK_NOISE_RATIO`,
+    :data:`~hardware.camera.finedecide.RANK_MIN_MEAN`); None without the profile's fine faces
+    or a view noted for ``observed``.
+    """
+    if bank.fine is None:
+        return None
+    sign, lean = bank.fine.decide(observed, x, y, RANK_NOISE_RATIO, RANK_MIN_MEAN)
+    return lean if sign == 1 else None
+
+
 def fine_shows(observed: F32, x: Card, y: Card, bank: FaceBank) -> bool:
     """Whether the corners at the frame's own resolution decide X against Y.
 
     :meth:`~hardware.camera.finetwins.FineFaces.decide` on the view ``observed`` was cut
     from; False without the profile's fine faces or a view noted for ``observed``.
     """
-    return bank.fine is not None and bank.fine.decide(observed, x, y)[0] == 1
+    return fine_rank_lean(observed, x, y, bank) is not None

@@ -36,6 +36,18 @@ import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.blurmatch import blur_kernel
+from hardware.camera.finedecide import (
+    MIN_FIT,
+    MIN_MEAN,
+    NOISE_RATIO,
+    TWIN_WEAKEST_RATIO,
+    CornerLean,
+    FineLean,
+    decide_fine,
+    fine_confirms,
+    fine_refutes,
+    negated,
+)
 from hardware.camera.suits import Blur
 from table_controller.engine.cards import RANKS, Card
 
@@ -106,34 +118,6 @@ class FineView:
     hidden: tuple[bool, bool, bool, bool] = (False, False, False, False)
 
 
-@dataclass(frozen=True, slots=True)
-class CornerLean:
-    """One corner box's comparison: ``lean`` (+1 first card, -1 twin), its noise and fit (R^2).
-
-    ``lit_lean``, ``lit_noise``, ``lit_fit``: the same box fitted with a light that varies
-    across it (:func:`_fit` with ``lit``: a glare's gain and offset, planes over the box),
-    made only where the plain fit is under :data:`MIN_FIT` (else fit 0: not made).
-    """
-
-    corner: int
-    lean: float
-    noise: float
-    fit: float
-    lit_lean: float = 0.0
-    lit_noise: float = float("inf")
-    lit_fit: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class FineLean:
-    """The corners compared (:func:`fine_lean`) and the blur they were compared at."""
-
-    corners: tuple[CornerLean, ...]
-    blur: Blur
-    #: The corners where the twins differ, available or not.
-    differing: int
-
-
 class FineFaces:
     """Each registered face's luminance at the resolution it was registered at (read-only).
 
@@ -164,17 +148,25 @@ class FineFaces:
         while len(self._views) > _VIEWS_MAX:
             self._views.popitem(last=False)
 
-    def decide(self, observed: F32, card: Card, twin: Card) -> tuple[int, float]:
+    def decide(self, observed: F32, card: Card, twin: Card,
+               noise_ratio: float | None = None, min_mean: float | None = None,
+               ) -> tuple[int, float]:
         """Decide ``card`` (+1) or ``twin`` (-1) on the view ``observed`` was cut from, or 0.
 
         Also returns the weakest corner's lean towards the card decided (0 when undecided).
-        No view noted for ``observed`` (:meth:`look`): undecided.
+        No view noted for ``observed`` (:meth:`look`): undecided. ``noise_ratio`` and
+        ``min_mean``: :func:`decide_fine`'s bounds (None: the twins', :data:`NOISE_RATIO` and
+        :data:`MIN_MEAN`; two cards of different ranks: :data:`RANK_NOISE_RATIO`,
+        :data:`RANK_MIN_MEAN`).
         """
         seen = self._views.get(id(observed))
         if seen is None or seen[0] is not observed:
             return 0, 0.0
         lean = self._lean(observed, seen[1], card, twin)
-        sign = decide_fine(lean)
+        court_twins = card.rank == twin.rank and card.rank in FINE_RANKS
+        sign = decide_fine(lean, NOISE_RATIO if noise_ratio is None else noise_ratio,
+                           MIN_MEAN if min_mean is None else min_mean,
+                           TWIN_WEAKEST_RATIO if court_twins else None)
         if sign == 0 or lean is None:
             return 0, 0.0
         return sign, min(sign * c.lean for c in lean.corners)
@@ -211,7 +203,7 @@ class FineFaces:
             return known[1]
         other = self._leans.get((id(observed), twin, card))
         if other is not None and other[0] is observed:
-            return None if other[1] is None else _negated(other[1])
+            return None if other[1] is None else negated(other[1])
         lean = fine_lean(view.frame, view.quad, card, twin, self, view.hidden)
         self._leans[(id(observed), card, twin)] = (observed, lean)
         while len(self._leans) > _VIEWS_MAX:
@@ -482,94 +474,3 @@ def _near(blur: Blur, step: tuple[float, int, int]) -> list[Blur]:
             for da in ((-step[2], 0, step[2]) if l2 else (0,)):
                 out.append((s2, l2, (angle + da) % 180 if l2 else 0))
     return out
-
-
-#: :func:`decide_fine`'s bounds: at least MIN_CORNERS corners available where the twins
-#: differ; every one fitting at least MIN_FIT, leaning the same way by at least MIN_LEAN and
-#: by at least NOISE_RATIO times its own placebo noise; their mean lean at least MIN_MEAN.
-MIN_CORNERS = 2
-MIN_FIT = 0.8
-MIN_LEAN = 0.3
-MIN_MEAN = 0.6
-NOISE_RATIO = 3.0
-#: The noise ratio a pip card's read on a deck captured by the camera is confirmed at
-#: (:func:`fine_confirms`; courts keep :data:`NOISE_RATIO`), with no corner leaning so
-#: towards the rival: such reads are asked for a confirmation wherever the rival is close,
-#: and at 3 times the noise the blurred corners of hard frames confirmed too few (benchmark
-#: run 72).
-CAPTURED_NOISE_RATIO = 1.5
-
-
-def corner_clear(c: CornerLean, sign: int, noise_ratio: float = NOISE_RATIO) -> bool:
-    """Whether corner ``c`` leans clearly towards ``sign`` (+1 the first card, -1 its twin).
-
-    It fits at least :data:`MIN_FIT` and leans that way by at least :data:`MIN_LEAN` and by
-    :data:`NOISE_RATIO` times its own placebo noise. Or, a box a glare misfits (the plain
-    fit under :data:`MIN_FIT`): fitted with the glare's light (``lit_*``, :func:`_fit`) it
-    fits :data:`MIN_FIT` and leans so by :data:`MIN_LEAN` and :data:`NOISE_RATIO` times its
-    noise there, and the plain fit leans that way by :data:`MIN_LEAN` too. The glare's
-    misfit is what the plain fit's noise measures; fitted with the light, the misfit and its
-    noise go (a glare over a court's index: plain fit 0.58, lean 0.92 at noise 0.91; lit
-    fit 0.94, lean 1.11 at noise 0.13).
-    """
-    def leans(lean: float, noise: float) -> bool:
-        return sign * lean >= MIN_LEAN and sign * lean >= noise_ratio * noise
-
-    if c.fit >= MIN_FIT:
-        return leans(c.lean, c.noise)
-    return (c.lit_fit >= MIN_FIT and leans(c.lit_lean, c.lit_noise)
-            and sign * c.lean >= MIN_LEAN)
-
-
-def decide_fine(lean: FineLean | None) -> int:
-    """+1: the first card; -1: its twin; 0: undecided (see the module's rule 3)."""
-    if lean is None or len(lean.corners) < MIN_CORNERS:
-        return 0
-    sign = 1 if lean.corners[0].lean > 0 else -1
-    for c in lean.corners:
-        if not corner_clear(c, sign):
-            return 0
-    mean = float(np.mean([sign * c.lean for c in lean.corners]))
-    return sign if mean >= MIN_MEAN else 0
-
-
-def fine_refutes(lean: FineLean | None) -> bool:
-    """Whether the corners lean clearly towards the twin (a read of the first card refused).
-
-    Asked of a suit-twin read however it was made. A corner leans clearly one way when it
-    fits at least :data:`MIN_FIT` and leans that way by at least :data:`MIN_LEAN` and by
-    :data:`NOISE_RATIO` times its own placebo noise (as :func:`decide_fine` asks of each
-    corner it reads). Refused when at least one available corner leans clearly towards the
-    twin and none clearly towards the card: on hard frames of two-corner designs the two
-    pip corners of a 5, 8 or 10 of clubs leaned 0.6-0.8 towards the spade at a noise of
-    0.05-0.08 while both index corners leaned 1.8-2.9 towards the club (benchmark run 65).
-    No corner available, or none compared: False.
-    """
-    if lean is None:
-        return False
-    return (any(corner_clear(c, -1) for c in lean.corners)
-            and not any(corner_clear(c, 1) for c in lean.corners))
-
-
-def fine_confirms(lean: FineLean | None, noise_ratio: float = NOISE_RATIO) -> bool:
-    """Whether at least one available corner leans clearly towards the card.
-
-    Clearly as :func:`fine_refutes` asks of a corner towards the twin: it fits at least
-    :data:`MIN_FIT` and leans the card's way by :data:`MIN_LEAN` and by :data:`NOISE_RATIO`
-    times its own noise. A court's suit-twin read must have one (benchmark run 67: a jack of
-    clubs read as the spade by the whole face through a glare over both indices, whose corners
-    fitted 0.72 and 0.75 and leaned to the spade, so nothing refuted it). No corner available,
-    or none compared: False. At a ``noise_ratio`` under :data:`NOISE_RATIO`
-    (:data:`CAPTURED_NOISE_RATIO`), no corner may lean so towards the twin either.
-    """
-    if lean is None or not any(corner_clear(c, 1, noise_ratio) for c in lean.corners):
-        return False
-    return noise_ratio >= NOISE_RATIO or not any(
-        corner_clear(c, -1, noise_ratio) for c in lean.corners)
-
-
-def _negated(lean: FineLean) -> FineLean:
-    """Return the comparison of the pair the other way round: every corner's lean negated."""
-    corners = tuple(CornerLean(c.corner, -c.lean, c.noise, c.fit, -c.lit_lean, c.lit_noise,
-                               c.lit_fit) for c in lean.corners)
-    return FineLean(corners, lean.blur, lean.differing)

@@ -455,6 +455,31 @@ class FaceTones:
         suits = list(range(4))
         return _suit_from_tones(observed, suits, ink, paper, [self.tone(rank, s) for s in suits])
 
+    def inks_by_tone(self, observed: Image, rank: int) -> frozenset[int] | None:
+        """Return the suits printed in the ink ``observed`` shows, or None.
+
+        On a deck of two inks (:class:`SuitInks`: two groups), the group whose faces' mean
+        tone, over the rank's joint regions, :func:`_suit_from_tones` names against the other.
+        """
+        groups = self.suit_inks().groups
+        if len(groups) != 2:
+            return None
+        ink, paper = self.regions(rank)
+        if not ink.any() or not paper.any():
+            return None
+        tones = [self.tone(rank, s) for s in range(4)]
+        known = [t for t in tones if t is not None]
+        if len(known) != 4:
+            return None
+        means: list[F64 | None] = []
+        for group in groups:
+            members = [known[s] for s in group]
+            if any(other_inks(members[0], t) for t in members[1:]):
+                return None
+            means.append(np.mean(np.stack(members), axis=0))
+        named = _suit_from_tones(observed, [0, 1], ink, paper, means)
+        return None if named is None else frozenset(groups[named])
+
     def suit_by_hue(self, observed: Image, rank: int) -> int | None:
         """Return the suit whose ink hue ``observed`` shows (rule 7), against the rank's faces."""
         ink, paper = self.regions(rank)

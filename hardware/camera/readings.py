@@ -87,7 +87,7 @@ class RecognizerParams:
     twin_blur_veto_half: float = 0.0
     #: A suit-twin read, however it was made, is refused where the corner indices compared at
     #: the frame's own resolution lean clearly towards the twin
-    #: (:func:`hardware.camera.finetwins.fine_refutes`; the profile's fine faces needed).
+    #: (:func:`hardware.camera.finedecide.fine_refutes`; the profile's fine faces needed).
     fine_twin_veto: bool = True
     #: A pip card's suit twin the rules above leave undecided is read where the stored faces
     #: (at their own blur and at the observation's) and the corner boxes at the frame's own
@@ -157,6 +157,13 @@ class RecognizerParams:
     #: ``index_only_min_position`` over both indices and ``index_only_min_half`` on each half.
     index_only_min_position: float = 0.7
     index_only_min_half: float = 0.4
+    #: On a deck of two inks, the difference read compares only the cards printed in the ink
+    #: the observation's tone shows (:meth:`~hardware.camera.inkhue.FaceTones.inks_by_tone`;
+    #: benchmark run 85: a red and a black one-picture court differ in their small indices
+    #: alone, which that read weighs by luminance).
+    difference_ink_group: bool = True
+    #: ... and so does the washed-out read.
+    washed_ink_group: bool = True
     #: A card whose whole-face score is under ``min_score`` is scored again with the ink a
     #: glare lifted left out (:func:`hardware.camera.glare.glare_score`); if that reaches
     #: ``min_score``, the separation and discriminant rules decide as for any card.

@@ -156,6 +156,8 @@ class BoardRecognizer(FrameCuts, VisibleRead):
         #: The suit-twin checks' caches and the tones, filled in the frames not read again
         #: (:mod:`.warmup`).
         self.warmer = FaceWarmer(bank, self.tones)
+        # Last, each card's faces' differences the glare check asks (:class:`.glare.HiddenRivals`).
+        self.warmer.extend(self._hidden_rivals().units())
         #: No card is matched afresh past this much thread CPU of a frame's read, beyond the
         #: first (None: no bound, the default; :data:`MATCH_UNTIL_S` was measured).
         self.match_until_s: float | None = None
@@ -176,6 +178,19 @@ class BoardRecognizer(FrameCuts, VisibleRead):
         #: read a 5 of spades as the club at a nudged pose, where the located pose had left
         #: the two undecided; a confident wrong read costs more than the few cards it adds.
         self.nudge_poses = False
+
+    def warm_up(self) -> None:
+        """Compute every unit of the warm-up now (:class:`~hardware.camera.warmup.FaceWarmer`).
+
+        What the frames not read again would compute ahead, a few units each (0.4-0.8 s of CPU
+        per deck: the tones', the twins', the close rivals' and the glare check's units): the
+        same caches, so every reading is the same; no frame pays for them afterwards (the first
+        card read pays the deck's inks, 80-200 ms, unless about 35 frames of an unchanged board
+        came first).
+        A board source calls it when opened (:meth:`.source.FrameBoardSource.open`), before
+        its first frame.
+        """
+        self.warmer.work(float("inf"))
 
     def read(self, frame: Image) -> BoardReading:
         """Read all slots of ``frame`` (BGR, the calibrated camera's size).
@@ -504,16 +519,25 @@ class BoardRecognizer(FrameCuts, VisibleRead):
         if reading.status == "uncertain" and looks and vec is not None and self._many_inks():
             reading = self._tone_read(frame, pose, vec, match, observed) or reading
         if reading.status == "uncertain" and looks and p.washed_check:
-            washed = read_washed_out(observed(), match, self.bank, p,
-                                     self._neighbours_over(pose, match.flipped))
-            washed = twin_not_shown(self.bank, p, observed(), washed)
-            reading = self._inks_kept(frame, pose, match, match.flipped, washed) or reading
+            inked, lum = match, observed()
+            if vec is not None and p.washed_ink_group and not self._many_inks():
+                inked = self._in_ink(upright(match.flipped), vec, match)
+                if inked.flipped != match.flipped:
+                    lum = self._observed(frame, pose, inked.flipped)
+            washed = read_washed_out(lum, inked, self.bank, p,
+                                     self._neighbours_over(pose, inked.flipped))
+            washed = twin_not_shown(self.bank, p, lum, washed)
+            reading = self._inks_kept(frame, pose, match, inked.flipped, washed) or reading
         if reading.status == "uncertain" and looks and p.difference_check:
             shown, lum = match, observed()
             if vec is not None and self._many_inks():
                 # The suit the ink's tone names, the rank left to the difference.
                 suit = self.tones.suit_by_tone(upright(match.flipped), match.card.rank)
                 shown = in_suit(match, vec, suit, self.bank, p)
+                if shown.flipped != match.flipped:
+                    lum = self._observed(frame, pose, shown.flipped)
+            elif vec is not None and p.difference_ink_group:
+                shown = self._in_ink(upright(match.flipped), vec, match)
                 if shown.flipped != match.flipped:
                     lum = self._observed(frame, pose, shown.flipped)
             differs = read_by_difference(

@@ -22,7 +22,8 @@ from hardware.camera.facebank import (
     twin_refuted,
     whole_contrast,
 )
-from hardware.camera.finetwins import CAPTURED_NOISE_RATIO, FINE_RANKS, NOISE_RATIO
+from hardware.camera.finedecide import CAPTURED_NOISE_RATIO, NOISE_RATIO
+from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
 from hardware.camera.pipagree import agreed_twin
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
@@ -291,7 +292,7 @@ class RivalChecks:
         else:
             return reading
         # Not confirmed covers refuted: a corner leaning clearly to the rival and none to the
-        # card (:func:`~hardware.camera.finetwins.fine_refutes`) confirms nothing either.
+        # card (:func:`~hardware.camera.finedecide.fine_refutes`) confirms nothing either.
         ratio = (CAPTURED_NOISE_RATIO if fine.captured and card.rank not in FINE_VETO_RANKS
                  else NOISE_RATIO)
         if rival == card or fine.confirms(observed(), card, rival, ratio) is not False:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hardware.camera.difference import in_suits
 from hardware.camera.facebank import Match, decide
 from hardware.camera.inkhue import FaceTones, hue_refutes
 from hardware.camera.locator import CardPose
@@ -125,6 +126,17 @@ class ToneChecks(RivalChecks):
         if reading.status == "card" and p.index_check:
             reading = self._check_index(observed(), toned, reading, overlying)
         return reading if reading.status == "card" else None
+
+    def _in_ink(self, patch: Image, vec: F32, match: Match) -> Match:
+        """Return the whole-face match among the cards of the ink ``patch`` shows, or ``match``.
+
+        On a deck of two inks (:meth:`.inkhue.FaceTones.inks_by_tone`, on the best card's
+        rank): a red and a black court of one rank sharing one picture differ in their small
+        corner indices alone, which the washed-out and difference reads weigh by luminance
+        (a queen of spades refused against the queen of hearts, lean 0.57 of the way).
+        """
+        group = self.tones.inks_by_tone(patch, match.card.rank)
+        return in_suits(match, vec, group, self.bank, self.params)
 
     def _inks_kept(self, frame: Image, pose: CardPose, match: Match, flipped: bool,
                    read: SlotReading | None) -> SlotReading | None:

@@ -17,7 +17,9 @@ Rules this module keeps:
    the same arrays (:mod:`.blurmatch`): those units find them made. Last, each card's pairs
    with its closest faces of another rank or colour (:func:`close_rivals`): what the
    close-rival checks of a read of it take from the two faces alone
-   (:func:`close_rival_units`).
+   (:func:`close_rival_units`). Then what its owner adds (:meth:`FaceWarmer.extend`): the
+   recogniser adds each card's difference from every face over the face, which the glare
+   check asks (:meth:`~hardware.camera.glare.HiddenRivals.units`).
 3. :meth:`FaceWarmer.work` stops starting units at a deadline of the caller's thread CPU time.
 """
 
@@ -93,6 +95,10 @@ class FaceWarmer:
                                                     bank.luminance(rival)))
         #: Units done.
         self.units = 0
+
+    def extend(self, units: list[Callable[[], object]]) -> None:
+        """Add ``units`` after those already queued (caches of other checks, filled alike)."""
+        self._todo.extend(units)
 
     @property
     def done(self) -> bool:

@@ -1,5 +1,5 @@
 """A suit-twin read is refused where the corner indices at the frame's own resolution show the
-twin (:func:`hardware.camera.finetwins.fine_refutes`, ``RecognizerParams.fine_twin_veto``)."""
+twin (:func:`hardware.camera.finedecide.fine_refutes`, ``RecognizerParams.fine_twin_veto``)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,16 @@ from calibration.camera import load_profile, profile_with_patches, save_profile
 from calibration.faces import FaceCapture
 from hardware.camera import rivals
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
-from hardware.camera.finetwins import (
+from hardware.camera.finedecide import (
     CornerLean,
     FineLean,
-    FineView,
     fine_confirms,
+    fine_refutes,
+)
+from hardware.camera.finetwins import (
+    FineView,
     fine_grey,
     fine_lean,
-    fine_refutes,
 )
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance, read_only

@@ -7,12 +7,14 @@ import numpy as np
 import pytest
 
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank
+from hardware.camera.finedecide import (
+    decide_fine,
+    fine_confirms,
+)
 from hardware.camera.finetwins import (
     FineFaces,
     FineView,
     corners_hidden,
-    decide_fine,
-    fine_confirms,
     fine_grey,
     fine_lean,
 )
