@@ -89,6 +89,12 @@ class RecognizerParams:
     #: the frame's own resolution lean clearly towards the twin
     #: (:func:`hardware.camera.finedecide.fine_refutes`; the profile's fine faces needed).
     fine_twin_veto: bool = True
+    #: A read whose close second (within ``pair_check_below``) is a card of another rank the
+    #: two faces tell apart by their corners alone (one central symbol) is refused where the
+    #: corners at the frame's own resolution decide the second on the bounds of two ranks
+    #: (:meth:`~hardware.camera.rivals.RivalChecks._fine_vetoed`; the profile's fine faces
+    #: needed; benchmark run 88: a 6 of diamonds read as the 8 under a gloss streak).
+    fine_rank_veto: bool = True
     #: A pip card's suit twin the rules above leave undecided is read where the stored faces
     #: (at their own blur and at the observation's) and the corner boxes at the frame's own
     #: resolution each name the same card clearly (:func:`hardware.camera.pipagree.agreed_twin`).

@@ -22,7 +22,12 @@ from hardware.camera.facebank import (
     twin_refuted,
     whole_contrast,
 )
-from hardware.camera.finedecide import CAPTURED_NOISE_RATIO, NOISE_RATIO
+from hardware.camera.finedecide import (
+    CAPTURED_NOISE_RATIO,
+    NOISE_RATIO,
+    RANK_MIN_MEAN,
+    RANK_NOISE_RATIO,
+)
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
 from hardware.camera.pipagree import agreed_twin
@@ -251,6 +256,13 @@ class RivalChecks:
                      ) -> SlotReading:
         """Refuse a suit-twin read the corner indices at the frame's own resolution contradict.
 
+        First, any read whose close second (within ``pair_check_below``) is a card of another
+        rank the two faces tell apart by their corners alone (``bank.index_only.pair``: one
+        central symbol) is refused where those corners decide the second on the bounds of two
+        ranks (``fine_rank_veto``; :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO`): a 6
+        of diamonds under a gloss streak read as the 8 whose corners leaned to the 6 by five
+        and seven times their noise (benchmark run 88).
+
         A suit-twin read: ``twin_read`` (made by the twin decision or by a second look: the
         washed-out, difference, index or tone read, the visible part's), or a whole-face read
         whose second best is its suit twin within ``pair_check_below``; a court
@@ -277,10 +289,21 @@ class RivalChecks:
         whose small corner indices, blurred, confirmed neither suit).
         """
         fine, card = self.bank.fine, reading.card
+        near = match.second is not None and match.separation < self.params.pair_check_below
+        if fine is not None and card is not None and self.params.fine_rank_veto and near:
+            # A close second the corners alone tell from the read (one central symbol): the
+            # corners at the frame's own resolution deciding the second refute the read.
+            second = match.second if match.card == card else match.card
+            if (second is not None and second.rank != card.rank
+                    and self.bank.index_only.pair(card, second)
+                    and fine.decide(observed(), card, second, RANK_NOISE_RATIO,
+                                    RANK_MIN_MEAN)[0] == -1):
+                return SlotReading("uncertain", None, 0.5 * reading.confidence, card,
+                                   reading.score, reading.margin, reading.discriminant,
+                                   reading.separation)
         if (fine is None or card is None or not self.params.fine_twin_veto
                 or (card.rank not in FINE_VETO_RANKS and not fine.captured)):
             return reading
-        near = match.second is not None and match.separation < self.params.pair_check_below
         close = near and match.second is not None and suit_twins(match.card, match.second)
         twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
         if twin_read or close:
