@@ -495,6 +495,12 @@ class BoardRecognizer(FrameCuts, VisibleRead):
                 seen.append(self._observed(frame, pose, match.flipped))
             return seen[0]
 
+        def observed_as(chosen: Match) -> F32:
+            """Return the observation upright the way ``chosen`` lay (as :func:`observed`)."""
+            if chosen.flipped == match.flipped:
+                return observed()
+            return self._observed(frame, pose, chosen.flipped)
+
         def overlying() -> Image | None:
             """Where a located neighbour may lie over the card (:meth:`_neighbours_over`)."""
             return self._neighbours_over(pose, match.flipped)
@@ -519,27 +525,23 @@ class BoardRecognizer(FrameCuts, VisibleRead):
         if reading.status == "uncertain" and looks and vec is not None and self._many_inks():
             reading = self._tone_read(frame, pose, vec, match, observed) or reading
         if reading.status == "uncertain" and looks and p.washed_check:
-            inked, lum = match, observed()
+            inked = match
             if vec is not None and p.washed_ink_group and not self._many_inks():
                 inked = self._in_ink(upright(match.flipped), vec, match)
-                if inked.flipped != match.flipped:
-                    lum = self._observed(frame, pose, inked.flipped)
+            lum = observed_as(inked)
             washed = read_washed_out(lum, inked, self.bank, p,
                                      self._neighbours_over(pose, inked.flipped))
             washed = twin_not_shown(self.bank, p, lum, washed)
             reading = self._inks_kept(frame, pose, match, inked.flipped, washed) or reading
         if reading.status == "uncertain" and looks and p.difference_check:
-            shown, lum = match, observed()
+            shown = match
             if vec is not None and self._many_inks():
                 # The suit the ink's tone names, the rank left to the difference.
                 suit = self.tones.suit_by_tone(upright(match.flipped), match.card.rank)
                 shown = in_suit(match, vec, suit, self.bank, p)
-                if shown.flipped != match.flipped:
-                    lum = self._observed(frame, pose, shown.flipped)
             elif vec is not None and p.difference_ink_group:
                 shown = self._in_ink(upright(match.flipped), vec, match)
-                if shown.flipped != match.flipped:
-                    lum = self._observed(frame, pose, shown.flipped)
+            lum = observed_as(shown)
             differs = read_by_difference(
                 lum, shown, self.bank, p,
                 lambda x, y: self._paper_shown(lambda: upright(shown.flipped), x, y))

@@ -128,8 +128,7 @@ class RivalChecks:
         unglared = shows and not glare.any()
         if confirmed and (unglared or self._washed_pip_shown(observed, card, neighbours)):
             return reading
-        return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
-                           reading.margin, reading.discriminant, reading.separation)
+        return _refused(reading, card)
 
     def _washed_pip_shown(self, observed: F32, card: Card,
                           neighbours: Callable[[], Image | None] | None) -> bool:
@@ -298,9 +297,7 @@ class RivalChecks:
                     and self.bank.index_only.pair(card, second)
                     and fine.decide(observed(), card, second, RANK_NOISE_RATIO,
                                     RANK_MIN_MEAN)[0] == -1):
-                return SlotReading("uncertain", None, 0.5 * reading.confidence, card,
-                                   reading.score, reading.margin, reading.discriminant,
-                                   reading.separation)
+                return _refused(reading, card)
         if (fine is None or card is None or not self.params.fine_twin_veto
                 or (card.rank not in FINE_VETO_RANKS and not fine.captured)):
             return reading
@@ -322,8 +319,7 @@ class RivalChecks:
             return reading
         if inked is not None and rival.rank == card.rank and inked(card):
             return reading
-        return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
-                           reading.margin, reading.discriminant, reading.separation)
+        return _refused(reading, card)
 
     def _indices_clear(self, observed: F32, card: Card, rival: Card,
                        ignore: Image | None = None) -> bool:
@@ -390,3 +386,9 @@ class RivalChecks:
         conf = float(np.clip(min(read.score, match.discriminant_others, lean), 0.0, 1.0))
         return SlotReading("card", read.card, conf, None, read.score, match.margin,
                            match.discriminant, match.separation), read
+
+
+def _refused(reading: SlotReading, card: Card) -> SlotReading:
+    """Return ``reading`` left ``uncertain``, ``card`` its hint, at half its confidence."""
+    return SlotReading("uncertain", None, 0.5 * reading.confidence, card, reading.score,
+                       reading.margin, reading.discriminant, reading.separation)

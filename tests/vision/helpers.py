@@ -129,3 +129,11 @@ class BareChecks(RivalChecks):
     def __init__(self, bank: FaceBank, params: RecognizerParams) -> None:
         self.bank = bank
         self.params = params
+
+
+def kept_checks(faces: dict[Card, Image], design: str, cards: Sequence[Card],
+                params: RecognizerParams | None = None) -> BareChecks:
+    """:class:`BareChecks` on ``faces`` with ``cards`` replaced by a design's kept faces."""
+    params = RecognizerParams() if params is None else params
+    return BareChecks(FaceBank.from_faces(with_kept_faces(faces, design, cards), params),
+                      params)

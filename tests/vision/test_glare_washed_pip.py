@@ -15,14 +15,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch
+from hardware.camera.facebank import STORED_PATCH_SIZE, face_patch
 from hardware.camera.glare import HiddenRivals, glare_mask
-from hardware.camera.readings import RecognizerParams, SlotReading
+from hardware.camera.readings import SlotReading
 from hardware.camera.suits import observed_luminance
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import BareChecks, kept_image, with_kept_faces
+from .helpers import BareChecks, kept_checks, kept_image, with_kept_faces
 
 FOUR, FIVE, SIX = Card.parse("4d"), Card.parse("5d"), Card.parse("6d")
 
@@ -30,9 +30,7 @@ FOUR, FIVE, SIX = Card.parse("4d"), Card.parse("5d"), Card.parse("6d")
 @pytest.fixture(scope="module")
 def checks(kennard: Faces) -> BareChecks:
     """Kennard with its 4, 5 and 6 of diamonds replaced by the design's."""
-    params = RecognizerParams()
-    faces = with_kept_faces(kennard, "synth-9196-bridge", (FOUR, FIVE, SIX))
-    return BareChecks(FaceBank.from_faces(faces, params), params)
+    return kept_checks(kennard, "synth-9196-bridge", (FOUR, FIVE, SIX))
 
 
 def _seen() -> np.ndarray:

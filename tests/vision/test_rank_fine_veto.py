@@ -20,14 +20,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from hardware.camera.facebank import FaceBank, Match
+from hardware.camera.facebank import Match
 from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO
 from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams, SlotReading
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import BareChecks, kept_image, kept_observation, with_kept_faces
+from .helpers import BareChecks, kept_checks, kept_image, kept_observation
 
 DESIGN = "synth-9228-bridge"
 #: The card's corners in the kept frame cut (px; TL, TR, BR, BL of the card upright: it lay
@@ -38,12 +38,12 @@ SIX, EIGHT = Card.parse("6d"), Card.parse("8d")
 
 def _seen(kennard: Faces, params: RecognizerParams) -> tuple[BareChecks, F32]:
     """The checks on kennard's bank with the pair's faces replaced, and the observation."""
-    bank = FaceBank.from_faces(with_kept_faces(kennard, DESIGN, (SIX, EIGHT)), params)
+    checks = kept_checks(kennard, DESIGN, (SIX, EIGHT), params)
     observed = kept_observation(DESIGN, "observed-6d")
-    assert bank.fine is not None
-    bank.fine.look(observed, FineView(kept_image(DESIGN, "frame-6d"),
-                                      np.array(QUAD, np.float64)))
-    return BareChecks(bank, params), observed
+    assert checks.bank.fine is not None
+    checks.bank.fine.look(observed, FineView(kept_image(DESIGN, "frame-6d"),
+                                             np.array(QUAD, np.float64)))
+    return checks, observed
 
 
 def _match(best: Card, second: Card) -> Match:

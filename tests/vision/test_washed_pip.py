@@ -15,14 +15,14 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch
+from hardware.camera.facebank import STORED_PATCH_SIZE, face_patch
 from hardware.camera.glare import HiddenRivals, glare_mask
-from hardware.camera.readings import RecognizerParams, SlotReading
+from hardware.camera.readings import SlotReading
 from hardware.camera.suits import observed_luminance
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import BareChecks, kept_image, with_kept_faces
+from .helpers import BareChecks, kept_checks, kept_image, with_kept_faces
 
 TWO, THREE = Card.parse("2s"), Card.parse("3s")
 
@@ -30,9 +30,7 @@ TWO, THREE = Card.parse("2s"), Card.parse("3s")
 @pytest.fixture(scope="module")
 def checks(kennard: Faces) -> BareChecks:
     """Kennard with its 2 and 3 of spades replaced by the design's."""
-    params = RecognizerParams()
-    faces = with_kept_faces(kennard, "synth-9181-poker", (TWO, THREE))
-    return BareChecks(FaceBank.from_faces(faces, params), params)
+    return kept_checks(kennard, "synth-9181-poker", (TWO, THREE))
 
 
 def _seen() -> np.ndarray:
