@@ -23,7 +23,8 @@ Situations (``BENCH_VISION_SITUATION_DECKS``: folders, comma-separated; each
 :class:`hardware.sim.situations.Situation` on each, ``BENCH_VISION_SITUATION_FRAMES`` frames
 (default a quarter of the frames) at ``BENCH_VISION_SITUATION_LEVELS``, default ``medium``):
 the method column names the situation. The design column gives the card size the faces'
-proportions give.
+proportions give. Every scene has its own seed (:func:`extra_seed`, :func:`situation_seed`),
+however many folders are listed.
 
 ``BENCH_VISION_STREAM=N``: N frames fed as a camera delivers them (JPEG and PNG decoded, then
 read; the recogniser warmed up first, as a board source does when opened, unless
@@ -346,6 +347,24 @@ def stream_scenes(faces: dict[Card, Image], rng: np.random.Generator, level: S.L
 STREAM_COLD = os.environ.get("BENCH_VISION_STREAM_COLD", "") == "1"
 
 
+def extra_seed(seed_base: int, deck: int, level: int) -> int:
+    """The scene seed of an extra design's plain scenes: ``seed_base + 1000 + 100 * deck + 10 *
+    level`` for the first twenty designs (the seeds every earlier run recorded); designs past
+    the twentieth go to their own block above all the others', so no two scenes share a seed."""
+    if deck < 20:
+        return seed_base + 1000 + 100 * deck + 10 * level
+    return seed_base + 100_000 + 100 * deck + 10 * level
+
+
+def situation_seed(seed_base: int, situation: int, deck: int, level: int) -> int:
+    """The scene seed of a situation run: ``seed_base + 3000 + 100 * situation + 10 * deck +
+    level`` for the first ten designs (the seeds every earlier run recorded); each further ten
+    designs take a block of their own ``10_000`` higher, so no two scenes share a seed however
+    many designs are listed."""
+    block, deck_in_block = divmod(deck, 10)
+    return seed_base + 3000 + 10_000 * block + 100 * situation + 10 * deck_in_block + level
+
+
 def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard",
                level: S.Level = S.Level.MEDIUM) -> list[str]:
     """A camera delivering frames continuously: decode (JPEG q90 as MJPEG, and PNG) + read.
@@ -553,7 +572,7 @@ def main() -> None:
     for d_i, folder in enumerate(others):
         for l_i, level in enumerate(LEVELS):
             ours, _ = run_config(folder.rstrip("/") + "/", level, frames, per_camera,
-                                 seed_base + 1000 + 100 * d_i + 10 * l_i, baseline_too=False)
+                                 extra_seed(seed_base, d_i, l_i), baseline_too=False)
             name = f"{Path(folder).name} ({_size_name(folder)})"
             rows.append(_row("face matching (ours)", name, level.value, ours))
             pool.add("plain (whole run)", _size_name(folder), level.value, ours)
@@ -577,7 +596,7 @@ def main() -> None:
         for d_i, folder in enumerate(situation_decks):
             for l_i, level in enumerate(situation_levels):
                 ours, _ = run_config(folder.rstrip("/") + "/", level, situation_frames,
-                                     per_camera, seed_base + 3000 + 100 * s_i + 10 * d_i + l_i,
+                                     per_camera, situation_seed(seed_base, s_i, d_i, l_i),
                                      baseline_too=False, situation=situation)
                 name = f"{Path(folder).name} ({_size_name(folder)})"
                 sit_rows.append(_row(situation.value, name, level.value, ours))
