@@ -211,7 +211,7 @@ def _colour_means(img: npt.NDArray[np.float32], masks: tuple[Mask, ...]
     The same float32 values as ``np.stack(planes, -1)[mask].mean(axis=0)``, to the last bit:
     numpy reduces an (n, 2) array over its first axis by adding its rows in order, which is
     each plane's running sum over the mask (``np.cumsum``) at its end, then divided by n
-    (tests/vision/test_inkhue_means.py). Made so without the (n, 2) copies, whose boolean
+    (tests/vision/test_same_values_cheaper.py). Made so without the (n, 2) copies, whose boolean
     indexing and row-by-row mean were most of a tone's cost. An empty mask: numpy's mean.
     """
     b, g, r = cv2.split(img)
