@@ -218,6 +218,20 @@ def glare_mask(patch: Image, face: F32) -> tuple[Mask, bool]:
     return mask, shows
 
 
+def _kept(values: F32, where: Mask) -> F32:
+    """Return ``np.where(where, values, 0.0)`` for finite float32 ``values``, bit for bit.
+
+    Made as ``values * where + 0``: a value times True is itself, times False a zero whose
+    sign the value's gives, and adding +0 leaves every other float as it was and makes each
+    -0 a +0, as ``np.where`` writes it. The same array, so the same sums; several times
+    cheaper on the deck-wide differences of :meth:`HiddenRivals._weights` (``np.where``
+    with a scalar branches on every element).
+    """
+    out = np.multiply(values, where, dtype=np.float32)
+    out += np.float32(0.0)
+    return np.asarray(out, np.float32)
+
+
 class HiddenRivals:
     """The cards a glare may turn a read card into: those whose difference from it it hides.
 
@@ -252,8 +266,8 @@ class HiddenRivals:
         sel = where[self._face]
         rows = self._stack if sel.all() else self._stack[:, sel]
         d = rows - rows[FULL_DECK.index(card)][None, :]
-        theirs = np.where(d <= -_DIFFERENCE_LEVEL, -d, 0.0).sum(axis=1)
-        ours = np.where(d >= _DIFFERENCE_LEVEL, d, 0.0).sum(axis=1)
+        theirs = _kept(-d, d <= -_DIFFERENCE_LEVEL).sum(axis=1)
+        ours = _kept(d, d >= _DIFFERENCE_LEVEL).sum(axis=1)
         return np.asarray(theirs, np.float64), np.asarray(ours, np.float64)
 
     def _total(self, card: Card) -> tuple[F64, F64]:

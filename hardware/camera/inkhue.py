@@ -49,11 +49,24 @@ _WHITE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
 F64 = npt.NDArray[np.float64]
 
 
+def _white(patch: Image) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32],
+                                  npt.NDArray[np.float32]]:
+    """Return a BGR patch as float, its luminance and its local white."""
+    img = np.asarray(patch.astype(np.float32), np.float32)
+    gray = np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), np.float32)
+    white = np.maximum(cv2.GaussianBlur(cv2.dilate(gray, _WHITE_KERNEL), (0, 0), 10.0), 16.0)
+    return img, gray, np.asarray(white, np.float32)
+
+
+def _luminance(patch: Image) -> npt.NDArray[np.float32]:
+    """Return :func:`_colour`'s luminance alone (the same array, without the colour planes)."""
+    _, gray, white = _white(patch)
+    return np.asarray(gray / white, np.float32)
+
+
 def _colour(patch: Image) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Return a BGR patch's luminance and colour (two planes) against its local white."""
-    img = patch.astype(np.float32)
-    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    white = np.maximum(cv2.GaussianBlur(cv2.dilate(gray, _WHITE_KERNEL), (0, 0), 10.0), 16.0)
+    img, gray, white = _white(patch)
     b, g, r = cv2.split(img)
     colour = np.stack([(b - g) / white, (r - np.maximum(g, b)) / white], -1)
     return np.asarray(gray / white, np.float32), np.asarray(colour, np.float32)
@@ -182,14 +195,36 @@ TONE_MAX_SHARE = 0.35
 def ink_tone(patch: Image, ink: npt.NDArray[np.bool_], paper: npt.NDArray[np.bool_]) -> F64 | None:
     """Return ``patch``'s ink colour per unit of darkness over ``ink`` (rule 3), or None."""
     img = patch.astype(np.float32)
-    b, g, r = cv2.split(img)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    colour = np.stack([b - g, r - np.maximum(g, b)], -1)
     white = float(grey[paper].mean())
     dark = white - float(grey[ink].mean())
     if dark < TONE_MIN_DARKNESS * max(white, 16.0):
         return None
-    return np.asarray((colour[ink].mean(axis=0) - colour[paper].mean(axis=0)) / dark, np.float64)
+    ink_colour, paper_colour = _colour_means(img, (ink, paper))
+    return np.asarray((ink_colour - paper_colour) / dark, np.float64)
+
+
+def _colour_means(img: npt.NDArray[np.float32], masks: tuple[Mask, ...]
+                  ) -> list[npt.NDArray[np.float32]]:
+    """Return :func:`ink_tone`'s mean colour (``b - g``, ``r - max(g, b)``) over each mask.
+
+    The same float32 values as ``np.stack(planes, -1)[mask].mean(axis=0)``, to the last bit:
+    numpy reduces an (n, 2) array over its first axis by adding its rows in order, which is
+    each plane's running sum over the mask (``np.cumsum``) at its end, then divided by n
+    (tests/vision/test_same_values_cheaper.py). Made so without the (n, 2) copies, whose boolean
+    indexing and row-by-row mean were most of a tone's cost. An empty mask: numpy's mean.
+    """
+    b, g, r = cv2.split(img)
+    planes = (b - g, r - np.maximum(g, b))
+    out: list[npt.NDArray[np.float32]] = []
+    for where in masks:
+        n = int(np.count_nonzero(where))
+        if n == 0:
+            out.append(np.asarray(np.stack(planes, -1)[where].mean(axis=0), np.float32))
+            continue
+        sums = np.array([np.cumsum(plane[where])[-1] for plane in planes], np.float32)
+        out.append(np.asarray(sums / np.float32(n), np.float32))
+    return out
 
 
 def other_inks(a: F64, b: F64) -> bool:
@@ -206,7 +241,7 @@ Mask = npt.NDArray[np.bool_]
 
 def _raw_ink(face: Image) -> Mask:
     """Return where ``face`` has ink (not grown)."""
-    return np.asarray(_colour(face)[0] < INK_LEVEL, np.bool_)
+    return np.asarray(_luminance(face) < INK_LEVEL, np.bool_)
 
 
 def _grown(raw: Mask) -> tuple[Mask, Mask]:
