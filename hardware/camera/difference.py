@@ -216,12 +216,16 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 # indices at the frame's blur leaning 1.10 / 0.68 towards the king.
                 at_lean = (index_only_lean(observed, x, y, bank, p)
                            if at is not None and at >= p.difference_min_index else None)
-            elif at is not None and at < p.difference_min_index:
+            elif at is None or at < p.difference_min_index:
                 # The corner templates (sharp) lean neither way: a blur that smears thin
                 # strokes leaves them undecided. The comparison at the frame's own blur, on
                 # its stricter bounds, decides, where the camera resolves the pair
                 # (INDEX_RESOLVED; a blurred 9 of clubs: templates -0.19 against the 8, both
-                # indices at the frame's blur 0.93 / 0.91 towards the 9).
+                # indices at the frame's blur 0.93 / 0.91 towards the 9). So too where no
+                # corner template tells the two apart at all (``at`` None: a 6 and an 8 of
+                # one central-symbol design): a hard frame's 8 of clubs, its green index
+                # smeared, leaned 1.38 towards the 6 at the frame's blur, resolved at 0.87,
+                # and was read as the 6 (benchmark run 91).
                 at_lean = (index_only_lean(observed, x, y, bank, p)
                            if bank.index_only.resolved(observed, x, y) >= INDEX_RESOLVED
                            else None)
