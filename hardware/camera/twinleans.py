@@ -20,8 +20,10 @@ from hardware.camera.blurmatch import (
     lean_noise,
     matched_blur,
 )
+from hardware.camera.finetwins import FineFaces
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import pair_check
+from table_controller.engine.cards import Card
 
 
 def lean_stands(observed: F32, best: F32, twin: F32, position: float,
@@ -71,6 +73,19 @@ def blurred_read_stands(observed: F32, best: F32, twin: F32, position: float, si
     return (lean_stands(observed, best, twin, position, params)
             and index_lean_stands(observed, best, twin, sign, params)
             and offset_lean_stands(observed, best, twin, sign, params))
+
+
+def corners_deny(observed: F32, card: Card, twin: Card, fine: FineFaces | None,
+                 params: RecognizerParams) -> bool:
+    """Whether the corners at the frame's resolution decide ``twin`` over a blurred read.
+
+    :meth:`~hardware.camera.finetwins.FineFaces.denies` (every available corner box leaning
+    clearly to ``twin``, :meth:`~hardware.camera.finetwins.FineFaces.decide`), where
+    ``blurred_twin_corner_veto`` is set and the bank keeps its faces at their own
+    resolution (``fine``; None: never).
+    """
+    return (params.blurred_twin_corner_veto and fine is not None
+            and fine.denies(observed, card, twin))
 
 
 def offset_lean_stands(observed: F32, best: F32, twin: F32, sign: float,
