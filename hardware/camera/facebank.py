@@ -37,11 +37,7 @@ from hardware.camera.suits import (
     read_only,
 )
 from hardware.camera.twinconflict import blurred_names_twin, blurred_unmatched
-from hardware.camera.twinleans import (
-    above_noise,
-    index_lean_stands,
-    lean_stands,
-)
+from hardware.camera.twinleans import above_noise, blurred_read_stands, corners_deny, lean_stands
 from table_controller.engine.cards import FULL_DECK, SUITS, Card
 from table_controller.errors import CalibrationError
 
@@ -322,7 +318,11 @@ def decide_twin(
     :func:`~hardware.camera.twinleans.lean_stands`), and a blurred read must hold at the blur
     the corner indices show (:func:`~hardware.camera.twinleans.index_lean_stands`): at that
     size, blur and light the camera may not resolve the little the twins differ in (a small index
-    symbol, pips blurred to blobs). Returns the match of the card read (its
+    symbol, pips blurred to blobs), and with the cut moved by half a pixel each way
+    (:func:`~hardware.camera.twinleans.offset_lean_stands`, ``suit_blur_offset_px``: where
+    the twins differ in dot-sized pips the blurred lean can turn on the cut's offset), nor
+    where the corners at the frame's resolution decide the other twin (``corners_deny``).
+    Returns the match of the card read (its
     ``card`` and ``second`` swapped when the twin is read) and how far the observation leaned,
     or None: the two stay undecided.
 
@@ -379,15 +379,15 @@ def _stored_twin(
     if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p) or blurred.halves < 2:
         return None
     if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
-        if not (lean_stands(observed, best, twin, blurred.position, p)
-                and index_lean_stands(observed, best, twin, 1.0, p)):
+        if not blurred_read_stands(observed, best, twin, blurred.position, 1.0, p) or (
+                corners_deny(observed, match.card, match.second, bank.fine, p)):
             return None
         return match, blurred.position
     if (-blurred.position >= p.suit_blur_min_position
             and -blurred.best_half >= p.suit_blur_min_half
             and match.score - match.margin >= p.min_score):
-        if not (lean_stands(observed, best, twin, blurred.position, p)
-                and index_lean_stands(observed, best, twin, -1.0, p)):
+        if not blurred_read_stands(observed, best, twin, blurred.position, -1.0, p) or (
+                corners_deny(observed, match.second, match.card, bank.fine, p)):
             return None
         return signed_read(match, -1, -blurred.position, p)
     return None

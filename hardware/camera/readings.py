@@ -70,6 +70,17 @@ class RecognizerParams:
     #: the frame gives by itself: at least ``suit_noise_ratio`` times the lean the same
     #: difference shows where the two faces agree (:func:`hardware.camera.blurmatch.lean_noise`).
     suit_noise_ratio: float = 2.0
+    #: A read by the blurred comparison must hold with the cut moved by this much (stored-patch
+    #: pixels, about 0.25 mm) each way across and down
+    #: (:func:`hardware.camera.twinleans.offset_lean_stands`): where the twins differ in pips
+    #: a few pixels across, half a pixel of offset turned a lean of -0.78 into +0.87
+    #: (benchmark run 90). 0: not asked.
+    suit_blur_offset_px: float = 0.5
+    #: ... and not where the corner boxes at the frame's own resolution decide the other twin
+    #: (:meth:`hardware.camera.finetwins.FineFaces.denies`; each box aligned on its own): a 7
+    #: of spades being placed, its cut a pixel off, leaned 1.48 towards the club there, its
+    #: three corners -2.9 to -3.7 at 3.7-6.7 times their noise (benchmark run 90).
+    blurred_twin_corner_veto: bool = True
     #: A read is checked against each close rival where the two faces differ
     #: (:func:`hardware.camera.suits.pair_check`): the second-best card when it is the read's
     #: suit twin, and the best card of another rank or colour, each when the separation from it
