@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hardware.camera.facebank import (
+    RANKED,
     FaceBank,
     Match,
     decide_twin,
@@ -323,9 +324,10 @@ class RivalChecks:
         corners decide that second on the bounds of two ranks (``fine_rank_veto``;
         :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO`; a 6 of diamonds under a gloss
         streak read as the 8 whose corners leaned to the 6 by five and seven times their
-        noise, benchmark run 88). Where they decide neither (``fine_rank_close``), every close
-        card (``match.close``) of another rank the corners alone tell from ``card`` is asked
-        whether the corners refute the read against it
+        noise, benchmark run 88). Where they decide neither (``fine_rank_close``), each close
+        card (``match.close``, the :data:`~hardware.camera.facebank.RANKED` best: a fine
+        comparison costs 5-10 ms) of another rank the corners alone tell from ``card`` is
+        asked whether the corners refute the read against it
         (:meth:`~hardware.camera.finetwins.FineFaces.refutes` at the same noise bound): on
         such a design every pip card of a suit scores close to the read, and the card shown
         need not be the second (a 5 of diamonds under a gloss streak read as the 8, its
@@ -341,7 +343,7 @@ class RivalChecks:
         if verdict != 0 or not self.params.fine_rank_close:
             return verdict == -1
         return any(fine.refutes(observed(), card, other, RANK_NOISE_RATIO)
-                   for other in match.close
+                   for other in match.close[:RANKED]
                    if other.rank != card.rank and pair(card, other))
 
     def _indices_clear(self, observed: F32, card: Card, rival: Card,
