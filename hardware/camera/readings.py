@@ -95,9 +95,9 @@ class RecognizerParams:
     #: (:meth:`~hardware.camera.rivals.RivalChecks._fine_vetoed`; the profile's fine faces
     #: needed; benchmark run 88: a 6 of diamonds read as the 8 under a gloss streak).
     fine_rank_veto: bool = True
-    #: Where those corners decide nothing between the read and its close second, every other
-    #: close card (within ``difference_score_gap`` of the best score) of another rank that
-    #: the faces tell apart by their corners alone is asked too: the read is refused where
+    #: Where those corners decide nothing between the read and its close second, each close
+    #: card (within ``difference_score_gap`` of the best score; the six best) of another rank
+    #: that the faces tell apart by their corners alone is asked too: the read is refused where
     #: the corners refute it against one of them (one corner fitting and leaning clearly
     #: towards it, at :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO` times its noise,
     #: none towards the read; :func:`~hardware.camera.finedecide.fine_refutes`). On a
