@@ -334,10 +334,12 @@ class RivalChecks:
         corners undecided against the 9 and leaning to the 5 by 1.9-5.3 times their noise,
         the 5 the third card; benchmark run 93).
         """
-        fine, pair = self.bank.fine, self.bank.index_only.pair
+        fine = self.bank.fine
         second = match.second if match.card == card else match.card
-        if (fine is None or second is None or second.rank == card.rank
-                or not pair(card, second)):
+        if fine is None or second is None or second.rank == card.rank:
+            return False
+        pair = self.bank.index_only.pair
+        if not pair(card, second):
             return False
         verdict = fine.decide(observed(), card, second, RANK_NOISE_RATIO, RANK_MIN_MEAN)[0]
         if verdict != 0 or not self.params.fine_rank_close:
