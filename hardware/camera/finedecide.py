@@ -125,7 +125,7 @@ def decide_fine(lean: FineLean | None, noise_ratio: float = NOISE_RATIO,
     return sign if mean >= min_mean else 0
 
 
-def fine_refutes(lean: FineLean | None) -> bool:
+def fine_refutes(lean: FineLean | None, noise_ratio: float = NOISE_RATIO) -> bool:
     """Whether the corners lean clearly towards the twin (a read of the first card refused).
 
     Asked of a suit-twin read however it was made. A corner leans clearly one way when it
@@ -135,12 +135,13 @@ def fine_refutes(lean: FineLean | None) -> bool:
     twin and none clearly towards the card: on hard frames of two-corner designs the two
     pip corners of a 5, 8 or 10 of clubs leaned 0.6-0.8 towards the spade at a noise of
     0.05-0.08 while both index corners leaned 1.8-2.9 towards the club (benchmark run 65).
-    No corner available, or none compared: False.
+    No corner available, or none compared: False. ``noise_ratio``: the corners' bound
+    (:data:`RANK_NOISE_RATIO` for two ranks whose faces differ only in their corners).
     """
     if lean is None:
         return False
-    return (any(corner_clear(c, -1) for c in lean.corners)
-            and not any(corner_clear(c, 1) for c in lean.corners))
+    return (any(corner_clear(c, -1, noise_ratio) for c in lean.corners)
+            and not any(corner_clear(c, 1, noise_ratio) for c in lean.corners))
 
 
 def fine_confirms(lean: FineLean | None, noise_ratio: float = NOISE_RATIO) -> bool:

@@ -180,15 +180,19 @@ class FineFaces:
         """
         return self.decide(observed, card, twin)[0] < 0
 
-    def refutes(self, observed: F32, card: Card, twin: Card) -> bool:
+    def refutes(self, observed: F32, card: Card, twin: Card,
+                noise_ratio: float | None = None) -> bool:
         """Whether the view ``observed`` was cut from shows ``twin`` rather than ``card``.
 
-        :func:`fine_refutes` on :func:`fine_lean`; no view noted for ``observed``: False.
+        :func:`fine_refutes` on :func:`fine_lean` (``noise_ratio``: its bound, None:
+        :data:`~hardware.camera.finedecide.NOISE_RATIO`); no view noted for ``observed``:
+        False.
         """
         seen = self._views.get(id(observed))
         if seen is None or seen[0] is not observed:
             return False
-        return fine_refutes(self._lean(observed, seen[1], card, twin))
+        return fine_refutes(self._lean(observed, seen[1], card, twin),
+                            NOISE_RATIO if noise_ratio is None else noise_ratio)
 
     def confirms(self, observed: F32, card: Card, twin: Card,
                  noise_ratio: float | None = None) -> bool | None:

@@ -106,6 +106,16 @@ class RecognizerParams:
     #: (:meth:`~hardware.camera.rivals.RivalChecks._fine_vetoed`; the profile's fine faces
     #: needed; benchmark run 88: a 6 of diamonds read as the 8 under a gloss streak).
     fine_rank_veto: bool = True
+    #: Where those corners decide nothing between the read and its close second, each close
+    #: card (within ``difference_score_gap`` of the best score; the six best) of another rank
+    #: that the faces tell apart by their corners alone is asked too: the read is refused where
+    #: the corners refute it against one of them (one corner fitting and leaning clearly
+    #: towards it, at :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO` times its noise,
+    #: none towards the read; :func:`~hardware.camera.finedecide.fine_refutes`). On a
+    #: central-symbol design every pip card of a suit is close to every other; a 5 of
+    #: diamonds under a gloss streak was read as the 8, its second the 9 undecided, the 5
+    #: third or fifth (benchmark run 93).
+    fine_rank_close: bool = True
     #: A pip card's suit twin the rules above leave undecided is read where the stored faces
     #: (at their own blur and at the observation's) and the corner boxes at the frame's own
     #: resolution each name the same card clearly (:func:`hardware.camera.pipagree.agreed_twin`).

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hardware.camera.facebank import (
+    RANKED,
     FaceBank,
     Match,
     decide_twin,
@@ -289,15 +290,9 @@ class RivalChecks:
         """
         fine, card = self.bank.fine, reading.card
         near = match.second is not None and match.separation < self.params.pair_check_below
-        if fine is not None and card is not None and self.params.fine_rank_veto and near:
-            # A close second the corners alone tell from the read (one central symbol): the
-            # corners at the frame's own resolution deciding the second refute the read.
-            second = match.second if match.card == card else match.card
-            if (second is not None and second.rank != card.rank
-                    and self.bank.index_only.pair(card, second)
-                    and fine.decide(observed(), card, second, RANK_NOISE_RATIO,
-                                    RANK_MIN_MEAN)[0] == -1):
-                return _refused(reading, card)
+        if (fine is not None and card is not None and self.params.fine_rank_veto and near
+                and self._rank_refuted(observed, match, card)):
+            return _refused(reading, card)
         if (fine is None or card is None or not self.params.fine_twin_veto
                 or (card.rank not in FINE_VETO_RANKS and not fine.captured)):
             return reading
@@ -320,6 +315,38 @@ class RivalChecks:
         if inked is not None and rival.rank == card.rank and inked(card):
             return reading
         return _refused(reading, card)
+
+    def _rank_refuted(self, observed: Callable[[], F32], match: Match, card: Card) -> bool:
+        """Whether the corners at the frame's own resolution show another rank than ``card``.
+
+        Asked where the close second is a card of another rank the two faces tell apart by
+        their corners alone (``bank.index_only.pair``: one central symbol): refuted where the
+        corners decide that second on the bounds of two ranks (``fine_rank_veto``;
+        :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO`; a 6 of diamonds under a gloss
+        streak read as the 8 whose corners leaned to the 6 by five and seven times their
+        noise, benchmark run 88). Where they decide neither (``fine_rank_close``), each close
+        card (``match.close``, the :data:`~hardware.camera.facebank.RANKED` best: a fine
+        comparison costs 5-10 ms) of another rank the corners alone tell from ``card`` is
+        asked whether the corners refute the read against it
+        (:meth:`~hardware.camera.finetwins.FineFaces.refutes` at the same noise bound): on
+        such a design every pip card of a suit scores close to the read, and the card shown
+        need not be the second (a 5 of diamonds under a gloss streak read as the 8, its
+        corners undecided against the 9 and leaning to the 5 by 1.9-5.3 times their noise,
+        the 5 the third card; benchmark run 93).
+        """
+        fine = self.bank.fine
+        second = match.second if match.card == card else match.card
+        if fine is None or second is None or second.rank == card.rank:
+            return False
+        pair = self.bank.index_only.pair
+        if not pair(card, second):
+            return False
+        verdict = fine.decide(observed(), card, second, RANK_NOISE_RATIO, RANK_MIN_MEAN)[0]
+        if verdict != 0 or not self.params.fine_rank_close:
+            return verdict == -1
+        return any(fine.refutes(observed(), card, other, RANK_NOISE_RATIO)
+                   for other in match.close[:RANKED]
+                   if other.rank != card.rank and pair(card, other))
 
     def _indices_clear(self, observed: F32, card: Card, rival: Card,
                        ignore: Image | None = None) -> bool:
