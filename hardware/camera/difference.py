@@ -16,22 +16,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from hardware.camera.facebank import (
-    _RED,
-    FaceBank,
-    Match,
-    _rivals,
-    decide_twin,
-    index_only_refutes,
-    sharp_twin_read,
-    sharp_unconfirmed,
-    whole_contrast,
-)
+from hardware.camera.facebank import _RED, FaceBank, Match, whole_contrast
 from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO
 from hardware.camera.index import IndexRead
 from hardware.camera.readings import F32, RecognizerParams, SlotReading
+from hardware.camera.rivalrules import _rivals, index_only_refutes
 from hardware.camera.suits import SuitCheck, pair_check
 from hardware.camera.twinconflict import blurred_names_twin
+from hardware.camera.twindecide import decide_twin, sharp_twin_read, sharp_unconfirmed
 from table_controller.engine.cards import FULL_DECK, Card
 
 #: Where a pair's corner templates lean neither way, the comparison at the frame's blur decides
@@ -299,7 +291,7 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
         # index blurred on a one-picture design fits the twins' mean at 0.6-0.8); else the
         # twin rules as they are.
         # A pip card's sharp lean that nothing on the frame measures is no read unless its
-        # corners confirm it (:func:`~.facebank.sharp_unconfirmed`), nor one the faces blurred
+        # corners confirm it (:func:`~.twindecide.sharp_unconfirmed`), nor one the faces blurred
         # as the observation is contradict (:func:`~.twinconflict.blurred_names_twin`):
         # decide_twin decides.
         fx, ft = bank.luminance(x), bank.luminance(twin)
@@ -330,7 +322,7 @@ def _fine_may_show(observed: F32, x: Card, y: Card, at: float | None, bank: Face
     For a pair of different ranks whose faces differ only in the corners, left undecided by
     the stored faces (their region, the corner templates, both indices at the frame's
     blur): neither the corner templates (``difference_min_index``) nor both indices at the
-    frame's blur (:func:`~.facebank.index_only_refutes`) lean towards Y, and the profile
+    frame's blur (:func:`~.rivalrules.index_only_refutes`) lean towards Y, and the profile
     keeps its fine faces.
     """
     p = params

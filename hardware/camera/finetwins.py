@@ -58,7 +58,7 @@ FloatArray = npt.NDArray[np.float64]
 #: The corner box (fraction of the card's width, of its height) at each corner.
 FINE_BOX = (0.22, 0.3)
 #: The ranks the fine comparison decides and vetoes suit twins of: the courts
-#: (:func:`~hardware.camera.facebank.decide_twin`,
+#: (:func:`~hardware.camera.twindecide.decide_twin`,
 #: :meth:`~hardware.camera.rivals.RivalChecks._fine_vetoed`). On pip cards its corner boxes
 #: leaned clearly the wrong way on right reads (benchmark run 65: spades of a four-corner
 #: design towards the club on every box, leans -0.3 to -1.9 at fits 0.89-0.99; on hard frames

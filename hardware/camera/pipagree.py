@@ -2,7 +2,7 @@
 
 Rules this module keeps:
 
-1. Only a pair :func:`~hardware.camera.facebank.decide_twin` left undecided, of a 2 to 10
+1. Only a pair :func:`~hardware.camera.twindecide.decide_twin` left undecided, of a 2 to 10
    (courts are decided on the corners alone there, :data:`~hardware.camera.finetwins.FINE_RANKS`).
 2. Two measures must name the same card, each on its own clearly: the stored faces (the
    comparison at the faces' own blur and the one at the observation's blur, each leaning that
@@ -18,11 +18,12 @@ Rules this module keeps:
 from __future__ import annotations
 
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
-from hardware.camera.facebank import FaceBank, Match, signed_read
+from hardware.camera.facebank import FaceBank, Match
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import SuitCheck, pair_check
 from hardware.camera.twinconflict import blurred_unmatched
+from hardware.camera.twindecide import signed_read
 from hardware.camera.twinleans import above_noise, index_lean_stands, lean_stands
 
 

@@ -154,7 +154,7 @@ class RecognizerParams:
     #: A read checked against a close rival of another rank (``pair_check_below``) is refused
     #: when none of its own ink is there, the rival's is (``rival`` at ``washed_veto_rival`` or
     #: below) and its corner indices lean no further towards it than ``washed_veto_index``
-    #: (:func:`hardware.camera.facebank.ink_refuted`).
+    #: (:func:`hardware.camera.rivalrules.ink_refuted`).
     washed_veto_rival: float = -1.0
     washed_veto_index: float = 0.0
     #: A card the whole face leaves uncertain among faces that differ in little (every card
@@ -174,7 +174,7 @@ class RecognizerParams:
     #: A read checked against a close rival of another rank (``pair_check_below``), and each
     #: comparison :func:`hardware.camera.difference.read_by_difference` makes, is refused when the
     #: observation's contrast over the two faces' difference region is under this fraction of
-    #: its contrast over the whole card (:func:`hardware.camera.facebank.region_washed_out`: a
+    #: its contrast over the whole card (:func:`hardware.camera.rivalrules.region_washed_out`: a
     #: glare over the index).
     difference_min_contrast: float = 0.5
     #: Against a close card whose face differs from X's only in the corner indices (the

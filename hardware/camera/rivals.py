@@ -12,17 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hardware.camera.facebank import (
-    RANKED,
-    FaceBank,
-    Match,
-    decide_twin,
-    ink_refuted,
-    region_washed_out,
-    suit_twins,
-    twin_refuted,
-    whole_contrast,
-)
+from hardware.camera.facebank import RANKED, FaceBank, Match, suit_twins, whole_contrast
 from hardware.camera.finedecide import (
     CAPTURED_NOISE_RATIO,
     NOISE_RATIO,
@@ -33,7 +23,9 @@ from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
 from hardware.camera.pipagree import agreed_twin
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
+from hardware.camera.rivalrules import ink_refuted, region_washed_out
 from hardware.camera.suits import index_leans, index_positions, pair_check
+from hardware.camera.twindecide import decide_twin, twin_refuted
 from table_controller.engine.cards import FULL_DECK, Card
 
 #: The face rules out a rank its corner indices name when, over the two faces' difference
@@ -58,7 +50,7 @@ class RivalChecks:
                      rival: Card) -> bool:
         """Whether the white where ``rival`` has ink is ``card``'s own paper, not a glare's.
 
-        :func:`~hardware.camera.facebank.region_washed_out` takes a region without contrast
+        :func:`~hardware.camera.rivalrules.region_washed_out` takes a region without contrast
         for a glare's doing; but where the region is the rival's ink, the right card shows
         its paper there with no glare at all. A glare adds white: where the paper over the
         rival's ink (mostly on the face, not the corner indices) is not lifted
@@ -195,7 +187,7 @@ class RivalChecks:
         of the face (the reason :meth:`_check_index` asks every other rank), the index decides.
         Where the two faces' whole difference region is seen (:func:`~.suits.pair_check`: fit
         at least ``difference_min_fit``, contrast not washed out, as
-        :func:`~.facebank.region_washed_out`) and the observation leans towards ``card`` by
+        :func:`~.rivalrules.region_washed_out`) and the observation leans towards ``card`` by
         :data:`INDEX_WAIVE_LEAN` over it and on each half, the face has ruled the rival out:
         a small index blurred can name a rank the whole face plainly is not (synth-9121
         poker, gloss and bright, seed 2000000: seven right reads refused, their indices at
@@ -352,7 +344,7 @@ class RivalChecks:
                        ignore: Image | None = None) -> bool:
         """Whether both corner indices, printed as clearly as the card, name ``card``.
 
-        :func:`~hardware.camera.facebank.region_washed_out` refuses a read whose difference
+        :func:`~hardware.camera.rivalrules.region_washed_out` refuses a read whose difference
         region against the rival has lost its contrast: a glare over a 2's index makes it a 7.
         But where the region is ink the rival alone has (a 7's middle pip against a 6), the
         right card shows white there, the region's fitted contrast is near 0 with no glare at

@@ -1,7 +1,7 @@
 """Whether a lean between suit twins is more than the frame itself can make.
 
-:func:`~hardware.camera.facebank.decide_twin` and
-:func:`~hardware.camera.facebank.twin_refuted` read a twin from where the two faces differ; on
+:func:`~hardware.camera.twindecide.decide_twin` and
+:func:`~hardware.camera.twindecide.twin_refuted` read a twin from where the two faces differ; on
 designs whose twins differ in a small index suit symbol the lean there is as much the frame's
 noise and blur misfit as the card. These rules ask for a lean the frame's own noise does not
 make, at the blur the whole card shows and at the blur the corner indices show.

@@ -2,8 +2,8 @@
 
 Rules this module keeps:
 
-1. Only caches are filled: what :func:`~hardware.camera.facebank.decide_twin` and
-   :func:`~hardware.camera.facebank.twin_refuted` compute from two registered faces alone (the
+1. Only caches are filled: what :func:`~hardware.camera.twindecide.decide_twin` and
+   :func:`~hardware.camera.twindecide.twin_refuted` compute from two registered faces alone (the
    pair's difference region; the blur search's mean face and its coarse grid of blurs,
    :func:`~hardware.camera.blurmatch.warm_blurs`) is kept per pair of faces by
    :mod:`hardware.camera.suits` and :mod:`hardware.camera.blurmatch`, and is the same array

@@ -11,18 +11,12 @@ from dataclasses import replace
 import numpy as np
 
 from hardware.camera.difference import fine_shows, rank_needs_fine
-from hardware.camera.facebank import (
-    _RED,
-    FaceBank,
-    Match,
-    _rivals,
-    decide_twin,
-    index_only_refutes,
-    twin_refuted,
-)
+from hardware.camera.facebank import _RED, FaceBank, Match
 from hardware.camera.index import IndexRead
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
+from hardware.camera.rivalrules import _rivals, index_only_refutes
 from hardware.camera.suits import ink_check
+from hardware.camera.twindecide import decide_twin, twin_refuted
 from table_controller.engine.cards import Card
 
 

@@ -13,9 +13,9 @@ from hardware.camera.facebank import (
     decide,
     face_features,
     face_patch,
-    region_washed_out,
 )
 from hardware.camera.readings import RecognizerParams
+from hardware.camera.rivalrules import region_washed_out
 from hardware.camera.suits import observed_luminance
 from table_controller.engine.cards import Card
 

@@ -17,9 +17,10 @@ import pytest
 import hardware.camera.difference as D
 import hardware.camera.washedout as W
 from hardware.camera.difference import fine_shows, rank_needs_fine, rank_unshown
-from hardware.camera.facebank import FaceBank, Match, _rivals, index_only_refutes
+from hardware.camera.facebank import FaceBank, Match
 from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams
+from hardware.camera.rivalrules import _rivals, index_only_refutes
 from hardware.camera.suits import InkCheck, ink_check
 from table_controller.engine.cards import Card
 

@@ -153,8 +153,9 @@ def test_the_fine_comparison_decides_courts_only(kennard: Faces,
     """A pair the stored faces leave undecided is put to the fine comparison only when it is a
     court pair (``FINE_RANKS``): on pip cards its corners leaned clearly the wrong way on
     right reads, so a pip pair stays undecided whatever it would say."""
-    from hardware.camera import facebank
-    from hardware.camera.facebank import Match, decide_twin
+    from hardware.camera import twindecide
+    from hardware.camera.facebank import Match
+    from hardware.camera.twindecide import decide_twin
 
     bank = FaceBank.from_faces(shared_courts(kennard), RecognizerParams())
     assert bank.fine is not None
@@ -164,9 +165,9 @@ def test_the_fine_comparison_decides_courts_only(kennard: Faces,
         asked.append(card.code)
         return 1, 1.5
 
-    monkeypatch.setattr(facebank, "_stored_twin", lambda *a: None)
+    monkeypatch.setattr(twindecide, "_stored_twin", lambda *a: None)
     monkeypatch.setattr(bank.fine, "decide", leans_to_card)
-    monkeypatch.setattr(facebank, "pair_check",
+    monkeypatch.setattr(twindecide, "pair_check",
                         lambda *a: type("P", (), {"position": 1.0})())
     observed = observed_luminance(np.asarray(cv2.resize(kennard[Card.parse("Ks")],
                                                         STORED_PATCH_SIZE)[..., :3], np.uint8))

@@ -8,12 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.facebank import (
-    STORED_PATCH_SIZE,
-    FaceBank,
-    face_patch,
-    twin_refuted,
-)
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import (
     SuitCheck,
@@ -22,6 +17,7 @@ from hardware.camera.suits import (
     observed_luminance,
 )
 from hardware.camera.twinconflict import blurred_unmatched
+from hardware.camera.twindecide import twin_refuted
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
@@ -81,7 +77,7 @@ def test_twin_veto_takes_the_sharp_comparison_when_no_blur_matched(
     """A blurred comparison whose faces were blurred past the observation (its fitted contrast
     far over 1: an ace or a two with little print to match a blur on) sits near halfway
     whichever card it is; the veto then stands on the sharp comparison."""
-    import hardware.camera.facebank as facebank
+    import hardware.camera.twindecide as twindecide
 
     faces = four_colour(kennard)
     params = RecognizerParams()
@@ -89,7 +85,7 @@ def test_twin_veto_takes_the_sharp_comparison_when_no_blur_matched(
     spade, club = Card.parse("2s"), Card.parse("2c")
     ob = observed_luminance(_seen(face_patch(faces[spade], STORED_PATCH_SIZE), 42))
     over_blurred = SuitCheck(0.05, 0.95, 900, 0.02, 0.08, 1.9)
-    monkeypatch.setattr(facebank, "blurred_pair_check", lambda *_: over_blurred)
+    monkeypatch.setattr(twindecide, "blurred_pair_check", lambda *_: over_blurred)
     assert not twin_refuted(ob, spade, club, bank, params)
     assert twin_refuted(ob, club, spade, bank, params)
     # Before (the over-blurred comparison taken as evidence): refused.

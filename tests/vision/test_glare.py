@@ -14,11 +14,11 @@ from hardware.camera.facebank import (
     decide,
     face_features,
     face_patch,
-    ink_refuted,
 )
 from hardware.camera.fallback import twin_not_shown
 from hardware.camera.glare import glare_score
 from hardware.camera.readings import RecognizerParams, SlotReading
+from hardware.camera.rivalrules import ink_refuted
 from hardware.camera.suits import (
     face_luminance,
     ink_check,

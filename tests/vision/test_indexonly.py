@@ -13,10 +13,10 @@ from hardware.camera.facebank import (
     FaceBank,
     face_features,
     face_patch,
-    index_only_refutes,
 )
 from hardware.camera.index import IndexRead
 from hardware.camera.readings import RecognizerParams
+from hardware.camera.rivalrules import index_only_refutes
 from hardware.camera.suits import observed_luminance, pair_check
 from table_controller.engine.cards import FULL_DECK, Card
 

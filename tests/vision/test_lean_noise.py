@@ -8,9 +8,10 @@ import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import blurred_lean_noise, blurred_pair_check, lean_noise
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, decide_twin, face_patch
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import face_luminance, observed_luminance, pair_check, read_only
+from hardware.camera.twindecide import decide_twin
 from table_controller.engine.cards import Card
 
 from .conftest import Faces

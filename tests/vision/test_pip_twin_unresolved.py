@@ -17,18 +17,15 @@ import pytest
 
 from hardware.camera import difference
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
-from hardware.camera.facebank import (
-    STORED_PATCH_SIZE,
-    FaceBank,
-    Match,
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
+from hardware.camera.readings import F32, RecognizerParams
+from hardware.camera.suits import observed_luminance, pair_check
+from hardware.camera.twindecide import (
     decide_twin,
-    face_patch,
     sharp_twin_read,
     sharp_unconfirmed,
     sharp_unresolved,
 )
-from hardware.camera.readings import F32, RecognizerParams
-from hardware.camera.suits import observed_luminance, pair_check
 from table_controller.engine.cards import Card
 
 from .conftest import ROOT, Faces

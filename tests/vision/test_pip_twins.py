@@ -17,9 +17,10 @@ from hardware.camera.blurmatch import (
     blurred_pair_check,
     pip_share,
 )
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, decide_twin, face_patch
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import _pair, _region, face_luminance, observed_luminance, read_only
+from hardware.camera.twindecide import decide_twin
 from table_controller.engine.cards import Card
 
 from .conftest import Faces

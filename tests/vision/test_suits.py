@@ -153,8 +153,9 @@ def test_decide_twin_reads_the_twin_the_blurred_pips_show(kennard: Faces) -> Non
     """The whole face put the spade first; the pips, compared as blurred, show the club."""
     from dataclasses import replace
 
-    from hardware.camera.facebank import FaceBank, Match, decide_twin
+    from hardware.camera.facebank import FaceBank, Match
     from hardware.camera.readings import RecognizerParams
+    from hardware.camera.twindecide import decide_twin
 
     params = RecognizerParams()
     bank = FaceBank.from_faces(kennard, params)
@@ -176,8 +177,9 @@ def test_decide_twin_reads_the_twin_the_blurred_pips_show(kennard: Faces) -> Non
 
 def test_twin_refuted_by_the_blurred_pips(kennard: Faces) -> None:
     """A read of the spade whose pips, compared as blurred, show the club is refused."""
-    from hardware.camera.facebank import FaceBank, twin_refuted
+    from hardware.camera.facebank import FaceBank
     from hardware.camera.readings import RecognizerParams
+    from hardware.camera.twindecide import twin_refuted
 
     params = RecognizerParams()
     bank = FaceBank.from_faces(kennard, params)

@@ -15,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from hardware.camera.blurmatch import blurred_pair_check
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch, twin_refuted
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import observed_luminance
+from hardware.camera.twindecide import twin_refuted
 from hardware.camera.twinleans import lean_stands
 from table_controller.engine.cards import Card
 

@@ -17,19 +17,11 @@ import numpy as np
 
 from hardware.camera import difference
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
-from hardware.camera.facebank import (
-    STORED_PATCH_SIZE,
-    FaceBank,
-    Match,
-    decide_twin,
-    face_patch,
-    sharp_twin_read,
-    sharp_unresolved,
-    twin_refuted,
-)
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import observed_luminance, pair_check
 from hardware.camera.twinconflict import blurred_names_twin
+from hardware.camera.twindecide import decide_twin, sharp_twin_read, sharp_unresolved, twin_refuted
 from table_controller.engine.cards import Card
 
 from .conftest import ROOT, Faces

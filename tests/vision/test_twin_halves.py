@@ -15,9 +15,10 @@ the card was read as the 7 of spades at 0.98.
 from __future__ import annotations
 
 from hardware.camera.blurmatch import blurred_pair_check
-from hardware.camera.facebank import FaceBank, Match, decide_twin
+from hardware.camera.facebank import FaceBank, Match
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import pair_check
+from hardware.camera.twindecide import decide_twin
 from table_controller.engine.cards import Card
 
 from .conftest import Faces

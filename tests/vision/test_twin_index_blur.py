@@ -7,9 +7,10 @@ import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import blur_kernel, index_blur, matched_blur
-from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, decide_twin, face_patch
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import face_luminance, observed_luminance, read_only
+from hardware.camera.twindecide import decide_twin
 from hardware.camera.twinleans import above_noise, index_lean_stands
 from table_controller.engine.cards import Card
 

@@ -27,9 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from hardware.camera.blurmatch import blurred_pair_check
-from hardware.camera.facebank import FaceBank, Match, decide_twin
+from hardware.camera.facebank import FaceBank, Match
 from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams
+from hardware.camera.twindecide import decide_twin
 from hardware.camera.twinleans import corners_deny, lean_stands, offset_lean_stands
 from table_controller.engine.cards import Card
 

@@ -11,13 +11,7 @@ import numpy as np
 from benchmarks.bench_vision import stream_scenes
 from calibration.faces import load_face_folder
 from hardware.camera.blurmatch import COARSE_GRID, blurred_pair_check
-from hardware.camera.facebank import (
-    STORED_PATCH_SIZE,
-    FaceBank,
-    face_patch,
-    suit_twins,
-    twin_refuted,
-)
+from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch, suit_twins
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import (
     _pair,
@@ -27,6 +21,7 @@ from hardware.camera.suits import (
     observed_luminance,
     pair_check,
 )
+from hardware.camera.twindecide import twin_refuted
 from hardware.camera.warmup import CLOSE_RIVALS, FaceWarmer, close_rivals
 from hardware.sim import scene as S
 from hardware.sim.faces import face_folder
