@@ -16,11 +16,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from hardware.camera.facebank import _RED, FaceBank, Match, whole_contrast
+from hardware.camera.facebank import FaceBank, Match, twin_of, whole_contrast
 from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO
 from hardware.camera.index import IndexRead
 from hardware.camera.readings import F32, RecognizerParams, SlotReading
-from hardware.camera.rivalrules import _rivals, index_only_refutes
+from hardware.camera.rivalrules import close_rivals, index_only_refutes
 from hardware.camera.suits import SuitCheck, pair_check
 from hardware.camera.twinconflict import blurred_names_twin
 from hardware.camera.twindecide import decide_twin, sharp_twin_read, sharp_unconfirmed
@@ -175,7 +175,7 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     sx = scores[x]
     if not _may_lead(x, scores, index, p):
         return None, None
-    rivals, twin_needed = _rivals(x, scores)
+    rivals, twin_needed = close_rivals(x, scores)
     lean = 1.0
     worst: tuple[float, Card] | None = None
     contrast = p.difference_min_contrast * whole_contrast(observed, bank.whole_face(x))
@@ -285,8 +285,7 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
     if lean < p.difference_min_position:
         return None, worst[1] if worst is not None else None
     if twin_needed:
-        twin = Card(x.rank, next(t for t in range(4) if t != x.suit
-                                 and (t in _RED) == (x.suit in _RED)))
+        twin = twin_of(x)
         # The twins' sharp comparison as decide_twin's first, at this rule's fit (a red
         # index blurred on a one-picture design fits the twins' mean at 0.6-0.8); else the
         # twin rules as they are.

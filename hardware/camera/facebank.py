@@ -266,9 +266,19 @@ class Match:
 _RED = frozenset((SUITS.index("d"), SUITS.index("h")))
 
 
+def same_colour(a: Card, b: Card) -> bool:
+    """Return whether two cards' suits share a colour (clubs / spades, hearts / diamonds)."""
+    return (a.suit in _RED) == (b.suit in _RED)
+
+
 def suit_twins(a: Card, b: Card) -> bool:
     """Return whether two cards share rank and colour (clubs / spades, hearts / diamonds)."""
-    return a.rank == b.rank and a.suit != b.suit and ((a.suit in _RED) == (b.suit in _RED))
+    return a.rank == b.rank and a.suit != b.suit and same_colour(a, b)
+
+
+def twin_of(card: Card) -> Card:
+    """Return ``card``'s suit twin: its rank in the other suit of its colour."""
+    return next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
 
 
 #: ``_TWINS[i, j]``: whether ``FULL_DECK[i]`` and ``FULL_DECK[j]`` are suit twins.

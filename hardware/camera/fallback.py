@@ -20,11 +20,10 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.facebank import FaceBank, Match, decide, suit_twins, whole_contrast
+from hardware.camera.facebank import FaceBank, Match, decide, suit_twins, twin_of, whole_contrast
 from hardware.camera.glare import glare_score
 from hardware.camera.readings import Image, RecognizerParams, SlotReading
 from hardware.camera.suits import index_leans, pair_check
-from table_controller.engine.cards import Card
 
 F32 = npt.NDArray[np.float32]
 
@@ -73,7 +72,7 @@ def twin_not_shown(bank: FaceBank, p: RecognizerParams, observed: F32,
     if reading is None or reading.card is None:
         return reading
     card = reading.card
-    twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
+    twin = twin_of(card)
     check = pair_check(observed, bank.luminance(card), bank.luminance(twin))
     if check.position < p.twin_veto_position and check.worst_half < p.twin_veto_half:
         return None

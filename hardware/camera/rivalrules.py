@@ -4,7 +4,7 @@ Rules this module keeps:
 
 1. Of the cards close to a read, a suit twin is left to the twin rules
    (:mod:`.twindecide`), and a card of another rank in the other suit of the read's colour
-   needs them too, its rank in the read's suit being the rival (:func:`_rivals`).
+   needs them too, its rank in the read's suit being the rival (:func:`close_rivals`).
 2. A read is refuted against one rival where faces told apart by their corners alone lean
    towards the rival at the frame's blur (:func:`index_only_refutes`), where a glare washed
    out the region the two faces differ in (:func:`region_washed_out`), or where the rival's
@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hardware.camera.facebank import _RED, FaceBank, suit_twins, whole_contrast
+from hardware.camera.facebank import FaceBank, same_colour, suit_twins, whole_contrast
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import ink_check, pair_check
 from table_controller.engine.cards import Card
 
 
-def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:
+def close_rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:
     """Split the cards ``close`` to ``x`` into the rivals to compare it with, and the twin need.
 
     A suit twin of ``x`` is left to the twin rules (``True``); a card of another rank in the
@@ -35,7 +35,7 @@ def _rivals(x: Card, close: Iterable[Card]) -> tuple[set[Card], bool]:
             continue
         if suit_twins(x, y):
             twin_needed = True
-        elif y.rank != x.rank and y.suit != x.suit and (y.suit in _RED) == (x.suit in _RED):
+        elif y.rank != x.rank and y.suit != x.suit and same_colour(x, y):
             twin_needed = True
             rivals.add(Card(y.rank, x.suit))
         else:

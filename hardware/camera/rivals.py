@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hardware.camera.facebank import RANKED, FaceBank, Match, suit_twins, whole_contrast
+from hardware.camera.facebank import RANKED, FaceBank, Match, suit_twins, twin_of, whole_contrast
 from hardware.camera.finedecide import (
     CAPTURED_NOISE_RATIO,
     NOISE_RATIO,
@@ -289,7 +289,7 @@ class RivalChecks:
                 or (card.rank not in FINE_VETO_RANKS and not fine.captured)):
             return reading
         close = near and match.second is not None and suit_twins(match.card, match.second)
-        twin = next(c for c in (Card(card.rank, s) for s in range(4)) if suit_twins(card, c))
+        twin = twin_of(card)
         if twin_read or close:
             rival = twin
         elif fine.captured and near and match.second is not None:

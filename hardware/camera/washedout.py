@@ -11,10 +11,10 @@ from dataclasses import replace
 import numpy as np
 
 from hardware.camera.difference import fine_shows, rank_needs_fine
-from hardware.camera.facebank import _RED, FaceBank, Match
+from hardware.camera.facebank import FaceBank, Match, twin_of
 from hardware.camera.index import IndexRead
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
-from hardware.camera.rivalrules import _rivals, index_only_refutes
+from hardware.camera.rivalrules import close_rivals, index_only_refutes
 from hardware.camera.suits import ink_check
 from hardware.camera.twindecide import decide_twin, twin_refuted
 from table_controller.engine.cards import Card
@@ -79,7 +79,7 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
     """
     p = params
     lean = 1.0
-    rivals, twin_needed = _rivals(x, (y for y in match.ranked
+    rivals, twin_needed = close_rivals(x, (y for y in match.ranked
                                       if sx - scores[y] <= p.washed_score_gap))
     # The closest rival first: the likeliest to refute X (every rival must pass anyway).
     # The rank shown at the frame's own resolution (rank_unshown's last test, the costly fine
@@ -111,8 +111,7 @@ def _washed_lean(observed: F32, x: Card, sx: float, match: Match, scores: dict[C
         lean = min(lean, at)
     if twin_needed:
         # The costly test last (it may blur both faces as the observation is).
-        twin = Card(x.rank, next(t for t in range(4) if t != x.suit
-                                 and (t in _RED) == (x.suit in _RED)))
+        twin = twin_of(x)
         st = scores.get(twin, sx - 1.0)
         decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
                                                 margin=sx - st), bank, p)

@@ -20,7 +20,7 @@ from hardware.camera.difference import fine_shows, rank_needs_fine, rank_unshown
 from hardware.camera.facebank import FaceBank, Match
 from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams
-from hardware.camera.rivalrules import _rivals, index_only_refutes
+from hardware.camera.rivalrules import close_rivals, index_only_refutes
 from hardware.camera.suits import InkCheck, ink_check
 from table_controller.engine.cards import Card
 
@@ -52,7 +52,7 @@ def _in_turn(observed: F32, x: Card, match: Match, scores: dict[Card, float], ba
     among the cards these tests give)."""
     index = bank.index.read(observed)
     lean = 1.0
-    rivals, twin_needed = _rivals(x, (y for y in match.ranked
+    rivals, twin_needed = close_rivals(x, (y for y in match.ranked
                                       if scores[x] - scores[y] <= params.washed_score_gap))
     assert not twin_needed
     for y in sorted(rivals, key=lambda c: (-scores.get(c, -1.0), c)):
