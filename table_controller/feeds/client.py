@@ -59,7 +59,7 @@ from table_controller.feeds.messages import (
     decode,
     table_topic,
 )
-from table_controller.feeds.monitoring import monitor_address
+from table_controller.feeds.monitoring import close_monitored, monitor_address, stop_monitor
 from table_controller.feeds.security import ClientKeys
 
 
@@ -217,9 +217,9 @@ class FeedClient:
 
     async def close(self) -> None:
         """Close both sockets (idempotent)."""
-        for sock in (self._monitor, self._sub, self._req):
-            if sock is not None:
-                sock.close(linger=0)
+        close_monitored(self._sub, self._monitor)
+        if self._req is not None:
+            self._req.close(linger=0)
         self._sub = self._req = self._monitor = None
         self._pending_until = None
 
@@ -320,6 +320,9 @@ class FeedClient:
                 why = ("key refused: the CURVE handshake failed (is --server-key the table's "
                        "server.key?)")
             self.key_refused = why
+            # no one reads the monitor after this: stop it before its events fill the pipe
+            stop_monitor(self._sub, mon)
+            self._monitor = None
             self._state = ClientState.LOST
             self.stats.lost += 1
             self.stats.last_error = why

@@ -27,7 +27,7 @@ from table_controller.feeds.messages import (
     MessageError,
     decode,
 )
-from table_controller.feeds.monitoring import monitor_address
+from table_controller.feeds.monitoring import close_monitored, monitor_address
 from table_controller.feeds.security import ClientKeys
 
 
@@ -105,12 +105,8 @@ class CommandClient:
         return sock
 
     def _close_socket(self) -> None:
-        if self._monitor is not None:
-            self._monitor.close(linger=0)
-            self._monitor = None
-        if self._sock is not None:
-            self._sock.close(linger=0)
-            self._sock = None
+        close_monitored(self._sock, self._monitor)
+        self._sock = self._monitor = None
 
     async def _check_handshake(self) -> None:
         """Raise :class:`KeyRefused` if the monitor saw the table refuse the handshake."""
