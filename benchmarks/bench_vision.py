@@ -53,7 +53,9 @@ Environment: ``BENCH_VISION_FRAMES`` (frames per design and level, default 600),
 other deck designs, ``<rank><suit>.png`` each, separated by commas: measured after the two designs
 of the repository, with our method only, same levels and frames), ``BENCH_VISION_REGISTER``
 (``images``, the default: faces registered from the folder; ``camera``: captured by each
-calibrated camera, :func:`camera_registered`; ``camera-nofine``: so, without fine faces).
+calibrated camera, :func:`camera_registered`; ``camera-nofine``: so, without fine faces),
+``BENCH_VISION_WARM=1`` (each camera's recogniser warmed up before its first frame, as a board
+source does when opened, :data:`WARM`).
 """
 
 from __future__ import annotations
@@ -192,6 +194,12 @@ def deck_folder(design: str) -> Path:
 #: and captured, as ``vision capture-faces`` does), ``camera-nofine`` (so, without the faces at
 #: the frame's resolution, as before they were kept).
 REGISTER = os.environ.get("BENCH_VISION_REGISTER", "images")
+#: ``BENCH_VISION_WARM=1``: each calibrated camera's recogniser does its warm-up
+#: (:meth:`~hardware.camera.recognizer.BoardRecognizer.warm_up`, not timed) before its first
+#: one-off frame, as a board source does when opened: the per-frame CPU a deployed camera pays.
+#: By default the one-off frames read with a fresh recogniser (the cards of its first frames
+#: pay the deck's inks and the twins' blurs; every reading is the same either way).
+WARM = os.environ.get("BENCH_VISION_WARM", "") == "1"
 #: Frames of each card lying still that a camera registration averages
 #: (``BENCH_VISION_CAPTURE_FRAMES``; default the real flow's, :data:`CAPTURE_FRAMES`; 1: one
 #: frame per card, as before run 76).
@@ -263,6 +271,8 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
                 profile = camera_registered(profile, faces, cam, capture_rng,
                                             fine=REGISTER == "camera")
             recognizer = profile.recognizer()
+            if WARM:
+                recognizer.warm_up()  # as a board source does when opened, before its first frame
         except CalibrationError as exc:
             # An installer would move the camera; counted and reported, a new camera drawn.
             ours.calibration_failures.append(str(exc))
