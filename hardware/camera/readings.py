@@ -81,6 +81,12 @@ class RecognizerParams:
     #: of spades being placed, its cut a pixel off, leaned 1.48 towards the club there, its
     #: three corners -2.9 to -3.7 at 3.7-6.7 times their noise (benchmark run 90).
     blurred_twin_corner_veto: bool = True
+    #: A pip card's suit-twin read (the twin rules' or a second look's) is refused where the
+    #: two faces blurred as the observation is differ on one half of the card only and the
+    #: frame's noise cannot be measured against the sharp lean, unless the corners at the
+    #: frame's own resolution confirm it (:func:`hardware.camera.rivalrules.twin_blurred_away`;
+    #: a 9 of clubs under motion blur read as the spade, benchmark run 98).
+    twin_blur_check: bool = True
     #: A read is checked against each close rival where the two faces differ
     #: (:func:`hardware.camera.suits.pair_check`): the second-best card when it is the read's
     #: suit twin, and the best card of another rank or colour, each when the separation from it

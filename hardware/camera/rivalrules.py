@@ -9,15 +9,22 @@ Rules this module keeps:
    towards the rival at the frame's blur (:func:`index_only_refutes`), where a glare washed
    out the region the two faces differ in (:func:`region_washed_out`), or where the rival's
    own ink is there and the read's own is not (:func:`ink_refuted`).
+3. A pip card's suit-twin read, however decided, is refused where the frame's blur leaves the
+   twins' difference on one half of the card only and nothing on the frame measures the sharp
+   faces' lean (:func:`twin_blurred_away`), unless the corners at the frame's own resolution
+   confirm it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hardware.camera.facebank import FaceBank, same_colour, suit_twins, whole_contrast
+from hardware.camera.blurmatch import blurred_pair_check, lean_noise
+from hardware.camera.facebank import FaceBank, same_colour, suit_twins, twin_of, whole_contrast
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import ink_check, pair_check
+from hardware.camera.twinconflict import PIP_RANKS, blurred_unmatched
+from hardware.camera.twindecide import corners_confirm
 from table_controller.engine.cards import Card
 
 
@@ -93,3 +100,34 @@ def ink_refuted(observed: F32, card: Card, rival: Card, bank: FaceBank,
         return False
     ink = ink_check(observed, bank.luminance(card), bank.luminance(rival))
     return ink.own < p.washed_min_own and ink.rival <= p.washed_veto_rival
+
+
+def twin_blurred_away(observed: F32, card: Card, bank: FaceBank,
+                      params: RecognizerParams) -> bool:
+    """Whether a pip card's suit-twin read rests on a difference the frame's blur took away.
+
+    The twin rules read a pip card by the sharp faces' lean over the region the twins differ
+    in, taken as it is where the frame's noise cannot be measured against it
+    (:func:`~hardware.camera.blurmatch.lean_noise` None) and the faces blurred as the
+    observation is still match (:func:`~.twinconflict.blurred_unmatched` not). Those blurred
+    faces may differ on one half of the card only (``halves`` 1: one corner's print, the
+    pips' difference smoothed away): the camera then does not resolve what the pips differ
+    in, and the sharp faces' lean over them is the blur's misfit, as likely towards the
+    twin as towards the card. The blurred read needs both halves already
+    (:func:`~.twindecide.decide_twin`); here any twin read is refused so, unless the corners
+    at the frame's own resolution confirm it (:func:`~.twindecide.corners_confirm`). A 9 of
+    clubs under a horizontal motion blur was read as the spade by the difference read: the
+    sharp faces at 0.74 towards the spade (fit 0.95, noise not measurable), the blurred ones
+    on one half, 147 pixels of region against the sharp faces' 3,090, the corners deciding
+    neither (synth-9246 poker, normal indices in four corners, hard pushed; benchmark run 98).
+    """
+    if card.rank not in PIP_RANKS:
+        return False
+    twin = twin_of(card)
+    fc, ft = bank.luminance(card), bank.luminance(twin)
+    blurred = blurred_pair_check(observed, fc, ft)
+    if blurred.halves >= 2 or blurred_unmatched(blurred, params):
+        return False
+    if lean_noise(observed, fc, ft, joint=False) is not None:
+        return False
+    return not corners_confirm(observed, card, twin, bank)

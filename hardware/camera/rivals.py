@@ -23,7 +23,7 @@ from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
 from hardware.camera.pipagree import agreed_twin
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
-from hardware.camera.rivalrules import ink_refuted, region_washed_out
+from hardware.camera.rivalrules import ink_refuted, region_washed_out, twin_blurred_away
 from hardware.camera.suits import index_leans, index_positions, pair_check
 from hardware.camera.twindecide import decide_twin, twin_refuted
 from table_controller.engine.cards import FULL_DECK, Card
@@ -282,6 +282,10 @@ class RivalChecks:
         """
         fine, card = self.bank.fine, reading.card
         near = match.second is not None and match.separation < self.params.pair_check_below
+        if (card is not None and twin_read and self.params.twin_blur_check
+                and twin_of(card) in match.close
+                and twin_blurred_away(observed(), card, self.bank, self.params)):
+            return _refused(reading, card)
         if (fine is not None and card is not None and self.params.fine_rank_veto and near
                 and self._rank_refuted(observed, match, card)):
             return _refused(reading, card)
