@@ -81,6 +81,12 @@ class RecognizerParams:
     #: of spades being placed, its cut a pixel off, leaned 1.48 towards the club there, its
     #: three corners -2.9 to -3.7 at 3.7-6.7 times their noise (benchmark run 90).
     blurred_twin_corner_veto: bool = True
+    #: Where the faces blurred as the observation is differ nowhere by the difference level
+    #: (no pixel left to compare), the twins are compared on that fainter difference
+    #: (:func:`hardware.camera.faintpair.faint_twin_sign`, the blurred rule's bounds) and read
+    #: only where the lean stands at least this many times the frame's measured noise there
+    #: (benchmark run 95). 0: not compared so.
+    suit_faint_noise_ratio: float = 3.0
     #: A read is checked against each close rival where the two faces differ
     #: (:func:`hardware.camera.suits.pair_check`): the second-best card when it is the read's
     #: suit twin, and the best card of another rank or colour, each when the separation from it
