@@ -24,7 +24,13 @@ from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import SuitCheck, pair_check
 from hardware.camera.twinconflict import blurred_names_twin, blurred_unmatched
-from hardware.camera.twinleans import above_noise, blurred_read_stands, corners_deny, lean_stands
+from hardware.camera.twinleans import (
+    above_noise,
+    blurred_read_stands,
+    corner_blur_stands,
+    corners_deny,
+    lean_stands,
+)
 from table_controller.engine.cards import Card
 
 
@@ -109,14 +115,18 @@ def _stored_twin(
         return None
     if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
         if not blurred_read_stands(observed, best, twin, blurred.position, 1.0, p) or (
-                corners_deny(observed, match.card, match.second, bank.fine, p)):
+                corners_deny(observed, match.card, match.second, bank.fine, p)) or not (
+                corner_blur_stands(observed, best, twin, 1.0, match.card, match.second,
+                                   bank.fine, p)):
             return None
         return match, blurred.position
     if (-blurred.position >= p.suit_blur_min_position
             and -blurred.best_half >= p.suit_blur_min_half
             and match.score - match.margin >= p.min_score):
         if not blurred_read_stands(observed, best, twin, blurred.position, -1.0, p) or (
-                corners_deny(observed, match.second, match.card, bank.fine, p)):
+                corners_deny(observed, match.second, match.card, bank.fine, p)) or not (
+                corner_blur_stands(observed, best, twin, -1.0, match.card, match.second,
+                                   bank.fine, p)):
             return None
         return signed_read(match, -1, -blurred.position, p)
     return None
@@ -134,7 +144,8 @@ def _faint_twin(observed: F32, match: Match, best: F32, twin: F32, bank: FaceBan
     if sign == 0:
         return None
     card, other = (match.card, match.second) if sign > 0 else (match.second, match.card)
-    if corners_deny(observed, card, other, bank.fine, params):
+    if corners_deny(observed, card, other, bank.fine, params) or not corner_blur_stands(
+            observed, best, twin, float(sign), match.card, match.second, bank.fine, params):
         return None
     return signed_read(match, sign, lean, params)
 
