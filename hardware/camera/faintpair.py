@@ -45,9 +45,11 @@ FAINT_MIN_DIFFERENCE = 0.02
 
 
 def faint_pair_check(observed: F32, best: F32, twin: F32) -> tuple[SuitCheck, float | None] | None:
-    """The comparison of rule 1 and its noise, or None where the blurred faces differ by
-    ``DIFFERENCE_LEVEL`` somewhere (the ordinary blurred comparison applies) or by less than
-    :data:`FAINT_MIN_DIFFERENCE` everywhere."""
+    """Return the comparison of rule 1 and its noise (the unscaled faces' units).
+
+    None where the blurred faces differ by ``DIFFERENCE_LEVEL`` somewhere (the ordinary
+    blurred comparison applies) or by less than :data:`FAINT_MIN_DIFFERENCE` everywhere.
+    """
     blur, kernel, _ = matched_blur(observed, best, twin)
     bb, br = blurred_faces(best, twin, blur, kernel)
     half = (bb - br) / 2
@@ -67,7 +69,7 @@ def faint_pair_check(observed: F32, best: F32, twin: F32) -> tuple[SuitCheck, fl
 
 def faint_twin_sign(observed: F32, best: F32, twin: F32, params: RecognizerParams
                     ) -> tuple[int, float]:
-    """+1 (``best``) or -1 (``twin``) where rule 2 reads one, with the lean; else (0, 0)."""
+    """Return +1 (``best``) or -1 (``twin``) where rule 2 reads one, with the lean; else 0."""
     p = params
     found = faint_pair_check(observed, best, twin)
     if found is None:

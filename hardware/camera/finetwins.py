@@ -207,8 +207,10 @@ class FineFaces:
                              NOISE_RATIO if noise_ratio is None else noise_ratio)
 
     def blur_seen(self, observed: F32, card: Card, twin: Card) -> tuple[Blur, float] | None:
-        """The blur the corner boxes were compared at (:func:`fine_lean`) and the stored size's
-        scale to the frame's (the cut's width over the card's width in the frame).
+        """Return the blur the corner boxes were compared at, and the stored size's scale.
+
+        The blur is :func:`fine_lean`'s (frame px); the scale, the cut's width over the
+        card's width in the frame.
 
         None where no view is noted for ``observed`` or no corner was compared.
         """

@@ -134,7 +134,7 @@ def _stored_twin(
 
 def _faint_twin(observed: F32, match: Match, best: F32, twin: F32, bank: FaceBank,
                 params: RecognizerParams) -> tuple[Match, float] | None:
-    """A twin read on the faces' faint blurred difference (:func:`faint_twin_sign`).
+    """Read a twin on the faces' faint blurred difference (:func:`faint_twin_sign`).
 
     Not where the corners at the frame's resolution decide the other twin
     (:func:`~hardware.camera.twinleans.corners_deny`).
