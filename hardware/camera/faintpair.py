@@ -5,8 +5,8 @@ faces blurred as it is, over the pixels where those blurred faces differ by
 :data:`~hardware.camera.suits.DIFFERENCE_LEVEL`. On a hard frame of a design whose club and
 spade differ in small index symbols and pips drawn in fine lines, that blur leaves the two
 faces differing by 0.05-0.09 at most: no pixel is left to compare (fit 0), and the pair
-stayed undecided (benchmark run 95: 34 of 46 black cards left ``uncertain`` on hard frames of
-a four-corner design so). The difference is still there, only fainter.
+stayed undecided (benchmark run 95: 33 of 46 cards left ``uncertain`` on hard frames of a
+four-corner design so). The difference is still there, only fainter.
 
 Rules this module keeps:
 
