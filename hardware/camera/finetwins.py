@@ -206,6 +206,23 @@ class FineFaces:
         return fine_confirms(self._lean(observed, seen[1], card, twin),
                              NOISE_RATIO if noise_ratio is None else noise_ratio)
 
+    def blur_seen(self, observed: F32, card: Card, twin: Card) -> tuple[Blur, float] | None:
+        """Return the blur the corner boxes were compared at, and the stored size's scale.
+
+        The blur is :func:`fine_lean`'s (frame px); the scale, the cut's width over the
+        card's width in the frame.
+
+        None where no view is noted for ``observed`` or no corner was compared.
+        """
+        seen = self._views.get(id(observed))
+        if seen is None or seen[0] is not observed:
+            return None
+        lean = self._lean(observed, seen[1], card, twin)
+        if lean is None or not lean.corners:
+            return None
+        width = quad_size(seen[1].quad)[0]
+        return (lean.blur, observed.shape[1] / width) if width > 0 else None
+
     def _lean(self, observed: F32, view: FineView, card: Card, twin: Card) -> FineLean | None:
         """:func:`fine_lean` of the pair on ``view``, kept per observation and pair.
 

@@ -87,6 +87,16 @@ class RecognizerParams:
     #: frame's own resolution confirm it (:func:`hardware.camera.rivalrules.twin_blurred_away`;
     #: a 9 of clubs under motion blur read as the spade, benchmark run 98).
     twin_blur_check: bool = True
+    #: Where the faces blurred as the observation is differ nowhere by the difference level
+    #: (no pixel left to compare), the twins are compared on that fainter difference
+    #: (:func:`hardware.camera.faintpair.faint_twin_sign`, the blurred rule's bounds) and read
+    #: only where the lean stands at least this many times the frame's measured noise there
+    #: (benchmark run 95). 0: not compared so.
+    suit_faint_noise_ratio: float = 3.0
+    #: A twin read on the faces blurred as the observation is must not lean the other way at
+    #: the blur the corner boxes at the frame's resolution show
+    #: (:func:`hardware.camera.twinleans.corner_blur_stands`; benchmark run 95).
+    suit_corner_blur_check: bool = True
     #: A read is checked against each close rival where the two faces differ
     #: (:func:`hardware.camera.suits.pair_check`): the second-best card when it is the read's
     #: suit twin, and the best card of another rank or colour, each when the separation from it

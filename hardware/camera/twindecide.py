@@ -19,11 +19,18 @@ from dataclasses import replace
 
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
 from hardware.camera.facebank import FaceBank, Match
+from hardware.camera.faintpair import faint_twin_sign
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import SuitCheck, pair_check
 from hardware.camera.twinconflict import blurred_names_twin, blurred_unmatched
-from hardware.camera.twinleans import above_noise, blurred_read_stands, corners_deny, lean_stands
+from hardware.camera.twinleans import (
+    above_noise,
+    blurred_read_stands,
+    corner_blur_stands,
+    corners_deny,
+    lean_stands,
+)
 from table_controller.engine.cards import Card
 
 
@@ -102,21 +109,45 @@ def _stored_twin(
     if not p.suit_blur_check:
         return None
     blurred = blurred_pair_check(observed, best, twin)
+    if blurred.fit <= 0.0 and p.suit_faint_noise_ratio > 0.0:
+        return _faint_twin(observed, match, best, twin, bank, p)
     if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p) or blurred.halves < 2:
         return None
     if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
         if not blurred_read_stands(observed, best, twin, blurred.position, 1.0, p) or (
-                corners_deny(observed, match.card, match.second, bank.fine, p)):
+                corners_deny(observed, match.card, match.second, bank.fine, p)) or not (
+                corner_blur_stands(observed, best, twin, 1.0, match.card, match.second,
+                                   bank.fine, p)):
             return None
         return match, blurred.position
     if (-blurred.position >= p.suit_blur_min_position
             and -blurred.best_half >= p.suit_blur_min_half
             and match.score - match.margin >= p.min_score):
         if not blurred_read_stands(observed, best, twin, blurred.position, -1.0, p) or (
-                corners_deny(observed, match.second, match.card, bank.fine, p)):
+                corners_deny(observed, match.second, match.card, bank.fine, p)) or not (
+                corner_blur_stands(observed, best, twin, -1.0, match.card, match.second,
+                                   bank.fine, p)):
             return None
         return signed_read(match, -1, -blurred.position, p)
     return None
+
+
+def _faint_twin(observed: F32, match: Match, best: F32, twin: F32, bank: FaceBank,
+                params: RecognizerParams) -> tuple[Match, float] | None:
+    """Read a twin on the faces' faint blurred difference (:func:`faint_twin_sign`).
+
+    Not where the corners at the frame's resolution decide the other twin
+    (:func:`~hardware.camera.twinleans.corners_deny`).
+    """
+    assert match.second is not None
+    sign, lean = faint_twin_sign(observed, best, twin, params)
+    if sign == 0:
+        return None
+    card, other = (match.card, match.second) if sign > 0 else (match.second, match.card)
+    if corners_deny(observed, card, other, bank.fine, params) or not corner_blur_stands(
+            observed, best, twin, float(sign), match.card, match.second, bank.fine, params):
+        return None
+    return signed_read(match, sign, lean, params)
 
 
 def sharp_twin_read(observed: F32, best: F32, twin: F32, check: SuitCheck,

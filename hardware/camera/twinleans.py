@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import (
+    blur_kernel,
     blurred_faces,
     blurred_lean_noise,
     blurred_pair_check,
@@ -86,6 +87,33 @@ def corners_deny(observed: F32, card: Card, twin: Card, fine: FineFaces | None,
     """
     return (params.blurred_twin_corner_veto and fine is not None
             and fine.denies(observed, card, twin))
+
+
+def corner_blur_stands(observed: F32, best: F32, twin: F32, sign: float, card: Card,
+                       other: Card, fine: FineFaces | None, params: RecognizerParams) -> bool:
+    """Whether a blurred twin read holds at the blur the corner boxes show.
+
+    :func:`~hardware.camera.blurmatch.matched_blur` fits one blur on the stored-size cut;
+    the corner boxes at the frame's own resolution fit theirs
+    (:meth:`~hardware.camera.finetwins.FineFaces.blur_seen`), where a streak a few frame
+    pixels long still shows. Both faces blurred by the corners' blur (scaled to the stored
+    size), the comparison must not lean the other way (``sign``: +1 the read is ``best``,
+    -1 ``twin``) where it fits ``suit_min_fit``: a 3 of spades on an askew hard frame, its
+    stored cut fitted by a plain Gaussian (sigma 2), leaned 0.94 towards the club, while the
+    corners found an 8 px vertical streak, at which the whole card leaned -0.28, to the
+    spade, at a fit of 0.996 (benchmark run 95). ``suit_corner_blur_check`` off, no fine
+    faces or no corner compared: True.
+    """
+    if not params.suit_corner_blur_check or fine is None:
+        return True
+    seen = fine.blur_seen(observed, card, other)
+    if seen is None:
+        return True
+    kernel = blur_kernel(seen[0], seen[1])
+    fb = np.asarray(cv2.filter2D(best, -1, kernel, borderType=cv2.BORDER_REPLICATE), np.float32)
+    fr = np.asarray(cv2.filter2D(twin, -1, kernel, borderType=cv2.BORDER_REPLICATE), np.float32)
+    check = pair_check(observed, fb, fr, joint=True)
+    return check.fit < params.suit_min_fit or sign * check.position >= 0.0
 
 
 def offset_lean_stands(observed: F32, best: F32, twin: F32, sign: float,
