@@ -1,4 +1,4 @@
-"""Faces captured by the camera, made comparable: what faces print alike, they share.
+"""Faces captured by the camera, made comparable: court suit twins share what they print alike.
 
 A deck registered from the camera (:class:`calibration.faces.FaceCapture`) keeps each face at
 the size the card has in the frame (its fine face), for the comparisons at the frame's own
@@ -11,14 +11,6 @@ apart (benchmark run 71: a jack of clubs read as the spade, confirmed by a corne
 index). So, at registration, each pair of court suit twins is aligned (ECC, affine) and, wherever
 the two agree within :data:`AGREE_LEVEL` grey levels, both take their mean: what is left
 between them is what the design prints differently.
-
-What the whole deck prints alike (a frame line around the face, the paper) is shared the same
-way first (:func:`share_common_print`): each capture samples such a thin line at its own
-fraction of a pixel, so two captures of different cards differed along it by 15-50 grey
-levels in a staircase, in every corner box; the fine comparison's blur, fitted where the two
-faces agree, was then fitted on bare paper (a 4 of diamonds' corners against the 5's fitted a
-blur of 3.6 px and a 17 px streak on a medium frame, and no corner confirmed the read;
-benchmark run 96).
 
 Pip cards' suit twins are not consolidated (:data:`CONSOLIDATED_RANKS`): they differ in every
 suit sign they print, small signs that at the frame's resolution differ by a pixel's
@@ -33,9 +25,8 @@ Rules this module keeps:
    slot of one camera, so they differ by a pixel at most).
 2. An alignment that moves a face by more than :data:`MAX_SHIFT_PX` or scales it by more than
    :data:`MAX_SCALE` (or does not converge) is not used: the pair is compared unaligned.
-3. Only pixels where two agree change: where their signed difference, blurred by
-   :data:`AGREE_SIGMA`, reaches :data:`AGREE_LEVEL` (dilated by a pixel) each keeps its own;
-   a face and the deck's pixelwise median likewise.
+3. Only pixels where the pair agrees change: where their signed difference, blurred by
+   :data:`AGREE_SIGMA`, reaches :data:`AGREE_LEVEL` (dilated by a pixel) each keeps its own.
 """
 
 from __future__ import annotations
@@ -122,29 +113,16 @@ def share_agreement(a: F32, b: F32) -> tuple[F32, F32]:
             np.asarray(np.where(differ, b, mean), np.float32))
 
 
-def share_common_print(faces: Mapping[Card, F32]) -> dict[Card, F32]:
-    """Return each face (same size) with the deck's pixelwise median wherever it agrees with it.
-
-    What every face prints alike (the paper, a frame line) is then the same pixels in all of
-    them, as on faces registered from images; what a card prints that most do not (its
-    index, its pips, its picture) is its own. The faces were cut along each card's own edges
-    (:func:`calibration.capturepose.fitted_pose`), so they are not aligned again.
-    """
-    median = np.asarray(np.median(np.stack(list(faces.values())), axis=0), np.float32)
-    return {card: np.asarray(np.where(_differ(face, median), face, median), np.float32)
-            for card, face in faces.items()}
-
-
 def consolidate_twins(faces: Mapping[Card, Image]) -> dict[Card, Image]:
-    """Return the 52 captured grey faces at one size, sharing what they print alike.
+    """Return the 52 captured grey faces at one size, court suit twins sharing their agreement.
 
-    First what the whole deck prints alike (:func:`share_common_print`), then each pair of
-    court suit twins (:data:`CONSOLIDATED_RANKS`) its agreement (:func:`share_agreement`).
+    Each pair of court suit twins (:data:`CONSOLIDATED_RANKS`) shares its agreement
+    (:func:`share_agreement`); a pip card's twins keep their own.
 
     :param faces: card -> grey face (uint8) as captured, all 52.
     """
     same = common_size(faces)
-    grey = share_common_print({c: same[c].astype(np.float32) for c in FULL_DECK})
+    grey = {c: same[c].astype(np.float32) for c in FULL_DECK}
     for i, a in enumerate(FULL_DECK):
         for b in FULL_DECK[i + 1:]:
             if suit_twins(a, b) and a.rank in CONSOLIDATED_RANKS:

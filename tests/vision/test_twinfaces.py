@@ -48,15 +48,11 @@ def test_twins_share_what_they_print_alike_and_keep_what_tells_them_apart() -> N
     assert before[away].mean() > 3.0  # noise and the fraction of a pixel, everywhere
     assert after[away].max() <= 1.0  # the same picture: the same pixels now
     assert after[22:28, 10:14].min() > 100  # the sign still tells them apart
-    # Twins of pictures of their own keep theirs wherever the two differ (and wherever they
-    # differ from what the deck prints alike).
+    # Twins of pictures of their own keep theirs wherever the two differ.
     ac, as_ = faces[Card.parse("Ac")], faces[Card.parse("As")]
     signed = cv2.GaussianBlur(ac.astype(np.float32) - as_.astype(np.float32), (0, 0), 2.0)
-    median = np.median(np.stack([f.astype(np.float32) for f in common_size(faces).values()]),
-                       axis=0)
-    own = np.abs(cv2.GaussianBlur(ac.astype(np.float32) - median, (0, 0), 2.0)) >= 40
-    differ = (np.abs(signed) >= 40) & own
-    assert differ.mean() > 0.1
+    differ = np.abs(signed) >= 40
+    assert differ.mean() > 0.2
     assert np.array_equal(out[Card.parse("Ac")][differ], ac[differ])
 
 
