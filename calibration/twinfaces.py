@@ -1,23 +1,16 @@
-"""Faces captured by the camera, made comparable: court suit twins share what they print alike.
+"""Faces captured by the camera, made comparable: suit twins share what they print alike.
 
 A deck registered from the camera (:class:`calibration.faces.FaceCapture`) keeps each face at
-the size the card has in the frame (its fine face), for the comparisons at the frame's own
-resolution (:mod:`hardware.camera.finetwins`). Two captures of a king of clubs
+the size the card has in the frame (its fine face), for the comparison of court suit twins at
+the frame's own resolution (:mod:`hardware.camera.finetwins`). Two captures of a king of clubs
 and the king of spades of a design whose courts share one picture differ in the index's small
 suit sign, and also everywhere by the capture's noise and by a fraction of a pixel of pose:
 left so, every corner box "differs", and the comparison's placebo noise (drawn from the faces)
 does not see the capture's, so a box where the twins print the same leaned as if it told them
 apart (benchmark run 71: a jack of clubs read as the spade, confirmed by a corner without an
-index). So, at registration, each pair of court suit twins is aligned (ECC, affine) and, wherever
+index). So, at registration, each pair of suit twins is aligned (ECC, affine) and, wherever
 the two agree within :data:`AGREE_LEVEL` grey levels, both take their mean: what is left
 between them is what the design prints differently.
-
-Pip cards' suit twins are not consolidated (:data:`CONSOLIDATED_RANKS`): they differ in every
-suit sign they print, small signs that at the frame's resolution differ by a pixel's
-displacement of their outline (a club's lobes, a spade's shoulders); the signed difference
-blurred by :data:`AGREE_SIGMA` cancels there (16-20 grey levels at most on a bridge card of
-157 px), so both twins took one blended sign and no corner told a club from a spade
-(benchmark run 96).
 
 Rules this module keeps:
 
@@ -38,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.facebank import suit_twins
-from table_controller.engine.cards import FULL_DECK, RANKS, Card
+from table_controller.engine.cards import FULL_DECK, Card
 
 Image = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -52,10 +45,6 @@ AGREE_LEVEL = 14.0
 #: pixel of pose and sampling, in lines of opposite sign either side of an edge that the blur
 #: cancels, where ink one twin alone prints stays.
 AGREE_SIGMA = 2.0
-#: The ranks whose suit twins share what they print alike: the courts (J, Q, K), whose twins
-#: of a one-picture design differ in the index's suit sign alone. A pip card's twin prints
-#: another sign in every pip, which the blurred comparison cancels (see the module's notes).
-CONSOLIDATED_RANKS = frozenset(RANKS.index(r) for r in "JQK")
 #: Largest translation (px) an alignment of two captures may make.
 MAX_SHIFT_PX = 3.0
 #: Largest change of scale (either axis, as a fraction) an alignment may make.
@@ -99,25 +88,17 @@ def aligned(reference: F32, moving: F32) -> F32:
                                      borderMode=cv2.BORDER_REPLICATE), np.float32)
 
 
-def _differ(a: F32, b: F32) -> npt.NDArray[np.bool_]:
-    """Where ``a`` and ``b`` differ: their signed difference blurred reaches the level, grown."""
-    d = np.abs(cv2.GaussianBlur(a - b, (0, 0), AGREE_SIGMA))
-    return cv2.dilate((d >= AGREE_LEVEL).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-
-
 def share_agreement(a: F32, b: F32) -> tuple[F32, F32]:
     """Return ``a`` and ``b`` (aligned, same size) with their mean wherever they agree."""
-    differ = _differ(a, b)
+    d = np.abs(cv2.GaussianBlur(a - b, (0, 0), AGREE_SIGMA))
+    differ = cv2.dilate((d >= AGREE_LEVEL).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     mean = 0.5 * (a + b)
     return (np.asarray(np.where(differ, a, mean), np.float32),
             np.asarray(np.where(differ, b, mean), np.float32))
 
 
 def consolidate_twins(faces: Mapping[Card, Image]) -> dict[Card, Image]:
-    """Return the 52 captured grey faces at one size, court suit twins sharing their agreement.
-
-    Each pair of court suit twins (:data:`CONSOLIDATED_RANKS`) shares its agreement
-    (:func:`share_agreement`); a pip card's twins keep their own.
+    """Return the 52 captured grey faces at one size, each suit-twin pair sharing its agreement.
 
     :param faces: card -> grey face (uint8) as captured, all 52.
     """
@@ -125,6 +106,6 @@ def consolidate_twins(faces: Mapping[Card, Image]) -> dict[Card, Image]:
     grey = {c: same[c].astype(np.float32) for c in FULL_DECK}
     for i, a in enumerate(FULL_DECK):
         for b in FULL_DECK[i + 1:]:
-            if suit_twins(a, b) and a.rank in CONSOLIDATED_RANKS:
+            if suit_twins(a, b):
                 grey[a], grey[b] = share_agreement(grey[a], aligned(grey[a], grey[b]))
     return {c: np.asarray(np.clip(grey[c] + 0.5, 0, 255), np.uint8) for c in FULL_DECK}
