@@ -778,7 +778,7 @@ def test_doctests() -> None:
     import importlib
 
     attempted = 0
-    for name in ("", ".model", ".reader", ".replay", ".writer"):
+    for name in ("", ".model", ".reader", ".tomlsubset", ".bounds", ".replay", ".writer"):
         module = importlib.import_module(f"table_controller.phh{name}")
         result = doctest.testmod(module)
         assert result.failed == 0, module.__name__

@@ -2,12 +2,12 @@
 
 See the package documentation for the rules (which fields, which shapes are refused). Any
 text is answered with a hand or a :class:`PhhError` in bounded time (:func:`loads`: the text's
-length, nesting and numbers are bounded before anything is expanded).
+length, nesting and numbers are bounded before anything is expanded, :mod:`.bounds`). The
+TOML subset PHH files are written in is read by :mod:`.tomlsubset`, any other by ``tomllib``.
 """
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from table_controller.engine.cards import FULL_DECK, Card, CardError
+from table_controller.phh.bounds import MAX_DEPTH as MAX_DEPTH
+from table_controller.phh.bounds import MAX_TEXT as MAX_TEXT
+from table_controller.phh.bounds import _check_document as _check_document
+from table_controller.phh.bounds import _check_nesting as _check_nesting
 from table_controller.phh.model import (
     KNOWN_FIELDS,
     MAX_CHIPS,
@@ -27,6 +31,10 @@ from table_controller.phh.model import (
     parse_chips,
     whole_chips,
 )
+from table_controller.phh.tomlsubset import _LINES as _LINES
+from table_controller.phh.tomlsubset import _fast_toml as _fast_toml
+from table_controller.phh.tomlsubset import _line_toml as _line_toml
+from table_controller.phh.tomlsubset import _token_toml as _token_toml
 
 #: Verbs of a player's action and of the dealer's.
 _VERBS_PLAYER = frozenset({"f", "cc", "cbr", "sm"})
@@ -262,296 +270,16 @@ def from_mapping(raw: Mapping[str, Any]) -> HandHistory:
                        seats, extra)
 
 
-#: One token of the TOML subset PHH files use (see :func:`_fast_toml`).
-_TOKEN = re.compile(
-    r'[ \t]*(?:(?P<str>"[^"\\\x00-\x1f\x7f]*"|\'[^\'\x00-\x08\x0a-\x1f\x7f]*\')'
-    r'|(?P<float>-?(?:0|[1-9][0-9]*)\.[0-9]+)(?![\w.:-])|(?P<int>-?(?:0|[1-9][0-9]*))(?![\w.:-])'
-    r'|(?P<bool>true|false)(?!\w)|(?P<punct>[\[\],])|(?P<comment>#[^\n\x00-\x08\x0a-\x1f\x7f]*)'
-    r'|(?P<nl>\r?\n)|(?P<end>\Z))')
-_KEY = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
-
-
-_STR = r"'[^'\x00-\x08\x0a-\x1f\x7f]*'" + r'|"[^"\\\x00-\x1f\x7f]*"'
-_INT = r"-?(?:0|[1-9][0-9]*)"  # ASCII digits only (``\d`` would take any script's)
-_STR_ONLY = re.compile(_STR)
-_INTS = rf"\[[ \t]*(?:{_INT}[ \t]*,[ \t]*)*(?:{_INT}[ \t]*,?[ \t]*)?\]"
-_STRS = rf"\[[ \t]*(?:(?:{_STR})[ \t]*,[ \t]*)*(?:(?:{_STR})[ \t]*,?[ \t]*)?\]"
-#: One line of :func:`_line_toml`: spaces, the key, ``=``, one value (its group tells its kind:
-#: an array of integers, one of strings, a string, an integer, a boolean, a decimal), spaces.
-_ONE_LINE = re.compile(rf"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:({_INTS})|({_STRS})|({_STR})"
-                       rf"|({_INT})|(true|false)|({_INT}\.[0-9]+))[ \t]*")
-_K_INTS, _K_STRS, _K_STR, _K_INT, _K_BOOL, _K_DECIMAL = range(2, 8)
-_BAD_IN_COMMENT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-_BAD_IN_LITERAL = _BAD_IN_COMMENT  # what a literal string cannot hold is what a comment cannot
-_KEY_ONLY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _line_toml(text: str) -> dict[str, Any] | None:
-    """Read PHH written one ``key = value`` a line (arrays on one line); ``None`` otherwise.
-
-    The common shape of PHH files (every stored corpus hand but a few): whole lines of a key
-    and an integer, a decimal, a boolean, a string without escapes, or an array of integers or
-    of such strings, on one line, without a comment after the value; comment lines and blank
-    lines between. Anything else returns ``None`` (the caller reads the text token by token).
-    Each line is one match of :data:`_ONE_LINE` (the key, then which kind of value it is).
-
-    What it returns is within the bounds :func:`_check_document` keeps (one level of arrays,
-    integers within ``MAX_CHIPS``, decimal exponents within 30): a value beyond them returns
-    ``None`` too, and the caller's slower path reports it.
-
-    >>> _line_toml("a = [1, 2]" + chr(10) + "b = ['p1 f', 'p2 cc']")
-    {'a': [1, 2], 'b': ['p1 f', 'p2 cc']}
-    >>> _line_toml("a = [1, 'x']") is None, _line_toml("a = 9007199254740992") is None
-    (True, True)
-    """
-    out: dict[str, Any] = {}
-    lines, read_line = _LINES, _read_line
-    crlf = "\r" in text  # the CR of a CRLF line end is dropped (any other: not this reader)
-    for line in text.split("\n"):
-        if crlf and line[-1:] == "\r":
-            line = line[:-1]
-        entry = lines.get(line)
-        if entry is None:
-            entry = read_line(line)
-            if len(line) <= _LINE_CACHED_LENGTH:
-                if len(lines) >= _LINES_MAX:
-                    lines.clear()
-                lines[line] = entry
-        if entry is _SKIP:
-            continue
-        if entry is _NOT_THIS:
-            return None
-        key, value = cast("tuple[str, Any]", entry)
-        if key in out:
-            return None
-        out[key] = list(value) if type(value) is tuple else value
-    return out
-
-
-_SKIP, _NOT_THIS = object(), object()
-"""A line :func:`_line_toml` passes over (blank, a comment), one it does not read."""
-_LINES: dict[str, object] = {}
-"""Lines read so far (:func:`_read_line` is a function of the line alone, and its values are
-immutable): hand histories repeat most of their header lines (variant, stakes, stacks)."""
-_LINES_MAX = 20_000
-_LINE_CACHED_LENGTH = 200
-"""Longer lines (the actions, mostly: one of a kind) are read each time, not kept."""
-
-
-def _read_line(line: str) -> object:
-    """Read one line for :func:`_line_toml`: ``(key, value)``, ``_SKIP`` or ``_NOT_THIS``.
-
-    Arrays come back as tuples (the caller makes them lists, as ``tomllib`` has them).
-
-    :raises ValueError: an integer of more than 4,300 digits (as ``int`` does).
-    """
-    if line[-2:] == "']":  # an array of literal strings written "['a', 'b']": split, no pattern
-        key, eq, body = line.partition(" = ['")
-        if eq and _KEY_ONLY.fullmatch(key):
-            inner = body[:-2]
-            items = inner.split("', '")
-            # no other quote (the items are whole strings) and nothing a literal string refuses
-            if inner.count("'") == 2 * len(items) - 2 and not _BAD_IN_LITERAL.search(inner):
-                return key, tuple(items)
-    m = _ONE_LINE.fullmatch(line)
-    if m is None:  # a blank line, a comment line, or not this reader's
-        line = line.strip(" \t")
-        if not line or (line[0] == "#" and not _BAD_IN_COMMENT.search(line)):
-            return _SKIP
-        return _NOT_THIS
-    kind = cast(int, m.lastindex)  # the value's group (one always takes part in a match)
-    value = m.group(kind)
-    if kind == _K_INTS:
-        inner = value[1:-1].rstrip(" \t")
-        if inner[-1:] == ",":  # a trailing comma
-            inner = inner[:-1]
-        # int() takes the spaces around each item; the pattern allowed nothing else
-        ints = tuple(map(int, inner.split(","))) if inner.strip(" \t") else ()
-        if ints and (min(ints) < -MAX_CHIPS or max(ints) > MAX_CHIPS):
-            return _NOT_THIS
-        return m.group(1), ints
-    if kind == _K_STRS:
-        # no quote inside a string of the other kind: the items sit between the quotes
-        if '"' not in value:
-            return m.group(1), tuple(value.split("'")[1::2])
-        if "'" not in value:
-            return m.group(1), tuple(value.split('"')[1::2])
-        return m.group(1), tuple(s[1:-1] for s in _STR_ONLY.findall(value))
-    if kind == _K_STR:
-        return m.group(1), value[1:-1]
-    if kind == _K_INT:
-        number = int(value)
-        if not -MAX_CHIPS <= number <= MAX_CHIPS:
-            return _NOT_THIS
-        return m.group(1), number
-    if kind == _K_BOOL:
-        return m.group(1), value == "true"
-    decimal = Decimal(value)  # _K_DECIMAL
-    if decimal and not -30 <= decimal.adjusted() <= 30:
-        return _NOT_THIS
-    return m.group(1), decimal
-
-
-def _fast_toml(text: str) -> dict[str, Any] | None:
-    """Read the TOML subset PHH files are written in; ``None`` for anything else.
-
-    Files written one value a line go through :func:`_line_toml` (about four times faster);
-    the others are read token by token here.
-
-    Top-level ``key = value`` lines whose values are integers, decimals (as :class:`Decimal`,
-    like ``tomllib`` with ``parse_float=Decimal``), booleans, basic strings without escapes,
-    literal (single-quoted) strings and arrays of those (across lines, with comments).
-    Anything else (tables, dates, escapes, exponents, duplicate keys, a syntax error) returns
-    ``None``: the caller then uses ``tomllib``, which also reports the errors.
-
-    >>> _fast_toml('a = 1; b = [true, "x", 2.50,]  # c'.replace("; ", chr(10)))
-    {'a': 1, 'b': [True, 'x', Decimal('2.50')]}
-    >>> _fast_toml('t = 21:05:07') is None, _fast_toml('a = [1 2]') is None
-    (True, True)
-    """
-    lines = _line_toml(text)
-    return lines if lines is not None else _token_toml(text)
-
-
-def _token_toml(text: str) -> dict[str, Any] | None:
-    """Read the TOML subset of :func:`_fast_toml` token by token; ``None`` for anything else."""
-    out: dict[str, Any] = {}
-    pos = 0
-    key_match, token = _KEY.match, _TOKEN.match
-    while True:
-        m = token(text, pos)
-        if m is not None and m.lastgroup in ("nl", "comment"):
-            pos = m.end()
-            continue
-        if m is not None and m.lastgroup == "end":
-            return out
-        k = key_match(text, pos)
-        if k is None or k.group(1) in out:
-            return None
-        pos = k.end()
-        stack: list[list[Any]] = []
-        want_value = True  # inside an array: a value (or "]") may come next, not a comma
-        while True:
-            m = token(text, pos)
-            if m is None:
-                return None
-            pos = m.end()
-            kind = m.lastgroup
-            if kind in ("nl", "comment"):
-                if not stack:
-                    return None
-                continue
-            if kind == "end":
-                return None
-            if kind == "punct":
-                p = text[pos - 1]
-                if p == "[":
-                    if not want_value or len(stack) >= MAX_DEPTH:
-                        return None  # too deep: the nesting check refuses it at once
-                    stack.append([])
-                    continue
-                if not stack:
-                    return None
-                if p == ",":
-                    if want_value:
-                        return None
-                    want_value = True
-                    continue
-                value: Any = stack.pop()  # "]" (after a value, a trailing comma, or "[")
-                if not stack:
-                    break
-                stack[-1].append(value)
-                want_value = False
-                continue
-            if not want_value:
-                return None
-            raw = m.group(kind or 0)
-            if kind == "str":
-                value = raw[1:-1]
-            elif kind == "int":
-                value = int(raw)
-            elif kind == "float":
-                value = Decimal(raw)
-            else:
-                value = raw == "true"
-            if not stack:
-                break
-            stack[-1].append(value)
-            want_value = False
-        out[k.group(1)] = value
-        m = token(text, pos)  # the rest of the line: a comment, then the newline or the end
-        if m is not None and m.lastgroup == "comment":
-            pos = m.end()
-            m = token(text, pos)
-        if m is None or m.lastgroup not in ("nl", "end"):
-            return None
-        pos = m.end()
-
-
-#: Longest PHH text read, in characters (a hand is about a kilobyte; a long one with
-#: commentary a few).
-MAX_TEXT = 65_536
-#: Deepest nesting of arrays and tables in a hand (PHH writes one level; ``_posts`` two).
-MAX_DEPTH = 8
-
-
-def _check_document(raw: Mapping[str, Any]) -> None:
-    """Refuse nesting deeper than :data:`MAX_DEPTH`, integers beyond ``MAX_CHIPS``, exponents.
-
-    A decimal's exponent must be within 30 of the point (``1e400`` is refused as it is, never
-    expanded). Without recursion, on every field (the unknown ones are kept and written back).
-    """
-    stack: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in raw.items()]
-    while stack:
-        key, value, depth = stack.pop()
-        if isinstance(value, Mapping | list):
-            if depth >= MAX_DEPTH:
-                raise PhhError(key, f"nested deeper than {MAX_DEPTH}")
-            items = value.values() if isinstance(value, Mapping) else value
-            stack.extend((key, v, depth + 1) for v in items)
-        elif type(value) is int and not -MAX_CHIPS <= value <= MAX_CHIPS:
-            raise PhhError(key, "integer out of range (|n| <= 2**53 - 1)")
-        elif (isinstance(value, Decimal) and value.is_finite() and value
-              and not -30 <= value.adjusted() <= 30):
-            raise PhhError(key, f"number out of range ({value:.3E})")
-
-
-#: What is not a bracket's nesting: strings (multi-line first), comments.
-_NOT_NESTING = re.compile(r'"""[\s\S]*?"""' r"|'''[\s\S]*?'''" r'|"(?:[^"\\\n]|\\.)*"'
-                          r"|'[^'\n]*'" r"|#[^\n]*")
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_INNERMOST = re.compile(r"\[\]|\{\}")
-
-
-def _check_nesting(text: str) -> None:
-    """Refuse a text nested deeper than :data:`MAX_DEPTH` before ``tomllib`` recurses into it.
-
-    Its brackets outside strings and comments are taken, innermost pairs first, one level a
-    pass (a table header ``[[a]]`` counts two): more than ``MAX_DEPTH + 2`` passes, or more
-    openers than that never closed, is too deep. A few passes of regular expressions, whatever
-    the text; other unbalanced brackets are left to ``tomllib`` to report.
-    """
-    brackets = _NOT_BRACKET.sub("", _NOT_NESTING.sub("", text))
-    for _ in range(MAX_DEPTH + 2):
-        brackets, n = _INNERMOST.subn("", brackets)
-        if not n:
-            break
-    # pairs left after that many passes, or more openers never closed than that: too deep
-    if _INNERMOST.search(brackets) or \
-            brackets.count("[") + brackets.count("{") > MAX_DEPTH + 2:
-        raise PhhError("toml", f"nested deeper than {MAX_DEPTH}")
-
-
 def loads(text: str) -> HandHistory:
     """Read one hand from PHH text.
 
-    The TOML subset PHH files are written in is read by :func:`_fast_toml` (a quarter less
-    time than ``tomllib`` on real hands); any other TOML by ``tomllib``. What the line reader
-    (:func:`_line_toml`) returns is bounded already; anything else is walked by
-    :func:`_check_document`.
+    The TOML subset PHH files are written in is read by :func:`.tomlsubset._fast_toml` (a
+    quarter less time than ``tomllib`` on real hands); any other TOML by ``tomllib``. What the
+    line reader (:func:`.tomlsubset._line_toml`) returns is bounded already; anything else is
+    walked by :func:`.bounds._check_document`.
 
-    Bounded: a text longer than :data:`MAX_TEXT` characters, nested deeper than
-    :data:`MAX_DEPTH`, or with a chip amount beyond :data:`~.model.MAX_CHIPS` (an integer of
+    Bounded: a text longer than :data:`.bounds.MAX_TEXT` characters, nested deeper than
+    :data:`.bounds.MAX_DEPTH`, or with a chip amount beyond :data:`~.model.MAX_CHIPS` (an integer of
     thousands of digits, ``5e1000000``) is refused with :class:`PhhError` before it is
     expanded: every text is answered in time bounded by its (bounded) length.
 
