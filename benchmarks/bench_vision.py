@@ -61,18 +61,25 @@ source does when opened, :data:`WARM`).
 from __future__ import annotations
 
 import os
-import statistics
 import time
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from benchmarks.vision_counts import Counts, _score, _time_decode
+from benchmarks.vision_report import Pool, _row, _size_name
+from benchmarks.vision_scenes import ROOT as ROOT
+from benchmarks.vision_scenes import Image as Image
+from benchmarks.vision_scenes import deck_folder as deck_folder
+from benchmarks.vision_scenes import extra_seed as extra_seed
+from benchmarks.vision_scenes import situation_seed as situation_seed
+from benchmarks.vision_scenes import stream_scenes as stream_scenes
+from benchmarks.vision_stream import STREAM_COLD as STREAM_COLD
+from benchmarks.vision_stream import run_stream as run_stream
 from calibration.camera import CameraProfile, calibrate_camera, profile_with_patches
 from calibration.faces import CAPTURE_FRAMES, load_face_folder
-from hardware.camera.geometry import card_size_name
 from hardware.camera.onecore import one_core
 from hardware.camera.recognizer import (
     STORED_PATCH_SIZE,
@@ -86,33 +93,10 @@ from hardware.sim.situations import Situation, printed_felt, render_situation
 from table_controller.engine.cards import FULL_DECK, Card
 from table_controller.errors import CalibrationError
 
-Image = npt.NDArray[np.uint8]
-ROOT = Path(__file__).resolve().parents[1]
 DESIGNS = ("kennard", "svg-cards")
 LEVELS = (S.Level.MEDIUM, S.Level.HARD)
 #: Fresh seeds: tuning used kennard seeds 1-7, 1000-5100 only (earlier runs: 70000+ to 110000+).
 SEED_BASE = 100_000
-
-
-@dataclass
-class Counts:
-    cards: int = 0
-    correct: int = 0
-    uncertain: int = 0
-    wrong: int = 0
-    empty_slots: int = 0
-    empty_read: int = 0
-    occluded_slots: int = 0
-    boards: int = 0
-    boards_all_correct: int = 0
-    ms: list[float] = field(default_factory=list)
-    calibration_failures: list[str] = field(default_factory=list)
-    cpu_ms: list[float] = field(default_factory=list)
-    #: Per frame read: CPU and wall time of ``cv2.imdecode`` of the frame as JPEG q90 (the
-    #: reading is of the rendered frame itself, as always; this is the decode a camera's
-    #: MJPEG frame adds).
-    decode_cpu_ms: list[float] = field(default_factory=list)
-    decode_ms: list[float] = field(default_factory=list)
 
 
 class CornerBaseline:
@@ -142,51 +126,6 @@ class CornerBaseline:
             if scores[i] > best:
                 best, best_card = float(scores[i]), FULL_DECK[i]
         return best_card if best >= 0.5 else None
-
-
-def _time_decode(image: Image, c: Counts) -> None:
-    """Time ``cv2.imdecode`` of ``image`` encoded as JPEG q90 (as a camera's MJPEG frame)."""
-    blob = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1]
-    t0, c0 = time.perf_counter(), time.thread_time()
-    cv2.imdecode(blob, cv2.IMREAD_COLOR)
-    c.decode_cpu_ms.append((time.thread_time() - c0) * 1000)
-    c.decode_ms.append((time.perf_counter() - t0) * 1000)
-
-
-def _score(truth: tuple[S.SlotTruth, ...], cards: list[tuple[str, Card | None]], c: Counts) -> None:
-    c.boards += 1
-    all_ok = True
-    for t, (status, card) in zip(truth, cards, strict=True):
-        if t.status == "card":
-            c.cards += 1
-            if status == "card" and card == t.card:
-                c.correct += 1
-            elif status == "card":
-                c.wrong += 1
-                all_ok = False
-            else:
-                c.uncertain += 1
-                all_ok = False
-        elif t.status == "empty":
-            c.empty_slots += 1
-            if status == "card":
-                c.wrong += 1
-                all_ok = False
-            elif status == "empty":
-                c.empty_read += 1
-        else:
-            c.occluded_slots += 1
-            if status == "card" and card != t.card:
-                c.wrong += 1
-                all_ok = False
-    c.boards_all_correct += all_ok
-
-
-def deck_folder(design: str) -> Path:
-    """Return the faces folder of a design name (kennard, a folder under examples/cards) or path."""
-    if "/" in design:
-        return Path(design)
-    return face_folder(design) if design == "kennard" else ROOT / "examples" / "cards" / design
 
 
 #: How the faces are registered (``BENCH_VISION_REGISTER``): ``images`` (the face folder,
@@ -309,232 +248,6 @@ def run_config(design: str, level: S.Level, frames: int, per_camera: int, seed: 
             _score(scene.truth, answers, base)
             done += 1
     return ours, base
-
-
-def stream_scenes(faces: dict[Card, Image], rng: np.random.Generator, level: S.Level,
-                  cam: S.CameraSetup, frames: int, per_step: int = 10) -> list[S.Scene]:
-    """Frames as a fixed camera sees hands dealt: empty, flop, turn, river, ``per_step`` each.
-
-    What a dealer does, street by street: the first frame shows the dealer's hand laying the
-    street's last card (the hand half over it, the card a few millimetres short of where it
-    comes to rest, as :attr:`~hardware.sim.situations.Situation.PLACING`; the empty board's
-    first frame: a hand over the felt, the cards just swept away), the second the cards at rest
-    with the hand drawing back over some of the board, then the board unchanged, except one
-    frame halfway where a hand passes over the board and leaves the cards as they were. The
-    light is drawn once per hand (a room's light does not change between frames); the sensor
-    noise and JPEG are fresh in every frame. ``per_step`` under 4 keeps only the first frames.
-    """
-    out: list[S.Scene] = []
-    while len(out) < frames:
-        placements = S.place_cards(rng, S.random_board(rng), level, cam.geometry)
-        pert = S.sample_perturbations(rng, level, cam)
-        for shown in (0, 3, 4, 5):
-            on = [p for p in placements if p.slot < shown]
-            laid = [p for p in on if p.slot == shown - 1]
-            for k in range(per_step):
-                hand: S.Hand | None = None
-                cards = on
-                if k == 0 and laid:
-                    last = laid[0]
-                    x, y = last.centre_mm
-                    short = replace(last, centre_mm=(x + float(rng.uniform(-3, 3)),
-                                                     y + float(rng.uniform(3, 12))))
-                    cards = [short if p is last else p for p in on]
-                    hand = replace(S.random_hand(rng, cam.geometry),
-                                   centre_mm=(x + float(rng.uniform(-15, 15)),
-                                              y + float(rng.uniform(80, 100))),
-                                   angle_deg=float(rng.uniform(-15, 15)))
-                elif k == 0 or (k == 1 and laid) or (k == per_step // 2 and per_step >= 4):
-                    hand = S.random_hand(rng, cam.geometry)
-                out.append(S.render(faces, cards, cam, rng, pert, hand))
-    return out[:frames]
-
-
-#: ``BENCH_VISION_STREAM_COLD=1``: the stream's recogniser starts without its warm-up (as before
-#: benchmark run 86): the frames not read again do it a few units at a time, and the first card
-#: read pays for the deck's inks. By default it is warmed before the first frame, as
-#: :meth:`~hardware.camera.source.FrameBoardSource.open` does.
-STREAM_COLD = os.environ.get("BENCH_VISION_STREAM_COLD", "") == "1"
-
-
-def extra_seed(seed_base: int, deck: int, level: int) -> int:
-    """The scene seed of an extra design's plain scenes: ``seed_base + 1000 + 100 * deck + 10 *
-    level`` for the first twenty designs (the seeds every earlier run recorded); designs past
-    the twentieth go to their own block above all the others', so no two scenes share a seed."""
-    if deck < 20:
-        return seed_base + 1000 + 100 * deck + 10 * level
-    return seed_base + 100_000 + 100 * deck + 10 * level
-
-
-def situation_seed(seed_base: int, situation: int, deck: int, level: int) -> int:
-    """The scene seed of a situation run: ``seed_base + 3000 + 100 * situation + 10 * deck +
-    level`` for the first ten designs (the seeds every earlier run recorded); each further ten
-    designs take a block of their own ``10_000`` higher, so no two scenes share a seed however
-    many designs are listed."""
-    block, deck_in_block = divmod(deck, 10)
-    return seed_base + 3000 + 10_000 * block + 100 * situation + 10 * deck_in_block + level
-
-
-def run_stream(frames: int, seed: int, fps: float = 10.0, design: str = "kennard",
-               level: S.Level = S.Level.MEDIUM) -> list[str]:
-    """A camera delivering frames continuously: decode (JPEG q90 as MJPEG, and PNG) + read.
-
-    Frames are rendered first (:func:`stream_scenes`, one calibrated camera), encoded, then fed
-    in order at ``fps`` on the time line to one recogniser per encoding: per frame the CPU time
-    of ``cv2.imdecode`` and of ``BoardRecognizer.read``, whether the two fit in one frame
-    interval, how many cards were matched afresh and how many kept their earlier reading
-    (pixels unchanged), and the reads scored against the truth.
-    """
-    faces = load_face_folder(deck_folder(design))
-    rng = np.random.default_rng(seed)
-    cam = S.make_camera(rng, level, S.geometry_for_faces(faces))
-    calib = S.render(faces, [], cam, rng, S.Perturbations(noise_sigma=2.0, jpeg_quality=90))
-    profile = calibrate_camera(calib.image, faces)
-    scenes = stream_scenes(faces, rng, level, cam, frames)
-    name = Path(design).name or design
-    out = []
-    for kind, params in (("jpeg q90", [cv2.IMWRITE_JPEG_QUALITY, 90]), ("png", [])):
-        recognizer = profile.recognizer()
-        if not STREAM_COLD:
-            recognizer.warm_up()  # as a board source does when opened, before its first frame
-        bound = os.environ.get("BENCH_VISION_MATCH_UNTIL_MS")
-        recognizer.match_until_s = None if bound is None else float(bound) / 1000
-        ext = ".jpg" if kind.startswith("jpeg") else ".png"
-        blobs = [cv2.imencode(ext, sc.image, params)[1] for sc in scenes]
-        dec, rd, late = [], [], 0
-        wall: list[float] = []
-        # per frame: how many cards were matched afresh (0: every card kept its reading)
-        matched: list[int] = []
-        counts = Counts()
-        for blob, sc in zip(blobs, scenes, strict=True):
-            before = getattr(recognizer, "identified", 0)
-            skipped = getattr(recognizer, "unchanged_frames", 0)
-            w0, c0 = time.perf_counter(), time.thread_time()
-            frame = np.asarray(cv2.imdecode(blob, cv2.IMREAD_COLOR), np.uint8)
-            c1 = time.thread_time()
-            reading = recognizer.read(frame)
-            c2 = time.thread_time()
-            wall.append((time.perf_counter() - w0) * 1000)
-            dec.append((c1 - c0) * 1000)
-            rd.append((c2 - c1) * 1000)
-            # -1: the whole board unchanged, not read again
-            same = getattr(recognizer, "unchanged_frames", 0) > skipped
-            matched.append(-1 if same else getattr(recognizer, "identified", 0) - before)
-            late += (c2 - c0) > 1.0 / fps
-            _score(sc.truth, [(r.status, r.card) for r in reading.slots], counts)
-        total = [a + b for a, b in zip(dec, rd, strict=True)]
-        out.append(f"stream {name} {level.value} {kind} at {fps:g} fps, {frames} frames: decode "
-                   f"{statistics.median(dec):.1f} ms, read {statistics.median(rd):.1f} ms "
-                   f"(mean {statistics.fmean(rd):.1f}), both {statistics.median(total):.1f} ms "
-                   f"median / {statistics.fmean(total):.1f} mean / "
-                   f"{np.percentile(total, 99):.1f} ms p99 / {max(total):.1f} ms max CPU "
-                   f"(wall {statistics.median(wall):.1f} median / "
-                   f"{np.percentile(wall, 99):.1f} p99); "
-                   f"{late} frames over the "
-                   f"{1000 / fps:.0f} ms interval; cards matched "
-                   f"{getattr(recognizer, 'identified', '-')}, kept "
-                   f"{getattr(recognizer, 'reused', '-')} (not located again "
-                   f"{getattr(recognizer, 'not_located', '-')}; put off to the next frame "
-                   f"{getattr(recognizer, 'put_off', '-')}); frames whose whole board "
-                   f"was unchanged (not read again) {matched.count(-1)}; cards {counts.cards}: "
-                   f"{counts.correct} read, {counts.uncertain} not, {counts.wrong} wrong")
-        for k in sorted(set(matched)):
-            cost = [t for t, m in zip(total, matched, strict=True) if m == k]
-            what = ("the whole board unchanged (not read again)" if k < 0 else
-                    f"read, {k} card(s) matched afresh")
-            out.append(f"  {kind}, frames {what}: {len(cost)}, "
-                       f"decode + read {statistics.median(cost):.1f} ms median / "
-                       f"{np.percentile(cost, 99):.1f} p99 / {max(cost):.1f} max CPU")
-    return out
-
-
-#: The issue's targets: share of visible cards read per level (0 wrong reads everywhere), and CPU
-#: per 1080p frame on one core, decode included.
-TARGET_READ = {"medium": 0.999, "hard": 0.99}
-TARGET_FRAME_CPU_MS = 20.0
-
-
-class Pool:
-    """Counts pooled per (situation, card size, level) across designs, for the targets table.
-
-    "met" is the count's own share against the target; the Wilson 95% lower bound beside it says
-    what the count can show (about 3,000 cards all read are needed to show 99.9%).
-    """
-
-    def __init__(self) -> None:
-        self.counts: dict[tuple[str, str, str], Counts] = {}
-
-    def add(self, situation: str, size: str, level: str, c: Counts) -> None:
-        into = self.counts.setdefault((situation, size, level), Counts())
-        for name in ("cards", "correct", "uncertain", "wrong", "boards", "boards_all_correct"):
-            setattr(into, name, getattr(into, name) + getattr(c, name))
-        into.cpu_ms += c.cpu_ms
-        into.decode_cpu_ms += c.decode_cpu_ms
-
-    def table(self) -> list[str]:
-        """Rows: cards read against the level's target, wrong reads, decode + read CPU."""
-        out = ["| situation | card size | level | cards | read | 95% lower bound | target | met "
-               "| wrong | decode + read CPU ms: median / p99 |",
-               "|---|---|---|---|---|---|---|---|---|---|"]
-        for (situation, size, level), c in sorted(self.counts.items()):
-            target = TARGET_READ.get(level)
-            met = ("-" if target is None or not c.cards else
-                   "yes" if c.correct >= target * c.cards and not c.wrong else "no")
-            both = [a + b for a, b in zip(c.decode_cpu_ms, c.cpu_ms, strict=True)]
-            cpu = (f"{statistics.median(both):.1f} / {np.percentile(both, 99):.1f}" if both
-                   else "-")
-            out.append(f"| {situation} | {size} | {level} | {c.cards} | {c.correct} "
-                       f"({_pct(c.correct, c.cards)}) | {_wilson_low(c.correct, c.cards)} | "
-                       f"{'-' if target is None else f'{100 * target:g}%'} | {met} | {c.wrong} "
-                       f"| {cpu} |")
-        every = [a + b for c in self.counts.values()
-                 for a, b in zip(c.decode_cpu_ms, c.cpu_ms, strict=True)]
-        if every:
-            median = statistics.median(every)
-            out.append("")
-            out.append(f"decode + read CPU per frame over every row: median {median:.1f} ms, "
-                       f"p99 {np.percentile(every, 99):.1f} ms (target {TARGET_FRAME_CPU_MS:g} "
-                       f"ms: {'met' if median <= TARGET_FRAME_CPU_MS else 'not met'} at the "
-                       "median, at this run's load)")
-        return out
-
-
-def _wilson_low(n: int, d: int, z: float = 1.96) -> str:
-    """The Wilson score interval's lower end for ``n`` of ``d`` (what the count can show)."""
-    if not d:
-        return "-"
-    p = n / d
-    centre = p + z * z / (2 * d)
-    spread = z * float(np.sqrt(p * (1 - p) / d + z * z / (4 * d * d)))
-    return f"{max(0.0, 100 * (centre - spread) / (1 + z * z / d)):.2f}%"
-
-
-def _pct(n: int, d: int) -> str:
-    return f"{100.0 * n / d:.2f}%" if d else "-"
-
-
-def _size_name(design: str) -> str:
-    faces = load_face_folder(deck_folder(design))
-    return card_size_name(S.geometry_for_faces(faces).card_mm)
-
-
-def _row(name: str, design: str, level: str, c: Counts) -> str:
-    return (f"| {name} | {design} | {level} | {c.cards} | {c.correct} ({_pct(c.correct, c.cards)})"
-            f" | {c.uncertain} | {c.wrong} | {_pct(c.boards_all_correct, c.boards)} | "
-            f"{statistics.median(c.ms):.1f} / {statistics.median(c.cpu_ms):.1f} / "
-            f"{min(c.ms):.1f} | {np.percentile(c.cpu_ms, 99):.1f} / {max(c.cpu_ms):.1f} |"
-            f"{_decode_cells(c)}")
-
-
-def _decode_cells(c: Counts) -> str:
-    """The JPEG decode columns: decode CPU, and decode + read CPU and wall (median / p99)."""
-    if not c.decode_cpu_ms:
-        return " - | - | - |"
-    both = [a + b for a, b in zip(c.decode_cpu_ms, c.cpu_ms, strict=True)]
-    both_wall = [a + b for a, b in zip(c.decode_ms, c.ms, strict=True)]
-    return (f" {statistics.median(c.decode_cpu_ms):.1f} / {np.percentile(c.decode_cpu_ms, 99):.1f}"
-            f" | {statistics.median(both):.1f} / {np.percentile(both, 99):.1f} | "
-            f"{statistics.median(both_wall):.1f} / {np.percentile(both_wall, 99):.1f} |")
 
 
 def main() -> None:
