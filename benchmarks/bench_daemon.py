@@ -27,7 +27,9 @@ settings: TCP endpoints, CURVE, no rake; the one simulated dealer,
   sums (a sum of per-component p99s would overstate the bare cost). Printed beside them, not
   the verdict: the same hop on a PUB with the dealer feed's connections in this benchmark (the
   subscriber process and the dealer's console, a SUB of this process's asyncio context),
-  sampled :data:`HOP_PAUSE` after the first hop, and the sums and ratios with it;
+  sampled :data:`~benchmarks.daemon_bare.HOP_PAUSE` after the first hop, and the sums and
+  ratios with it (the bare costs: :mod:`benchmarks.daemon_bare`; the report:
+  :mod:`benchmarks.daemon_report`);
 - cards are drawn :data:`GAP` seconds after the daemon went quiet (a dealer takes longer), and
   hands are played until at least ``--samples`` cards (default 2,000) were timed;
 - the daemon's RSS (``VmRSS``, ``VmHWM``) on a running table after the hands.
@@ -41,9 +43,6 @@ import argparse
 import asyncio
 import os
 import random
-import select
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,18 +52,15 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from hardware.sim.pty import raw_pty
+from benchmarks.daemon_bare import Bare, _subscriber
+from benchmarks.daemon_report import camera_report, report
 from table_controller.engine import FULL_DECK, Card
 from table_controller.feeds import decode, topic
-from table_controller.journal import Journal
 from table_controller.simtable.rig import RigOptions, SimRig
 from table_controller.simtable.session import DealerSession, dealer_session
 
 #: Seconds between the daemon going quiet and the bare sample, and again before the next card.
 GAP = 0.02
-#: Seconds between the bare hop and the same hop to the dealer feed's connections (sampled
-#: right after it, the subscriber process would still be awake: measured 0.1 ms instead of 0.25).
-HOP_PAUSE = 0.01
 #: How long ``sim run`` holds back its reply to a timed draw (seconds): the reply would wake this
 #: process while the card's frame crosses to the daemon, which no real shoe's client does (it
 #: slowed the daemon's wake-up on the frame: ``docs/benchmarks.md``); ``--draw-reply-after 0``
@@ -74,199 +70,6 @@ DRAW_REPLY_AFTER = 0.010
 #: chip settle window, devices heartbeating every 0.2 s.
 TABLE = RigOptions(seats=6, rake_percent=0.0, camera_level="exact", tcp=True, settle=1.5,
                    heartbeat=0.25, device_heartbeat=0.2, link_heartbeat=0.2)
-
-_PTY_CHILD = r"""
-import os, select, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
-out = sys.stdout.buffer
-while True:
-    r, _, _ = select.select([fd], [], [], 60.0)
-    if not r:
-        break
-    data = os.read(fd, 64)
-    t = time.monotonic()
-    if data == b"q":
-        break
-    out.write(repr(t).encode() + b"\n")
-    out.flush()
-"""
-
-#: A subscriber process: a blocking SUB socket on ``argv[1:]`` stamping each message as it
-#: arrives (``time.monotonic()``, one clock for the machine's processes), then one line
-#: ``STAMP TYPE ID`` (the message's type and ``data.id``, 0 when it has none) on stdout.
-_SUB_CHILD = r"""
-import json, sys, time
-import zmq
-ctx = zmq.Context()
-sock = ctx.socket(zmq.SUB)
-sock.linger = 0
-sock.rcvtimeo = 30000
-sock.setsockopt(zmq.SUBSCRIBE, b"")
-for endpoint in sys.argv[1:]:
-    sock.connect(endpoint)
-out = sys.stdout.buffer
-while True:
-    try:
-        frames = sock.recv_multipart()
-    except zmq.Again:
-        break
-    t = time.monotonic()
-    if frames[0] == b"quit":
-        break
-    try:
-        msg = json.loads(frames[-1])
-        kind = str(msg.get("type", "?"))
-        data = msg.get("data")
-        ident = data.get("id", 0) if isinstance(data, dict) else 0
-    except ValueError:
-        kind, ident = "?", 0
-    out.write(f"{t!r} {kind} {ident if isinstance(ident, int) else 0}\n".encode())
-    out.flush()
-"""
-
-
-def _subscriber(*endpoints: str) -> subprocess.Popen[bytes]:
-    """Start a :data:`_SUB_CHILD` on ``endpoints``."""
-    return subprocess.Popen([sys.executable, "-c", _SUB_CHILD, *endpoints],
-                            stdout=subprocess.PIPE)
-
-
-def pct(values: list[float], p: float) -> float:
-    """Return the ``p``-th percentile (nearest rank) of ``values``."""
-    s = sorted(values)
-    k = max(0, min(len(s) - 1, round(p / 100 * (len(s) - 1))))
-    return s[k]
-
-
-class Bare:
-    """Samples of the unavoidable costs, taken between cards."""
-
-    def __init__(self, tmp: Path) -> None:
-        master, slave = raw_pty()
-        self.master = master
-        self.slave = slave
-        self.child = subprocess.Popen([sys.executable, "-c", _PTY_CHILD, os.ttyname(slave)],
-                                      stdout=subprocess.PIPE)
-        assert self.child.stdout is not None
-        self.child_out = self.child.stdout
-        self.journal = Journal.open(tmp / "bare.db")
-        self.ctx = zmq.Context()
-        self.pub = self.ctx.socket(zmq.PUB)
-        self.pub.linger = 0
-        port = self.pub.bind_to_random_port("tcp://127.0.0.1")
-        self.sub = self.ctx.socket(zmq.SUB)
-        self.sub.linger = 0
-        self.sub.setsockopt(zmq.SUBSCRIBE, b"")
-        self.sub.connect(f"tcp://127.0.0.1:{port}")
-        # the hop as the prompt makes it: to a blocking SUB socket in another process (the old
-        # bare hop: that subscriber its only connection)
-        self.xpub = self.ctx.socket(zmq.PUB)
-        self.xpub.linger = 0
-        xport = self.xpub.bind_to_random_port("tcp://127.0.0.1")
-        # the same, on a PUB with the dealer feed's connections in this benchmark: that
-        # subscriber and the dealer's console, a SUB of this process's asyncio context (joined
-        # by :meth:`join_console`; its messages are taken between the samples, as the console's)
-        self.xpub2 = self.ctx.socket(zmq.PUB)
-        self.xpub2.linger = 0
-        self.xport2 = self.xpub2.bind_to_random_port("tcp://127.0.0.1")
-        self.console: zmq.Socket[bytes] | None = None
-        self.hop_child = _subscriber(f"tcp://127.0.0.1:{xport}",
-                                     f"tcp://127.0.0.1:{self.xport2}")
-        assert self.hop_child.stdout is not None
-        self.hop_out = self.hop_child.stdout
-        for pub in (self.xpub, self.xpub2):
-            while True:  # slow joiner: publish until the subscriber has one
-                pub.send_multipart([b"warmup", b"{}"])
-                if select.select([self.hop_out], [], [], 0.05)[0]:
-                    break
-        time.sleep(0.3)
-        while select.select([self.hop_out], [], [], 0)[0]:
-            os.read(self.hop_out.fileno(), 65536)  # the warm-up lines (the pipe is not buffered)
-        self.pty: list[float] = []
-        self.commit: list[float] = []
-        self.hop: list[float] = []
-        self.hop_local: list[float] = []
-        #: the hop on a PUB with the dealer feed's connections (see :meth:`join_console`)
-        self.hop_feed: list[float] = []
-        self.total_feed: list[float] = []
-        self.anchor: list[float] = []
-        self.total: list[float] = []
-        self.total_local: list[float] = []
-
-    def join_console(self, ctx: zmq.asyncio.Context) -> None:
-        """Connect the dealer console's stand-in: a SUB of ``ctx`` (the dealer client's)."""
-        sync: zmq.Context[zmq.Socket[bytes]] = zmq.Context.shadow(ctx.underlying)
-        sock: zmq.Socket[bytes] = sync.socket(zmq.SUB)
-        sock.linger = 0
-        sock.setsockopt(zmq.SUBSCRIBE, b"")
-        sock.connect(f"tcp://127.0.0.1:{self.xport2}")
-        while True:  # slow joiner: until the console has one, then the subscriber's lines
-            self.xpub2.send_multipart([b"warmup", b"{}"])
-            if sock.poll(50):
-                break
-        time.sleep(0.3)
-        while sock.poll(0):
-            sock.recv_multipart()
-        while select.select([self.hop_out], [], [], 0)[0]:
-            os.read(self.hop_out.fileno(), 65536)
-        self.console = sock
-
-    def leave_console(self) -> None:
-        """Close the console's stand-in (before its context is destroyed)."""
-        if self.console is not None:
-            self.console.close(linger=0)
-            self.console = None
-
-    def sample(self) -> None:
-        frame = bytes(range(15)) + b"\x00"
-        t0 = time.monotonic()
-        os.write(self.master, frame)
-        line = self.child_out.readline()
-        self.pty.append(float(line) - t0)
-        payload = {"input": {"kind": "card", "uid": "04A1B2C3D4E5F6", "shoe_ms": 123456},
-                   "text": "Hole card 1 dealt to seat 3"}
-        t0 = time.perf_counter()
-        self.journal.append("device_event", payload, wall_time=time.time(),
-                            mono_time=time.monotonic(), anchor=False)
-        self.commit.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        self.journal.sync_anchor()  # off the daemon's path (after its prompt): not in the sum
-        self.anchor.append(time.perf_counter() - t0)
-        body = (b'{"v":1,"type":"prompt","seq":1,"table":"T1","ts":0,"data":{"id":1,'
-                b'"text":"Deal the second hole card to seat 3","step":{"kind":"deal_hole"}}}')
-        t0 = time.monotonic()
-        self.xpub.send_multipart([b"T1/prompt", body])
-        line = self.hop_out.readline()
-        self.hop.append(float(line.split()[0]) - t0)
-        t0 = time.perf_counter()
-        self.pub.send_multipart([b"T1/prompt", body])
-        self.sub.recv_multipart()
-        self.hop_local.append(time.perf_counter() - t0)
-        if self.console is not None:
-            time.sleep(HOP_PAUSE)  # not on the heels of the hop above (the subscriber awake)
-            t0 = time.monotonic()
-            self.xpub2.send_multipart([b"T1/prompt", body])
-            line = self.hop_out.readline()
-            self.hop_feed.append(float(line.split()[0]) - t0)
-            while self.console.poll(0):  # the console's copy, read after the hop
-                self.console.recv_multipart()
-            self.total_feed.append(self.pty[-1] + self.commit[-1] + self.hop_feed[-1])
-        self.total.append(self.pty[-1] + self.commit[-1] + self.hop[-1])
-        self.total_local.append(self.pty[-1] + self.commit[-1] + self.hop_local[-1])
-
-    def close(self) -> None:
-        os.write(self.master, b"q")
-        self.child.wait(5)
-        self.xpub.send_multipart([b"quit", b""])
-        try:
-            self.hop_child.wait(5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - the quit was lost
-            self.hop_child.kill()
-        self.leave_console()
-        for fd in (self.master, self.slave):
-            os.close(fd)
-        self.journal.close()
-        self.ctx.destroy(linger=0)
 
 
 def rss(pid: int) -> dict[str, int]:
@@ -300,7 +103,7 @@ class Timed:
 
 
 class _Stamps:
-    """The lines of a :data:`_SUB_CHILD`, read in the event loop.
+    """The lines of a :data:`~benchmarks.daemon_bare._SUB_CHILD`, read in the event loop.
 
     Lines of messages sent before a card (the dealer's other steps) are skipped by the card's
     wait: it takes the first prompt newer than the one before the card, then the next table
@@ -536,79 +339,6 @@ async def _more(d: DealerSession, seed: int) -> None:
     await d.step()
     while d.step_now["kind"] != "start_hand":
         await d.step()
-
-
-def camera_report(c: dict[str, Any], exact_rss_kb: int) -> str:
-    """Format the camera run's RSS beside the exact camera's."""
-    mb = 1024
-    line = (f"daemon RSS with the camera on rendered frames (level {c['level']}): at start "
-            f"{c['start']['VmRSS'] / mb:.1f} MB, after {c['hands_played']} hands "
-            f"{c['end']['VmRSS'] / mb:.1f} MB (peak {c['end']['VmHWM'] / mb:.1f} MB; "
-            f"{c['camera_frames']} frames read, {c['rendered']} rendered by the dealer's "
-            f"process, peak {c['dealer']['VmHWM'] / mb:.1f} MB); exact camera (board file): "
-            f"{exact_rss_kb / mb:.1f} MB; target < 200 MB: "
-            f"{'met' if c['end']['VmHWM'] < 200 * mb else 'NOT met'}")
-    if c["samples"]:
-        line += "; per hand: " + ", ".join(f"{x / mb:.0f}" for x in c["samples"]) + " MB"
-    if c["error"]:
-        line += f" (stopped: {c['error']})"
-    return line
-
-
-def report(r: dict[str, Any]) -> str:
-    """Format the figures as a Markdown table plus the verdicts."""
-    def row(name: str, xs: list[float]) -> str:
-        return (f"| {name} | {len(xs)} | {statistics.median(xs) * 1e3:.3f} | "
-                f"{pct(xs, 99) * 1e3:.3f} |")
-
-    old = bool(r["latency_old"])
-    lines = [f"method: {'old, with the tap' if r.get('tap') else 'no tap'} (--tap: a second "
-             "subscriber of the dealer feed in this process, for the old measure); the "
-             f"simulator's draw reply held back {r.get('reply_after', 0) * 1e3:g} ms", "",
-             "| path | samples | p50 ms | p99 ms |", "| --- | ---: | ---: | ---: |",
-             row("card frame written -> prompt at a subscriber process (daemon)",
-                 r["latency"])]
-    if old:
-        lines.append(row("(old: draw request -> prompt in the dealer's asyncio loop)",
-                         r["latency_old"]))
-    lines += [row("(draw request -> frame written: the control socket's round trip)",
-                  r["request"]),
-              row("bare: pty frame across processes", r["pty"]),
-              row("bare: journal commit (WAL, FULL)", r["commit"]),
-              row("bare: ZeroMQ PUB -> SUB hop to a subscriber process", r["hop"]),
-              row("(old bare hop: PUB -> SUB in one process)", r["hop_local"]),
-              row("bare: the same hop, the PUB with the dealer feed's connections (+ console)",
-                  r["hop_feed"]),
-              row("bare: the three, added per sample", r["total"]),
-              row("bare: the three with the hop to the dealer feed's connections",
-                  r["total_feed"]),
-              row("(old bare sum, with the hop in one process)", r["total_local"]),
-              row("(anchor write, after the prompt: not in the sum)", r["anchor"])]
-    bare50 = statistics.median(r["total"])
-    bare99 = pct(r["total"], 99)
-    p99 = pct(r["latency"], 99)
-    lines.append("")
-    lines.append(f"bare cost of a card (per-sample sums): p50 {bare50 * 1e3:.3f} ms, p99 "
-                 f"{bare99 * 1e3:.3f} ms; daemon p99 / bare p99 = {p99 / bare99:.2f} "
-                 f"(target <= 1.5: {'met' if p99 <= 1.5 * bare99 else 'NOT met'})")
-    lines.append(f"daemon p50 / bare p50 = {statistics.median(r['latency']) / bare50:.2f}")
-    if r["total_feed"]:
-        feed50, feed99 = statistics.median(r["total_feed"]), pct(r["total_feed"], 99)
-        lines.append(f"with the bare hop to the dealer feed's connections (the subscriber and "
-                     f"the console, as the prompt's): bare p50 {feed50 * 1e3:.3f} ms, p99 "
-                     f"{feed99 * 1e3:.3f} ms; daemon p99 / bare p99 = {p99 / feed99:.2f} "
-                     f"(target <= 1.5: {'met' if p99 <= 1.5 * feed99 else 'NOT met'}); "
-                     f"p50 ratio {statistics.median(r['latency']) / feed50:.2f}")
-    if old:
-        old50, old99 = statistics.median(r["total_local"]), pct(r["total_local"], 99)
-        lines.append(f"old measure (request -> asyncio loop, hop in one process): p99 ratio "
-                     f"{pct(r['latency_old'], 99) / old99:.2f}, p50 ratio "
-                     f"{statistics.median(r['latency_old']) / old50:.2f}")
-    m = r["rss"]
-    lines.append(f"daemon RSS after {r['hands']} hands: {m.get('VmRSS', 0) / 1024:.1f} MB "
-                 f"(peak {m.get('VmHWM', 0) / 1024:.1f} MB; target < 200 MB); "
-                 f"SIGTERM exit status {r['exit']}")
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
