@@ -438,4 +438,3 @@ def test_differential_random_hands() -> None:
 def test_differential_many_random_hands() -> None:
     tally = run_many(SLOW_HANDS, seed=777)
     assert tally["hands"] == SLOW_HANDS
-

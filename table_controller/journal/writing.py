@@ -44,7 +44,6 @@ class JournalWriting(JournalArchiving):
     #: How many times :meth:`checkpoint_wal` started the WAL over.
     _restarts: int
 
-
     def append(
         self,
         kind: EntryKind | str,

@@ -348,5 +348,3 @@ def _natural_key(path: Path) -> tuple[tuple[int, int | str], ...]:
         stem = part.removesuffix(".phh")
         parts.append((0, int(stem)) if stem.isdigit() else (1, stem))
     return tuple(parts)
-
-
