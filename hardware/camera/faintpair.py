@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import blurred_faces, lean_noise, matched_blur
@@ -75,12 +76,46 @@ def faint_twin_sign(observed: F32, best: F32, twin: F32, params: RecognizerParam
     if found is None:
         return 0, 0.0
     check, noise = found
-    if check.fit < p.suit_min_fit or check.halves < 2 or noise is None:
+    if check.fit < p.suit_min_fit or check.halves < 2:
         return 0, 0.0
     sign = 1 if check.position > 0 else -1
+    if noise is None and p.suit_faint_offset_noise:
+        noise = offset_spread(observed, best, twin, check.position, p)
+    if noise is None:
+        return 0, 0.0
     half = check.worst_half if sign > 0 else -check.best_half
     lean = sign * check.position
     if (lean < p.suit_blur_min_position or half < p.suit_blur_min_half
             or lean < p.suit_faint_noise_ratio * noise):
         return 0, 0.0
     return sign, lean
+
+
+def offset_spread(observed: F32, best: F32, twin: F32, position: float,
+                  params: RecognizerParams) -> float | None:
+    """How far the faint comparison's position moves with the cut moved by half a pixel.
+
+    Where the faint difference's region is wide, too few offsets land on agreeing print for
+    :func:`~hardware.camera.blurmatch.lean_noise`, and the lean's noise is measured so
+    instead: the cut moved ``suit_blur_offset_px`` left, right, up and down in turn (bilinear,
+    as :func:`~hardware.camera.twinleans.offset_lean_stands` moves it), each compared by
+    :func:`faint_pair_check` again; the largest distance of those four positions from the
+    unmoved one (``position``) is the spread. None (no read) where the step is 0, or where a
+    moved cut is not compared so, fits under ``suit_min_fit`` or leans the other way.
+    """
+    step = params.suit_blur_offset_px
+    if step <= 0.0:
+        return None
+    h, w = observed.shape
+    spread = 0.0
+    for dx, dy in ((-step, 0.0), (step, 0.0), (0.0, -step), (0.0, step)):
+        move = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
+        moved = np.asarray(cv2.warpAffine(observed, move, (w, h), flags=cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE), np.float32)
+        found = faint_pair_check(moved, best, twin)
+        if found is None or found[0].fit < params.suit_min_fit:
+            return None
+        if found[0].position * position <= 0.0:
+            return None
+        spread = max(spread, abs(found[0].position - position))
+    return spread

@@ -93,6 +93,11 @@ class RecognizerParams:
     #: only where the lean stands at least this many times the frame's measured noise there
     #: (benchmark run 95). 0: not compared so.
     suit_faint_noise_ratio: float = 3.0
+    #: Where that noise cannot be measured (too few offsets land on agreeing print), the
+    #: largest change of the faint lean with the cut moved ``suit_blur_offset_px`` each way
+    #: (:func:`hardware.camera.faintpair.offset_spread`) stands for it, each moved cut leaning
+    #: the same way (benchmark run 101). False: no read there.
+    suit_faint_offset_noise: bool = True
     #: A twin read on the faces blurred as the observation is must not lean the other way at
     #: the blur the corner boxes at the frame's resolution show
     #: (:func:`hardware.camera.twinleans.corner_blur_stands`; benchmark run 95).
