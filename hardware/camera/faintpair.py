@@ -21,7 +21,10 @@ Rules this module keeps:
 2. A twin is read (:func:`faint_twin_sign`) only where that comparison fits
    ``suit_min_fit``, leans by ``suit_blur_min_position`` on the whole region and
    ``suit_blur_min_half`` on each half, and stands above ``suit_faint_noise_ratio`` times a
-   noise that could be measured.
+   noise that could be measured; where it could not (the faint region too wide for enough
+   offsets to land on agreeing print: 13 of 34 black cards of a design traced in benchmark
+   run 95), the lean's change with the cut moved half a pixel (:func:`offset_spread`,
+   ``suit_faint_offset_noise``) stands for it (benchmark run 101).
 3. Pure: arrays in, a verdict out (the scaled faces are not cached: asked only where the
    blurred comparison found nothing to compare).
 """
