@@ -33,12 +33,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import blurred_faces, lean_noise, matched_blur
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import DIFFERENCE_LEVEL, SuitCheck, pair_check
+from hardware.camera.twinleans import moved_cuts
 
 #: The scaled difference's largest value, in :data:`DIFFERENCE_LEVEL`\ s: the region compared
 #: is where the blurred faces differ by at least half their largest difference.
@@ -100,8 +100,8 @@ def offset_spread(observed: F32, best: F32, twin: F32, position: float,
 
     Where the faint difference's region is wide, too few offsets land on agreeing print for
     :func:`~hardware.camera.blurmatch.lean_noise`, and the lean's noise is measured so
-    instead: the cut moved ``suit_blur_offset_px`` left, right, up and down in turn (bilinear,
-    as :func:`~hardware.camera.twinleans.offset_lean_stands` moves it), each compared by
+    instead: the cut moved ``suit_blur_offset_px`` left, right, up and down in turn
+    (:func:`~hardware.camera.twinleans.moved_cuts`), each compared by
     :func:`faint_pair_check` again; the largest distance of those four positions from the
     unmoved one (``position``) is the spread. None (no read) where the step is 0, or where a
     moved cut is not compared so, fits under ``suit_min_fit`` or leans the other way.
@@ -109,12 +109,8 @@ def offset_spread(observed: F32, best: F32, twin: F32, position: float,
     step = params.suit_blur_offset_px
     if step <= 0.0:
         return None
-    h, w = observed.shape
     spread = 0.0
-    for dx, dy in ((-step, 0.0), (step, 0.0), (0.0, -step), (0.0, step)):
-        move = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
-        moved = np.asarray(cv2.warpAffine(observed, move, (w, h), flags=cv2.INTER_LINEAR,
-                                          borderMode=cv2.BORDER_REPLICATE), np.float32)
+    for moved in moved_cuts(observed, step):
         found = faint_pair_check(moved, best, twin)
         if found is None or found[0].fit < params.suit_min_fit:
             return None

@@ -115,21 +115,31 @@ def _stored_twin(
         return None
     if blurred.position >= p.suit_blur_min_position and blurred.worst_half >= p.suit_blur_min_half:
         if not blurred_read_stands(observed, best, twin, blurred.position, 1.0, p) or (
-                corners_deny(observed, match.card, match.second, bank.fine, p)) or not (
-                corner_blur_stands(observed, best, twin, 1.0, match.card, match.second,
-                                   bank.fine, p)):
+                _corners_refuse(observed, match, best, twin, 1, bank, p)):
             return None
         return match, blurred.position
     if (-blurred.position >= p.suit_blur_min_position
             and -blurred.best_half >= p.suit_blur_min_half
             and match.score - match.margin >= p.min_score):
         if not blurred_read_stands(observed, best, twin, blurred.position, -1.0, p) or (
-                corners_deny(observed, match.second, match.card, bank.fine, p)) or not (
-                corner_blur_stands(observed, best, twin, -1.0, match.card, match.second,
-                                   bank.fine, p)):
+                _corners_refuse(observed, match, best, twin, -1, bank, p)):
             return None
         return signed_read(match, -1, -blurred.position, p)
     return None
+
+
+def _corners_refuse(observed: F32, match: Match, best: F32, twin: F32, sign: int,
+                    bank: FaceBank, params: RecognizerParams) -> bool:
+    """Whether the corners refuse the twin ``sign`` names (+1 ``match.card``, -1 the second).
+
+    They decide the other twin at the frame's resolution
+    (:func:`~hardware.camera.twinleans.corners_deny`), or the faces blurred as the corner boxes
+    show lean the other way (:func:`~hardware.camera.twinleans.corner_blur_stands`).
+    """
+    assert match.second is not None
+    card, other = (match.card, match.second) if sign > 0 else (match.second, match.card)
+    return corners_deny(observed, card, other, bank.fine, params) or not corner_blur_stands(
+        observed, best, twin, float(sign), match.card, match.second, bank.fine, params)
 
 
 def _faint_twin(observed: F32, match: Match, best: F32, twin: F32, bank: FaceBank,
@@ -143,9 +153,7 @@ def _faint_twin(observed: F32, match: Match, best: F32, twin: F32, bank: FaceBan
     sign, lean = faint_twin_sign(observed, best, twin, params)
     if sign == 0:
         return None
-    card, other = (match.card, match.second) if sign > 0 else (match.second, match.card)
-    if corners_deny(observed, card, other, bank.fine, params) or not corner_blur_stands(
-            observed, best, twin, float(sign), match.card, match.second, bank.fine, params):
+    if _corners_refuse(observed, match, best, twin, sign, bank, params):
         return None
     return signed_read(match, sign, lean, params)
 

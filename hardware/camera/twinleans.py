@@ -9,6 +9,8 @@ make, at the blur the whole card shows and at the blur the corner indices show.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import cv2
 import numpy as np
 
@@ -135,16 +137,21 @@ def offset_lean_stands(observed: F32, best: F32, twin: F32, sign: float,
     step = params.suit_blur_offset_px
     if step <= 0.0:
         return True
-    h, w = observed.shape
-    for dx, dy in ((-step, 0.0), (step, 0.0), (0.0, -step), (0.0, step)):
-        move = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
-        # Writeable, so the blur searches' cache keeps the cut's own search.
-        moved = np.asarray(cv2.warpAffine(observed, move, (w, h), flags=cv2.INTER_LINEAR,
-                                          borderMode=cv2.BORDER_REPLICATE), np.float32)
+    for moved in moved_cuts(observed, step):
         check = blurred_pair_check(moved, best, twin)
         if check.fit >= params.suit_min_fit and sign * check.position < 0.0:
             return False
     return True
+
+
+def moved_cuts(observed: F32, step: float) -> Iterator[F32]:
+    """Yield the cut moved ``step`` stored-patch pixels left, right, up and down (bilinear)."""
+    h, w = observed.shape
+    for dx, dy in ((-step, 0.0), (step, 0.0), (0.0, -step), (0.0, step)):
+        move = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
+        # Writeable, so the blur searches' cache keeps the cut's own search.
+        yield np.asarray(cv2.warpAffine(observed, move, (w, h), flags=cv2.INTER_LINEAR,
+                                        borderMode=cv2.BORDER_REPLICATE), np.float32)
 
 
 def above_noise(position: float, noise: float | None, params: RecognizerParams) -> bool:
