@@ -83,9 +83,10 @@ class RivalChecks:
         return found
 
     def _own_glare(self, card: Card) -> Mask:
-        """Return where :func:`~hardware.camera.glare.glare_mask` finds a glare on ``card``'s
-        registered face itself (once per card): that is the face's own print, not a glare.
+        """Return the glare :func:`~hardware.camera.glare.glare_mask` finds on ``card``'s own face.
 
+        Found on the registered face itself (once per card): that is the face's own print, not
+        a glare.
         The mask takes the face's paper (luminance from
         :data:`~hardware.camera.glare.PAPER_LEVEL`) as one white. A court picture filled with
         a pale tint (a light blue at 0.85-0.95) is paper to it too, and where that fill is
