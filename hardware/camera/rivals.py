@@ -104,7 +104,12 @@ class RivalChecks:
             self._own_glares = {}
         own = self._own_glares.get(card)
         if own is None:
-            own = glare_mask(self.bank.patches[card], self.bank.luminance(card))[0]
+            try:
+                own = glare_mask(self.bank.patches[card], self.bank.luminance(card))[0]
+            except np.linalg.LinAlgError:
+                # A noiseless face's paper can sit on too few distinct rows or columns for the
+                # white's plane (synth-8119 poker): no own glare found, the mask as it was.
+                own = np.zeros(self.bank.patches[card].shape[:2], bool)
             self._own_glares[card] = own
         return own
 

@@ -71,3 +71,14 @@ def test_a_glare_over_the_pale_fill_is_still_found(checks: BareChecks) -> None:
     view = _camera(_glare(_dimmed(king), spot, 9.0, 0.8), np.random.default_rng(12))
     glare, shows = checks._glare_on(view, KING)
     assert shows and glare[round(spot[1]), round(spot[0])]
+
+
+def test_a_face_whose_white_has_no_plane_shows_no_own_glare(kennard: Faces) -> None:
+    """synth-8119 poker's queen of diamonds: its noiseless paper leaves the plane singular."""
+    queen = Card.parse("Qd")
+    checks = kept_checks(kennard, "synth-8119-poker", [queen])
+    assert not checks._own_glare(queen).any()
+    view = _camera(_dimmed(face_patch(np.asarray(checks.bank.patches[queen]),
+                                      STORED_PATCH_SIZE)), np.random.default_rng(13))
+    glare, _ = checks._glare_on(view, queen)
+    assert glare.shape == view.shape[:2]
