@@ -98,7 +98,7 @@ class RivalChecks:
         one by one, and clubs of synth-9260 poker (jumbo indices, four colours) were left
         ``uncertain`` on plain medium frames (benchmark run 105). What the registered face
         shows already is left out of the observation's mask; a face whose own patch shows no
-        glare (every pip card of those folders, every card of the other 177) is unchanged.
+        glare (most cards of those folders, every card of the other 177) is unchanged.
         """
         if self._own_glares is None:
             self._own_glares = {}
