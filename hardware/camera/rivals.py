@@ -45,6 +45,9 @@ class RivalChecks:
     _hidden: HiddenRivals | None = None
     #: The last glare found: the patch it was found on, the card read, the mask and its flag.
     _glare_seen: tuple[Image, Card, tuple[Mask, bool]] | None = None
+    #: Per card, where :func:`~hardware.camera.glare.glare_mask` finds a glare on the
+    #: registered face itself (:meth:`_own_glare`).
+    _own_glares: dict[Card, Mask] | None = None
 
     def _paper_shown(self, patch: Callable[[], Image] | None, card: Card,
                      rival: Card) -> bool:
@@ -73,9 +76,42 @@ class RivalChecks:
         last = self._glare_seen
         if last is not None and last[0] is patch and last[1] == card:
             return last[2]
-        found = glare_mask(patch, self.bank.luminance(card))
+        mask, shows = glare_mask(patch, self.bank.luminance(card))
+        own = self._own_glare(card)
+        found = (mask & ~own if own.any() else mask), shows
         self._glare_seen = (patch, card, found)
         return found
+
+    def _own_glare(self, card: Card) -> Mask:
+        """Return the glare :func:`~hardware.camera.glare.glare_mask` finds on ``card``'s own face.
+
+        Found on the registered face itself (once per card): that is the face's own print, not
+        a glare.
+        The mask takes the face's paper (luminance from
+        :data:`~hardware.camera.glare.PAPER_LEVEL`) as one white. A court picture filled with
+        a pale tint (a light blue at 0.85-0.95) is paper to it too, and where that fill is
+        most of the paper it sets the level: the true white around it then stands above the
+        level as a glare would, on every frame and on the clean registered face alike (over
+        220 generated tuning folders, 43 had faces, mostly courts, whose own patch showed a
+        glare of 4,000-19,000 of its 20,160 px). Every court of a one-picture design then had
+        the other courts as rivals the "glare" hid, which the corner indices had to rule out
+        one by one, and clubs of synth-9260 poker (jumbo indices, four colours) were left
+        ``uncertain`` on plain medium frames (benchmark run 105). What the registered face
+        shows already is left out of the observation's mask; a face whose own patch shows no
+        glare (most cards of those folders, every card of the other 177) is unchanged.
+        """
+        if self._own_glares is None:
+            self._own_glares = {}
+        own = self._own_glares.get(card)
+        if own is None:
+            try:
+                own = glare_mask(self.bank.patches[card], self.bank.luminance(card))[0]
+            except np.linalg.LinAlgError:
+                # A noiseless face's paper can sit on too few distinct rows or columns for the
+                # white's plane (synth-8119 poker): no own glare found, the mask as it was.
+                own = np.zeros(self.bank.patches[card].shape[:2], bool)
+            self._own_glares[card] = own
+        return own
 
     def _hidden_rivals(self) -> HiddenRivals:
         if self._hidden is None:
