@@ -220,6 +220,11 @@ class RecognizerParams:
     #: when both corner index boxes keep their contrast and lean towards it by this much
     #: (``BoardRecognizer._indices_clear``).
     index_clear_min: float = 0.5
+    #: A card the corner-index read leaves uncertain between ranks whose faces differ only in
+    #: their corners (one central symbol) is read where the fine faces decide it against every
+    #: close card of another rank (:func:`~hardware.camera.fallback.fine_ranks_read`, on the
+    #: rank veto's bounds; benchmark run 100).
+    fine_rank_read: bool = True
 
 
 @dataclass(frozen=True, slots=True)
