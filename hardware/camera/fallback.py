@@ -160,7 +160,8 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
     fine faces decide (:meth:`~hardware.camera.finetwins.FineFaces.decide`, on the rank veto's
     bounds :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO` and ``RANK_MIN_MEAN``) against
     every other close card, each of another rank in the same suit whose face differs from it in
-    the corners alone (``bank.index_only.pair``), is read: any other close card (a twin, the
+    the corners alone (``bank.index_only.alike_but_corners``: or nowhere at the stored size), is
+    read: any other close card (a twin, the
     same rank, a card differing elsewhere) leaves the read to the rules above. Reported as
     :func:`indices_read`'s read is.
     """
@@ -173,7 +174,7 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
         if x is None or scores.get(x, -1.0) < p.min_score:
             continue
         others = [y for y in match.close if y != x]
-        if not all(y.suit == x.suit and y.rank != x.rank and bank.index_only.pair(x, y)
+        if not all(y.suit == x.suit and y.rank != x.rank and bank.index_only.alike_but_corners(x, y)
                    for y in others):
             continue
         lean = np.inf
