@@ -162,7 +162,9 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
     every other close card, each of another rank in the same suit whose face differs from it in
     the corners alone (``bank.index_only.alike_but_corners``: or nowhere at the stored size), is
     read: any other close card (a twin, the
-    same rank, a card differing elsewhere) leaves the read to the rules above. Reported as
+    same rank, a card differing elsewhere) leaves the read to the rules above; so does a corner
+    fitting under ``fine_rank_read_min_fit`` or leaning past the card by more than
+    ``fine_rank_read_max_lean`` (the observation shows neither face). Reported as
     :func:`indices_read`'s read is.
     """
     fine = bank.fine
@@ -180,7 +182,10 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
         lean = np.inf
         for y in others:  # stopped at the first card not decided (a fine comparison: 5-10 ms)
             verdict, weakest = fine.decide(observed, x, y, RANK_NOISE_RATIO, RANK_MIN_MEAN)
-            if verdict != 1:
+            seen = fine.lean(observed, x, y) if verdict == 1 else None
+            if seen is None or not all(c.fit >= p.fine_rank_read_min_fit
+                                       and c.lean <= p.fine_rank_read_max_lean
+                                       for c in seen.corners):
                 break
             lean = min(lean, weakest)
         else:

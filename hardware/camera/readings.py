@@ -225,6 +225,13 @@ class RecognizerParams:
     #: close card of another rank (:func:`~hardware.camera.fallback.fine_ranks_read`, on the
     #: rank veto's bounds; benchmark run 100).
     fine_rank_read: bool = True
+    #: ... where every corner compared fits the observation (R^2) at least this well and leans
+    #: towards the card read by at most ``fine_rank_read_max_lean`` (1: as far as the card's own
+    #: face): corners fitting 0.85 and leaning past the read card by up to 3.9 (neither face
+    #: shown) read a 4 of diamonds of synth-9228 as the 6; right reads fitted 0.96-0.99 and
+    #: leant at most 1.19 (benchmark run 100).
+    fine_rank_read_min_fit: float = 0.95
+    fine_rank_read_max_lean: float = 1.5
 
 
 @dataclass(frozen=True, slots=True)
