@@ -179,6 +179,8 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
         if not all(y.suit == x.suit and y.rank != x.rank and bank.index_only.alike_but_corners(x, y)
                    for y in others):
             continue
+        if p.fine_rank_read_all_alike and not bank.index_only.alike_ranks(x) <= set(others):
+            continue  # a card it may show was not compared
         lean = np.inf
         for y in others:  # stopped at the first card not decided (a fine comparison: 5-10 ms)
             verdict, weakest = fine.decide(observed, x, y, RANK_NOISE_RATIO, RANK_MIN_MEAN)

@@ -74,6 +74,7 @@ class IndexOnly:
             outside[y0 : y0 + bh, x0 : x0 + bw] = False
         self._outside = outside
         self._pairs: dict[tuple[int, int], bool] = {}
+        self._alike: dict[int, frozenset[Card]] = {}
         self._regions: OrderedDict[tuple[int, int], tuple[npt.NDArray[np.bool_], int]] = (
             OrderedDict())
         self._blurred: OrderedDict[tuple[int, Blur], F32] = OrderedDict()
@@ -105,6 +106,19 @@ class IndexOnly:
             return True
         apart = np.abs(self._lum[a] - self._lum[b]) >= DIFFERENCE_LEVEL
         return not bool(apart.any())
+
+    def alike_ranks(self, card: Card) -> frozenset[Card]:
+        """Return the cards of ``card``'s suit, of other ranks, alike but in their corners.
+
+        Those :meth:`alike_but_corners` finds: on a one-central-symbol design every other
+        number card of the suit, any of which the observation may show (cached per card).
+        """
+        known = self._alike.get(card.index)
+        if known is None:
+            known = self._alike[card.index] = frozenset(
+                y for y in self._lum
+                if y.suit == card.suit and y.rank != card.rank and self.alike_but_corners(card, y))
+        return known
 
     def check(self, observed: F32, card: Card, rival: Card) -> SuitCheck:
         """Where ``observed`` lies between ``rival`` (-1) and ``card`` (+1), both blurred as it is.

@@ -225,6 +225,14 @@ class RecognizerParams:
     #: close card of another rank (:func:`~hardware.camera.fallback.fine_ranks_read`, on the
     #: rank veto's bounds; benchmark run 100).
     fine_rank_read: bool = True
+    #: ... only where every card of the suit whose face differs from it in the corners alone
+    #: (``IndexOnly.alike_ranks``: on such a design every other number card of the suit) is
+    #: among the close cards, each decided against: the card shown is then one of those
+    #: compared. A wrong card decided against a close rank fits as well as a right one where
+    #: the card shown is neither (benchmark run 103: a 6 of hearts decided against the 4,
+    #: every corner fitting 0.989 and leaning 0.59-0.73, an 8 shown; 14 such wrong pairs on
+    #: 23 designs, fits 0.74-0.99), so only the card shown, compared, refuses it.
+    fine_rank_read_all_alike: bool = True
     #: ... where every corner compared fits the observation (R^2) at least this well and leans
     #: towards the card read by at most ``fine_rank_read_max_lean`` (1: as far as the card's own
     #: face): corners fitting 0.85 and leaning past the read card by up to 3.9 (neither face

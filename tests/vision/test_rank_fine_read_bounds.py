@@ -1,4 +1,4 @@
-"""The fine rank read's bounds: a card the fine faces decide wrongly, shown neither face, refused.
+"""The fine rank read's guards: a card the fine faces decide wrongly, the card shown not compared.
 
 The faces are the 6, 5 and 8 of diamonds of a generated design printing one central symbol on
 every number card (``synth-9228-bridge``), and the observation an 8 of diamonds on a hard plain
@@ -9,12 +9,14 @@ faces decide the 6 against the 5 (both corners past their noise twice over), tho
 the card shown: the corners fit the two faces' blend only 0.83 and 0.74 (R^2) and lean past
 the 6's own face (1.83 and 2.04, the 6 being 1). Where the 8 is not among the close cards, the
 fine rank read (:func:`~hardware.camera.fallback.fine_ranks_read`) would read the 6 but for its
-bounds, ``fine_rank_read_min_fit`` (0.95) and ``fine_rank_read_max_lean`` (1.5); each refuses it
-alone. Over the 23 one-central-symbol designs of run 103 no wrong card decided against a close
-rank fitted above 0.91.
+guards: the 8, a card of the suit alike but in its corners, was not compared
+(``fine_rank_read_all_alike``), and the corners fit under ``fine_rank_read_min_fit`` (0.95) and
+lean past ``fine_rank_read_max_lean`` (1.5); each refuses it alone.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,9 +36,10 @@ QUAD = ((175.394, 262.311), (12.824, 298.787), (14.144, 43.743), (160.878, 12.90
 SIX, FIVE, EIGHT = Card.parse("6d"), Card.parse("5d"), Card.parse("8d")
 
 
-def _seen(kennard: Faces, params: RecognizerParams) -> tuple[BareChecks, F32]:
-    """The checks on kennard's bank with the three faces replaced, and the observation."""
-    checks = kept_checks(kennard, DESIGN, (SIX, FIVE, EIGHT), params)
+def _seen(kennard: Faces, params: RecognizerParams,
+          cards: tuple[Card, ...] = (SIX, FIVE, EIGHT)) -> tuple[BareChecks, F32]:
+    """The checks on kennard's bank with ``cards``' faces replaced, and the observation."""
+    checks = kept_checks(kennard, DESIGN, cards, params)
     observed = kept_observation(DESIGN, "observed-8d")
     assert checks.bank.fine is not None
     checks.bank.fine.look(observed, FineView(kept_image(DESIGN, "frame-8d"),
@@ -67,12 +70,21 @@ def test_a_wrong_six_decided_by_ill_fitting_corners_is_refused(kennard: Faces) -
                            checks.params) is None
 
 
-def test_each_bound_refuses_it_alone(kennard: Faces) -> None:
+def test_each_guard_refuses_it_alone(kennard: Faces) -> None:
     loose = RecognizerParams(fine_rank_read_min_fit=0.0, fine_rank_read_max_lean=np.inf)
-    checks, observed = _seen(kennard, loose)
+    # Without the 8's face in the bank the 6 and the 5 are all the suit's alike cards.
+    checks, observed = _seen(kennard, loose, (SIX, FIVE))
+    assert checks.bank.index_only.alike_ranks(SIX) == {FIVE}
     read = fine_ranks_read(observed, _match(SIX, FIVE), checks.bank, checks.params)
-    assert read is not None and read.card == SIX  # the wrong read the bounds keep out
+    assert read is not None and read.card == SIX  # the wrong read the guards keep out
     for params in (RecognizerParams(fine_rank_read_max_lean=np.inf),
                    RecognizerParams(fine_rank_read_min_fit=0.0)):
-        checks, observed = _seen(kennard, params)
+        checks, observed = _seen(kennard, params, (SIX, FIVE))
         assert fine_ranks_read(observed, _match(SIX, FIVE), checks.bank, checks.params) is None
+    # With it, the 8 is alike but was not compared: refused whatever the bounds.
+    checks, observed = _seen(kennard, loose)
+    assert checks.bank.index_only.alike_ranks(SIX) == {FIVE, EIGHT}
+    assert fine_ranks_read(observed, _match(SIX, FIVE), checks.bank, checks.params) is None
+    checks, observed = _seen(kennard, replace(loose, fine_rank_read_all_alike=False))
+    read = fine_ranks_read(observed, _match(SIX, FIVE), checks.bank, checks.params)
+    assert read is not None and read.card == SIX
