@@ -236,8 +236,11 @@ class RecognizerParams:
     #: ... where every corner compared fits the observation (R^2) at least this well and leans
     #: towards the card read by at most ``fine_rank_read_max_lean`` (1: as far as the card's own
     #: face): corners fitting 0.85 and leaning past the read card by up to 3.9 (neither face
-    #: shown) read a 4 of diamonds of synth-9228 as the 6; right reads fitted 0.96-0.99 and
-    #: leant at most 1.19 (benchmark run 100).
+    #: shown) read a 4 of diamonds of synth-9228 as the 6 (benchmark run 100). Run 103, 23
+    #: one-central-symbol designs, both sizes: every wrong card decided against a close rank
+    #: whose corners leant past 1.5 fitted 0.74-0.91 (6 pairs); the 27 right reads made with
+    #: no bounds fitted 0.87-0.995 (25 at 0.95 or more) and leant 1.0-1.87 at most (25 within
+    #: 1.5; 23 within both).
     fine_rank_read_min_fit: float = 0.95
     fine_rank_read_max_lean: float = 1.5
 
