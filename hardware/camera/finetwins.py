@@ -171,6 +171,13 @@ class FineFaces:
             return 0, 0.0
         return sign, min(sign * c.lean for c in lean.corners)
 
+    def lean(self, observed: F32, card: Card, twin: Card) -> FineLean | None:
+        """Return the corners' comparison of ``card`` (+) with ``twin`` (-); no view noted: None."""
+        seen = self._views.get(id(observed))
+        if seen is None or seen[0] is not observed:
+            return None
+        return self._lean(observed, seen[1], card, twin)
+
     def denies(self, observed: F32, card: Card, twin: Card) -> bool:
         """Whether the corners decide ``twin`` over ``card`` (:meth:`decide`: -1).
 

@@ -220,6 +220,29 @@ class RecognizerParams:
     #: when both corner index boxes keep their contrast and lean towards it by this much
     #: (``BoardRecognizer._indices_clear``).
     index_clear_min: float = 0.5
+    #: A card the corner-index read leaves uncertain between ranks whose faces differ only in
+    #: their corners (one central symbol) is read where the fine faces decide it against every
+    #: close card of another rank (:func:`~hardware.camera.fallback.fine_ranks_read`, on the
+    #: rank veto's bounds; benchmark run 100).
+    fine_rank_read: bool = True
+    #: ... only where every card of the suit whose face differs from it in the corners alone
+    #: (``IndexOnly.alike_ranks``: on such a design every other number card of the suit) is
+    #: among the close cards, each decided against: the card shown is then one of those
+    #: compared. A wrong card decided against a close rank fits as well as a right one where
+    #: the card shown is neither (benchmark run 103: a 6 of hearts decided against the 4,
+    #: every corner fitting 0.989 and leaning 0.59-0.73, an 8 shown; 14 such wrong pairs on
+    #: 23 designs, fits 0.74-0.99), so only the card shown, compared, refuses it.
+    fine_rank_read_all_alike: bool = True
+    #: ... where every corner compared fits the observation (R^2) at least this well and leans
+    #: towards the card read by at most ``fine_rank_read_max_lean`` (1: as far as the card's own
+    #: face): corners fitting 0.85 and leaning past the read card by up to 3.9 (neither face
+    #: shown) read a 4 of diamonds of synth-9228 as the 6 (benchmark run 100). Run 103, 23
+    #: one-central-symbol designs, both sizes: every wrong card decided against a close rank
+    #: whose corners leant past 1.5 fitted 0.74-0.91 (6 pairs); the 27 right reads made with
+    #: no bounds fitted 0.87-0.995 (25 at 0.95 or more) and leant 1.0-1.87 at most (25 within
+    #: 1.5; 23 within both).
+    fine_rank_read_min_fit: float = 0.95
+    fine_rank_read_max_lean: float = 1.5
 
 
 @dataclass(frozen=True, slots=True)
