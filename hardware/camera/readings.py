@@ -137,6 +137,12 @@ class RecognizerParams:
     #: diamonds under a gloss streak was read as the 8, its second the 9 undecided, the 5
     #: third or fifth (benchmark run 93).
     fine_rank_close: bool = True
+    #: ... and where those corners decide the read over its close second too: beating the
+    #: second says nothing of a close third. Two 6s of diamonds under a gloss streak
+    #: (central-symbol designs, medium) were read as the 8 by the whole face (separation
+    #: 0.06-0.10), the 9 second; their corners decided the 8 over the 9 and leaned to the 6
+    #: against the 8 by 5-18 times their noise (benchmark run 102).
+    fine_rank_close_decided: bool = True
     #: A pip card's suit twin the rules above leave undecided is read where the stored faces
     #: (at their own blur and at the observation's) and the corner boxes at the frame's own
     #: resolution each name the same card clearly (:func:`hardware.camera.pipagree.agreed_twin`).
