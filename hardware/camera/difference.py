@@ -221,6 +221,13 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 at_lean = (index_only_lean(observed, x, y, bank, p)
                            if bank.index_only.resolved(observed, x, y) >= INDEX_RESOLVED
                            else None)
+                if (at_lean is not None and p.difference_undecided_fine
+                        and bank.fine is not None and x.rank != y.rank):
+                    # That comparison alone leans: the fine corners must show X as well
+                    # (asked after the loop; a blurred 9 of diamonds leaned 0.73 towards the
+                    # 8 there, its templates at -0.006, benchmark run 102).
+                    fine_needed.append((y, at_lean))
+                    continue
             elif check.position >= p.difference_min_position and at is not None:
                 # Still not where the frame's own blur leans the other way, nor where X's
                 # rank rests on less than both indices show (rank_unshown: its costly last

@@ -137,6 +137,12 @@ class RecognizerParams:
     #: diamonds under a gloss streak was read as the 8, its second the 9 undecided, the 5
     #: third or fifth (benchmark run 93).
     fine_rank_close: bool = True
+    #: ... and where those corners decide the read over its close second too: beating the
+    #: second says nothing of a close third. Two 6s of diamonds under a gloss streak
+    #: (central-symbol designs, medium) were read as the 8 by the whole face (separation
+    #: 0.06-0.10), the 9 second; their corners decided the 8 over the 9 and leaned to the 6
+    #: against the 8 by 5-18 times their noise (benchmark run 102).
+    fine_rank_close_decided: bool = True
     #: A pip card's suit twin the rules above leave undecided is read where the stored faces
     #: (at their own blur and at the observation's) and the corner boxes at the frame's own
     #: resolution each name the same card clearly (:func:`hardware.camera.pipagree.agreed_twin`).
@@ -205,6 +211,15 @@ class RecognizerParams:
     #: ``index_only_min_position`` over both indices and ``index_only_min_half`` on each half.
     index_only_min_position: float = 0.7
     index_only_min_half: float = 0.4
+    #: Where the corner templates lean neither way between X and a close card of another rank
+    #: told apart by the corners alone, the comparison at the frame's blur over both indices
+    #: is the only measurement that decides: the corners at the frame's own resolution must
+    #: then decide X too (:func:`hardware.camera.difference.fine_rank_lean`; the profile's fine
+    #: faces needed, none: as before). A hard frame's 9 of diamonds on a central-symbol design,
+    #: its two index corners a blob too small to tell an 8 from a 9 (templates -0.006), leaned
+    #: 0.73 towards the 8 at the frame's blur (resolved 1.58) and was read as the 8, its fine
+    #: corners not compared (a neighbour a few millimetres away; benchmark run 102).
+    difference_undecided_fine: bool = True
     #: On a deck of two inks, the difference read compares only the cards printed in the ink
     #: the observation's tone shows (:meth:`~hardware.camera.inkhue.FaceTones.inks_by_tone`;
     #: benchmark run 85: a red and a black one-picture court differ in their small indices

@@ -364,7 +364,10 @@ class RivalChecks:
         such a design every pip card of a suit scores close to the read, and the card shown
         need not be the second (a 5 of diamonds under a gloss streak read as the 8, its
         corners undecided against the 9 and leaning to the 5 by 1.9-5.3 times their noise,
-        the 5 the third card; benchmark run 93).
+        the 5 the third card; benchmark run 93). So too where they decide the read over its
+        second (``fine_rank_close_decided``): the corners of a 6 of diamonds under a gloss
+        streak leaned to the 8 against the 9 and to the 6 against the 8 by 5-18 times their
+        noise, the 6 the third or fourth card (benchmark run 102).
         """
         fine = self.bank.fine
         second = match.second if match.card == card else match.card
@@ -374,8 +377,11 @@ class RivalChecks:
         if not pair(card, second):
             return False
         verdict = fine.decide(observed(), card, second, RANK_NOISE_RATIO, RANK_MIN_MEAN)[0]
-        if verdict != 0 or not self.params.fine_rank_close:
-            return verdict == -1
+        if verdict == -1:
+            return True
+        if not self.params.fine_rank_close or (verdict == 1
+                                               and not self.params.fine_rank_close_decided):
+            return False
         return any(fine.refutes(observed(), card, other, RANK_NOISE_RATIO)
                    for other in match.close[:RANKED]
                    if other.rank != card.rank and pair(card, other))
