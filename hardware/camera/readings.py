@@ -111,6 +111,16 @@ class RecognizerParams:
     pair_check_below: float = 0.2
     twin_veto_position: float = -0.2
     twin_veto_half: float = -0.2
+    #: A court twin pair the stored faces leave undecided and the corners at the frame's own
+    #: resolution decide (:func:`hardware.camera.twindecide.decide_twin`) is not read where
+    #: the stored faces' sharp comparison puts the observation further than this past the
+    #: card decided (+1 is that card's own face): blur and noise pull an observation of either
+    #: twin towards the middle, never past a face. A jack of spades on a hard bright frame of
+    #: a one-picture design lay at 2.20 towards the club, its four corners at 1.43-1.71 (each
+    #: 3.5-3.9 times its noise) and the club was read; on 9 one-picture designs' court-only
+    #: boards (plain, bright, dim; medium and hard) every right read so lay at -0.01 to 0.6
+    #: (benchmark run 107).
+    twin_fine_max_position: float = 1.6
     #: ... or (``suit_blur_check``) when, against the two faces blurred as the observation is,
     #: it leans less than ``twin_blur_veto_position`` towards the read on the whole region or
     #: less than ``twin_blur_veto_half`` on one half: a blurred club can match the spade's

@@ -63,7 +63,9 @@ def decide_twin(
     compared on the corner indices at the frame's own resolution where the bank has its
     faces so (``bank.fine``,
     :meth:`~hardware.camera.finetwins.FineFaces.decide`), unless the stored faces' sharp
-    comparison leans the other way by ``twin_veto_position``.
+    comparison leans the other way by ``twin_veto_position`` or past the card decided by more
+    than ``twin_fine_max_position`` (an observation that far beyond the face read does not
+    show the twins' difference; benchmark run 107).
 
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
@@ -73,8 +75,11 @@ def decide_twin(
         return decided
     assert match.second is not None
     sign, lean = bank.fine.decide(observed, match.card, match.second)
-    if sign == 0 or sign * pair_check(observed, bank.luminance(match.card), bank.luminance(
-            match.second)).position < params.twin_veto_position:
+    if sign == 0:
+        return None
+    sharp = sign * pair_check(observed, bank.luminance(match.card),
+                              bank.luminance(match.second)).position
+    if sharp < params.twin_veto_position or sharp > params.twin_fine_max_position:
         return None
     return signed_read(match, sign, lean, params)
 
