@@ -111,6 +111,12 @@ class RecognizerParams:
     pair_check_below: float = 0.2
     twin_veto_position: float = -0.2
     twin_veto_half: float = -0.2
+    #: ... or (``suit_blur_check``) when, against the two faces blurred as the observation is,
+    #: it leans less than ``twin_blur_veto_position`` towards the read on the whole region or
+    #: less than ``twin_blur_veto_half`` on one half: a blurred club can match the spade's
+    #: sharp face better than the club's.
+    twin_blur_veto_position: float = 0.3
+    twin_blur_veto_half: float = 0.0
     #: A court twin pair the stored faces leave undecided and the corners at the frame's own
     #: resolution decide (:func:`hardware.camera.twindecide.decide_twin`) is not read where
     #: the stored faces' sharp comparison puts the observation further than this past the
@@ -121,12 +127,6 @@ class RecognizerParams:
     #: boards (plain, bright, dim; medium and hard) every right read so lay at -0.01 to 0.6
     #: (benchmark run 107).
     twin_fine_max_position: float = 1.6
-    #: ... or (``suit_blur_check``) when, against the two faces blurred as the observation is,
-    #: it leans less than ``twin_blur_veto_position`` towards the read on the whole region or
-    #: less than ``twin_blur_veto_half`` on one half: a blurred club can match the spade's
-    #: sharp face better than the club's.
-    twin_blur_veto_position: float = 0.3
-    twin_blur_veto_half: float = 0.0
     #: A suit-twin read, however it was made, is refused where the corner indices compared at
     #: the frame's own resolution lean clearly towards the twin
     #: (:func:`hardware.camera.finedecide.fine_refutes`; the profile's fine faces needed).
