@@ -119,14 +119,17 @@ class RecognizerParams:
     twin_blur_veto_half: float = 0.0
     #: A court twin pair the stored faces leave undecided and the corners at the frame's own
     #: resolution decide (:func:`hardware.camera.twindecide.decide_twin`) is not read where
-    #: the stored faces' sharp comparison puts the observation further than this past the
-    #: card decided (+1 is that card's own face): blur and noise pull an observation of either
-    #: twin towards the middle, never past a face. A jack of spades on a hard bright frame of
-    #: a one-picture design lay at 2.20 towards the club, its four corners at 1.43-1.71 (each
-    #: 3.5-3.9 times its noise) and the club was read; on 9 one-picture designs' court-only
-    #: boards (plain, bright, dim; medium and hard) every right read so lay at -0.01 to 0.6
-    #: (benchmark run 107).
+    #: both measurements put the observation well past the card decided (+1 is that card's
+    #: own face): the stored faces' sharp comparison by more than ``twin_fine_max_position``
+    #: and the weakest corner box's lean by more than ``twin_fine_max_lean``. A jack of spades
+    #: on a hard bright frame of a one-picture design (synth-9263 poker) lay at 2.20 and its
+    #: four corners at 1.43-1.71 towards the club, and the club was read. Over 61 such
+    #: decisions on court-only boards of 14 one-picture tuning designs (plain, bright, dim;
+    #: medium and hard; all right) the sharp comparison reached 1.83 (a jack of clubs of the
+    #: same design, dim, its weakest corner at 1.05) and the weakest corner 1.58 (sharp 0.0),
+    #: never both (benchmark run 107).
     twin_fine_max_position: float = 1.6
+    twin_fine_max_lean: float = 1.2
     #: A suit-twin read, however it was made, is refused where the corner indices compared at
     #: the frame's own resolution lean clearly towards the twin
     #: (:func:`hardware.camera.finedecide.fine_refutes`; the profile's fine faces needed).

@@ -63,9 +63,10 @@ def decide_twin(
     compared on the corner indices at the frame's own resolution where the bank has its
     faces so (``bank.fine``,
     :meth:`~hardware.camera.finetwins.FineFaces.decide`), unless the stored faces' sharp
-    comparison leans the other way by ``twin_veto_position`` or past the card decided by more
-    than ``twin_fine_max_position`` (an observation that far beyond the face read does not
-    show the twins' difference; benchmark run 107).
+    comparison leans the other way by ``twin_veto_position``, or both it and the weakest corner
+    lie past the card decided, by more than ``twin_fine_max_position`` and
+    ``twin_fine_max_lean`` (an observation that far beyond the face read by both measures does
+    not show the twins' difference; benchmark run 107).
 
     :param observed: the observation's luminance, upright
         (:func:`~hardware.camera.suits.observed_luminance`).
@@ -79,7 +80,8 @@ def decide_twin(
         return None
     sharp = sign * pair_check(observed, bank.luminance(match.card),
                               bank.luminance(match.second)).position
-    if sharp < params.twin_veto_position or sharp > params.twin_fine_max_position:
+    if sharp < params.twin_veto_position or (sharp > params.twin_fine_max_position
+                                             and lean > params.twin_fine_max_lean):
         return None
     return signed_read(match, sign, lean, params)
 

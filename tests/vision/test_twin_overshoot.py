@@ -10,9 +10,10 @@ sharp comparison left the pair undecided, and the four corners at the frame's ow
 leaned 1.43-1.71 towards the club (each 3.5-3.9 times its noise), the sharp comparison 2.20:
 both further than the club's own face lies (+1). The jack of clubs was read.
 
-An observation of the read face lies at most at that face (blur and noise pull it towards the
-middle); one twice as far is not showing the faces' difference but something else projected on
-it. With ``twin_fine_max_position`` such a court is left undecided.
+Right reads of the same design's clubs lay past the club's face too (the sharp comparison up
+to 1.83 on a dim hard frame), but never with the weakest corner past it as well (1.05 there).
+With ``twin_fine_max_position`` and ``twin_fine_max_lean`` a court both measurements put so far
+past the face read is left undecided.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def test_the_corners_and_the_sharp_faces_overshoot_the_club(kennard: Faces) -> N
     bank, observed = _seen(kennard, params)
     assert bank.fine is not None
     sign, lean = bank.fine.decide(observed, CLUB, SPADE)
-    assert sign == 1 and lean > 1.0
+    assert sign == 1 and lean > params.twin_fine_max_lean
     sharp = pair_check(observed, bank.luminance(CLUB), bank.luminance(SPADE)).position
     assert sharp > params.twin_fine_max_position
 
@@ -75,7 +76,8 @@ def test_the_club_is_not_read(kennard: Faces) -> None:
 
 def test_without_the_bound_the_club_is_read(kennard: Faces) -> None:
     """The bound is what refuses it (as before it existed)."""
-    params = replace(RecognizerParams(), twin_fine_max_position=float("inf"))
+    params = replace(RecognizerParams(), twin_fine_max_position=float("inf"),
+                     twin_fine_max_lean=float("inf"))
     bank, observed = _seen(kennard, params)
     decided = decide_twin(observed, _match(CLUB, SPADE), bank, params)
     assert decided is not None and decided[0].card == CLUB
