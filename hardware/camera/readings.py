@@ -123,13 +123,13 @@ class RecognizerParams:
     #: own face): the stored faces' sharp comparison by more than ``twin_fine_max_position``
     #: and the weakest corner box's lean by more than ``twin_fine_max_lean``. A jack of spades
     #: on a hard bright frame of a one-picture design (synth-9263 poker) lay at 2.20 and its
-    #: four corners at 1.43-1.71 towards the club, and the club was read; a king of clubs of
-    #: the same design on another bright hard frame lay at 2.58 and 1.88 (read right, now
-    #: refused: there the comparison cannot tell the twins apart). Over 31 such decisions on
-    #: court-only boards of 14 one-picture tuning designs (plain, bright, dim; medium and
-    #: hard; all right) the sharp comparison reached 1.83 (a jack of clubs of synth-9263, dim,
-    #: its weakest corner at 1.05) and the weakest corner 1.58 (sharp 0.0), never both
-    #: (benchmark run 107).
+    #: four corners at 1.43-1.71 towards the club, and the club was read; kings of clubs of
+    #: the same design (bright and dim hard frames) lay at 2.38-2.78 and 1.45-1.88 (read
+    #: right, now refused: there the comparison cannot tell the twins apart). Over 31 such
+    #: decisions on court-only boards of 14 one-picture tuning designs (plain, bright, dim;
+    #: medium and hard; all right) the sharp comparison reached 1.83 (a jack of clubs of
+    #: synth-9263, dim, its weakest corner at 1.05) and the weakest corner 1.58 (sharp 0.0),
+    #: never both (benchmark run 107).
     twin_fine_max_position: float = 1.6
     twin_fine_max_lean: float = 1.2
     #: A suit-twin read, however it was made, is refused where the corner indices compared at
