@@ -10,6 +10,7 @@ import numpy.typing as npt
 from calibration.camera import CameraProfile, calibrate_camera
 from hardware.camera.blurmatch import blur_kernel
 from hardware.camera.facebank import FaceBank
+from hardware.camera.finetwins import FineFaces, FineView
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.recognizer import BoardReading, BoardRecognizer
 from hardware.camera.rivals import RivalChecks
@@ -110,6 +111,21 @@ def kept_image(design: str, name: str) -> Image:
 def kept_observation(design: str, name: str) -> F32:
     """A kept cut of a card as a frame showed it (:func:`kept_image`), as observed luminance."""
     return observed_luminance(kept_image(design, name))
+
+
+def kept_look(fine: FineFaces | None, design: str, card: Card,
+              quad: Sequence[tuple[float, float]],
+              hidden: tuple[bool, bool, bool, bool] = (False, False, False, False)) -> F32:
+    """The kept cut ``observed-<card>``, its place in the kept ``frame-<card>`` noted on ``fine``.
+
+    ``quad`` is the card's corners in that frame (px; TL, TR, BR, BL upright), ``hidden`` the
+    corner boxes a neighbour may lie over (:class:`FineView`).
+    """
+    observed = kept_observation(design, f"observed-{card}")
+    assert fine is not None
+    fine.look(observed, FineView(kept_image(design, f"frame-{card}"),
+                                 np.array(quad, np.float64), hidden))
+    return observed
 
 
 def streaked(patch: Image, blur: Blur, rng: np.random.Generator, noise: float = 2.0,

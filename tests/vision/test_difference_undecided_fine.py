@@ -19,16 +19,13 @@ corners (:func:`~hardware.camera.difference.fine_rank_lean`), and nothing is rea
 
 from __future__ import annotations
 
-import numpy as np
-
 from hardware.camera.difference import INDEX_RESOLVED, index_only_lean, read_by_difference
 from hardware.camera.facebank import FaceBank, Match
-from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import kept_image, kept_observation, with_kept_faces
+from .helpers import kept_look, with_kept_faces
 
 DESIGN = "synth-9211-poker"
 #: The card's corners in the kept frame cut (px; TL, TR, BR, BL of the card upright).
@@ -41,11 +38,7 @@ EIGHT, NINE = Card.parse("8d"), Card.parse("9d")
 def _seen(kennard: Faces, params: RecognizerParams) -> tuple[FaceBank, F32]:
     """The bank (kennard with the pair's faces replaced) and the observation, its view noted."""
     bank = FaceBank.from_faces(with_kept_faces(kennard, DESIGN, (EIGHT, NINE)), params)
-    observed = kept_observation(DESIGN, f"observed-{NINE}")
-    assert bank.fine is not None
-    bank.fine.look(observed, FineView(kept_image(DESIGN, f"frame-{NINE}"),
-                                      np.array(QUAD, np.float64), HIDDEN))
-    return bank, observed
+    return bank, kept_look(bank.fine, DESIGN, NINE, QUAD, HIDDEN)
 
 
 def _match(best: Card, second: Card) -> Match:

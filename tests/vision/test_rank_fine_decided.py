@@ -15,16 +15,13 @@ Against the 6 both corners lean to the 6 (0.50 and 0.85, 5-13 times their noise)
 
 from __future__ import annotations
 
-import numpy as np
-
 from hardware.camera.facebank import Match
 from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO
-from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams, SlotReading
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import BareChecks, kept_checks, kept_image, kept_observation
+from .helpers import BareChecks, kept_checks, kept_look
 
 DESIGN = "synth-9228-poker"
 #: The card's corners in the kept frame cut (px; TL, TR, BR, BL of the card upright).
@@ -35,11 +32,7 @@ SIX, EIGHT, NINE = Card.parse("6d"), Card.parse("8d"), Card.parse("9d")
 def _seen(kennard: Faces, params: RecognizerParams) -> tuple[BareChecks, F32]:
     """The checks on kennard's bank with the three faces replaced, and the observation."""
     checks = kept_checks(kennard, DESIGN, (SIX, EIGHT, NINE), params)
-    observed = kept_observation(DESIGN, "observed-6d")
-    assert checks.bank.fine is not None
-    checks.bank.fine.look(observed, FineView(kept_image(DESIGN, "frame-6d"),
-                                             np.array(QUAD, np.float64)))
-    return checks, observed
+    return checks, kept_look(checks.bank.fine, DESIGN, SIX, QUAD)
 
 
 def _match(best: Card, second: Card, third: Card) -> Match:

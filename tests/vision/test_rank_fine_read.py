@@ -16,17 +16,14 @@ by the 8, and is not read.
 
 from __future__ import annotations
 
-import numpy as np
-
 from hardware.camera.facebank import Match
 from hardware.camera.fallback import fine_ranks_read, indices_read
 from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO
-from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import BareChecks, kept_checks, kept_image, kept_observation
+from .helpers import BareChecks, kept_checks, kept_look, kept_observation
 
 DESIGN = "synth-9251-poker"
 #: The card's corners in the kept frame cut (px; TL, TR, BR, BL of the card upright).
@@ -37,11 +34,7 @@ EIGHT, NINE, SIX = Card.parse("8h"), Card.parse("9h"), Card.parse("6h")
 def _seen(kennard: Faces, params: RecognizerParams) -> tuple[BareChecks, F32]:
     """The checks on kennard's bank with the three faces replaced, and the observation."""
     checks = kept_checks(kennard, DESIGN, (EIGHT, NINE, SIX), params)
-    observed = kept_observation(DESIGN, "observed-8h")
-    assert checks.bank.fine is not None
-    checks.bank.fine.look(observed, FineView(kept_image(DESIGN, "frame-8h"),
-                                             np.array(QUAD, np.float64)))
-    return checks, observed
+    return checks, kept_look(checks.bank.fine, DESIGN, EIGHT, QUAD)
 
 
 def _match(best: Card, second: Card, third: Card) -> Match:

@@ -23,12 +23,11 @@ import numpy as np
 from hardware.camera.facebank import Match
 from hardware.camera.fallback import fine_ranks_read
 from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO
-from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import BareChecks, kept_checks, kept_image, kept_observation
+from .helpers import BareChecks, kept_checks, kept_look
 
 DESIGN = "synth-9228-bridge"
 #: The card's corners in the kept frame cut (px; TL, TR, BR, BL of the card upright).
@@ -40,11 +39,7 @@ def _seen(kennard: Faces, params: RecognizerParams,
           cards: tuple[Card, ...] = (SIX, FIVE, EIGHT)) -> tuple[BareChecks, F32]:
     """The checks on kennard's bank with ``cards``' faces replaced, and the observation."""
     checks = kept_checks(kennard, DESIGN, cards, params)
-    observed = kept_observation(DESIGN, "observed-8d")
-    assert checks.bank.fine is not None
-    checks.bank.fine.look(observed, FineView(kept_image(DESIGN, "frame-8d"),
-                                             np.array(QUAD, np.float64)))
-    return checks, observed
+    return checks, kept_look(checks.bank.fine, DESIGN, EIGHT, QUAD)
 
 
 def _match(*close: Card) -> Match:

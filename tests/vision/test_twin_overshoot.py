@@ -20,17 +20,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
-
 from hardware.camera.facebank import FaceBank, Match
-from hardware.camera.finetwins import FineView
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import pair_check
 from hardware.camera.twindecide import decide_twin
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import kept_image, kept_observation, with_kept_faces
+from .helpers import kept_look, with_kept_faces
 
 DESIGN = "synth-9263-poker"
 #: The card's corners in the kept frame cut (px; TL, TR, BR, BL of the card upright).
@@ -41,11 +38,7 @@ CLUB, SPADE = Card.parse("Jc"), Card.parse("Js")
 def _seen(kennard: Faces, params: RecognizerParams) -> tuple[FaceBank, F32]:
     """The bank (kennard with the pair's faces replaced) and the observation, its view noted."""
     bank = FaceBank.from_faces(with_kept_faces(kennard, DESIGN, (CLUB, SPADE)), params)
-    observed = kept_observation(DESIGN, f"observed-{SPADE}")
-    assert bank.fine is not None
-    bank.fine.look(observed, FineView(kept_image(DESIGN, f"frame-{SPADE}"),
-                                      np.array(QUAD, np.float64)))
-    return bank, observed
+    return bank, kept_look(bank.fine, DESIGN, SPADE, QUAD)
 
 
 def _match(best: Card, second: Card) -> Match:
