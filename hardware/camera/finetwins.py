@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -346,7 +347,47 @@ def _subpixel(r: F32, iy: int, ix: int) -> tuple[float, float]:
     return ix + dx, iy + dy
 
 
-def _fit(obs: F32, mean: F32, half: F32, lit: bool = False) -> tuple[float, float, float]:
+@lru_cache(maxsize=64)
+def _placebo_index(h: int, w: int) -> npt.NDArray[np.intp]:
+    """Flat indices laying an ``h`` x ``w`` box at each of :data:`PLACEBO_SHIFTS` (one row each).
+
+    Row ``i`` gathers what ``np.roll`` by shift ``i`` (rows, columns; wrapping round) gives.
+    """
+    rows = np.arange(h)[:, None]
+    cols = np.arange(w)[None, :]
+    out = np.empty((len(PLACEBO_SHIFTS), h * w), np.intp)
+    for i, (fy, fx) in enumerate(PLACEBO_SHIFTS):
+        sy, sx = round(fy * h), round(fx * w)
+        out[i] = (((rows - sy) % h) * w + (cols - sx) % w).reshape(-1)
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _plane(h: int, w: int) -> tuple[F32, F32]:
+    """The box's column and row coordinates, -0.5..0.5, flat (float32 values): the lit planes."""
+    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+    px, py = (gx / max(w - 1, 1) - 0.5).reshape(-1), (gy / max(h - 1, 1) - 0.5).reshape(-1)
+    px.setflags(write=False)
+    py.setflags(write=False)
+    return px, py
+
+
+def _placebos(half: F32) -> tuple[F32, F32]:
+    """The difference laid where it is not (:data:`PLACEBO_SHIFTS`), centred, and its energies.
+
+    One row per shift: what ``np.roll`` of ``half`` less its mean gives, and that row's sum of
+    squares (float32 as :func:`_fit` computed them one shift at a time; reductions along rows
+    of the contiguous stack add in the same order as on each row alone).
+    """
+    h, w = half.shape
+    shifted = np.ascontiguousarray(half).reshape(-1)[_placebo_index(h, w)]
+    sd = shifted - shifted.mean(axis=1, keepdims=True)
+    return sd, (sd * sd).sum(axis=1)
+
+
+def _fit(obs: F32, mean: F32, half: F32, lit: bool = False,
+         placebos: tuple[F32, F32] | None = None) -> tuple[float, float, float]:
     """Fit ``obs = a mean + b + c half``: the lean ``c / a``, its placebo noise and the fit.
 
     The noise: the same difference, laid where it is not (shifted by a third of the box
@@ -358,13 +399,14 @@ def _fit(obs: F32, mean: F32, half: F32, lit: bool = False) -> tuple[float, floa
     paper and flattens the ink by a gain and an offset that vary across the box
     (``ink (1 - g) + 255 g``), which a constant ``a`` and ``b`` leave as misfit. The lean is
     then ``c`` over the gain where the twins differ (``a`` at the centroid of ``|half|``).
+
+    ``placebos``: :func:`_placebos` of ``half`` where the caller made them already (the plain
+    and the lit fit of one box share them); None: made here.
     """
     m, d, o = mean.reshape(-1), half.reshape(-1), obs.reshape(-1)
     columns = [m, np.ones_like(m), d]
     if lit:
-        hh, ww = half.shape
-        gy, gx = np.mgrid[0:hh, 0:ww].astype(np.float32)
-        gx, gy = (gx / max(ww - 1, 1) - 0.5).reshape(-1), (gy / max(hh - 1, 1) - 0.5).reshape(-1)
+        gx, gy = _plane(*half.shape)
         columns += [m * gx, m * gy, gx, gy]
     x = np.stack(columns, axis=1).astype(np.float64)
     coef, *_ = np.linalg.lstsq(x, o.astype(np.float64), rcond=None)
@@ -378,15 +420,11 @@ def _fit(obs: F32, mean: F32, half: F32, lit: bool = False) -> tuple[float, floa
     fit = 1.0 - float(res @ res) / tot
     if abs(a) < 1e-6:
         return 0.0, np.inf, fit
-    h, w = half.shape
-    placebo = []
-    r2 = res.reshape(h, w)
-    for fy, fx in PLACEBO_SHIFTS:
-        shifted = np.roll(half, (round(fy * h), round(fx * w)), axis=(0, 1))
-        sd = shifted - shifted.mean()
-        norm = float((sd * sd).sum())
-        if norm > 1e-6:
-            placebo.append(float((r2 * sd).sum()) / norm / a)
+    sd, norms = _placebos(half) if placebos is None else placebos
+    dots = (sd * res).sum(axis=1)
+    placebo = [float(dot) / float(norm) / a
+               for dot, norm in zip(dots.tolist(), norms.tolist(), strict=True)
+               if float(norm) > 1e-6]
     noise = float(np.sqrt(np.mean(np.square(placebo)))) if placebo else np.inf
     return c / a, noise, fit
 
@@ -448,8 +486,10 @@ def fine_lean(frame: Image, quad: FloatArray, card: Card, twin: Card, faces: Fin
                                             borderType=cv2.BORDER_REPLICATE), dtype=np.float32)
         half: F32 = np.asarray(cv2.filter2D((a - b) * 0.5, -1, kernel,
                                             borderType=cv2.BORDER_REPLICATE), dtype=np.float32)
-        lean, noise, fit = _fit(obs, mean, half)
-        lit = _fit(obs, mean, half, lit=True) if fit < MIN_FIT else (0.0, np.inf, 0.0)
+        placebos = _placebos(half)
+        lean, noise, fit = _fit(obs, mean, half, placebos=placebos)
+        lit = (_fit(obs, mean, half, lit=True, placebos=placebos) if fit < MIN_FIT
+               else (0.0, np.inf, 0.0))
         leans.append(CornerLean(k, lean, noise, fit, *lit))
     return FineLean(tuple(leans), blur, len(differing))
 
@@ -473,30 +513,48 @@ def _blur(cuts: Sequence[tuple[int, F32, F32, F32]]) -> Blur:
         hb = cv2.resize(b, size, interpolation=cv2.INTER_AREA)
         differ = (np.abs(ha - hb) >= AGREE_LEVEL).astype(np.uint8)
         keep = cv2.dilate(differ, np.ones((5, 5), np.uint8)) == 0
-        pad = ((0, height - size[1]), (_GAP, 0))
+        below = height - size[1]
         m = np.asarray((ha + hb) * 0.5, np.float32)
-        obs_parts.append(np.pad(o, pad, mode="edge"))
-        mean_parts.append(np.pad(m, pad, mode="edge"))
-        keep_parts.append(np.pad(keep, pad, constant_values=False))
+        obs_parts.append(cv2.copyMakeBorder(o, 0, below, _GAP, 0, cv2.BORDER_REPLICATE))
+        mean_parts.append(cv2.copyMakeBorder(m, 0, below, _GAP, 0, cv2.BORDER_REPLICATE))
+        keep_part = np.zeros((height, size[0] + _GAP), np.bool_)
+        keep_part[:size[1], _GAP:] = keep
+        keep_parts.append(keep_part)
     mean = np.hstack(mean_parts)
     keep_all = np.hstack(keep_parts)
     ov = np.hstack(obs_parts)[keep_all].astype(np.float32)
     ov -= ov.mean()
     ov /= max(float(np.linalg.norm(ov)), 1e-6)
+    count = np.intp(ov.size)
     fits: dict[Blur, float] = {}
+    # Two blurs whose kernels are the same to the bit fit the same: filtered once.
+    by_kernel: dict[bytes, float] = {}
 
     def fit(blur: Blur) -> float:
-        if blur not in fits:
-            bm = cv2.filter2D(mean, -1, blur_kernel(blur, 0.5),
-                              borderType=cv2.BORDER_REPLICATE)[keep_all]
-            bm -= bm.mean()
-            fits[blur] = float(bm @ ov) / max(float(np.linalg.norm(bm)), 1e-6)
-        return fits[blur]
+        known = fits.get(blur)
+        if known is None:
+            kernel, key = _half_kernel(blur)
+            known = by_kernel.get(key)
+            if known is None:
+                bm = cv2.filter2D(mean, -1, kernel, borderType=cv2.BORDER_REPLICATE)[keep_all]
+                # ``bm.mean()`` and ``np.linalg.norm(bm)`` as numpy computes them (float32).
+                bm -= bm.dtype.type(np.add.reduce(bm) / count)
+                known = float(bm @ ov) / max(float(np.sqrt(bm.dot(bm))), 1e-6)
+                by_kernel[key] = known
+            fits[blur] = known
+        return known
 
     best = max(BLUR_GRID, key=fit)
     for step in BLUR_STEPS:
         best = max(_near(best, step), key=fit)
     return best
+
+
+@lru_cache(maxsize=1024)
+def _half_kernel(blur: Blur) -> tuple[F32, bytes]:
+    """:func:`blur_kernel` at half size, with its shape and bytes (equal kernels, equal keys)."""
+    kernel = blur_kernel(blur, 0.5)
+    return kernel, repr(kernel.shape).encode() + kernel.tobytes()
 
 
 def _near(blur: Blur, step: tuple[float, int, int]) -> list[Blur]:
