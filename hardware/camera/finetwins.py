@@ -365,7 +365,7 @@ def _placebo_index(h: int, w: int) -> npt.NDArray[np.intp]:
 
 @lru_cache(maxsize=64)
 def _plane(h: int, w: int) -> tuple[F32, F32]:
-    """The box's column and row coordinates, -0.5..0.5, flat (float32 values): the lit planes."""
+    """Return the box's column and row coordinates, -0.5..0.5, flat (float32): the lit planes."""
     gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
     px, py = (gx / max(w - 1, 1) - 0.5).reshape(-1), (gy / max(h - 1, 1) - 0.5).reshape(-1)
     px.setflags(write=False)
@@ -374,7 +374,7 @@ def _plane(h: int, w: int) -> tuple[F32, F32]:
 
 
 def _placebos(half: F32) -> tuple[F32, F32]:
-    """The difference laid where it is not (:data:`PLACEBO_SHIFTS`), centred, and its energies.
+    """Return the difference laid where it is not (:data:`PLACEBO_SHIFTS`), centred; energies.
 
     One row per shift: what ``np.roll`` of ``half`` less its mean gives, and that row's sum of
     squares (float32 as :func:`_fit` computed them one shift at a time; reductions along rows
