@@ -515,8 +515,10 @@ def _blur(cuts: Sequence[tuple[int, F32, F32, F32]]) -> Blur:
         keep = cv2.dilate(differ, np.ones((5, 5), np.uint8)) == 0
         below = height - size[1]
         m = np.asarray((ha + hb) * 0.5, np.float32)
-        obs_parts.append(cv2.copyMakeBorder(o, 0, below, _GAP, 0, cv2.BORDER_REPLICATE))
-        mean_parts.append(cv2.copyMakeBorder(m, 0, below, _GAP, 0, cv2.BORDER_REPLICATE))
+        obs_parts.append(np.asarray(cv2.copyMakeBorder(o, 0, below, _GAP, 0,
+                                                       cv2.BORDER_REPLICATE), np.float32))
+        mean_parts.append(np.asarray(cv2.copyMakeBorder(m, 0, below, _GAP, 0,
+                                                        cv2.BORDER_REPLICATE), np.float32))
         keep_part = np.zeros((height, size[0] + _GAP), np.bool_)
         keep_part[:size[1], _GAP:] = keep
         keep_parts.append(keep_part)
@@ -536,9 +538,11 @@ def _blur(cuts: Sequence[tuple[int, F32, F32, F32]]) -> Blur:
             kernel, key = _half_kernel(blur)
             known = by_kernel.get(key)
             if known is None:
-                bm = cv2.filter2D(mean, -1, kernel, borderType=cv2.BORDER_REPLICATE)[keep_all]
+                bm: F32 = np.asarray(cv2.filter2D(mean, -1, kernel,
+                                                  borderType=cv2.BORDER_REPLICATE),
+                                     np.float32)[keep_all]
                 # ``bm.mean()`` and ``np.linalg.norm(bm)`` as numpy computes them (float32).
-                bm -= bm.dtype.type(np.add.reduce(bm) / count)
+                bm -= np.float32(np.add.reduce(bm) / count)
                 known = float(bm @ ov) / max(float(np.sqrt(bm.dot(bm))), 1e-6)
                 by_kernel[key] = known
             fits[blur] = known
