@@ -22,6 +22,7 @@ import pytest
 import hardware.camera.finetwins as ft
 from hardware.camera.blurmatch import blur_kernel
 from hardware.camera.facebank import FaceBank
+from hardware.camera.finedecide import FineLean
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import Blur
 from table_controller.engine.cards import Card
@@ -110,7 +111,7 @@ def _blur_before(cuts: Sequence[tuple[int, F32, F32, F32]]) -> Blur:
     return best
 
 
-def _kept_cuts(kennard: Faces, monkeypatch: pytest.MonkeyPatch) -> tuple[Cuts, ft.FineLean]:
+def _kept_cuts(kennard: Faces, monkeypatch: pytest.MonkeyPatch) -> tuple[Cuts, FineLean]:
     """The kept jack's corner boxes as ``fine_lean`` cut them against the club, and its lean."""
     bank = FaceBank.from_faces(with_kept_faces(kennard, DESIGN, (CLUB, SPADE)),
                                RecognizerParams())
@@ -173,8 +174,29 @@ def test_the_kept_jack_compared_as_before(kennard: Faces,
         assert ft._fit(obs, mean, half, lit=True) == _fit_before(obs, mean, half, lit=True)
 
 
-def test_each_kernel_filtered_once(kennard: Faces, monkeypatch: pytest.MonkeyPatch) -> None:
-    cuts, _ = _kept_cuts(kennard, monkeypatch)
+def _streaked_cuts() -> Cuts:
+    """The kept jacks' corner boxes at 180 x 250 px, the spade's streaked (0.6, 4, 90) and noisy.
+
+    The blur search there visits blurs whose kernels are the same to the bit (short streaks
+    at neighbouring angles).
+    """
+    kept = with_kept_faces({}, DESIGN, (CLUB, SPADE))
+    a, b = ft.fine_grey(kept[CLUB]), ft.fine_grey(kept[SPADE])
+    size = (180, 250)
+    fa, fb = (np.asarray(cv2.resize(f.astype(np.float32), size, interpolation=cv2.INTER_AREA),
+                         np.float32) for f in (a, b))
+    kernel = blur_kernel((0.6, 4, 90))
+    rng = np.random.default_rng(109)
+    out: Cuts = []
+    for k, (x, y, w, h) in enumerate(ft._boxes(size)):
+        ca, cb = fa[y:y + h, x:x + w], fb[y:y + h, x:x + w]
+        seen = cv2.filter2D(cb, -1, kernel, borderType=cv2.BORDER_REPLICATE)
+        out.append((k, np.asarray(seen + rng.normal(0, 2, cb.shape), np.float32), ca, cb))
+    return out
+
+
+def test_each_kernel_filtered_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    cuts = _streaked_cuts()
     kernels: list[bytes] = []
     filter2d = cv2.filter2D
 
@@ -185,11 +207,11 @@ def test_each_kernel_filtered_once(kennard: Faces, monkeypatch: pytest.MonkeyPat
             return getattr(cv2, name)
 
         @staticmethod
-        def filter2D(src: F32, ddepth: int, kernel: F32, **kw: int) -> F32:  # noqa: N802
+        def filter2D(src: F32, ddepth: int, kernel: F32, borderType: int) -> F32:
             kernels.append(repr(kernel.shape).encode() + kernel.tobytes())
-            return np.asarray(filter2d(src, ddepth, kernel, **kw), np.float32)
+            return np.asarray(filter2d(src, ddepth, kernel, borderType=borderType), np.float32)
 
     monkeypatch.setattr(ft, "cv2", Counted())
-    ft._blur(cuts)
+    assert ft._blur(cuts) == _blur_before(cuts)
     assert len(kernels) > 30
     assert len(kernels) == len(set(kernels))
