@@ -523,8 +523,10 @@ def _blur(cuts: Sequence[tuple[int, F32, F32, F32]]) -> Blur:
         keep_part[:size[1], _GAP:] = keep
         keep_parts.append(keep_part)
     mean = np.hstack(mean_parts)
-    keep_all = np.hstack(keep_parts)
-    ov = np.hstack(obs_parts)[keep_all].astype(np.float32)
+    # The pixels fitted, as flat indices (``take`` gives what the boolean mask gives, in the
+    # same order, without the mask's scan per blur).
+    keep_at = np.flatnonzero(np.hstack(keep_parts))
+    ov = np.hstack(obs_parts).reshape(-1).take(keep_at).astype(np.float32)
     ov -= ov.mean()
     ov /= max(float(np.linalg.norm(ov)), 1e-6)
     count = np.intp(ov.size)
@@ -540,7 +542,7 @@ def _blur(cuts: Sequence[tuple[int, F32, F32, F32]]) -> Blur:
             if known is None:
                 bm: F32 = np.asarray(cv2.filter2D(mean, -1, kernel,
                                                   borderType=cv2.BORDER_REPLICATE),
-                                     np.float32)[keep_all]
+                                     np.float32).reshape(-1).take(keep_at)
                 # ``bm.mean()`` and ``np.linalg.norm(bm)`` as numpy computes them (float32).
                 bm -= np.float32(np.add.reduce(bm) / count)
                 known = float(bm @ ov) / max(float(np.sqrt(bm.dot(bm))), 1e-6)
