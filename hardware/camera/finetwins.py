@@ -556,7 +556,7 @@ def _blur(cuts: Sequence[tuple[int, F32, F32, F32]]) -> Blur:
     return best
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=2048)
 def _half_kernel(blur: Blur) -> tuple[F32, bytes]:
     """:func:`blur_kernel` at half size, with its shape and bytes (equal kernels, equal keys)."""
     kernel = blur_kernel(blur, 0.5)
