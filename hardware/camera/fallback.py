@@ -162,9 +162,9 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
     :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO` and ``RANK_MIN_MEAN``) against
     every other close card is read: each must be of another rank in the same suit whose face
     differs from it in the corners alone (``bank.index_only.alike_but_corners``: or nowhere
-    at the stored size) or, with ``fine_rank_read_elsewhere``, elsewhere too (the ace,
-    whose symbol is drawn larger); any other close card (a twin, the same rank, a card of
-    another suit) leaves the read to the rules above; so does a corner fitting under
+    at the stored size) or, with ``fine_rank_read_elsewhere`` and where the card has such
+    alike ranks, elsewhere too (the ace, whose symbol is drawn larger); any other close card
+    (a twin, the same rank, a card of another suit) leaves the read to the rules above; so does a corner fitting under
     ``fine_rank_read_min_fit`` or leaning past the card by more than
     ``fine_rank_read_max_lean`` (the observation shows neither face). The comparison of two
     cards is one comparison, its leans negated the other way round, so at most one close card
@@ -182,8 +182,12 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
         if x is None or scores.get(x, -1.0) < p.min_score:
             continue
         others = [y for y in match.close if y != x]
+        # A card differing elsewhere too is compared only where the read card has ranks
+        # alike but in their corners (one central symbol): on a design with pips the read
+        # does not run at all.
+        elsewhere = p.fine_rank_read_elsewhere and bool(bank.index_only.alike_ranks(x))
         if not all(y.suit == x.suit and y.rank != x.rank
-                   and (p.fine_rank_read_elsewhere or bank.index_only.alike_but_corners(x, y))
+                   and (elsewhere or bank.index_only.alike_but_corners(x, y))
                    for y in others):
             continue
         if p.fine_rank_read_all_alike and not bank.index_only.alike_ranks(x) <= set(others):
