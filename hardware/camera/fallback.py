@@ -164,8 +164,8 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
     differs from it in the corners alone (``bank.index_only.alike_but_corners``: or nowhere
     at the stored size) or, with ``fine_rank_read_elsewhere`` and where the card has such
     alike ranks, elsewhere too (the ace, whose symbol is drawn larger); any other close card
-    (a twin, the same rank, a card of another suit) leaves the read to the rules above; so does a corner fitting under
-    ``fine_rank_read_min_fit`` or leaning past the card by more than
+    (a twin, the same rank, a card of another suit) leaves the read to the rules above; so
+    does a corner fitting under ``fine_rank_read_min_fit`` or leaning past the card by more than
     ``fine_rank_read_max_lean`` (the observation shows neither face). The comparison of two
     cards is one comparison, its leans negated the other way round, so at most one close card
     is decided against all the others: which one is tried first does not matter. Where a
