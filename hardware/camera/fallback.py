@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.facebank import FaceBank, Match, decide, suit_twins, twin_of, whole_contrast
-from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO
+from hardware.camera.finedecide import RANK_MIN_MEAN, RANK_NOISE_RATIO, FineLean, corner_clear
 from hardware.camera.glare import glare_score
 from hardware.camera.readings import Image, RecognizerParams, SlotReading
 from hardware.camera.suits import index_leans, pair_check
@@ -156,27 +156,38 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
     6) may differ too little to be compared at all (:func:`~hardware.camera.suits.index_leans`
     leaves them out), so :func:`indices_read` refuses a card whose corners, compared at the
     frame's own resolution, name it clearly (benchmark run 100: hard 8s and 6s of synth-9251
-    and 9256). Of the best card and the second best, the one scoring at least ``min_score`` the
-    fine faces decide (:meth:`~hardware.camera.finetwins.FineFaces.decide`, on the rank veto's
-    bounds :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO` and ``RANK_MIN_MEAN``) against
-    every other close card, each of another rank in the same suit whose face differs from it in
-    the corners alone (``bank.index_only.alike_but_corners``: or nowhere at the stored size), is
-    read: any other close card (a twin, the
-    same rank, a card differing elsewhere) leaves the read to the rules above; so does a corner
-    fitting under ``fine_rank_read_min_fit`` or leaning past the card by more than
-    ``fine_rank_read_max_lean`` (the observation shows neither face). Reported as
-    :func:`indices_read`'s read is.
+    and 9256). Of the close cards scoring at least ``min_score`` (the best and the second
+    best only unless ``fine_rank_read_every_close``), the one the fine faces decide
+    (:meth:`~hardware.camera.finetwins.FineFaces.decide`, on the rank veto's bounds
+    :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO` and ``RANK_MIN_MEAN``) against
+    every other close card is read: each must be of another rank in the same suit whose face
+    differs from it in the corners alone (``bank.index_only.alike_but_corners``: or nowhere
+    at the stored size) or, with ``fine_rank_read_elsewhere`` and where the card has such
+    alike ranks, elsewhere too (the ace, whose symbol is drawn larger); any other close card
+    (a twin, the same rank, a card of another suit) leaves the read to the rules above; so
+    does a corner fitting under ``fine_rank_read_min_fit`` or leaning past the card by more than
+    ``fine_rank_read_max_lean`` (the observation shows neither face). The comparison of two
+    cards is one comparison, its leans negated the other way round, so at most one close card
+    is decided against all the others: which one is tried first does not matter. Where a
+    located neighbour may lie over every corner box but one, that one decides alone
+    (:func:`_alone_decides`). Reported as :func:`indices_read`'s read is.
     """
     fine = bank.fine
     if (fine is None or not p.fine_rank_read or len(match.close) < 2
             or len(match.close) > p.difference_max_close):
         return None
     scores = dict(zip(match.close, match.close_scores, strict=True))
-    for x in (match.card, match.second):
+    tried = match.close if p.fine_rank_read_every_close else (match.card, match.second)
+    for x in tried:
         if x is None or scores.get(x, -1.0) < p.min_score:
             continue
         others = [y for y in match.close if y != x]
-        if not all(y.suit == x.suit and y.rank != x.rank and bank.index_only.alike_but_corners(x, y)
+        # A card differing elsewhere too is compared only where the read card has ranks
+        # alike but in their corners (one central symbol): on a design with pips the read
+        # does not run at all.
+        elsewhere = p.fine_rank_read_elsewhere and bool(bank.index_only.alike_ranks(x))
+        if not all(y.suit == x.suit and y.rank != x.rank
+                   and (elsewhere or bank.index_only.alike_but_corners(x, y))
                    for y in others):
             continue
         if p.fine_rank_read_all_alike and not bank.index_only.alike_ranks(x) <= set(others):
@@ -184,13 +195,32 @@ def fine_ranks_read(observed: F32, match: Match, bank: FaceBank,
         lean = np.inf
         for y in others:  # stopped at the first card not decided (a fine comparison: 5-10 ms)
             verdict, weakest = fine.decide(observed, x, y, RANK_NOISE_RATIO, RANK_MIN_MEAN)
-            seen = fine.lean(observed, x, y) if verdict == 1 else None
-            if seen is None or not all(c.fit >= p.fine_rank_read_min_fit
-                                       and c.lean <= p.fine_rank_read_max_lean
-                                       for c in seen.corners):
+            seen = fine.lean(observed, x, y)
+            if verdict == 0 and _alone_decides(seen, p):
+                assert seen is not None
+                verdict, weakest = 1, seen.corners[0].lean
+            if verdict != 1 or seen is None or not all(
+                    c.fit >= p.fine_rank_read_min_fit and c.lean <= p.fine_rank_read_max_lean
+                    for c in seen.corners):
                 break
             lean = min(lean, weakest)
         else:
             conf = 0.5 * float(np.clip(min(scores[x], lean), 0.0, 1.0))
             return SlotReading("card", x, conf, None, scores[x], 0.0, 0.0, 0.0)
     return None
+
+
+def _alone_decides(seen: FineLean | None, p: RecognizerParams) -> bool:
+    """Whether one corner, every other where the two differ possibly covered, decides the card.
+
+    :func:`~hardware.camera.finedecide.decide_fine` asks two corners; on a design printing its
+    index in two corners, a neighbour lying near one (``FineView.hidden``: the box is then
+    not compared at all) leaves one, as :func:`indices_read` lets the other index be clear
+    alone. That corner must fit, lean towards the card by ``RANK_MIN_MEAN`` and by
+    ``fine_rank_read_alone_ratio`` times its own noise (the twins' bound, above the two ranks'
+    :data:`~hardware.camera.finedecide.RANK_NOISE_RATIO`).
+    """
+    if seen is None or len(seen.corners) != 1 or seen.differing < 2:
+        return False
+    c = seen.corners[0]
+    return corner_clear(c, 1, p.fine_rank_read_alone_ratio) and c.lean >= RANK_MIN_MEAN

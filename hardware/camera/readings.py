@@ -273,6 +273,21 @@ class RecognizerParams:
     #: 1.5; 23 within both).
     fine_rank_read_min_fit: float = 0.95
     fine_rank_read_max_lean: float = 1.5
+    #: ... trying every close card scoring ``min_score`` as the read, not only the best two:
+    #: on such a design the card shown scored third to fifth among nine close ranks of its
+    #: suit within 0.0005 (benchmark run 108); two cards cannot both be decided against each
+    #: other, so at most one is read.
+    fine_rank_read_every_close: bool = True
+    #: ... a close card of the suit whose face differs from the read elsewhere too (the ace,
+    #: its symbol drawn larger than the number cards') decided against on the corners as well,
+    #: instead of leaving the read to the other rules: on the four-colour one-central-symbol
+    #: design synth-9265 the ace was among the close cards of nearly every number card left
+    #: ``uncertain`` (benchmark run 108).
+    fine_rank_read_elsewhere: bool = True
+    #: ... one corner deciding alone where a located neighbour may lie over every other corner
+    #: box the two differ in, at this many times its own noise (the twins' ``NOISE_RATIO``,
+    #: above the two ranks' 2; inf: never alone; benchmark run 108).
+    fine_rank_read_alone_ratio: float = 3.0
 
 
 @dataclass(frozen=True, slots=True)
