@@ -71,13 +71,17 @@ class ToneChecks(RivalChecks):
         0.8-0.98). The ink's colour tells those suits apart whatever the capture's blur; a
         deck registered from images never asks a pip card's fine confirmation.
         """
-        fine = self.bank.fine
-        captured_pip = (fine is not None and fine.captured
-                        and card.rank not in FINE_RANKS)
-        if not self._many_inks() or not (captured_pip or self.tones.shared(card.rank)):
+        if not self._many_inks():
+            return False
+        if not self.tones.shared(card.rank) and not self._captured_pip(card):
             return False
         patch = self._upright(frame, pose, flipped)
         return self.tones.suit_by_tone(patch, card.rank) == card.suit
+
+    def _captured_pip(self, card: Card) -> bool:
+        """Whether ``card`` is a pip card (no court) of a deck captured by the camera."""
+        fine = self.bank.fine
+        return fine is not None and fine.captured and card.rank not in FINE_RANKS
 
     def _ink_kept(self, frame: Image, pose: CardPose, flipped: bool,
                   read: SlotReading | None, match: Match | None = None) -> SlotReading | None:
