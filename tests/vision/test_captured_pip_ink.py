@@ -26,7 +26,6 @@ from hardware.camera.facebank import Match
 from hardware.camera.inkhue import FaceTones
 from hardware.camera.locator import CardPose
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
-from hardware.camera.rivals import RivalChecks
 from hardware.camera.tonechecks import ToneChecks
 from table_controller.engine.cards import Card
 
