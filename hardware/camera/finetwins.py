@@ -46,6 +46,7 @@ from hardware.camera.finedecide import (
     FineLean,
     decide_fine,
     fine_confirms,
+    fine_confirms_indexed,
     fine_refutes,
     negated,
 )
@@ -213,6 +214,18 @@ class FineFaces:
             return None
         return fine_confirms(self._lean(observed, seen[1], card, twin),
                              NOISE_RATIO if noise_ratio is None else noise_ratio)
+
+    def confirms_indexed(self, observed: F32, card: Card, twin: Card,
+                         noise_ratio: float | None = None) -> bool | None:
+        """Whether the index corners of the view ``observed`` was cut from show ``card``.
+
+        :func:`fine_confirms_indexed` on :func:`fine_lean`; no view noted: None.
+        """
+        seen = self._views.get(id(observed))
+        if seen is None or seen[0] is not observed:
+            return None
+        return fine_confirms_indexed(self._lean(observed, seen[1], card, twin),
+                                     NOISE_RATIO if noise_ratio is None else noise_ratio)
 
     def blur_seen(self, observed: F32, card: Card, twin: Card) -> tuple[Blur, float] | None:
         """Return the blur the corner boxes were compared at, and the stored size's scale.

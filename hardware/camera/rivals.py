@@ -344,6 +344,11 @@ class RivalChecks:
                  else NOISE_RATIO)
         if rival == card or fine.confirms(observed(), card, rival, ratio) is not False:
             return reading
+        if (fine.captured and card.rank not in FINE_VETO_RANKS
+                and fine.confirms_indexed(observed(), card, rival, ratio)):
+            # A captured pip card: its corners that show a pip and no index lean weakly or
+            # the wrong way on right reads; the index corners alone confirm (run 114).
+            return reading
         if inked is not None and rival.rank == card.rank and inked(card):
             return reading
         return _refused(reading, card)

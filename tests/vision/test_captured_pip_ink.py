@@ -52,6 +52,10 @@ class _Fine:
     def confirms(self, observed: F32, card: Card, rival: Card, ratio: float) -> bool | None:
         return False
 
+    def confirms_indexed(self, observed: F32, card: Card, rival: Card,
+                         ratio: float) -> bool | None:
+        return False
+
 
 class _Bank:
     def __init__(self, captured: bool) -> None:
