@@ -128,6 +128,15 @@ def kept_look(fine: FineFaces | None, design: str, card: Card,
     return observed
 
 
+def kept_bank(faces: dict[Card, Image], design: str, cards: Sequence[Card], card: Card,
+              quad: Sequence[tuple[float, float]], params: RecognizerParams,
+              hidden: tuple[bool, bool, bool, bool] = (False, False, False, False),
+              ) -> tuple[FaceBank, F32]:
+    """The bank of ``faces`` with ``cards`` kept, and :func:`kept_look` of ``card`` on it."""
+    bank = FaceBank.from_faces(with_kept_faces(faces, design, cards), params)
+    return bank, kept_look(bank.fine, design, card, quad, hidden)
+
+
 def streaked(patch: Image, blur: Blur, rng: np.random.Generator, noise: float = 2.0,
              quality: int = 90) -> Image:
     """``patch`` through a camera: blurred by ``blur``, sensor noise, a JPEG of ``quality``."""

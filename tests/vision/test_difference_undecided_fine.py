@@ -25,7 +25,7 @@ from hardware.camera.readings import F32, RecognizerParams
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import kept_look, with_kept_faces
+from .helpers import kept_bank
 
 DESIGN = "synth-9211-poker"
 #: The card's corners in the kept frame cut (px; TL, TR, BR, BL of the card upright).
@@ -37,8 +37,7 @@ EIGHT, NINE = Card.parse("8d"), Card.parse("9d")
 
 def _seen(kennard: Faces, params: RecognizerParams) -> tuple[FaceBank, F32]:
     """The bank (kennard with the pair's faces replaced) and the observation, its view noted."""
-    bank = FaceBank.from_faces(with_kept_faces(kennard, DESIGN, (EIGHT, NINE)), params)
-    return bank, kept_look(bank.fine, DESIGN, NINE, QUAD, HIDDEN)
+    return kept_bank(kennard, DESIGN, (EIGHT, NINE), NINE, QUAD, params, HIDDEN)
 
 
 def _match(best: Card, second: Card) -> Match:

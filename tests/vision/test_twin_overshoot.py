@@ -27,7 +27,7 @@ from hardware.camera.twindecide import decide_twin
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import kept_look, with_kept_faces
+from .helpers import kept_bank
 
 DESIGN = "synth-9263-poker"
 #: The card's corners in the kept frame cut (px; TL, TR, BR, BL of the card upright).
@@ -37,8 +37,7 @@ CLUB, SPADE = Card.parse("Jc"), Card.parse("Js")
 
 def _seen(kennard: Faces, params: RecognizerParams) -> tuple[FaceBank, F32]:
     """The bank (kennard with the pair's faces replaced) and the observation, its view noted."""
-    bank = FaceBank.from_faces(with_kept_faces(kennard, DESIGN, (CLUB, SPADE)), params)
-    return bank, kept_look(bank.fine, DESIGN, SPADE, QUAD)
+    return kept_bank(kennard, DESIGN, (CLUB, SPADE), SPADE, QUAD, params)
 
 
 def _match(best: Card, second: Card) -> Match:
