@@ -19,6 +19,8 @@ import sys
 import threading
 from pathlib import Path
 
+from hardware.link.protocol import RETRANSMIT_AFTER
+
 #: ``sim run --shoe`` / ``--chips`` (the rig's ``RigOptions.shoe`` / ``.chips``).
 SHOES = ("ref", "pn532")
 CHIP_SENSORS = ("ref", "rfid")
@@ -39,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                      help="counting chip sensors (ref) or an RFID chip reader (rfid)")
     run.add_argument("--device-heartbeat", type=float, default=0.25, metavar="SECONDS",
                      help="how often the devices send a heartbeat (0.25)")
+    run.add_argument("--retransmit", type=_ack_wait, default=RETRANSMIT_AFTER, metavar="SECONDS",
+                     help="how long the shoe and chip sensors wait for an ACK before they "
+                          f"resend ({RETRANSMIT_AFTER:g}, the protocol's)")
     run.add_argument("--die-with-parent", action="store_true",
                      help="stop (SIGTERM) when the process that started it dies (Linux; for "
                           "the rig, so no devices outlive the demo)")
@@ -62,6 +67,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=usage)
 
 
+def _ack_wait(text: str) -> float:
+    """Parse ``--retransmit``: seconds, 0.001 to 600."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0.001 <= value <= 600.0:
+        raise argparse.ArgumentTypeError(f"{text} s is outside 0.001..600 s")
+    return value
+
+
 def run_devices(args: argparse.Namespace) -> int:
     """Run the simulated devices until SIGTERM or Ctrl-C; 0, or 2 for a refused directory."""
     from table_controller.simtable.devices.bench import BenchError, SimBench
@@ -79,7 +95,8 @@ def run_devices(args: argparse.Namespace) -> int:
 
         die_with_parent()
     bench = SimBench(args.dir, seed=args.seed, seats=args.seats, shoe=args.shoe,
-                     chips=args.chips, device_heartbeat=args.device_heartbeat)
+                     chips=args.chips, device_heartbeat=args.device_heartbeat,
+                     retransmit=args.retransmit)
     try:
         bench.start()
     except BenchError as exc:

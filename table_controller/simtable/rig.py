@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from calibration.chips import ChipConfig, default_chip_config
 from calibration.deck import DeckProfile, DeckStore
+from hardware.link.protocol import RETRANSMIT_AFTER
 from hardware.sim.camera_link import BoardRenderer, write_board
 from hardware.sim.chips import SimChipSensor
 from hardware.sim.pn532 import SimPn532
@@ -112,6 +113,10 @@ class RigOptions:
     :param seed: seeds the simulated deck's tags.
     :param heartbeat: feed heartbeat interval (seconds).
     :param device_heartbeat: simulated devices' heartbeat interval (seconds).
+    :param retransmit: seconds the simulated shoe and chip sensors wait for an ACK before they
+        resend (the protocol's ``RETRANSMIT_AFTER``). A test that asserts a clean link (nothing
+        resent, nothing twice) gives a long one: a resend then means a frame was refused or an
+        ACK lost, not that a busy machine acknowledged late.
     :param link_heartbeat: the devices' heartbeat period the daemon is told (the ``heartbeat``
         URL option; ``None``: the driver's default).
     :param security: ``"curve"`` (keys made here) or ``"none"``.
@@ -143,6 +148,7 @@ class RigOptions:
     heartbeat: float = 0.5
     heartbeat_timeout: float = 2.0
     device_heartbeat: float = 0.25
+    retransmit: float = RETRANSMIT_AFTER
     link_heartbeat: float | None = None
     security: str = "curve"
     camera_level: str = "easy"
@@ -303,17 +309,20 @@ class SimRig:
             self.pn532.start()
         else:
             self.shoe = SimShoe(link_path=shoe_path, seed=o.seed,
-                                heartbeat_interval=o.device_heartbeat)
+                                heartbeat_interval=o.device_heartbeat,
+                                retransmit_after=o.retransmit)
             self.shoe.start()
         if o.chips == "rfid":
             self.rfid = SimRfidChips(SENSOR_ZONES, link_path=chips_path,
-                                     heartbeat_interval=o.device_heartbeat)
+                                     heartbeat_interval=o.device_heartbeat,
+                                     retransmit_after=o.retransmit)
             self.rfid_felt = RfidFelt(self.rfid, self.chip_bank)
             self.rfid.start()
         else:
             self.chips = SimChipSensor(SENSOR_ZONES, link_path=chips_path,
                                        tray=None if o.tray is None else dict(o.tray),
-                                       heartbeat_interval=o.device_heartbeat)
+                                       heartbeat_interval=o.device_heartbeat,
+                                       retransmit_after=o.retransmit)
             self.chips.start()
 
     def _start_device_process(self) -> None:

@@ -133,11 +133,13 @@ def test_full_hand_end_to_end_and_public_feed_never_sees_a_hole_card(rig: SimRig
                     await watcher.close()
                 assert status["irregularities"] == []
                 assert status["device_health"]["shoe"]["link"] == "ok"
-                # a clean link: nothing resent, nothing twice (the technicians' health signal)
+                # a clean link: nothing refused and resent, nothing twice (the technicians'
+                # health signal; the devices wait 10 s for an ACK, so a late one is no resend)
                 health = {n: (h["retransmissions"], h["duplicates"])
                           for n, h in status["device_health"].items()
                           if n in ("shoe", "chips")}
-                assert health == {"shoe": (0, 0), "chips": (0, 0)}
+                assert health == {"shoe": (0, 0), "chips": (0, 0)}, (
+                    status["device_health"], loop)
 
                 def texts() -> list[str]:
                     return [m.data["text"] for m in [*d.messages, *tap.messages]

@@ -222,3 +222,19 @@ def test_the_commodity_readers_pn532_shoe_and_rfid_chips(tmp_path: Path) -> None
     finally:
         server.close()
         bench.stop()
+
+
+def test_the_ack_wait_reaches_the_devices_and_a_bad_one_is_refused(tmp_path: Path) -> None:
+    bench = SimBench(tmp_path / "b", seats=2, seed=3, retransmit=10.0)
+    bench.start()
+    try:
+        assert bench.shoe is not None and bench.chips is not None
+        assert bench.shoe.link.retransmit_after == bench.chips.link.retransmit_after == 10.0
+    finally:
+        bench.stop()
+    d = tmp_path / "t"
+    done = subprocess.run([sys.executable, "-m", "table_controller", "sim", "run", "--dir",
+                           str(d), "--retransmit", "0"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "0 s is outside 0.001..600 s" in done.stderr
+    assert not d.exists() or not any(d.iterdir())

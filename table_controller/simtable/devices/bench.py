@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hardware.link.protocol import MsgType
+from hardware.link.protocol import RETRANSMIT_AFTER, MsgType
 from hardware.shoe.protocol import shoe_status_payload
 from hardware.sim.device import Fault, SimDevice, SimulatorError
 from hardware.sim.pn532 import SimPn532
@@ -112,11 +112,13 @@ class SimBench:
     """
 
     def __init__(self, directory: str | Path, *, seed: int = 1, seats: int = 6,
-                 device_heartbeat: float = 0.25, shoe: str = "ref", chips: str = "ref") -> None:
+                 device_heartbeat: float = 0.25, shoe: str = "ref", chips: str = "ref",
+                 retransmit: float = RETRANSMIT_AFTER) -> None:
         self.dir = Path(directory).resolve()
         self.seed = seed
         self.options = RigOptions(seats=seats, seed=seed, camera_level="exact",
                                   device_heartbeat=device_heartbeat, shoe=shoe, chips=chips,
+                                  retransmit=retransmit,
                                   devices="inline")  # the bench *is* the devices' process
         self.rig = SimRig(self.options, workdir=self.dir, keep=True)
         self.profile = self.rig.profile
@@ -199,16 +201,19 @@ class SimBench:
             self.feeder = Pn532Feeder(self.pn532)
         else:
             self.shoe = self.rig.shoe = BenchShoe(link_path=str(shoe), seed=self.seed,
-                                                  heartbeat_interval=hb, fault_seed=self.seed)
+                                                  heartbeat_interval=hb, fault_seed=self.seed,
+                                                  retransmit_after=self.options.retransmit)
             self.shoe.describe = self._describe
         if self.options.chips == "rfid":
             self.rfid = self.rig.rfid = BenchRfid(SENSOR_ZONES, link_path=str(chips),
-                                                  heartbeat_interval=hb, fault_seed=self.seed + 1)
+                                                  heartbeat_interval=hb, fault_seed=self.seed + 1,
+                                                  retransmit_after=self.options.retransmit)
             self.rfid_felt = RfidFelt(self.rfid, self.rig.chip_bank)
         else:
             self.chips = self.rig.chips = BenchChips(SENSOR_ZONES, link_path=str(chips),
                                                      heartbeat_interval=hb,
-                                                     fault_seed=self.seed + 1)
+                                                     fault_seed=self.seed + 1,
+                                                     retransmit_after=self.options.retransmit)
 
     def stop(self) -> None:
         """Stop the devices (their links go); ``sim.json`` goes too. Idempotent."""

@@ -156,7 +156,8 @@ def open_devices(directory: Path, options: RigOptions, profile: DeckProfile, con
     o = options
     proc = DeviceProcess(directory, [
         "--seed", str(o.seed), "--seats", str(o.seats), "--shoe", o.shoe, "--chips", o.chips,
-        "--device-heartbeat", str(o.device_heartbeat), "--die-with-parent"], log)
+        "--device-heartbeat", str(o.device_heartbeat), "--retransmit", str(o.retransmit),
+        "--die-with-parent"], log)
     try:
         proc.start(o.ready_timeout)
     except BaseException:
