@@ -242,6 +242,11 @@ class RecognizerParams:
     difference_ink_group: bool = True
     #: ... and so does the washed-out read.
     washed_ink_group: bool = True
+    #: On a deck of more than two inks, a whole-face read whose ink names no suit stands where
+    #: no card of its rank in another suit scored within this of it (among the close cards,
+    #: ``difference_score_gap``; :meth:`~hardware.camera.tonechecks.ToneChecks._rank_apart`):
+    #: TUNED
+    ink_unnamed_rank_gap: float = 0.05
     #: A card whose whole-face score is under ``min_score`` is scored again with the ink a
     #: glare lifted left out (:func:`hardware.camera.glare.glare_score`); if that reaches
     #: ``min_score``, the separation and discriminant rules decide as for any card.

@@ -99,7 +99,8 @@ class ToneChecks(RivalChecks):
         the tone along its hue) is what tells those suits apart: a read whose ink names
         another suit of its rank is refused, and so is one whose ink names no suit, unless it
         is a whole-face read (``match``: the whole face's) with no card of its rank in another
-        suit among the whole face's close cards (``match.close``). A card
+        suit among the whole face's close cards (``match.close``) within
+        ``ink_unnamed_rank_gap`` of its score (:meth:`_rank_apart`). A card
         turned ``flipped`` is cut as the read took it. Refusing is the safe direction.
         """
         if read is None or read.card is None or not self._many_inks():
@@ -111,10 +112,26 @@ class ToneChecks(RivalChecks):
             suit = self.tones.suit_by_hue(patch, card.rank)
         if suit == card.suit:
             return read
-        if suit is None and match is not None and not any(
-                c.rank == card.rank and c.suit != card.suit for c in match.close):
+        if suit is None and match is not None and self._rank_apart(match, card):
             return read
         return None
+
+    def _rank_apart(self, match: Match, card: Card) -> bool:
+        """Whether the whole face put ``card`` clear of its rank's other suits (``match``'s).
+
+        True when no card of ``card``'s rank in another suit scored within
+        ``ink_unnamed_rank_gap`` of ``card`` among the whole face's close cards
+        (``match.close``; a close card without its score counts as within). A rank whose four
+        faces differ in their pictures (a king of spades and of diamonds in two figures) is told
+        apart by the whole face in luminance, where ink colour is not needed; one whose faces
+        share a picture or a pip layout differs there in small shapes only, and scores close.
+        """
+        others = [c for c in match.close if c.rank == card.rank and c.suit != card.suit]
+        if not others:
+            return True
+        scores = dict(zip(match.close, match.close_scores))
+        own, gap = scores.get(card), self.params.ink_unnamed_rank_gap
+        return own is not None and all(c in scores and own - scores[c] >= gap for c in others)
 
     def _tone_read(self, frame: Image, pose: CardPose, vec: F32, match: Match,
                    observed: Callable[[], F32]) -> SlotReading | None:
