@@ -13,7 +13,7 @@ from collections.abc import Callable
 from hardware.camera.difference import in_suits
 from hardware.camera.facebank import Match, decide
 from hardware.camera.finetwins import FINE_RANKS
-from hardware.camera.inkhue import FaceTones, hue_refutes
+from hardware.camera.inkhue import FaceTones, hue_refutes, other_inks
 from hardware.camera.locator import CardPose
 from hardware.camera.readings import F32, Image, SlotReading
 from hardware.camera.rivals import RivalChecks
@@ -99,8 +99,8 @@ class ToneChecks(RivalChecks):
         the tone along its hue) is what tells those suits apart: a read whose ink names
         another suit of its rank is refused, and so is one whose ink names no suit, unless it
         is a whole-face read (``match``: the whole face's) with no card of its rank in another
-        suit among the whole face's close cards (``match.close``) within
-        ``ink_unnamed_rank_gap`` of its score (:meth:`_rank_apart`). A card
+        suit among the whole face's close cards (``match.close``) but those the ink's tone can
+        never tell from it, well under it (:meth:`_rank_apart`). A card
         turned ``flipped`` is cut as the read took it. Refusing is the safe direction.
         """
         if read is None or read.card is None or not self._many_inks():
@@ -117,21 +117,34 @@ class ToneChecks(RivalChecks):
         return None
 
     def _rank_apart(self, match: Match, card: Card) -> bool:
-        """Whether the whole face put ``card`` clear of its rank's other suits (``match``'s).
+        """Whether the whole face alone tells ``card`` from its rank's other close suits.
 
-        True when no card of ``card``'s rank in another suit scored within
-        ``ink_unnamed_rank_gap`` of ``card`` among the whole face's close cards
-        (``match.close``; a close card without its score counts as within). A rank whose four
-        faces differ in their pictures (a king of spades and of diamonds in two figures) is told
-        apart by the whole face in luminance, where ink colour is not needed; one whose faces
-        share a picture or a pip layout differs there in small shapes only, and scores close.
+        True when no card of ``card``'s rank in another suit is among the whole face's close
+        cards (``match.close``), or when each such card's face shows the same ink tone as
+        ``card``'s over the rank's regions (:func:`.inkhue.other_inks` false: the ink's tone
+        can never tell the two apart, whatever the frame) and scored at least
+        ``ink_unnamed_rank_gap`` under ``card`` (a close card without its score counts as
+        under the gap). Four kings in four pictures of their own, mostly the same reds, blues
+        and yellows whatever the suit (synth-9279): the tone over the pictures is one red for
+        three suits, no suit is named, and the whole face, which sees the pictures, is what
+        tells them apart. Where the two faces' tones differ (a red and a black 2, a blue and a
+        green court), a tone naming neither is the frame's doing (a gloss, a blur) and the
+        read is refused as before.
         """
         others = [c for c in match.close if c.rank == card.rank and c.suit != card.suit]
         if not others:
             return True
-        scores = dict(zip(match.close, match.close_scores))
+        scores = dict(zip(match.close, match.close_scores, strict=False))  # may lack scores
         own, gap = scores.get(card), self.params.ink_unnamed_rank_gap
-        return own is not None and all(c in scores and own - scores[c] >= gap for c in others)
+        tone = self.tones.tone(card.rank, card.suit)
+        if own is None or tone is None:
+            return False
+        for other in others:
+            theirs = self.tones.tone(other.rank, other.suit)
+            if (other not in scores or own - scores[other] < gap or theirs is None
+                    or other_inks(tone, theirs)):
+                return False
+        return True
 
     def _tone_read(self, frame: Image, pose: CardPose, vec: F32, match: Match,
                    observed: Callable[[], F32]) -> SlotReading | None:

@@ -6,7 +6,8 @@ four faces has ink: the pictures, so the king of spades' tone is that of the hea
 the diamonds' (one red ink), and no suit is named. The whole face told the king of spades
 from the diamonds' by 0.09 (0.997 against 0.907; benchmark run 117: bridge, medium plain,
 scene seed 8501100, frame 2, slot 2), inside the close cards' gap (0.1), so the read was
-refused, as a blue and a green card of one pip layout must be. Kept in ``tests/vision/data``:
+refused, as a blue and a green card of one pip layout must be. The tone can never tell those
+three kings apart: the whole face is what does. Kept in ``tests/vision/data``:
 the four kings' stored patches and the card cut upright as the recogniser cut it.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hardware.camera.facebank import Match
-from hardware.camera.inkhue import FaceTones
+from hardware.camera.inkhue import FaceTones, other_inks
 from hardware.camera.locator import CardPose
 from hardware.camera.readings import Image, RecognizerParams, SlotReading
 from hardware.camera.tonechecks import ToneChecks
@@ -23,8 +24,10 @@ from table_controller.engine.cards import Card
 
 from .conftest import Faces
 from .helpers import kept_image
-from .test_inktone import _patches
-from .test_inktone import four_colour  # noqa: F401  (the fixture)
+from .test_inktone import (
+    _patches,
+    four_colour,  # noqa: F401  (the fixture)
+)
 
 DESIGN = "synth-9279-bridge"
 KS, KD, KH, KC = (Card.parse(c) for c in ("Ks", "Kd", "Kh", "Kc"))
@@ -66,6 +69,12 @@ def test_the_kings_ink_names_no_suit(four_colour: Faces) -> None:  # noqa: F811
     cut = kept_image(DESIGN, f"upright-{KS}")
     assert checks.tones.suit_by_tone(cut, KS.rank) is None
     assert checks.tones.suit_by_hue(cut, KS.rank) is None
+    # The kings of spades, diamonds and hearts show one ink over the pictures; the club green.
+    tone = checks.tones.tone(KS.rank, KS.suit)
+    assert tone is not None
+    for king, apart in ((KD, False), (KH, False), (KC, True)):
+        theirs = checks.tones.tone(king.rank, king.suit)
+        assert theirs is not None and other_inks(tone, theirs) == apart
 
 
 def test_a_king_the_whole_face_puts_clear_of_its_other_suit_stands(
@@ -80,6 +89,10 @@ def test_a_king_the_whole_face_puts_clear_of_its_other_suit_stands(
     bare = Match(KS, KS_SCORE, 0.09, 0.9, 0.21, KD, True, close=(KS, KD))
     assert checks._ink_kept(frame, POSE, True, READ, bare) is None
     assert checks._ink_kept(frame, POSE, True, READ) is None
+    # A king of another ink close (the green club), however far under: left to the ink.
+    clubs = Match(KS, KS_SCORE, 0.09, 0.9, 0.21, KC, True, close=(KS, KC),
+                  close_scores=(KS_SCORE, KD_SCORE))
+    assert checks._ink_kept(frame, POSE, True, READ, clubs) is None
     # The close cards' whole gap asked (as before this rule): refused.
     wide = _checks(four_colour, replace(RecognizerParams(), ink_unnamed_rank_gap=0.1))
     assert wide._ink_kept(frame, POSE, True, READ, _match(KD_SCORE)) is None
