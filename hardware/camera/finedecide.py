@@ -168,16 +168,19 @@ def fine_confirms(lean: FineLean | None, noise_ratio: float = NOISE_RATIO) -> bo
         corner_clear(c, -1, noise_ratio) for c in lean.corners)
 
 
-def fine_confirms_indexed(lean: FineLean | None, noise_ratio: float = NOISE_RATIO) -> bool:
-    """Whether the available index corners (:data:`INDEX_CORNERS`) all confirm the card.
+def fine_confirms_indexed(lean: FineLean | None, noise_ratio: float = NOISE_RATIO,
+                          corners: frozenset[int] = INDEX_CORNERS) -> bool:
+    """Whether the available index corners all confirm the card.
 
-    Every available index corner leans clearly towards the card (:func:`corner_clear` at
-    ``noise_ratio``), both where both are available; the corners that show a pip and no index
-    are left out. No index corner available, or none compared: False.
+    Every available corner of ``corners`` (those that hold an index: :data:`INDEX_CORNERS`,
+    and on a four-index design the other two, :func:`~hardware.camera.fineindex.index_corners`)
+    leans clearly towards the card (:func:`corner_clear` at ``noise_ratio``), all where all
+    are available; the corners that show a pip and no index are left out. No index corner
+    available, or none compared: False.
     """
     if lean is None:
         return False
-    index = [c for c in lean.corners if c.corner in INDEX_CORNERS]
+    index = [c for c in lean.corners if c.corner in corners]
     return bool(index) and all(corner_clear(c, 1, noise_ratio) for c in index)
 
 

@@ -50,6 +50,7 @@ from hardware.camera.finedecide import (
     fine_refutes,
     negated,
 )
+from hardware.camera.fineindex import index_corners
 from hardware.camera.suits import Blur
 from table_controller.engine.cards import RANKS, Card
 
@@ -137,11 +138,16 @@ class FineFaces:
             grey.setflags(write=False)
             self._grey[card] = grey
         self._resized: OrderedDict[tuple[Card, int, int], F32] = OrderedDict()
+        #: The corners holding an index: found once, where captured (only such a deck asks).
+        self._index = self._index_corners() if captured and self._grey else None
         #: Where each recent observation was cut from (:meth:`look`), by the array's identity.
         self._views: OrderedDict[int, tuple[F32, FineView]] = OrderedDict()
         #: The last comparisons made, by observation and pair.
         self._leans: OrderedDict[tuple[int, Card, Card], tuple[F32, FineLean | None]] = (
             OrderedDict())
+
+    def _index_corners(self) -> frozenset[int]:
+        return index_corners(self._grey, _boxes(next(iter(self._grey.values())).shape[::-1]))
 
     def look(self, observed: F32, view: FineView) -> None:
         """Note that ``observed`` (a read-only stored-size cut) was cut from ``view``."""
@@ -219,13 +225,17 @@ class FineFaces:
                          noise_ratio: float | None = None) -> bool | None:
         """Whether the index corners of the view ``observed`` was cut from show ``card``.
 
-        :func:`fine_confirms_indexed` on :func:`fine_lean`; no view noted: None.
+        :func:`fine_confirms_indexed` on :func:`fine_lean`, on the corners that hold an index
+        (:func:`~hardware.camera.fineindex.index_corners`); no view noted: None.
         """
         seen = self._views.get(id(observed))
         if seen is None or seen[0] is not observed:
             return None
+        if self._index is None:
+            self._index = self._index_corners()
         return fine_confirms_indexed(self._lean(observed, seen[1], card, twin),
-                                     NOISE_RATIO if noise_ratio is None else noise_ratio)
+                                     NOISE_RATIO if noise_ratio is None else noise_ratio,
+                                     self._index)
 
     def blur_seen(self, observed: F32, card: Card, twin: Card) -> tuple[Blur, float] | None:
         """Return the blur the corner boxes were compared at, and the stored size's scale.
