@@ -156,8 +156,9 @@ class BoardRecognizer(FrameCuts, VisibleRead):
         #: The suit-twin checks' caches and the tones, filled in the frames not read again
         #: (:mod:`.warmup`).
         self.warmer = FaceWarmer(bank, self.tones)
-        # Last, each card's faces' differences the glare check asks (:class:`.glare.HiddenRivals`).
-        self.warmer.extend(self._hidden_rivals().units())
+        # Last, each card's faces' differences the glare check asks (:class:`.glare.HiddenRivals`),
+        # then each card's own glare, which it leaves out of a frame's (:meth:`_own_glare`).
+        self.warmer.extend(self._hidden_rivals().units() + self._own_glare_units())
         #: No card is matched afresh past this much thread CPU of a frame's read, beyond the
         #: first (None: no bound, the default; :data:`MATCH_UNTIL_S` was measured).
         self.match_until_s: float | None = None
