@@ -141,11 +141,11 @@ class RecognizerParams:
     #: the corner boxes alone) where both index corners (top left, bottom right) fit and lean
     #: towards the read by 0.3 and this many times their own placebo noise, and no corner
     #: leans so towards the twin (:func:`hardware.camera.finedecide.fine_confirms_indices`);
-    #: 0: not. It measures how far past its noise an index lean stands: over 992 court twin
-    #: comparisons of 16 shared-picture tuning designs (hard; plain, gloss, dim, overlap,
-    #: printed felt; benchmark run 116) no pair of index corners leaned towards the wrong
-    #: twin at 1.8 to 3 times their noise (two-colour designs reached 1.79 on the weaker
-    #: corner), while 18 right reads refused leaned both at 2.06-2.9.
+    #: 0: not. It measures how far past its noise an index lean stands: over 1,182 court twin
+    #: comparisons of 17 shared-picture tuning designs (hard, plain and eight situations;
+    #: benchmark run 116) no pair of index corners leaned towards the wrong twin at 1.72 to 3
+    #: times their noise (the weaker corner), while 17 right reads refused leaned both at
+    #: 2.0-3.0.
     twin_index_ratio: float = 2.0
     #: A read whose close second (within ``pair_check_below``) is a card of another rank the
     #: two faces tell apart by their corners alone (one central symbol) is refused where the
