@@ -184,6 +184,21 @@ def fine_confirms_indexed(lean: FineLean | None, noise_ratio: float = NOISE_RATI
     return bool(index) and all(corner_clear(c, 1, noise_ratio) for c in index)
 
 
+def fine_confirms_indices(lean: FineLean | None, noise_ratio: float) -> bool:
+    """Whether both index corners (:data:`INDEX_CORNERS`) confirm the card, none the rival.
+
+    Both index corners are available and lean clearly towards the card at ``noise_ratio``
+    (:func:`corner_clear`), and no available corner leans so towards the rival. Fewer than
+    both index corners available, or none compared: False.
+    """
+    if lean is None:
+        return False
+    index = [c for c in lean.corners if c.corner in INDEX_CORNERS]
+    return (len(index) == len(INDEX_CORNERS)
+            and all(corner_clear(c, 1, noise_ratio) for c in index)
+            and not any(corner_clear(c, -1, noise_ratio) for c in lean.corners))
+
+
 def negated(lean: FineLean) -> FineLean:
     """Return the comparison of the pair the other way round: every corner's lean negated."""
     corners = tuple(CornerLean(c.corner, -c.lean, c.noise, c.fit, -c.lit_lean, c.lit_noise,

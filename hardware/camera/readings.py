@@ -136,6 +136,17 @@ class RecognizerParams:
     #: the frame's own resolution lean clearly towards the twin
     #: (:func:`hardware.camera.finedecide.fine_refutes`; the profile's fine faces needed).
     fine_twin_veto: bool = True
+    #: A court's suit-twin read the corners do not confirm at 3 times their noise is kept on
+    #: a design whose twins share their picture (``FaceBank.index_only.pair``: they differ in
+    #: the corner boxes alone) where both index corners (top left, bottom right) fit and lean
+    #: towards the read by 0.3 and this many times their own placebo noise, and no corner
+    #: leans so towards the twin (:func:`hardware.camera.finedecide.fine_confirms_indices`);
+    #: 0: not. It measures how far past its noise an index lean stands: over 1,182 court twin
+    #: comparisons of 17 shared-picture tuning designs (hard, plain and eight situations;
+    #: benchmark run 116) no pair of index corners leaned towards the wrong twin at 1.72 to 3
+    #: times their noise (the weaker corner), while 17 right reads refused leaned both at
+    #: 2.0-3.0.
+    twin_index_ratio: float = 2.0
     #: A read whose close second (within ``pair_check_below``) is a card of another rank the
     #: two faces tell apart by their corners alone (one central symbol) is refused where the
     #: corners at the frame's own resolution decide the second on the bounds of two ranks

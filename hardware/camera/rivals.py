@@ -19,6 +19,7 @@ from hardware.camera.finedecide import (
     NOISE_RATIO,
     RANK_MIN_MEAN,
     RANK_NOISE_RATIO,
+    fine_confirms_indices,
 )
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
@@ -360,6 +361,13 @@ class RivalChecks:
             # the wrong way on right reads; the index corners alone confirm (run 114).
             return reading
         if inked is not None and rival.rank == card.rank and inked(card):
+            return reading
+        if (self.params.twin_index_ratio > 0 and not fine.captured and rival == twin
+                and card.rank in FINE_VETO_RANKS and self.bank.index_only.pair(card, rival)
+                and fine_confirms_indices(fine.lean(observed(), card, rival),
+                                          self.params.twin_index_ratio)):
+            # A court whose picture its suit twin shares: the two index corners alone tell
+            # them apart, and both lean to the read (run 116).
             return reading
         return _refused(reading, card)
 

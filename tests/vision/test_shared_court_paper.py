@@ -100,9 +100,20 @@ class _Fine:
     def confirms(self, observed: F32, card: Card, rival: Card, ratio: float) -> bool | None:
         return False
 
+    def lean(self, observed: F32, card: Card, rival: Card) -> None:
+        return None
+
+
+class _Pairs:
+    """A stand-in for the bank's index-only pairs: the jacks share their picture."""
+
+    def pair(self, a: Card, b: Card) -> bool:
+        return True
+
 
 class _Bank:
     fine = _Fine()
+    index_only = _Pairs()
 
 
 class _Rivals(RivalChecks):
