@@ -22,8 +22,7 @@ from hardware.camera.index import IndexRead
 from hardware.camera.readings import F32, RecognizerParams, SlotReading
 from hardware.camera.rivalrules import close_rivals, index_only_refutes
 from hardware.camera.suits import SuitCheck, pair_check
-from hardware.camera.twinconflict import blurred_names_twin
-from hardware.camera.twindecide import decide_twin, sharp_twin_read, sharp_unconfirmed
+from hardware.camera.twindecide import decide_twin, sharp_read_refused, sharp_twin_read
 from table_controller.engine.cards import FULL_DECK, Card
 
 #: Where a pair's corner templates lean neither way, the comparison at the frame's blur decides
@@ -296,15 +295,13 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
         # The twins' sharp comparison as decide_twin's first, at this rule's fit (a red
         # index blurred on a one-picture design fits the twins' mean at 0.6-0.8); else the
         # twin rules as they are.
-        # A pip card's sharp lean that nothing on the frame measures is no read unless its
-        # corners confirm it (:func:`~.twindecide.sharp_unconfirmed`), nor one the faces blurred
-        # as the observation is contradict (:func:`~.twinconflict.blurred_names_twin`):
-        # decide_twin decides.
+        # A sharp read the twin decision would refuse (:func:`~.twindecide.sharp_read_refused`:
+        # a pip card's lean nothing on the frame measures and its corners do not confirm, one
+        # the faces blurred as the observation is contradict): decide_twin decides.
         fx, ft = bank.luminance(x), bank.luminance(twin)
         sharp = pair_check(observed, fx, ft)
         if not sharp_twin_read(observed, fx, ft, sharp, p, p.difference_min_fit) or (
-                sharp_unconfirmed(observed, x, twin, bank, p)) or (
-                    p.suit_blur_check and blurred_names_twin(observed, x, fx, ft, p)):
+                sharp_read_refused(observed, x, twin, bank, p)):
             st = scores.get(twin, sx - 1.0)
             decided = decide_twin(observed, replace(match, card=x, second=twin, score=sx,
                                                     margin=sx - st), bank, p)

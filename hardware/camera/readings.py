@@ -117,6 +117,14 @@ class RecognizerParams:
     #: sharp face better than the club's.
     twin_blur_veto_position: float = 0.3
     twin_blur_veto_half: float = 0.0
+    #: A pip card's twin read on the sharp faces (:func:`hardware.camera.twindecide.decide_twin`)
+    #: must also pass the check a whole-face read of it passes against its twin
+    #: (:func:`hardware.camera.twindecide.twin_refuted`): where the frame's noise against the
+    #: sharp faces cannot be measured, the faces blurred as the observation is must lean to the
+    #: read. A 5 of spades of a two-colour design was read as the club at 0.76 on the sharp
+    #: faces (noise not measured) while the blurred faces, fitting 0.99, leaned 0.66 to the
+    #: spade on both halves (bridge, hard plain; an unseen measurement, benchmark run 119).
+    twin_read_verified: bool = True
     #: A court twin pair the stored faces leave undecided and the corners at the frame's own
     #: resolution decide (:func:`hardware.camera.twindecide.decide_twin`) is not read where
     #: both measurements put the observation well past the card decided (+1 is that card's

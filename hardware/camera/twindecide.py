@@ -109,8 +109,7 @@ def _stored_twin(
     best, twin = bank.luminance(match.card), bank.luminance(match.second)
     check = pair_check(observed, best, twin)
     if sharp_twin_read(observed, best, twin, check, p, p.suit_min_fit):
-        if sharp_unconfirmed(observed, match.card, match.second, bank, p) or (
-                p.suit_blur_check and blurred_names_twin(observed, match.card, best, twin, p)):
+        if sharp_read_refused(observed, match.card, match.second, bank, p):
             return None
         return match, check.position
     if not p.suit_blur_check:
@@ -133,6 +132,27 @@ def _stored_twin(
             return None
         return signed_read(match, -1, -blurred.position, p)
     return None
+
+
+def sharp_read_refused(observed: F32, card: Card, twin: Card, bank: FaceBank,
+                       params: RecognizerParams) -> bool:
+    """Whether a twin read the sharp comparison makes (:func:`sharp_twin_read`) is refused.
+
+    Refused where nothing measures a pip card's sharp lean and its corners do not confirm it
+    (:func:`sharp_unconfirmed`), where the faces blurred as the observation is name the twin
+    (:func:`~hardware.camera.twinconflict.blurred_names_twin`), and, with
+    ``twin_read_verified``, where a pip card's read fails the check a whole-face read of it
+    passes against its twin (:func:`twin_refuted`; the whole-face read's check,
+    :meth:`~hardware.camera.rivals.RivalChecks._verify`, is not made on a twin decision's
+    read): where the frame's noise against the sharp faces cannot be measured, the faces
+    blurred as the observation is must lean to the card.
+    """
+    p = params
+    best, other = bank.luminance(card), bank.luminance(twin)
+    return (sharp_unconfirmed(observed, card, twin, bank, p)
+            or (p.suit_blur_check and blurred_names_twin(observed, card, best, other, p))
+            or (p.twin_read_verified and card.rank not in FINE_RANKS
+                and twin_refuted(observed, card, twin, bank, p)))
 
 
 def _corners_refuse(observed: F32, match: Match, best: F32, twin: F32, sign: int,
