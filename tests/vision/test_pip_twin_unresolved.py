@@ -11,11 +11,13 @@ the observation is no longer differed enough to be compared.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 
-from hardware.camera import difference
+from hardware.camera import difference, twindecide
 from hardware.camera.blurmatch import blurred_pair_check, lean_noise
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, Match, face_patch
 from hardware.camera.readings import F32, RecognizerParams
@@ -134,8 +136,11 @@ def test_the_difference_read_takes_no_unmeasured_sharp_lean(kennard: Faces,
                   ranked_scores=(0.9618, 0.9578), close=(CLUB, SPADE),
                   close_scores=(0.9618, 0.9578))
     assert difference.read_by_difference(ob, match, bank, params) is None
-    monkeypatch.setattr(difference, "sharp_unconfirmed", lambda *args: False)
-    read = difference.read_by_difference(ob, match, bank, params)
+    # (the rule is asked through twindecide.sharp_read_refused; the whole-face read's twin
+    # check there, twin_read_verified, is left out as well)
+    monkeypatch.setattr(twindecide, "sharp_unconfirmed", lambda *args: False)
+    read = difference.read_by_difference(ob, match, bank,
+                                         replace(params, twin_read_verified=False))
     assert read is not None and read.card == CLUB
 
 
