@@ -274,11 +274,14 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 lean = -1.0
             elif lean >= p.difference_min_position or beaten is not None:
                 at = index.position(x, y)
-                if at is not None and at < p.difference_min_index and (
-                        at <= -p.difference_min_index or paper_shown is None
-                        or not paper_shown(x, y)):
-                    # The index against X; or undecided where a glare may have washed the
-                    # rival's ink out (the index is then the evidence that decides).
+                if at is not None and (
+                        at <= -p.difference_min_index
+                        or (at < max(p.difference_min_index, p.difference_unpapered_index)
+                            and (paper_shown is None or not paper_shown(x, y))
+                            and (at < p.difference_min_index or paper_shown is not None))):
+                    # The index against X; or, where a glare may have washed the rival's ink
+                    # out (the white there not shown to be X's paper), the index not clearly
+                    # for X (the index is then the evidence that decides).
                     lean = -1.0
                 else:
                     if beaten is not None:

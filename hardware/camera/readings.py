@@ -230,6 +230,12 @@ class RecognizerParams:
     difference_score_gap: float = 0.1
     difference_min_position: float = 0.3
     difference_min_index: float = 0.2
+    #: ... and by this where ``paper_shown`` does not hold for the pair (the white where the
+    #: rival has ink the read lacks is not shown to be the card's own paper: a glare may have
+    #: washed the rival's ink out there): a 3 of hearts whose middle pip a glare washed out
+    #: was read as the 2 with its blurred indices 0.24 towards the 2 (synth-9286 poker, hard
+    #: placing; benchmark run 119, an unseen measurement).
+    difference_unpapered_index: float = 0.4
     difference_min_fit: float = 0.6
     difference_max_close: int = 40
     #: A read checked against a close rival of another rank (``pair_check_below``), and each
