@@ -274,11 +274,13 @@ def _difference_lean(observed: F32, x: Card, scores: dict[Card, float], match: M
                 lean = -1.0
             elif lean >= p.difference_min_position or beaten is not None:
                 at = index.position(x, y)
+                # (the bound where a glare may have washed the rival's ink: asked only where
+                # paper_shown can say so)
+                bound = (p.difference_min_index if paper_shown is None
+                         else max(p.difference_min_index, p.difference_unpapered_index))
                 if at is not None and (
                         at <= -p.difference_min_index
-                        or (at < max(p.difference_min_index, p.difference_unpapered_index)
-                            and (paper_shown is None or not paper_shown(x, y))
-                            and (at < p.difference_min_index or paper_shown is not None))):
+                        or (at < bound and (paper_shown is None or not paper_shown(x, y)))):
                     # The index against X; or, where a glare may have washed the rival's ink
                     # out (the white there not shown to be X's paper), the index not clearly
                     # for X (the index is then the evidence that decides).
