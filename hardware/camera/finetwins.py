@@ -50,6 +50,9 @@ from hardware.camera.finedecide import (
     fine_refutes,
     negated,
 )
+from hardware.camera.finefit import PLACEBO_SHIFTS as PLACEBO_SHIFTS
+from hardware.camera.finefit import _fit as _fit
+from hardware.camera.finefit import _placebos as _placebos
 from hardware.camera.fineindex import index_corners
 from hardware.camera.suits import Blur
 from table_controller.engine.cards import RANKS, Card
@@ -98,9 +101,6 @@ _GAP = 16
 #: A corner counts when the twins' difference there holds at least this share of the energy
 #: of the corner where they differ most.
 MIN_DIFFERENCE_SHARE = 0.25
-#: Where the difference is laid for the placebo leans (fractions of the box: down, right).
-PLACEBO_SHIFTS = tuple((fy, fx) for fy in (-1 / 3, -1 / 6, 0.0, 1 / 6, 1 / 3)
-                       for fx in (-1 / 3, 0.0, 1 / 3) if (fy, fx) != (0.0, 0.0))
 #: Faces resized to a frame's size, kept per (card, size).
 _RESIZED_MAX = 64
 #: Observations whose view is kept (:meth:`FineFaces.look`).
@@ -156,6 +156,21 @@ class FineFaces:
         while len(self._views) > _VIEWS_MAX:
             self._views.popitem(last=False)
 
+    def _view(self, observed: F32) -> tuple[F32, FineView] | None:
+        seen = self._views.get(id(observed))
+        return seen if seen is not None and seen[0] is observed else None
+
+    def rough_lean(self, observed: F32, card: Card, twin: Card, blur: Blur) -> FineLean | None:
+        """:func:`fine_lean` at ``blur`` (no blur search, nothing kept); no view noted: None.
+
+        None too where the comparison at the searched blur is kept already (:meth:`_lean`).
+        """
+        seen = self._view(observed)
+        if seen is None or any(self._leans.get((id(observed), a, b), (None,))[0] is observed
+                               for a, b in ((card, twin), (twin, card))):
+            return None
+        return fine_lean(seen[1].frame, seen[1].quad, card, twin, self, seen[1].hidden, blur)
+
     def decide(self, observed: F32, card: Card, twin: Card,
                noise_ratio: float | None = None, min_mean: float | None = None,
                ) -> tuple[int, float]:
@@ -167,8 +182,8 @@ class FineFaces:
         :data:`MIN_MEAN`; two cards of different ranks: :data:`RANK_NOISE_RATIO`,
         :data:`RANK_MIN_MEAN`).
         """
-        seen = self._views.get(id(observed))
-        if seen is None or seen[0] is not observed:
+        seen = self._view(observed)
+        if seen is None:
             return 0, 0.0
         lean = self._lean(observed, seen[1], card, twin)
         court_twins = card.rank == twin.rank and card.rank in FINE_RANKS
@@ -181,8 +196,8 @@ class FineFaces:
 
     def lean(self, observed: F32, card: Card, twin: Card) -> FineLean | None:
         """Return the corners' comparison of ``card`` (+) with ``twin`` (-); no view noted: None."""
-        seen = self._views.get(id(observed))
-        if seen is None or seen[0] is not observed:
+        seen = self._view(observed)
+        if seen is None:
             return None
         return self._lean(observed, seen[1], card, twin)
 
@@ -203,8 +218,8 @@ class FineFaces:
         :data:`~hardware.camera.finedecide.NOISE_RATIO`); no view noted for ``observed``:
         False.
         """
-        seen = self._views.get(id(observed))
-        if seen is None or seen[0] is not observed:
+        seen = self._view(observed)
+        if seen is None:
             return False
         return fine_refutes(self._lean(observed, seen[1], card, twin),
                             NOISE_RATIO if noise_ratio is None else noise_ratio)
@@ -215,8 +230,8 @@ class FineFaces:
 
         :func:`fine_confirms` on :func:`fine_lean`; no view noted for ``observed``: None.
         """
-        seen = self._views.get(id(observed))
-        if seen is None or seen[0] is not observed:
+        seen = self._view(observed)
+        if seen is None:
             return None
         return fine_confirms(self._lean(observed, seen[1], card, twin),
                              NOISE_RATIO if noise_ratio is None else noise_ratio)
@@ -228,8 +243,8 @@ class FineFaces:
         :func:`fine_confirms_indexed` on :func:`fine_lean`, on the corners that hold an index
         (:func:`~hardware.camera.fineindex.index_corners`); no view noted: None.
         """
-        seen = self._views.get(id(observed))
-        if seen is None or seen[0] is not observed:
+        seen = self._view(observed)
+        if seen is None:
             return None
         if self._index is None:
             self._index = self._index_corners()
@@ -245,8 +260,8 @@ class FineFaces:
 
         None where no view is noted for ``observed`` or no corner was compared.
         """
-        seen = self._views.get(id(observed))
-        if seen is None or seen[0] is not observed:
+        seen = self._view(observed)
+        if seen is None:
             return None
         lean = self._lean(observed, seen[1], card, twin)
         if lean is None or not lean.corners:
@@ -370,88 +385,6 @@ def _subpixel(r: F32, iy: int, ix: int) -> tuple[float, float]:
     return ix + dx, iy + dy
 
 
-@lru_cache(maxsize=64)
-def _placebo_index(h: int, w: int) -> npt.NDArray[np.intp]:
-    """Flat indices laying an ``h`` x ``w`` box at each of :data:`PLACEBO_SHIFTS` (one row each).
-
-    Row ``i`` gathers what ``np.roll`` by shift ``i`` (rows, columns; wrapping round) gives.
-    """
-    rows = np.arange(h)[:, None]
-    cols = np.arange(w)[None, :]
-    out = np.empty((len(PLACEBO_SHIFTS), h * w), np.intp)
-    for i, (fy, fx) in enumerate(PLACEBO_SHIFTS):
-        sy, sx = round(fy * h), round(fx * w)
-        out[i] = (((rows - sy) % h) * w + (cols - sx) % w).reshape(-1)
-    out.setflags(write=False)
-    return out
-
-
-@lru_cache(maxsize=64)
-def _plane(h: int, w: int) -> tuple[F32, F32]:
-    """Return the box's column and row coordinates, -0.5..0.5, flat (float32): the lit planes."""
-    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
-    px, py = (gx / max(w - 1, 1) - 0.5).reshape(-1), (gy / max(h - 1, 1) - 0.5).reshape(-1)
-    px.setflags(write=False)
-    py.setflags(write=False)
-    return px, py
-
-
-def _placebos(half: F32) -> tuple[F32, F32]:
-    """Return the difference laid where it is not (:data:`PLACEBO_SHIFTS`), centred; energies.
-
-    One row per shift: what ``np.roll`` of ``half`` less its mean gives, and that row's sum of
-    squares (float32 as :func:`_fit` computed them one shift at a time; reductions along rows
-    of the contiguous stack add in the same order as on each row alone).
-    """
-    h, w = half.shape
-    shifted = np.ascontiguousarray(half).reshape(-1)[_placebo_index(h, w)]
-    sd = shifted - shifted.mean(axis=1, keepdims=True)
-    return sd, (sd * sd).sum(axis=1)
-
-
-def _fit(obs: F32, mean: F32, half: F32, lit: bool = False,
-         placebos: tuple[F32, F32] | None = None) -> tuple[float, float, float]:
-    """Fit ``obs = a mean + b + c half``: the lean ``c / a``, its placebo noise and the fit.
-
-    The noise: the same difference, laid where it is not (shifted by a third of the box
-    either way and a sixth or a third down or up, wrapping round), is fitted on what the
-    model leaves unexplained; the root mean square of those leans is what misfit and the
-    frame's noise make of a difference of that shape here (:data:`PLACEBO_SHIFTS`).
-
-    ``lit``: ``a`` and ``b`` are planes over the box (``a + ax x + ay y``): a glare lifts the
-    paper and flattens the ink by a gain and an offset that vary across the box
-    (``ink (1 - g) + 255 g``), which a constant ``a`` and ``b`` leave as misfit. The lean is
-    then ``c`` over the gain where the twins differ (``a`` at the centroid of ``|half|``).
-
-    ``placebos``: :func:`_placebos` of ``half`` where the caller made them already (the plain
-    and the lit fit of one box share them); None: made here.
-    """
-    m, d, o = mean.reshape(-1), half.reshape(-1), obs.reshape(-1)
-    columns = [m, np.ones_like(m), d]
-    if lit:
-        gx, gy = _plane(*half.shape)
-        columns += [m * gx, m * gy, gx, gy]
-    x = np.stack(columns, axis=1).astype(np.float64)
-    coef, *_ = np.linalg.lstsq(x, o.astype(np.float64), rcond=None)
-    a, c = float(coef[0]), float(coef[2])
-    if lit:
-        weight = np.abs(d).astype(np.float64)
-        total = max(float(weight.sum()), 1e-9)
-        a += (float(coef[3]) * float(weight @ gx) + float(coef[4]) * float(weight @ gy)) / total
-    res = o - x @ coef
-    tot = max(float(((o - o.mean()) ** 2).sum()), 1e-6)
-    fit = 1.0 - float(res @ res) / tot
-    if abs(a) < 1e-6:
-        return 0.0, np.inf, fit
-    sd, norms = _placebos(half) if placebos is None else placebos
-    dots = (sd * res).sum(axis=1)
-    placebo = [float(dot) / float(norm) / a
-               for dot, norm in zip(dots.tolist(), norms.tolist(), strict=True)
-               if float(norm) > 1e-6]
-    noise = float(np.sqrt(np.mean(np.square(placebo)))) if placebo else np.inf
-    return c / a, noise, fit
-
-
 def quad_size(quad: FloatArray) -> tuple[int, int]:
     """Return a card's size (w, h) in px from its corners (TL, TR, BR, BL): opposite sides' mean."""
     wf = 0.5 * (np.hypot(*(quad[1] - quad[0])) + np.hypot(*(quad[2] - quad[3])))
@@ -460,12 +393,14 @@ def quad_size(quad: FloatArray) -> tuple[int, int]:
 
 
 def fine_lean(frame: Image, quad: FloatArray, card: Card, twin: Card, faces: FineFaces,
-              hidden: Sequence[bool] = (False, False, False, False)) -> FineLean | None:
+              hidden: Sequence[bool] = (False, False, False, False),
+              blur: Blur | None = None) -> FineLean | None:
     """Compare the card's corner boxes in the frame with ``card``'s and ``twin``'s faces.
 
     :param frame: the full-resolution frame (BGR or grey).
     :param quad: the card's corners in the frame (px), upright card order (TL, TR, BR, BL).
     :param hidden: per corner box (TL, TR, BL, BR, upright), whether something may lie over it.
+    :param blur: the blur to compare at (frame px); None: found (:func:`_blur`).
     :returns: None when the faces are not at hand or the twins differ in no corner.
     """
     if card not in faces or twin not in faces:
@@ -501,7 +436,7 @@ def fine_lean(frame: Image, quad: FloatArray, card: Card, twin: Card, faces: Fin
         px, py = _subpixel(np.asarray(r, np.float32), iy, ix)
         obs = _cut(frame, to_frame, x - s + px, y - s + py, w, h)
         cuts.append((k, obs, a, b))
-    blur = _blur(cuts)
+    blur = _blur(cuts) if blur is None else blur
     kernel = blur_kernel(blur)
     leans: list[CornerLean] = []
     for k, obs, a, b in cuts:

@@ -20,6 +20,7 @@ from hardware.camera.finedecide import (
     RANK_MIN_MEAN,
     RANK_NOISE_RATIO,
     fine_confirms_indices,
+    roughly_confirms,
 )
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
@@ -405,7 +406,11 @@ class RivalChecks:
         if not self.params.fine_rank_close or (verdict == 1
                                                and not self.params.fine_rank_close_decided):
             return False
-        return any(fine.refutes(observed(), card, other, RANK_NOISE_RATIO)
+        seen = fine.lean(observed(), card, second)
+        blur = seen.blur if seen is not None and seen.corners else None
+        return any(not (blur is not None
+                        and roughly_confirms(fine.rough_lean(observed(), card, other, blur)))
+                   and fine.refutes(observed(), card, other, RANK_NOISE_RATIO)
                    for other in match.close[:RANKED]
                    if other.rank != card.rank and pair(card, other))
 
