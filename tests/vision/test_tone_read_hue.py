@@ -4,9 +4,10 @@
 whole face, which weighs colour only as redness, hardly tells apart. A hard frame under a
 bright light (benchmark run 124: poker, hard ``bright``, scene seed 9001000 of the run's
 trace, frame 3, slot 2) showed a 6 of diamonds the whole face put 0.005 over the 6 of clubs:
-not separated, so left to the tone read (:meth:`~hardware.camera.tonechecks.ToneChecks.
-_tone_read`). The light clipped the paper, the ink's tone grew along its hue past the tone
-rule's reach and the tone named no suit; the hue named the diamond, as the ink check every
+not separated, so left to the tone read
+(:meth:`~hardware.camera.tonechecks.ToneChecks._tone_read`). The light clipped the paper,
+the ink's tone grew along its hue past the tone rule's reach and the tone named no suit; the
+hue named the diamond, as the ink check every
 read passes (``_ink_kept``) lets it. The tone read asked the tone alone and read nothing;
 since ``tone_read_hue`` it takes the hue's suit as the ink check does, and the whole face
 with the rank's other suits left out reads the 6 of diamonds on every threshold. Kept in
