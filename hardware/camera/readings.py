@@ -277,6 +277,13 @@ class RecognizerParams:
     #: one under a gloss, two tones the rule leaves to the ink); the kings of synth-9279, whose
     #: tones are one red, read right 0.070-0.097 over the other king.
     ink_unnamed_rank_gap: float = 0.05
+    #: On a deck of more than two inks, the tone read
+    #: (:meth:`~hardware.camera.tonechecks.ToneChecks._tone_read`) takes the suit the ink's
+    #: hue names (:meth:`~hardware.camera.inkhue.FaceTones.suit_by_hue`) where the tone names
+    #: none, as the ink check every read passes (``_ink_kept``) does (benchmark run 124: hard
+    #: frames of four-colour designs whose diamond and club of one rank the whole face could
+    #: not separate, the tone naming no suit: bright, dim and upside-down scenes).
+    tone_read_hue: bool = True
     #: A card whose whole-face score is under ``min_score`` is scored again with the ink a
     #: glare lifted left out (:func:`hardware.camera.glare.glare_score`); if that reaches
     #: ``min_score``, the separation and discriminant rules decide as for any card.

@@ -160,6 +160,8 @@ class ToneChecks(RivalChecks):
         rank = match.card.rank
         patch = self._upright(frame, pose, match.flipped)
         suit = self.tones.suit_by_tone(patch, rank)
+        if suit is None and p.tone_read_hue:
+            suit = self.tones.suit_by_hue(patch, rank)
         if suit is None:
             return None
         toned = self.bank.match(vec, p, [Card(rank, s) for s in range(4) if s != suit])
