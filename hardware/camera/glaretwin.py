@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.blurmatch import lean_noise
+from hardware.camera.glare import Mask
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import MIN_REGION_PX, _pair, _region, line_fit
 from hardware.camera.twinleans import above_noise
@@ -49,7 +50,7 @@ class UnglaredCheck:
     cover: float
 
 
-def unglared_check(ob: F32, fb: F32, fr: F32, glare: np.ndarray) -> UnglaredCheck | None:
+def unglared_check(ob: F32, fb: F32, fr: F32, glare: Mask) -> UnglaredCheck | None:
     """:func:`~hardware.camera.suits.pair_check` on the region's pixels off ``glare``.
 
     Aligned as the whole region is; brightness and contrast fitted on the pixels kept. None
@@ -83,12 +84,12 @@ def unglared_check(ob: F32, fb: F32, fr: F32, glare: np.ndarray) -> UnglaredChec
     return UnglaredCheck(position, tuple(halves), fit, cover)
 
 
-def glare_twin_lean(ob: F32, fb: F32, fr: F32, glare: np.ndarray,
+def glare_twin_lean(ob: F32, fb: F32, fr: F32, glare: Mask,
                     params: RecognizerParams) -> float:
-    """The lean off the glare: above 0 the best face read, below 0 the twin, 0 undecided.
+    """Return the lean off the glare: above 0 the best face read, below 0 the twin, 0 neither.
 
-    Module rule 1. 0 unless the glare covers at least ``glare_twin_min_cover`` of the twins' difference
-    region (elsewhere the twin rules have seen what there is to see).
+    Module rule 1. 0 unless the glare covers at least ``glare_twin_min_cover`` of the twins'
+    difference region (elsewhere the twin rules have seen what there is to see).
     """
     p = params
     check = unglared_check(ob, fb, fr, glare)

@@ -487,7 +487,7 @@ class RivalChecks:
 
     def _glare_twin(self, observed: F32, card: Card, twin: Card,
                     patch: Callable[[], Image] | None) -> float:
-        """The lean between pip suit twins off the glare on the card, or 0.0 (undecided).
+        """Return the lean between pip suit twins off the glare on the card, or 0.0.
 
         :func:`~hardware.camera.glaretwin.glare_twin_lean` (``glare_twin_check``), with the
         glare :meth:`_glare_on` finds on ``patch`` read as ``card``; courts and a card without
