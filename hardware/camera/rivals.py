@@ -473,7 +473,7 @@ class RivalChecks:
         decided = decide_twin(observed, match, self.bank, self.params)
         if decided is None and self.params.pip_twin_agree:
             decided = agreed_twin(observed, match, self.bank, self.params)
-        if decided is None and match.second is not None:
+        if decided is None and match.second is not None and patch is not None:
             lean = self._glare_twin(observed, match.card, match.second, patch)
             if lean != 0.0:
                 decided = signed_read(match, 1 if lean > 0 else -1, abs(lean), self.params)
