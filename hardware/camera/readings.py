@@ -131,7 +131,7 @@ class RecognizerParams:
     #: rule's bounds; a half leaning past ``glare_twin_max_lean`` (a face's own difference is
     #: 1) is the streak's edge, not the card, and decides nothing. On medium gloss frames a
     #: streak over one half turned it 1.2-1.9 the wrong way while the pixels off it leaned
-    #: 0.8-2.0 to the truth on both halves (an 8 and a 7 of spades; benchmark run 123).
+    #: 0.6-1.4 to the truth on both halves (an 8 and a 3 of spades; benchmark run 123).
     glare_twin_check: bool = True
     glare_twin_min_cover: float = 0.1
     glare_twin_max_lean: float = 3.0
