@@ -125,6 +125,16 @@ class RecognizerParams:
     #: faces (noise not measured) while the blurred faces, fitting 0.99, leaned 0.66 to the
     #: spade on both halves (bridge, hard plain; an unseen measurement, benchmark run 119).
     twin_read_verified: bool = True
+    #: Pip suit twins under a glare (:mod:`hardware.camera.glaretwin`): where the glare found
+    #: on the card covers at least ``glare_twin_min_cover`` of the region where the twins
+    #: differ, they are compared again on the region's pixels off the glare, on the sharp twin
+    #: rule's bounds; a half leaning past ``glare_twin_max_lean`` (a face's own difference is
+    #: 1) is the streak's edge, not the card, and decides nothing. On medium gloss frames a
+    #: streak over one half turned it 1.2-1.9 the wrong way while the pixels off it leaned
+    #: 0.6-1.4 to the truth on both halves (an 8 and a 3 of spades; benchmark run 123).
+    glare_twin_check: bool = True
+    glare_twin_min_cover: float = 0.1
+    glare_twin_max_lean: float = 3.0
     #: A court twin pair the stored faces leave undecided and the corners at the frame's own
     #: resolution decide (:func:`hardware.camera.twindecide.decide_twin`) is not read where
     #: both measurements put the observation well past the card decided (+1 is that card's

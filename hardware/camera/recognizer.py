@@ -508,7 +508,8 @@ class BoardRecognizer(FrameCuts, VisibleRead):
 
         twin_decided = False
         if reading.status == "uncertain" and not sliding and self._twin_left(match):
-            reading, match = self._decide_suit(observed(), match, reading)
+            reading, match = self._decide_suit(observed(), match, reading,
+                                               lambda: upright(match.flipped))
             twin_decided = reading.status == "card"
         if reading.status == "card":
             reading = self._verify(observed, match, reading, twin_decided, overlying,

@@ -24,11 +24,12 @@ from hardware.camera.finedecide import (
 )
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.glare import HiddenRivals, Mask, glare_mask
+from hardware.camera.glaretwin import glare_twin_lean
 from hardware.camera.pipagree import agreed_twin
 from hardware.camera.readings import F32, Image, RecognizerParams, SlotReading
 from hardware.camera.rivalrules import ink_refuted, region_washed_out, twin_blurred_away
 from hardware.camera.suits import index_leans, index_positions, pair_check
-from hardware.camera.twindecide import decide_twin, twin_refuted
+from hardware.camera.twindecide import decide_twin, signed_read, twin_refuted
 from table_controller.engine.cards import FULL_DECK, Card
 
 #: The face rules out a rank its corner indices name when, over the two faces' difference
@@ -276,7 +277,8 @@ class RivalChecks:
         for rival in rivals:
             best, other = self.bank.luminance(match.card), self.bank.luminance(rival)
             if suit_twins(match.card, rival):
-                refused = twin_refuted(observed(), match.card, rival, self.bank, p)
+                refused = (twin_refuted(observed(), match.card, rival, self.bank, p)
+                           and not self._glare_twin(observed(), match.card, rival, patch) > 0)
             else:
                 corners = index_positions(observed(), best, other)
                 refused = (bool(corners) and max(corners) < p.rank_index_min) or (
@@ -459,26 +461,51 @@ class RivalChecks:
                 and match.discriminant_others >= p.min_discriminant)
 
     def _decide_suit(
-        self, observed: F32, match: Match, reading: SlotReading
+        self, observed: F32, match: Match, reading: SlotReading,
+        patch: Callable[[], Image] | None = None,
     ) -> tuple[SlotReading, Match]:
         """Read the twin its indices and pips show (:func:`decide_twin`); else ``reading``.
 
         A pip pair :func:`decide_twin` leaves undecided is read where the stored faces and the
         corners at the frame's resolution each name the same card clearly
-        (:func:`~hardware.camera.pipagree.agreed_twin`, ``pip_twin_agree``).
+        (:func:`~hardware.camera.pipagree.agreed_twin`, ``pip_twin_agree``), or where the
+        region's pixels off a glare do (:meth:`_glare_twin`).
         Returns the reading and the match it stands on (the twin's when the twin is read).
 
         :param observed: the observation's luminance (:func:`~hardware.camera.suits.pair_check`).
+        :param patch: the card cut at the stored size, upright (BGR), for the glare.
         """
         decided = decide_twin(observed, match, self.bank, self.params)
         if decided is None and self.params.pip_twin_agree:
             decided = agreed_twin(observed, match, self.bank, self.params)
+        if decided is None and match.second is not None and patch is not None:
+            lean = self._glare_twin(observed, match.card, match.second, patch)
+            if lean != 0.0:
+                decided = signed_read(match, 1 if lean > 0 else -1, abs(lean), self.params)
         if decided is None:
             return reading, match
         read, lean = decided
         conf = float(np.clip(min(read.score, match.discriminant_others, lean), 0.0, 1.0))
         return SlotReading("card", read.card, conf, None, read.score, match.margin,
                            match.discriminant, match.separation), read
+
+
+    def _glare_twin(self, observed: F32, card: Card, twin: Card,
+                    patch: Callable[[], Image] | None) -> float:
+        """Return the lean between pip suit twins off the glare on the card, or 0.0.
+
+        :func:`~hardware.camera.glaretwin.glare_twin_lean` (``glare_twin_check``), with the
+        glare :meth:`_glare_on` finds on ``patch`` read as ``card``; courts and a card without
+        its cut are left to the other rules (0.0).
+        """
+        if (not self.params.glare_twin_check or patch is None
+                or card.rank in FINE_RANKS or twin.rank in FINE_RANKS):
+            return 0.0
+        glare, _ = self._glare_on(patch(), card)
+        if not glare.any():
+            return 0.0
+        return glare_twin_lean(observed, self.bank.luminance(card), self.bank.luminance(twin),
+                               glare, self.params)
 
 
 def _refused(reading: SlotReading, card: Card) -> SlotReading:
