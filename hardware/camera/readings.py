@@ -125,6 +125,11 @@ class RecognizerParams:
     #: faces (noise not measured) while the blurred faces, fitting 0.99, leaned 0.66 to the
     #: spade on both halves (bridge, hard plain; an unseen measurement, benchmark run 119).
     twin_read_verified: bool = True
+    #: A pip card's twin read on the sharp faces is refused where the faces blurred as the
+    #: observation is would read the twin by ``decide_twin``'s bounds, however noisy that
+    #: comparison is (:func:`hardware.camera.twinconflict.blurred_contradicts`; benchmark
+    #: run 127's wrong read of a 2 of spades as the club).
+    twin_blur_contradiction: bool = True
     #: Pip suit twins under a glare (:mod:`hardware.camera.glaretwin`): where the glare found
     #: on the card covers at least ``glare_twin_min_cover`` of the region where the twins
     #: differ, they are compared again on the region's pixels off the glare, on the sharp twin

@@ -23,7 +23,11 @@ from hardware.camera.faintpair import faint_twin_sign
 from hardware.camera.finetwins import FINE_RANKS
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.suits import SuitCheck, pair_check
-from hardware.camera.twinconflict import blurred_names_twin, blurred_unmatched
+from hardware.camera.twinconflict import (
+    blurred_contradicts,
+    blurred_names_twin,
+    blurred_unmatched,
+)
 from hardware.camera.twinleans import (
     above_noise,
     blurred_read_stands,
@@ -151,6 +155,8 @@ def sharp_read_refused(observed: F32, card: Card, twin: Card, bank: FaceBank,
     best, other = bank.luminance(card), bank.luminance(twin)
     return (sharp_unconfirmed(observed, card, twin, bank, p)
             or (p.suit_blur_check and blurred_names_twin(observed, card, best, other, p))
+            or (p.suit_blur_check and p.twin_blur_contradiction
+                and blurred_contradicts(observed, card, best, other, p))
             or (p.twin_read_verified and card.rank not in FINE_RANKS
                 and twin_refuted(observed, card, twin, bank, p)))
 
