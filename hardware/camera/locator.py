@@ -37,7 +37,8 @@ from hardware.camera.edges import (
 from hardware.camera.facebank import PATCH_SIZE
 from hardware.camera.feltprint import PRINT_ON_EDGE, FeltPrint
 from hardware.camera.geometry import BoardGeometry
-from hardware.camera.occlusion import runs_into_unknown
+from hardware.camera.inkgaps import closed_over_ink
+from hardware.camera.occlusion import card_sized, runs_into_unknown
 from hardware.camera.readings import FloatArray, Image, RecognizerParams, SlotStatus
 from hardware.camera.turns import blocked_turns, same_pose, seen_square
 from table_controller.errors import CalibrationError
@@ -248,18 +249,10 @@ class CardLocator:
             {s - slot for s in unknown})
 
     def _card_sized(self, fg: Image, slot: int) -> bool:
-        """Whether ``slot``'s non-felt spans at most a card's height, inside the view.
-
-        A hand and forearm reach in from beyond the canonical view.
-        """
-        x0 = int(self.canon_x(slot * self.geometry.slot_width_mm))
-        x1 = int(np.ceil(self.canon_x((slot + 1) * self.geometry.slot_width_mm)))
-        rows = np.nonzero(fg[:, x0:x1].any(axis=1))[0]
-        if rows.size == 0:
-            return True
-        top, bottom = int(rows[0]), int(rows[-1])
-        h = fg.shape[0]
-        return top > 0 and bottom < h - 1 and bottom - top <= 1.15 * self.card_px[1]
+        """Whether ``slot``'s non-felt spans at most a card's height (:func:`.card_sized`)."""
+        sw = self.geometry.slot_width_mm
+        return card_sized(fg, self.canon_x(slot * sw), self.canon_x((slot + 1) * sw),
+                          self.card_px[1])
 
     def _retry_with_neighbours_cut(
         self, fg: Image, poses: list[CardPose | None], fallbacks: list[SlotStatus]
@@ -267,7 +260,8 @@ class CardLocator:
         """Retry unresolved slots with their located neighbours cut out; True if one resolved.
 
         When no neighbour's cut resolves one, the slots still unresolved are tried by their top
-        and bottom edges' stretches (``span``, :meth:`_find_card`).
+        and bottom edges' stretches (``span``, :meth:`_find_card`), and then on the non-felt
+        closed over a print of the felt's colour (:func:`.inkgaps.closed_over_ink`).
         """
         progress = False
         for slot, pose in enumerate(poses):
@@ -287,9 +281,15 @@ class CardLocator:
                 progress = True
         if progress:
             return True
+        share = self.params.ink_gap_share
         for slot, pose in enumerate(poses):
             if pose is None and fallbacks[slot] == "uncertain":
                 found, status = self._find_card(fg, slot, span=True)
+                if found is None and share > 0:  # its print of the felt's colour closed over
+                    sw = self.geometry.slot_width_mm
+                    found, status = self._find_card(closed_over_ink(
+                        fg, self.canon_x(slot * sw), self.canon_x((slot + 1) * sw),
+                        self.card_px[0], share), slot)
                 if found is not None:
                     poses[slot] = found
                     fallbacks[slot] = status

@@ -64,3 +64,17 @@ def runs_into_unknown(
             continue
         return True
     return False
+
+
+def card_sized(fg: Image, x0: float, x1: float, card_h: float) -> bool:
+    """Whether the non-felt in columns ``x0``-``x1`` spans at most a card's height, in the view.
+
+    A hand and forearm reach in from beyond the canonical view (moved out of :mod:`.locator`,
+    unchanged).
+    """
+    rows = np.nonzero(fg[:, int(x0) : int(np.ceil(x1))].any(axis=1))[0]
+    if rows.size == 0:
+        return True
+    top, bottom = int(rows[0]), int(rows[-1])
+    h = fg.shape[0]
+    return top > 0 and bottom < h - 1 and bottom - top <= 1.15 * card_h

@@ -42,6 +42,11 @@ class RecognizerParams:
     foreign_fraction: float = 0.004
     band_px: float = 4.0
     fill_fraction: float = 0.9
+    #: A slot no other try located is sought once more on its non-felt closed over gaps up to
+    #: this share of a card's width (:mod:`hardware.camera.inkgaps`): a four-colour deck's
+    #: felt-coloured index or pip at the card's edge notches it by up to 0.12 of a card's width
+    #: (green clubs on green felt; benchmark run 128). 0: not sought so.
+    ink_gap_share: float = 0.13
     size_tolerance: float = 0.07
     red_weight: float = 1.5
     template_blur: tuple[float, ...] = (0.7,)
