@@ -16,9 +16,9 @@ Rules this module keeps:
    region, then its coarse blurs a few at a time, then its placebo offsets; every card of the
    deck with its suit twin, in that order (as the two checks pass them); a pair's blurs made
    the other way round are the same arrays (:mod:`.blurmatch`): those units find them made.
-   Last, each card's pairs with its closest faces of another rank or colour (:func:`close_rivals`): what the
-   close-rival checks of a read of it take from the two faces alone
-   (:func:`close_rival_units`). Then what its owner adds (:meth:`FaceWarmer.extend`): the
+   Last, each card's pairs with its closest faces of another rank or colour
+   (:func:`close_rivals`): what the close-rival checks of a read of it take from the two faces
+   alone (:func:`close_rival_units`). Then what its owner adds (:meth:`FaceWarmer.extend`): the
    recogniser adds each card's difference from every face over the face, which the glare
    check asks (:meth:`~hardware.camera.glare.HiddenRivals.units`).
 3. :meth:`FaceWarmer.work` stops starting units at a deadline of the caller's thread CPU time.
