@@ -5,19 +5,20 @@ Rules this module keeps:
 1. Only caches are filled: what :func:`~hardware.camera.twindecide.decide_twin` and
    :func:`~hardware.camera.twindecide.twin_refuted` compute from two registered faces alone (the
    pair's difference region; the blur search's mean face and its coarse grid of blurs,
-   :func:`~hardware.camera.blurmatch.warm_blurs`) is kept per pair of faces by
+   :func:`~hardware.camera.blurmatch.warm_blurs`; the frame noise's placebo offsets,
+   :func:`~hardware.camera.blurmatch.warm_placebo`) is kept per pair of faces by
    :mod:`hardware.camera.suits` and :mod:`hardware.camera.blurmatch`, and is the same array
    whenever it is computed. A reading does not change; the first card of a suit-twin pair
    checked in a frame no longer pays for it there. The same for the tone reads' parts
    (:class:`~hardware.camera.inkhue.FaceTones`: whether the deck prints its suits in more than
    two inks, which the first card read in a frame asks on every deck, and each rank's tones).
 2. Small units (about 1-3 ms each): first the tones' (:meth:`.FaceTones.units`); then a pair's
-   region, then its coarse blurs a few at a time; every card of the deck with its suit twin,
-   in that order (as the two checks pass them); a pair's blurs made the other way round are
-   the same arrays (:mod:`.blurmatch`): those units find them made. Last, each card's pairs
-   with its closest faces of another rank or colour (:func:`close_rivals`): what the
-   close-rival checks of a read of it take from the two faces alone
-   (:func:`close_rival_units`). Then what its owner adds (:meth:`FaceWarmer.extend`): the
+   region, then its coarse blurs a few at a time, then its placebo offsets; every card of the
+   deck with its suit twin, in that order (as the two checks pass them); a pair's blurs made
+   the other way round are the same arrays (:mod:`.blurmatch`): those units find them made.
+   Last, each card's pairs with its closest faces of another rank or colour
+   (:func:`close_rivals`): what the close-rival checks of a read of it take from the two faces
+   alone (:func:`close_rival_units`). Then what its owner adds (:meth:`FaceWarmer.extend`): the
    recogniser adds each card's difference from every face over the face, which the glare
    check asks (:meth:`~hardware.camera.glare.HiddenRivals.units`).
 3. :meth:`FaceWarmer.work` stops starting units at a deadline of the caller's thread CPU time.
@@ -32,7 +33,7 @@ from functools import partial
 
 import numpy as np
 
-from hardware.camera.blurmatch import COARSE_GRID, warm_blurs
+from hardware.camera.blurmatch import COARSE_GRID, warm_blurs, warm_placebo
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, suit_twins
 from hardware.camera.inkhue import FaceTones
 from hardware.camera.suits import F32, index_leans, ink_check, pair_check
@@ -87,6 +88,9 @@ class FaceWarmer:
                 for i in range(0, len(COARSE_GRID), BLURS_PER_UNIT):
                     blurs = COARSE_GRID[i : i + BLURS_PER_UNIT]
                     self._todo.append(partial(warm_blurs, fb, fr, shape, blurs))
+                # The frame's noise against the pair (``lean_noise``'s placebo): the twin
+                # checks of a read ask it whenever the sharp comparison reads the card.
+                self._todo.append(partial(warm_placebo, fb, fr))
         # Then each card's close rivals (fewer reads ask them first in a frame than the
         # twin pairs' blurs cost there: last, after the twins' units as they always were).
         for card in FULL_DECK:

@@ -10,7 +10,7 @@ import numpy as np
 
 from benchmarks.bench_vision import stream_scenes
 from calibration.faces import load_face_folder
-from hardware.camera.blurmatch import COARSE_GRID, blurred_pair_check
+from hardware.camera.blurmatch import COARSE_GRID, blurred_pair_check, lean_noise
 from hardware.camera.facebank import STORED_PATCH_SIZE, FaceBank, face_patch, suit_twins
 from hardware.camera.readings import RecognizerParams
 from hardware.camera.suits import (
@@ -43,19 +43,20 @@ def _moving(patch: np.ndarray, length: int, angle: float, rng: np.random.Generat
 
 
 def test_the_warmer_fills_every_twin_pair_and_stops_at_its_deadline() -> None:
-    """Each card with its suit twin: the region and the 52 coarse blurs, made once; and its
-    close rivals' pairs."""
+    """Each card with its suit twin: the region, the 52 coarse blurs and the placebo offsets
+    of the frame's noise, made once; and its close rivals' pairs."""
     bank = FaceBank.from_faces(load_face_folder(face_folder("kennard")), RecognizerParams())
     warmer = FaceWarmer(bank)
     warmer.work(time.thread_time())       # the deadline already passed: nothing done
     assert warmer.units == 0 and not warmer.done
     warmer.work(float("inf"))
-    assert warmer.done and warmer.units == 52 * 5 + 52 * 2 * 3
+    assert warmer.done and warmer.units == 52 * 6 + 52 * 2 * 3
     size = (STORED_PATCH_SIZE[0] // 2, STORED_PATCH_SIZE[1] // 2)
     for a, b in (("3c", "3s"), ("3s", "3c"), ("Kh", "Kd"), ("Ad", "Ah")):
         pair = _pair(bank.luminance(Card.parse(a)), bank.luminance(Card.parse(b)))
         assert pair.region is not None
         assert set(COARSE_GRID) <= set(pair.blur_setup[(*size, False)][2])
+        assert pair.placebo is not None
 
 
 def test_a_recognisers_warmer_computes_the_tones_first(kennard: Faces) -> None:
@@ -73,7 +74,7 @@ def test_a_recognisers_warmer_computes_the_tones_first(kennard: Faces) -> None:
     rec.warmer.work(float("inf"))
     # after the 53 taken above: the twins', the close rivals', then each card's glare totals
     # and its own glare (run 118)
-    assert rec.warmer.done and rec.warmer.units == 52 + 52 * 5 + 52 * 2 * 3 + 52 + 52
+    assert rec.warmer.done and rec.warmer.units == 52 + 52 * 6 + 52 * 2 * 3 + 52 + 52
 
 
 def test_warmed_checks_equal_fresh_ones(kennard: Faces) -> None:
@@ -92,6 +93,11 @@ def test_warmed_checks_equal_fresh_ones(kennard: Faces) -> None:
             ra, rb = bank.luminance(ca), bank.luminance(cb)
             assert pair_check(ob, ra, rb) == pair_check(ob, fresh_a, fresh_b), a
             assert blurred_pair_check(ob, ra, rb) == blurred_pair_check(ob, fresh_a, fresh_b), a
+            # The frame's noise against the pair, its placebo offsets made by the warm-up
+            # (run 131): the same value, bit for bit, as on faces never cached.
+            assert _pair(ra, rb).placebo is not None
+            for joint in (False, True):
+                assert lean_noise(ob, ra, rb, joint) == lean_noise(ob, fresh_a, fresh_b, joint), a
             assert twin_refuted(ob, ca, cb, bank, p) == twin_refuted(
                 ob, ca, cb, FaceBank.from_faces(kennard, p), p), a
 
