@@ -27,7 +27,7 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 pytest: $(STAMP)
-	$(PY) -m pytest -q -n auto --dist loadgroup
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

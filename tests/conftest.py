@@ -4,9 +4,9 @@ Hypothesis runs derandomised by default (profile ``ci``): every run tries the sa
 CI run cannot fail on an example no earlier run tried. Set ``HYPOTHESIS_PROFILE=explore`` to draw
 new examples each run (the slow runs and bug hunts).
 
-``make test`` runs the suite on every core with pytest-xdist (``-n auto --dist loadgroup``): each
-test file is one group, so a file's module fixtures are built once, on one worker; the tests that
-use the PostgreSQL server are one group, since one of them stops and restarts that server.
+``make test`` runs the suite on every core with pytest-xdist (``-n auto --dist loadfile``): each
+test file runs on one worker, so a file's module fixtures are built once. Tests in different files
+run at the same time: a test that stops a shared server (PostgreSQL) takes one of its own.
 """
 
 from __future__ import annotations
@@ -23,16 +23,6 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Put each test in its group for ``--dist loadgroup`` (module docstring)."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        group = ("postgres" if "pg_server" in getattr(item, "fixturenames", ())
-                 else item.nodeid.split("::", 1)[0])
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture
