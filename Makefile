@@ -27,7 +27,7 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 pytest: $(STAMP)
-	$(PY) -m pytest -q -n auto --dist loadfile
+	$(PY) -m pytest -q
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

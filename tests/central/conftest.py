@@ -56,8 +56,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _own_server() -> Iterator[PgServer]:
-    """A cluster of its own in a temporary directory on a free loopback port, removed after."""
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    url, directory = os.environ.get("TC_TEST_POSTGRES_URL"), os.environ.get("TC_TEST_POSTGRES_DIR")
+    if url and directory:
+        yield PgServer(url, directory)
+        return
     # not under pytest's own temporary directory: that is private to root, and the server runs
     # as the "postgres" user
     base = Path(tempfile.mkdtemp(prefix="tc-pg-"))
@@ -84,24 +88,6 @@ def _own_server() -> Iterator[PgServer]:
     if os.environ.get("CI"):
         pytest.fail(reason)
     pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    """The suite's server: the running scratch cluster the environment names, or one started."""
-    url, directory = os.environ.get("TC_TEST_POSTGRES_URL"), os.environ.get("TC_TEST_POSTGRES_DIR")
-    if url and directory:
-        yield PgServer(url, directory)
-        return
-    yield from _own_server()
-
-
-@pytest.fixture
-def private_pg_server() -> Iterator[PgServer]:
-    """A server for one test alone: a test that stops and restarts its server takes this, so
-    the tests running beside it on other workers (``make test`` runs the suite in parallel)
-    keep theirs."""
-    yield from _own_server()
 
 
 @pytest.fixture

@@ -115,9 +115,7 @@ def test_ships_a_running_table(tmp_path: Path, pg_url: str,
 
 
 def test_database_down_and_back_loses_nothing(
-        tmp_path: Path, private_pg_server: PgServer,
-        running: Callable[[Shipper], Running]) -> None:
-    pg_server = private_pg_server  # stopped and restarted below: the other tests keep theirs
+        tmp_path: Path, pg_server: PgServer, running: Callable[[Shipper], Running]) -> None:
     url = pg_server.database()
     path = tmp_path / "journal.db"
     with Journal.open(path) as journal:

@@ -183,12 +183,12 @@ def tutorial() -> tuple[list[str], list[str]]:
     return commands, lines.splitlines()
 
 
-def test_the_tutorial_works_as_written(short_tmp: Path) -> None:
+def test_the_tutorial_works_as_written(tmp_path: Path) -> None:
     commands, transcript = tutorial()
     assert commands == ["table-controller sim run --dir ~/practice --seats 2",
                         "table-controller run --config ~/practice/table.toml",
                         "table-controller sim dealer --dir ~/practice"]
-    d = short_tmp / "practice"  # ~/practice; the daemon() helper runs the second command
+    d = tmp_path / "practice"  # ~/practice; the daemon() helper runs the second command
     with sim_run(d, "--seats", "2"), daemon(d / "table.toml"):
         t = Trainee(d)  # the third command
         try:
