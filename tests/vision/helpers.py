@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from calibration.camera import CameraProfile, calibrate_camera
 from hardware.camera.blurmatch import blur_kernel
-from hardware.camera.facebank import FaceBank
+from hardware.camera.facebank import FaceBank, Match
 from hardware.camera.finetwins import FineFaces, FineView
 from hardware.camera.readings import F32, RecognizerParams
 from hardware.camera.recognizer import BoardReading, BoardRecognizer
@@ -126,6 +126,18 @@ def kept_look(fine: FineFaces | None, design: str, card: Card,
     fine.look(observed, FineView(kept_image(design, f"frame-{card}"),
                                  np.array(quad, np.float64), hidden))
     return observed
+
+
+def twin_match(card: Card, twin: Card, other: Card, scores: tuple[float, float, float],
+               margin: float, discriminant: float, separation: float,
+               discriminant_others: float, separation_others: float) -> Match:
+    """A whole face's match as a frame gave it: ``card`` first, its suit twin second and the
+    best card of another rank third (``scores`` in that order)."""
+    ranked = (card, twin, other)
+    return Match(card, scores[0], margin, discriminant, separation, twin,
+                 discriminant_others=discriminant_others, separation_others=separation_others,
+                 other=other, ranked=ranked, ranked_scores=scores, close=ranked,
+                 close_scores=scores)
 
 
 def kept_bank(faces: dict[Card, Image], design: str, cards: Sequence[Card], card: Card,

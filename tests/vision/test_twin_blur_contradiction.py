@@ -28,7 +28,7 @@ from hardware.camera.twindecide import decide_twin, sharp_read_refused, sharp_tw
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import kept_observation, with_kept_faces
+from .helpers import kept_observation, twin_match, with_kept_faces
 
 DESIGN = "synth-9297-bridge"
 CLUB, SPADE = Card.parse("2c"), Card.parse("2s")
@@ -45,11 +45,8 @@ def _seen() -> F32:
 
 def _match() -> Match:
     """The whole face's match as the frame gave it (the club first)."""
-    three = Card.parse("3c")
-    return Match(CLUB, 0.9671, 0.0016, 0.549, 0.0213, SPADE, discriminant_others=0.747,
-                 separation_others=0.177, other=three, ranked=(CLUB, SPADE, three),
-                 ranked_scores=(0.9671, 0.9654, 0.8836), close=(CLUB, SPADE, three),
-                 close_scores=(0.9671, 0.9654, 0.8836))
+    return twin_match(CLUB, SPADE, Card.parse("3c"), (0.9671, 0.9654, 0.8836), 0.0016, 0.549,
+                      0.0213, 0.747, 0.177)
 
 
 def test_the_sharp_faces_name_the_club_the_blurred_the_spade(kennard: Faces) -> None:

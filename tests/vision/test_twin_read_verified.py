@@ -32,7 +32,7 @@ from hardware.camera.twindecide import (
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import kept_observation, with_kept_faces
+from .helpers import kept_observation, twin_match, with_kept_faces
 
 DESIGN = "synth-9286-bridge"
 CLUB, SPADE = Card.parse("5c"), Card.parse("5s")
@@ -49,11 +49,8 @@ def _seen() -> F32:
 
 def _match() -> Match:
     """The whole face's match as the frame gave it (the club first)."""
-    four = Card.parse("4c")
-    return Match(CLUB, 0.9677, 0.0083, 0.588, 0.0495, SPADE, discriminant_others=0.935,
-                 separation_others=0.212, other=four, ranked=(CLUB, SPADE, four),
-                 ranked_scores=(0.9677, 0.9594, 0.8735), close=(CLUB, SPADE, four),
-                 close_scores=(0.9677, 0.9594, 0.8735))
+    return twin_match(CLUB, SPADE, Card.parse("4c"), (0.9677, 0.9594, 0.8735), 0.0083, 0.588,
+                      0.0495, 0.935, 0.212)
 
 
 def test_the_sharp_faces_name_the_club_unmeasured_the_blurred_the_spade(kennard: Faces) -> None:
