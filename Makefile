@@ -27,7 +27,7 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 pytest: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

@@ -9,6 +9,7 @@ States and transitions (anything else does not happen):
 ================  =======================================  ==============================
 state             on                                       goes to (event emitted)
 ================  =======================================  ==============================
+``SYNCING``       (a new subscription) its first message   ``SYNCING`` (asks for the snapshot)
 ``SYNCING``       snapshot reply                           ``LIVE`` (``SNAPSHOT``)
 ``SYNCING``       nothing heard for ``heartbeat_timeout``  ``LOST`` (``LOST``)
 ``LIVE``          update ``seq == last + 1``               ``LIVE`` (``UPDATE``)
@@ -22,6 +23,13 @@ state             on                                       goes to (event emitte
                   ``stale_after`` s of it
 ``LOST``          any message, then snapshot reply         ``LIVE`` (``RECOVERED``)
 ================  =======================================  ==============================
+
+A new subscription reaches the publisher some time after ``connect`` returns (ZeroMQ's slow
+joiner): a snapshot taken before it does would be followed by messages the subscriber never
+gets. So the client asks for its first snapshot only once the subscription has carried a message
+(the feed's next update or heartbeat: within the table's heartbeat interval); what was published
+before is in the snapshot. After a gap the subscription is live already and the snapshot is asked
+for at once.
 
 The client subscribes to every message of its table (the topic prefix ``TABLE/``; gap detection
 needs every sequence number), or to everything without a ``table_id``. Through the floor proxy
@@ -177,6 +185,7 @@ class FeedClient:
         self._last_heard = 0.0
         self._request = 0
         self._recovering = False
+        self._subscribed = False  # the subscription has carried a message (it is live)
         self._pending_until: float | None = None
         self._monitor: zmq.asyncio.Socket | None = None
         #: why the table refused this client's CURVE handshake (``None``: it did not)
@@ -202,6 +211,7 @@ class FeedClient:
         sub.setsockopt(zmq.SUBSCRIBE, self.subscription)
         sub.connect(self.feed_endpoint)
         self._sub = sub
+        self._subscribed = False
         self._req = self._new_req()
         self._state = ClientState.SYNCING
         self._last_heard = self._mono()
@@ -295,6 +305,11 @@ class FeedClient:
             now = self._mono()
             if deadline is not None and now >= deadline:
                 return None
+            if self._state is ClientState.SYNCING and not self._subscribed:
+                if not await self._hear_subscription(deadline) and (
+                        self._mono() - self._last_heard >= self.heartbeat_timeout):
+                    return self._lose("nothing heard")
+                continue
             if self._state is ClientState.SYNCING:
                 ev = await self._sync(deadline)
                 if ev is not None:
@@ -342,6 +357,32 @@ class FeedClient:
         self.stats.gaps += 1
         return FeedEvent(FeedEventKind.GAP, self._seq, reason=why)
 
+    async def _hear_subscription(self, deadline: float | None) -> bool:
+        """Wait for the new subscription's first message of this table; return whether it came.
+
+        The wait ends at ``deadline`` or the heartbeat timeout. The message itself is dropped:
+        it was published before the snapshot about to be asked for, which holds it.
+        """
+        assert self._sub is not None
+        # at most ``snapshot_timeout`` at a time: a refused key is looked for between waits
+        waits = [self._last_heard + self.heartbeat_timeout - self._mono(), self.snapshot_timeout]
+        if deadline is not None:
+            waits.append(deadline - self._mono())
+        if not await self._sub.poll(int(max(0.0, min(waits)) * 1000) + 1):
+            return False
+        frames = await self._sub.recv_multipart()
+        try:
+            msg = decode(frames[-1])
+        except MessageError as exc:
+            self.stats.bad_messages += 1
+            self.stats.last_error = str(exc)
+            return False
+        if self.table_id is not None and msg.table != self.table_id:
+            return False
+        self._last_heard = self._mono()
+        self._subscribed = True
+        return True
+
     async def _receive(self, deadline: float | None) -> FeedEvent | None:
         assert self._sub is not None
         now = self._mono()
@@ -367,6 +408,7 @@ class FeedClient:
         if self.table_id is not None and msg.table != self.table_id:
             return None  # another table (through a floor proxy) says nothing about ours
         self._last_heard = self._mono()
+        self._subscribed = True
         if self._state is ClientState.LOST:
             self._state = ClientState.SYNCING
             return None

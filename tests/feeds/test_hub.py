@@ -88,6 +88,38 @@ def test_late_joiner_gets_snapshot_and_consistent_updates() -> None:
     arun(body)
 
 
+def test_the_first_snapshot_waits_for_the_subscription_to_be_live() -> None:
+    """ZeroMQ's slow joiner: a subscription reaches the publisher after ``connect`` returns. The
+    client asks for its first snapshot only once the subscription has carried a message, so
+    nothing published after the snapshot can be missed; before that, it waits (here the feed is
+    silent: no heartbeat for 1000 s)."""
+
+    async def body(ctx: zmq.asyncio.Context) -> None:
+        async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback(),
+                           heartbeat_interval=1000.0) as hub:
+            await hub.publish(Feed.PUBLIC, "count", {"n": 1}, state={"n": 1})
+            async with _client(ctx, hub, heartbeat_timeout=60.0) as client:
+                assert await client.next_event(timeout=0.5) is None
+                assert client.stats.snapshots == 0 and client.state.value == "syncing"
+                n = 1
+                while client.stats.snapshots == 0:  # until the subscription is live
+                    n += 1
+                    await hub.publish(Feed.PUBLIC, "count", {"n": n}, state={"n": n})
+                    ev = await client.next_event(timeout=0.05)
+                    assert ev is None or ev.kind is FeedEventKind.SNAPSHOT, ev
+                assert client.seq >= 2 and client.stats.gaps == 0
+                for _ in range(20):  # every later message follows the snapshot
+                    n += 1
+                    await hub.publish(Feed.PUBLIC, "count", {"n": n}, state={"n": n})
+                ev, _ = await next_kind(client, FeedEventKind.UPDATE)
+                while client.seq < n:
+                    ev = await client.next_event(timeout=30)
+                    assert ev is not None and ev.kind is FeedEventKind.UPDATE, ev
+                assert client.stats.gaps == 0
+
+    arun(body)
+
+
 def test_gap_triggers_resnapshot() -> None:
     async def body(ctx: zmq.asyncio.Context) -> None:
         async with FeedHub(ctx, table_id="T1", endpoints=FeedEndpoints.loopback(),

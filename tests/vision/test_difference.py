@@ -95,7 +95,7 @@ def test_shared_pictures_read_on_rendered_boards(kennard: Faces) -> None:
     """Rendered hard boards of a one-picture-per-suit deck: more read, none wrong."""
     faces = shared_pictures(kennard)
     off = RecognizerParams(difference_check=False)
-    with_rule, without = with_and_without(faces, off, seed=4700)
+    with_rule, without = with_and_without(faces, off, seed=4700, frames=10)
     assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
     assert with_rule.correct >= without.correct + 2, (with_rule, without)
 

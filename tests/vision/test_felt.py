@@ -143,7 +143,7 @@ def test_reads_boards_on_coloured_felt(
     kennard: Faces, svg_cards: Faces, felt: S.Felt, design: str
 ) -> None:
     faces = kennard if design == "kennard" else svg_cards
-    profile, tally = _read_frames(faces, 41, felt, 24)
+    profile, tally = _read_frames(faces, 41, felt, 16)
     assert profile.felt_channel == felt
     assert profile.felt_ratio > 0.4
     for hand, t in tally.items():

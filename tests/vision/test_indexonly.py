@@ -61,10 +61,10 @@ def test_a_blurred_index_leans_to_its_card_at_the_frame_s_blur(kennard: Faces) -
 
 def test_index_only_faces_read_on_rendered_hard_boards(kennard: Faces) -> None:
     """Rendered hard boards of a one-picture-per-suit deck: more read than with the blurred
-    comparison switched off (thresholds out of reach: 41 of 57), none wrong."""
+    comparison switched off (thresholds out of reach: 23 of 30 against 25), none wrong."""
     faces = shared_pictures(kennard)
     off = RecognizerParams(index_only_min_position=9.0)
-    with_rule, without = with_and_without(faces, off, seed=5700)
+    with_rule, without = with_and_without(faces, off, seed=5700, frames=10)
     assert with_rule.wrong == 0 and without.wrong == 0, (with_rule, without)
     assert with_rule.correct >= without.correct + 1, (with_rule, without)
 
