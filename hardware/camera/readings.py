@@ -135,6 +135,15 @@ class RecognizerParams:
     #: comparison is (:func:`hardware.camera.twinconflict.blurred_contradicts`; benchmark
     #: run 127's wrong read of a 2 of spades as the club).
     twin_blur_contradiction: bool = True
+    #: A pip card's twin read on the sharp faces is refused too where the faces blurred as the
+    #: observation is, matched on the frame, do not lean to the read by
+    #: ``twin_blur_veto_position`` (:func:`hardware.camera.twinconflict.blurred_withholds`):
+    #: a blurred spade can match the club's sharp face better than the spade's, above the
+    #: frame's noise, which measures spread and not that misfit. An 8 of spades of a
+    #: two-colour design whose club and spade differ in little ink was read as the club on
+    #: the sharp faces (0.93, fit 0.85, noise 0.44) while the blurred faces, fitting 0.98,
+    #: leaned 0.07 to the spade (bridge, hard plain; benchmark run 134).
+    twin_blur_agreement: bool = True
     #: Pip suit twins under a glare (:mod:`hardware.camera.glaretwin`): where the glare found
     #: on the card covers at least ``glare_twin_min_cover`` of the region where the twins
     #: differ, they are compared again on the region's pixels off the glare, on the sharp twin

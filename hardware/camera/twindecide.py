@@ -27,6 +27,7 @@ from hardware.camera.twinconflict import (
     blurred_contradicts,
     blurred_names_twin,
     blurred_unmatched,
+    blurred_withholds,
 )
 from hardware.camera.twinleans import (
     above_noise,
@@ -149,7 +150,9 @@ def sharp_read_refused(observed: F32, card: Card, twin: Card, bank: FaceBank,
     passes against its twin (:func:`twin_refuted`; the whole-face read's check,
     :meth:`~hardware.camera.rivals.RivalChecks._verify`, is not made on a twin decision's
     read): where the frame's noise against the sharp faces cannot be measured, the faces
-    blurred as the observation is must lean to the card.
+    blurred as the observation is must lean to the card; with ``twin_blur_agreement``, where
+    those blurred faces are matched on the frame they must lean to the card by
+    ``twin_blur_veto_position`` (:func:`~hardware.camera.twinconflict.blurred_withholds`).
     """
     p = params
     best, other = bank.luminance(card), bank.luminance(twin)
@@ -157,6 +160,8 @@ def sharp_read_refused(observed: F32, card: Card, twin: Card, bank: FaceBank,
             or (p.suit_blur_check and blurred_names_twin(observed, card, best, other, p))
             or (p.suit_blur_check and p.twin_blur_contradiction
                 and blurred_contradicts(observed, card, best, other, p))
+            or (p.suit_blur_check and p.twin_blur_agreement
+                and blurred_withholds(observed, card, best, other, p))
             or (p.twin_read_verified and card.rank not in FINE_RANKS
                 and twin_refuted(observed, card, twin, bank, p)))
 

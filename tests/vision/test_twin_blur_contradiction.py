@@ -76,7 +76,8 @@ def test_the_club_is_not_read(kennard: Faces) -> None:
 
 
 def test_without_the_rule_the_club_was_read(kennard: Faces) -> None:
-    params = replace(RecognizerParams(), twin_blur_contradiction=False)
+    params = replace(RecognizerParams(), twin_blur_contradiction=False,
+                     twin_blur_agreement=False)
     bank = _bank(kennard, params)
     decided = decide_twin(_seen(), _match(), bank, params)
     assert decided is not None and decided[0].card == CLUB

@@ -82,7 +82,8 @@ def test_without_the_check_the_club_was_read(kennard: Faces) -> None:
     """With this check and the blurred comparison's (``twin_blur_contradiction``, which
     refuses the club here too: the blurred faces lean to the spade past the twin decision's
     own bounds) both off."""
-    params = replace(RecognizerParams(), twin_read_verified=False, twin_blur_contradiction=False)
+    params = replace(RecognizerParams(), twin_read_verified=False, twin_blur_contradiction=False,
+                     twin_blur_agreement=False)
     bank = _bank(kennard, params)
     decided = decide_twin(_seen(), _match(), bank, params)
     assert decided is not None and decided[0].card == CLUB
