@@ -89,16 +89,21 @@ def aligned(reference: F32, moving: F32) -> F32:
 
 
 def differing(a: F32, b: F32) -> npt.NDArray[np.bool_]:
-    """Where two captures (same size) differ: their signed difference, blurred by
-    :data:`AGREE_SIGMA`, reaches :data:`AGREE_LEVEL` (dilated by a pixel)."""
+    """Return where two captures (same size) differ.
+
+    There, their signed difference, blurred by :data:`AGREE_SIGMA`, reaches
+    :data:`AGREE_LEVEL` (dilated by a pixel).
+    """
     d = np.abs(cv2.GaussianBlur(a - b, (0, 0), AGREE_SIGMA))
     return np.asarray(cv2.dilate((d >= AGREE_LEVEL).astype(np.uint8),
                                  np.ones((3, 3), np.uint8)) > 0, np.bool_)
 
 
 def aligned_pair(reference: F32, moving: F32) -> F32:
-    """Return ``moving`` aligned onto ``reference`` (:func:`aligned`) if that makes the two
-    differ (:func:`differing`) on fewer pixels, else ``moving`` unchanged.
+    """Return ``moving`` aligned onto ``reference`` if that leaves the pair differing less.
+
+    :func:`aligned`, kept only when the two then differ (:func:`differing`) on fewer pixels
+    than before; else ``moving`` unchanged.
 
     Two pip twins print their pips in different places and shapes (a heart's and a diamond's,
     a club's and a spade's): the ECC warp that best matches the whole faces then pulls one onto

@@ -78,8 +78,10 @@ def test_common_size_is_the_median() -> None:
 
 
 def _index_correlation(a: np.ndarray, b: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> float:
-    """The lower, over the two index corners (TL, BR), of the correlation of the pair's
-    difference with the design's own, both blurred as a hard frame blurs them."""
+    """Return the pair's difference's correlation with the design's, the index corners' lower.
+
+    Over the two index corners (TL, BR), both differences blurred as a hard frame blurs them.
+    """
     size = (a.shape[1], a.shape[0])
     low = 1.0
     for x, y, w, h in (_boxes(size)[0], _boxes(size)[3]):
@@ -92,8 +94,10 @@ def _index_correlation(a: np.ndarray, b: np.ndarray, ia: np.ndarray, ib: np.ndar
 @pytest.mark.parametrize("pair", [("7c", "7s"), ("4c", "4s")])
 def test_pip_twins_keep_the_index_difference_their_design_prints(
         pair: tuple[str, str]) -> None:
-    """Two pip twins captured by a hard camera of synth-9286 (kept, fine faces as captured):
-    their pips differ in shape, and the ECC warp matching the whole faces pulled the spade onto
+    """Captured pip twins keep their index corners' difference.
+
+    Two pip twins captured by a hard camera of synth-9286 (kept, fine faces as captured): their
+    pips differ in shape, and the ECC warp matching the whole faces pulled the spade onto
     the club's pips (0.6-0.8 px, 0.7% of scale): the index corners' difference then was no
     longer the design's (correlation 0.47 and 0.74, now 0.99 and above). The warp puts the pair
     out of agreement on more of the face; it is not kept (run 135)."""
