@@ -45,6 +45,9 @@ AGREE_LEVEL = 14.0
 #: pixel of pose and sampling, in lines of opposite sign either side of an edge that the blur
 #: cancels, where ink one twin alone prints stays.
 AGREE_SIGMA = 2.0
+#: A suit-twin pair is aligned on the pixels this far (px) or more from where the two differ
+#: (:func:`aligned_pair`): clear of the edges of the ink one twin alone prints.
+ALIGN_CLEAR_PX = 3
 #: Largest translation (px) an alignment of two captures may make.
 MAX_SHIFT_PX = 3.0
 #: Largest change of scale (either axis, as a fraction) an alignment may make.
@@ -63,18 +66,19 @@ def common_size(faces: Mapping[Card, Image]) -> dict[Card, Image]:
     return out
 
 
-def aligned(reference: F32, moving: F32) -> F32:
+def aligned(reference: F32, moving: F32, where: npt.NDArray[np.bool_] | None = None) -> F32:
     """Return ``moving`` warped onto ``reference`` (same size) by ECC, or unchanged.
 
-    Unchanged when ECC does not converge or the warp goes past :data:`MAX_SHIFT_PX` or
-    :data:`MAX_SCALE`.
+    ``where``: the pixels the warp is fitted on (default all). Unchanged when ECC does not
+    converge or the warp goes past :data:`MAX_SHIFT_PX` or :data:`MAX_SCALE`.
     """
     warp = np.eye(2, 3, dtype=np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5)
+    mask = (np.full(reference.shape, 255, np.uint8) if where is None
+            else np.asarray(where, np.uint8) * np.uint8(255))
     try:
-        everywhere = np.full(reference.shape, 255, np.uint8)
         _, found = cv2.findTransformECC(reference, moving, warp, cv2.MOTION_AFFINE, criteria,
-                                        everywhere, 3)
+                                        mask, 3)
         warp = np.asarray(found, np.float32)
     except cv2.error:
         return moving
@@ -100,26 +104,21 @@ def differing(a: F32, b: F32) -> npt.NDArray[np.bool_]:
 
 
 def aligned_pair(reference: F32, moving: F32) -> F32:
-    """Return ``moving`` aligned onto ``reference`` if that leaves the pair differing less.
+    """Return ``moving`` aligned onto ``reference`` on what the two print alike.
 
-    :func:`aligned`, kept only when the two then differ (:func:`differing`) on fewer pixels
-    than before; else ``moving`` unchanged.
-
-    Two pip twins print their pips in different places and shapes (a heart's and a diamond's,
-    a club's and a spade's): the ECC warp that best matches the whole faces then pulls one onto
-    the other's pips, moving the shared index by up to 1.5 px and scaling it by up to 2%, and
-    the corner where the two index suit signs differ no longer shows the difference the design
-    prints (benchmark run 135: the twins' blurred index difference correlated 0.47-0.80 with
-    the faces' own after the warp, 0.96-1.00 before). A warp that puts the pair out of
-    agreement on more of the face than before is such a pull, not a correction of pose.
+    :func:`aligned`, fitted only where the pair does not differ (:func:`differing`, grown by
+    :data:`ALIGN_CLEAR_PX`): the paper, the border, the rank glyphs. Two pip twins print their
+    pips in different places and shapes (a club's and a spade's, a heart's and a diamond's):
+    fitted on the whole faces, the warp pulled one onto the other's pips, moving the shared
+    index by up to 1.5 px and scaling it by up to 2%, and the corner where the two index suit
+    signs differ no longer showed the difference the design prints (benchmark run 135: the
+    twins' blurred index difference correlated 0.59-0.92 with the faces' own after that warp on
+    synth-9286's clubs and spades, 0.98-1.00 after this one).
     """
-    moved = aligned(reference, moving)
-    if moved is moving:
-        return moving
-    if np.count_nonzero(differing(reference, moved)) < np.count_nonzero(
-            differing(reference, moving)):
-        return moved
-    return moving
+    grow = 2 * ALIGN_CLEAR_PX + 1
+    alike = cv2.dilate(differing(reference, moving).astype(np.uint8),
+                       np.ones((grow, grow), np.uint8)) == 0
+    return aligned(reference, moving, alike)
 
 
 def share_agreement(a: F32, b: F32) -> tuple[F32, F32]:
