@@ -8,16 +8,18 @@ suit sign, and also everywhere by the capture's noise and by a fraction of a pix
 left so, every corner box "differs", and the comparison's placebo noise (drawn from the faces)
 does not see the capture's, so a box where the twins print the same leaned as if it told them
 apart (benchmark run 71: a jack of clubs read as the spade, confirmed by a corner without an
-index). So, at registration, each pair of suit twins is aligned (ECC, affine) and, wherever
-the two agree within :data:`AGREE_LEVEL` grey levels, both take their mean: what is left
-between them is what the design prints differently.
+index). So, at registration, each pair of suit twins is aligned (ECC, affine, on what the two
+print alike) and, wherever the two agree within :data:`AGREE_LEVEL` grey levels, both take
+their mean: what is left between them is what the design prints differently.
 
 Rules this module keeps:
 
 1. Every face is first brought to one size, the captured faces' median (they were cut from one
    slot of one camera, so they differ by a pixel at most).
-2. An alignment that moves a face by more than :data:`MAX_SHIFT_PX` or scales it by more than
-   :data:`MAX_SCALE` (or does not converge) is not used: the pair is compared unaligned.
+2. A pair is aligned on what the two print alike only (:func:`aligned_pair`: clear of where
+   they differ by :data:`ALIGN_CLEAR_PX`). An alignment that moves a face by more than
+   :data:`MAX_SHIFT_PX` or scales it by more than :data:`MAX_SCALE` (or does not converge) is
+   not used: the pair is compared unaligned.
 3. Only pixels where the pair agrees change: where their signed difference, blurred by
    :data:`AGREE_SIGMA`, reaches :data:`AGREE_LEVEL` (dilated by a pixel) each keeps its own.
 """
