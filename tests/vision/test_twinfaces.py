@@ -104,10 +104,9 @@ def test_pip_twins_keep_the_index_difference_their_design_prints(
     """
     design = "synth-9286-poker"
     first, second = (Card.parse(code) for code in pair)
-    captured = {first: cv2.cvtColor(kept_image(design, f"captured-{pair[0]}"),
-                                    cv2.COLOR_BGR2GRAY),
-                second: cv2.cvtColor(kept_image(design, f"captured-{pair[1]}"),
-                                     cv2.COLOR_BGR2GRAY)}
+    captured = {card: np.asarray(cv2.cvtColor(kept_image(design, f"captured-{code}"),
+                                              cv2.COLOR_BGR2GRAY), np.uint8)
+                for card, code in ((first, pair[0]), (second, pair[1]))}
     # The other cards: copies of the first capture (their pairs stay as they are).
     faces = {c: captured.get(c, captured[first]) for c in FULL_DECK}
     out = consolidate_twins(faces)
