@@ -144,6 +144,17 @@ class RecognizerParams:
     #: the sharp faces (0.93, fit 0.85, noise 0.44) while the blurred faces, fitting 0.98,
     #: leaned 0.07 to the spade (bridge, hard plain; benchmark run 134).
     twin_blur_agreement: bool = True
+    #: Where the faces blurred as the observation is no longer differ (or the frame's noise
+    #: against the sharp faces is not measured:
+    #: :func:`hardware.camera.twindecide.sharp_unresolved`), the corners at the frame's
+    #: resolution may keep a pip card's sharp twin read only where the observation fits the
+    #: sharp faces over their difference region (``SuitCheck.fit``) by at least this
+    #: (:func:`hardware.camera.twindecide.sharp_unconfirmed`): a fit that low says the frame
+    #: is blurred far past the sharp faces, and their lean is that misfit. A 5 of spades of a
+    #: two-colour design was read as the club at 1.09, fit 0.86, every corner leaning to the
+    #: club (bridge, hard plain); measured over 20 designs' sharp twin reads in benchmark
+    #: run 139 (0 disables).
+    twin_corner_keep_min_fit: float = 0.9
     #: Pip suit twins under a glare (:mod:`hardware.camera.glaretwin`): where the glare found
     #: on the card covers at least ``glare_twin_min_cover`` of the region where the twins
     #: differ, they are compared again on the region's pixels off the glare, on the sharp twin

@@ -254,11 +254,21 @@ def sharp_unconfirmed(observed: F32, card: Card, twin: Card, bank: FaceBank,
     (synth-3 bridge, benchmark run 68), while the 6 of spades read as the club leaned
     towards the spade there, within its noise. A court's read is the fine comparison's
     already (:meth:`~hardware.camera.rivals.RivalChecks._fine_vetoed`): never refused here.
+
+    Nor may the corners keep it where the observation fits the sharp faces over their
+    difference region under ``twin_corner_keep_min_fit``: the frame is blurred far past them,
+    and the corners at its resolution can lean with the sharp faces' misfit. A 5 of spades of a
+    two-colour design whose club and spade differ in little ink was read as the club at 1.09
+    (fit 0.86), the blurred faces no longer differing and all four corners leaning to the club
+    at two to four times their noise (bridge, hard plain; benchmark runs 134 and 139).
     """
     if card.rank in FINE_RANKS:
         return False
-    if not sharp_unresolved(observed, bank.luminance(card), bank.luminance(twin), params):
+    best, other = bank.luminance(card), bank.luminance(twin)
+    if not sharp_unresolved(observed, best, other, params):
         return False
+    if pair_check(observed, best, other).fit < params.twin_corner_keep_min_fit:
+        return True
     return not corners_confirm(observed, card, twin, bank)
 
 
