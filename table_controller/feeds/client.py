@@ -370,18 +370,27 @@ class FeedClient:
             waits.append(deadline - self._mono())
         if not await self._sub.poll(int(max(0.0, min(waits)) * 1000) + 1):
             return False
+        return await self._take() is not None
+
+    async def _take(self) -> Message | None:
+        """Receive one message from the feed; return it if it is this table's and decodes.
+
+        A message taken proves the subscription live. ``None``: a bad message (counted), or
+        another table's (through a floor proxy).
+        """
+        assert self._sub is not None
         frames = await self._sub.recv_multipart()
         try:
             msg = decode(frames[-1])
         except MessageError as exc:
             self.stats.bad_messages += 1
             self.stats.last_error = str(exc)
-            return False
+            return None
         if self.table_id is not None and msg.table != self.table_id:
-            return False
+            return None  # another table says nothing about ours
         self._last_heard = self._mono()
         self._subscribed = True
-        return True
+        return msg
 
     async def _receive(self, deadline: float | None) -> FeedEvent | None:
         assert self._sub is not None
@@ -398,17 +407,9 @@ class FeedClient:
             ):
                 return self._lose("nothing heard")
             return None
-        frames = await self._sub.recv_multipart()
-        try:
-            msg = decode(frames[-1])
-        except MessageError as exc:
-            self.stats.bad_messages += 1
-            self.stats.last_error = str(exc)
+        msg = await self._take()
+        if msg is None:
             return None
-        if self.table_id is not None and msg.table != self.table_id:
-            return None  # another table (through a floor proxy) says nothing about ours
-        self._last_heard = self._mono()
-        self._subscribed = True
         if self._state is ClientState.LOST:
             self._state = ClientState.SYNCING
             return None
