@@ -48,6 +48,21 @@ def blurred_unmatched(blurred: SuitCheck, params: RecognizerParams) -> bool:
     return blurred.fit <= 0.0 or blurred.contrast > params.twin_blur_max_contrast
 
 
+def matched_pip_blur(observed: F32, card: Card, best: F32, twin: F32,
+                     params: RecognizerParams) -> SuitCheck | None:
+    """Return the blurred twin comparison of a 2 to 10 if it matches the frame's blur, else None.
+
+    Matched: fit at least ``suit_min_fit`` and :func:`blurred_unmatched` not. The one
+    comparison rules 2-4 start from.
+    """
+    if card.rank not in PIP_RANKS:
+        return None
+    blurred = blurred_pair_check(observed, best, twin)
+    if blurred.fit < params.suit_min_fit or blurred_unmatched(blurred, params):
+        return None
+    return blurred
+
+
 def blurred_names_twin(observed: F32, card: Card, best: F32, twin: F32,
                        params: RecognizerParams) -> bool:
     """Whether the faces blurred as the observation is name ``twin`` rather than ``card``.
@@ -66,13 +81,10 @@ def blurred_names_twin(observed: F32, card: Card, best: F32, twin: F32,
     0.28) and blurred 0.68 to the club with one half at 0.05 (the bound ``decide_twin``
     reads a twin by, ``suit_blur_min_half``, would have kept that read).
     """
-    if card.rank not in PIP_RANKS:
-        return False
     p = params
-    blurred = blurred_pair_check(observed, best, twin)
-    if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p):
-        return False
-    return (-blurred.position >= p.suit_blur_min_position and blurred.best_half <= 0.0
+    blurred = matched_pip_blur(observed, card, best, twin, p)
+    return (blurred is not None and -blurred.position >= p.suit_blur_min_position
+            and blurred.best_half <= 0.0
             and lean_stands(observed, best, twin, blurred.position, p))
 
 
@@ -90,13 +102,10 @@ def blurred_contradicts(observed: F32, card: Card, best: F32, twin: F32,
     the spade with both halves at 0.60 and 0.93, under their noise of 2.24 (bridge, hard
     plain; an unseen measurement, benchmark run 127).
     """
-    if card.rank not in PIP_RANKS:
-        return False
     p = params
-    blurred = blurred_pair_check(observed, best, twin)
-    if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p) or blurred.halves < 2:
-        return False
-    return (-blurred.position >= p.suit_blur_min_position
+    blurred = matched_pip_blur(observed, card, best, twin, p)
+    return (blurred is not None and blurred.halves >= 2
+            and -blurred.position >= p.suit_blur_min_position
             and -blurred.best_half >= p.suit_blur_min_half)
 
 
@@ -115,10 +124,5 @@ def blurred_withholds(observed: F32, card: Card, best: F32, twin: F32,
     frame), while the blurred faces, fitting 0.98, leaned 0.07 to the spade (bridge, hard
     plain; benchmark run 134).
     """
-    if card.rank not in PIP_RANKS:
-        return False
-    p = params
-    blurred = blurred_pair_check(observed, best, twin)
-    if blurred.fit < p.suit_min_fit or blurred_unmatched(blurred, p):
-        return False
-    return blurred.position < p.twin_blur_veto_position
+    blurred = matched_pip_blur(observed, card, best, twin, params)
+    return blurred is not None and blurred.position < params.twin_blur_veto_position
