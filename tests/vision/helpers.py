@@ -140,12 +140,18 @@ def twin_match(card: Card, twin: Card, other: Card, scores: tuple[float, float, 
                  close_scores=scores)
 
 
+def with_kept_bank(faces: dict[Card, Image], design: str, cards: Sequence[Card],
+                   params: RecognizerParams) -> FaceBank:
+    """The face bank of ``faces`` with ``cards`` replaced by a design's kept ones."""
+    return FaceBank.from_faces(with_kept_faces(faces, design, cards), params)
+
+
 def kept_bank(faces: dict[Card, Image], design: str, cards: Sequence[Card], card: Card,
               quad: Sequence[tuple[float, float]], params: RecognizerParams,
               hidden: tuple[bool, bool, bool, bool] = (False, False, False, False),
               ) -> tuple[FaceBank, F32]:
     """The bank of ``faces`` with ``cards`` kept, and :func:`kept_look` of ``card`` on it."""
-    bank = FaceBank.from_faces(with_kept_faces(faces, design, cards), params)
+    bank = with_kept_bank(faces, design, cards, params)
     return bank, kept_look(bank.fine, design, card, quad, hidden)
 
 

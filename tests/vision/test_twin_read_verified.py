@@ -32,7 +32,7 @@ from hardware.camera.twindecide import (
 from table_controller.engine.cards import Card
 
 from .conftest import Faces
-from .helpers import kept_observation, twin_match, with_kept_faces
+from .helpers import kept_observation, twin_match, with_kept_bank
 
 DESIGN = "synth-9286-bridge"
 CLUB, SPADE = Card.parse("5c"), Card.parse("5s")
@@ -40,7 +40,7 @@ CLUB, SPADE = Card.parse("5c"), Card.parse("5s")
 
 def _bank(kennard: Faces, params: RecognizerParams) -> FaceBank:
     """Kennard with its 5 of clubs and 5 of spades replaced by the two-colour design's."""
-    return FaceBank.from_faces(with_kept_faces(kennard, DESIGN, (CLUB, SPADE)), params)
+    return with_kept_bank(kennard, DESIGN, (CLUB, SPADE), params)
 
 
 def _seen() -> F32:
